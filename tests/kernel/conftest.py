@@ -1,0 +1,65 @@
+"""Kernel tests: each gets its own network namespace and veth pair, always deleted afterwards.
+
+Nothing here touches the host's own interfaces, IRQs or global sysctls: every link is created
+inside a namespace with a unique name, and the namespace is deleted even when the test fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from tuitune.core.host.netns import KernelThread
+
+pytestmark = pytest.mark.kernel
+
+
+def _need_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("kernel tests need root (they create network namespaces)")
+    if shutil.which("ip") is None:
+        pytest.skip("iproute2 missing")
+
+
+def run(*cmd: str) -> str:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+@dataclass
+class VethNs:
+    ns: str  # namespace holding both ends
+    a: str  # the end under test
+    b: str  # its peer
+    kt: KernelThread  # a kernel thread inside `ns`
+
+    def ip(self, *args: str) -> str:
+        return run("ip", "-n", self.ns, *args)
+
+    def nsexec(self, *args: str) -> str:
+        return run("ip", "netns", "exec", self.ns, *args)
+
+
+@pytest.fixture
+def veth_ns() -> Iterator[VethNs]:
+    _need_root()
+    tag = uuid.uuid4().hex[:6]
+    ns, a, b = f"tt-test-{tag}", f"tt{tag}a", f"tt{tag}b"
+    run("ip", "netns", "add", ns)
+    kt: KernelThread | None = None
+    try:
+        run("ip", "-n", ns, "link", "add", a, "type", "veth", "peer", "name", b)
+        run("ip", "-n", ns, "link", "set", a, "up")
+        run("ip", "-n", ns, "link", "set", b, "up")
+        run("ip", "-n", ns, "link", "set", "lo", "up")
+        kt = KernelThread(ns)
+        yield VethNs(ns, a, b, kt)
+    finally:
+        if kt is not None:
+            kt.close()
+        subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)

@@ -1,0 +1,3 @@
+from tuitune.cli import main
+
+raise SystemExit(main())

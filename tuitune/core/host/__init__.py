@@ -1,0 +1,1 @@
+"""The only code that reads or writes the kernel: procfs, sysfs, netlink and ioctl."""

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass
-from typing import Literal, TypeVar
-
-T = TypeVar("T")
+from typing import Literal
 
 UnavailableKind = Literal["unsupported", "permission", "missing", "error"]
 
@@ -20,10 +18,6 @@ class Unavailable:
 
     def __str__(self) -> str:
         return self.reason
-
-
-# A reading is either the value or the reason it is not there.
-Reading = T | Unavailable
 
 
 def from_oserror(exc: OSError, what: str, driver: str | None = None) -> Unavailable:

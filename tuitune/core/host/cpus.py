@@ -1,0 +1,104 @@
+"""CPU topology from sysfs: online CPUs, package/core/SMT siblings, NUMA node, isolcpus."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from tuitune.core.cpulist import CpuListError, parse_cpulist
+from tuitune.core.host.root import HostRoot
+
+
+@dataclass(frozen=True, slots=True)
+class CpuInfo:
+    cpu: int
+    online: bool
+    package: int | None
+    core: int | None
+    node: int | None
+    siblings: frozenset[int]  # SMT threads of the same core, itself included
+
+
+@dataclass(frozen=True, slots=True)
+class Topology:
+    cpus: tuple[CpuInfo, ...]  # every possible/present CPU, in topology order
+    online: frozenset[int]
+    isolated: frozenset[int]  # isolcpus=
+    nohz_full: frozenset[int]  # nohz_full=
+    nodes: dict[int, frozenset[int]]  # NUMA node -> CPUs
+
+    def order(self) -> list[int]:
+        """CPUs grouped by NUMA node, then package, core and thread: how a tuner reads a host."""
+        return [c.cpu for c in self.cpus]
+
+    @property
+    def count(self) -> int:
+        return len(self.cpus)
+
+
+def _cpulist(root: HostRoot, rel: str) -> frozenset[int] | None:
+    try:
+        return parse_cpulist(root.read_sys(rel))
+    except (OSError, CpuListError):
+        return None
+
+
+def _int(root: HostRoot, rel: str) -> int | None:
+    try:
+        return int(root.read_sys(rel).strip())
+    except (OSError, ValueError):
+        return None
+
+
+def read_topology(root: HostRoot, stat_cpus: frozenset[int] | None = None) -> Topology:
+    """`stat_cpus` (CPUs seen in /proc/stat) is the fallback where sysfs lacks topology."""
+    base = "devices/system/cpu"
+    online = _cpulist(root, f"{base}/online")
+    present = _cpulist(root, f"{base}/present")
+    if online is None:
+        online = stat_cpus or frozenset()
+    known = set(present or ()) | set(online)
+    nodes: dict[int, frozenset[int]] = {}
+    try:
+        node_dirs = os.listdir(root.sys_path("devices/system/node"))
+    except OSError:
+        node_dirs = []
+    for d in node_dirs:
+        if d.startswith("node") and d[4:].isdigit():
+            cpus = _cpulist(root, f"devices/system/node/{d}/cpulist")
+            if cpus is not None:
+                nodes[int(d[4:])] = cpus
+    node_of = {cpu: node for node, cpus in nodes.items() for cpu in cpus}
+    infos = []
+    for cpu in sorted(known):
+        topo = f"{base}/cpu{cpu}/topology"
+        siblings = _cpulist(root, f"{topo}/thread_siblings_list") or frozenset({cpu})
+        infos.append(
+            CpuInfo(
+                cpu=cpu,
+                online=cpu in online,
+                package=_int(root, f"{topo}/physical_package_id"),
+                core=_int(root, f"{topo}/core_id"),
+                node=node_of.get(cpu),
+                siblings=siblings,
+            )
+        )
+
+    def key(c: CpuInfo) -> tuple[int, int, int, int, int]:
+        first_sibling = min(c.siblings) if c.siblings else c.cpu
+        return (
+            c.node if c.node is not None else -1,
+            c.package if c.package is not None else -1,
+            first_sibling,
+            c.core if c.core is not None else -1,
+            c.cpu,
+        )
+
+    infos.sort(key=key)
+    return Topology(
+        cpus=tuple(infos),
+        online=online,
+        isolated=_cpulist(root, f"{base}/isolated") or frozenset(),
+        nohz_full=_cpulist(root, f"{base}/nohz_full") or frozenset(),
+        nodes=nodes,
+    )

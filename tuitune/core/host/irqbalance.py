@@ -1,0 +1,87 @@
+"""Is irqbalance running (it will undo manual IRQ placement), and what is it told to leave alone."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+
+from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
+from tuitune.core.host.root import HostRoot
+
+CONFIG_FILES = ("default/irqbalance", "sysconfig/irqbalance")
+
+
+@dataclass(frozen=True, slots=True)
+class IrqbalanceState:
+    running: bool
+    pids: tuple[int, ...]
+    config_file: str | None
+    banned_cpus: frozenset[int]  # IRQBALANCE_BANNED_CPULIST / IRQBALANCE_BANNED_CPUS
+    banned_irqs: tuple[str, ...]  # --banirq=N in IRQBALANCE_ARGS or OPTIONS
+    oneshot: bool  # IRQBALANCE_ONESHOT: balances once at boot, then leaves IRQs alone
+
+
+def _pids(root: HostRoot) -> tuple[int, ...]:
+    pids = []
+    try:
+        entries = os.listdir(root.proc)
+    except OSError:
+        return ()
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            comm = root.read_proc(f"{entry}/comm").strip()
+        except OSError:
+            continue  # the process went away between listdir and read
+        if comm == "irqbalance":
+            pids.append(int(entry))
+    return tuple(sorted(pids))
+
+
+def _parse_env(text: str) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        try:
+            parts = shlex.split(value, comments=True)
+        except ValueError:
+            continue
+        env[key.strip().removeprefix("export ").strip()] = " ".join(parts)
+    return env
+
+
+def read_irqbalance(root: HostRoot) -> IrqbalanceState:
+    pids = _pids(root)
+    config_file = None
+    env: dict[str, str] = {}
+    for rel in CONFIG_FILES:
+        path = root.etc / rel
+        try:
+            env = _parse_env(path.read_text())
+        except OSError:
+            continue
+        config_file = str(path)
+        break
+    banned: frozenset[int] = frozenset()
+    try:
+        if env.get("IRQBALANCE_BANNED_CPULIST"):
+            banned = parse_cpulist(env["IRQBALANCE_BANNED_CPULIST"])
+        elif env.get("IRQBALANCE_BANNED_CPUS"):
+            banned = parse_mask(env["IRQBALANCE_BANNED_CPUS"])
+    except CpuListError:
+        banned = frozenset()
+    args = (env.get("IRQBALANCE_ARGS", "") + " " + env.get("OPTIONS", "")).split()
+    banned_irqs = []
+    for i, arg in enumerate(args):
+        for prefix in ("--banirq=", "-i"):
+            if arg.startswith(prefix) and arg[len(prefix) :].isdigit():
+                banned_irqs.append(arg[len(prefix) :])
+        if arg in ("--banirq", "-i") and i + 1 < len(args) and args[i + 1].isdigit():
+            banned_irqs.append(args[i + 1])
+    oneshot = env.get("IRQBALANCE_ONESHOT", "").lower() in ("1", "yes", "true", "y")
+    return IrqbalanceState(bool(pids), pids, config_file, banned, tuple(banned_irqs), oneshot)

@@ -1,0 +1,284 @@
+"""An interface's link state, counters, device placement and queues (netlink and sysfs).
+
+Live hosts are read through rtnetlink (pyroute2), which also gives the MTU bounds and queue
+counts that sysfs lacks; recorded fixture trees fall back to sysfs files. The per-queue RPS/XPS
+masks exist only in sysfs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
+from tuitune.core.host.root import HostRoot, read_int, read_value
+from tuitune.core.values import Unavailable
+
+COUNTER_NAMES = (
+    "rx_bytes",
+    "tx_bytes",
+    "rx_packets",
+    "tx_packets",
+    "rx_dropped",
+    "tx_dropped",
+    "rx_errors",
+    "tx_errors",
+    "rx_missed_errors",
+    "rx_fifo_errors",
+    "tx_fifo_errors",
+    "multicast",
+    "collisions",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkCounters:
+    values: dict[str, int]  # COUNTER_NAMES -> value (64-bit kernel counters)
+
+    def get(self, name: str) -> int:
+        return self.values.get(name, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    ifname: str
+    ifindex: int | None
+    kind: str | None  # rtnetlink link kind: "veth", "bond", ... (None for physical NICs)
+    address: str | None
+    perm_address: str | None  # the burned-in MAC, when the driver reports one
+    addr_assign_type: int | None  # 0 = permanent, 3 = set by userspace/random (sysfs)
+    operstate: str
+    carrier: bool | None
+    mtu: int | None
+    min_mtu: int | None
+    max_mtu: int | None
+    txqlen: int | None
+    num_rx_queues: int | None
+    num_tx_queues: int | None
+    speed_mbps: int | Unavailable  # ethtool link speed as sysfs gives it
+    duplex: str | Unavailable
+    counters: LinkCounters
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where the device sits: bus address, NUMA node and CPUs local to it, its MSI vectors."""
+
+    bus: str | None  # e.g. "0000:3b:00.0"
+    subsystem: str | None  # "pci", "virtio", ...
+    virtio_dev: str | None  # "virtio2" when the netdev's device is a virtio device
+    numa_node: int | None  # None when the kernel says -1 (no NUMA affinity)
+    local_cpus: frozenset[int] | None
+    msi_irqs: tuple[str, ...]  # IRQ numbers from device/msi_irqs (or the PCI parent's)
+
+
+@dataclass(frozen=True, slots=True)
+class QueueMasks:
+    name: str  # "rx-0" or "tx-3"
+    cpus: frozenset[int] | Unavailable  # rps_cpus for rx, xps_cpus for tx
+    rps_flow_cnt: int | Unavailable | None  # rx only
+
+
+def _sysfs_counters(root: HostRoot, ifname: str) -> LinkCounters:
+    values: dict[str, int] = {}
+    for name in COUNTER_NAMES:
+        try:
+            values[name] = int(root.read_sys(f"class/net/{ifname}/statistics/{name}"))
+        except (OSError, ValueError):
+            continue
+    return LinkCounters(values)
+
+
+def netlink_counters(msg: Any) -> LinkCounters:
+    stats = msg.get("stats64") or msg.get("stats") or {}
+    return LinkCounters({name: int(stats.get(name, 0)) for name in COUNTER_NAMES if name in stats})
+
+
+def interface_exists(root: HostRoot, ifname: str) -> bool:
+    if not ifname or "/" in ifname or ifname in (".", ".."):
+        return False
+    return root.sys_path(f"class/net/{ifname}").exists()
+
+
+def list_interfaces(root: HostRoot) -> list[str]:
+    try:
+        return sorted(os.listdir(root.sys_path("class/net")))
+    except OSError:
+        return []
+
+
+def _opt_int(root: HostRoot, rel: str) -> int | None:
+    value = read_int(root.sys_path(rel), rel)
+    return value if isinstance(value, int) else None
+
+
+def _speed(root: HostRoot, ifname: str) -> tuple[int | Unavailable, str | Unavailable]:
+    # The kernel answers EINVAL for both on links with no notion of speed (veth, down links).
+    speed = read_int(root.sys_path(f"class/net/{ifname}/speed"), "link speed")
+    if isinstance(speed, int) and speed < 0:
+        speed = Unavailable("unsupported", "link speed: unknown")
+    elif isinstance(speed, Unavailable):
+        speed = Unavailable("unsupported", "link speed: not reported")
+    duplex = read_value(root.sys_path(f"class/net/{ifname}/duplex"), "duplex")
+    if isinstance(duplex, Unavailable):
+        duplex = Unavailable("unsupported", "duplex: not reported")
+    return speed, duplex
+
+
+def read_link(root: HostRoot, ifname: str, ipr: Any | None = None) -> Link:
+    """`ipr` is an open pyroute2 IPRoute in the host's namespace (None: sysfs only)."""
+    base = f"class/net/{ifname}"
+    speed, duplex = _speed(root, ifname)
+    assign = _opt_int(root, f"{base}/addr_assign_type")
+    if ipr is not None:
+        msg = ipr.link("get", ifname=ifname)[0]
+        info = msg.get("linkinfo")
+        kind = info.get("kind") if info is not None else None
+        carrier = msg.get("carrier")
+        return Link(
+            ifname=ifname,
+            ifindex=int(msg["index"]),
+            kind=kind,
+            address=msg.get("address"),
+            perm_address=msg.get("perm_address"),
+            addr_assign_type=assign,
+            operstate=str(msg.get("operstate", "UNKNOWN")),
+            carrier=None if carrier is None else bool(carrier),
+            mtu=msg.get("mtu"),
+            min_mtu=msg.get("min_mtu"),
+            max_mtu=msg.get("max_mtu"),
+            txqlen=msg.get("txqlen"),
+            num_rx_queues=msg.get("num_rx_queues"),
+            num_tx_queues=msg.get("num_tx_queues"),
+            speed_mbps=speed,
+            duplex=duplex,
+            counters=netlink_counters(msg),
+        )
+    carrier_v = _opt_int(root, f"{base}/carrier")
+    operstate = read_value(root.sys_path(f"{base}/operstate"), "operstate")
+    address = read_value(root.sys_path(f"{base}/address"), "address")
+    rxq, txq = queue_names(root, ifname)
+    return Link(
+        ifname=ifname,
+        ifindex=_opt_int(root, f"{base}/ifindex"),
+        kind=None,
+        address=address if isinstance(address, str) else None,
+        perm_address=None,
+        addr_assign_type=assign,
+        operstate=operstate.upper() if isinstance(operstate, str) else "UNKNOWN",
+        carrier=None if carrier_v is None else bool(carrier_v),
+        mtu=_opt_int(root, f"{base}/mtu"),
+        min_mtu=None,
+        max_mtu=None,
+        txqlen=_opt_int(root, f"{base}/tx_queue_len"),
+        num_rx_queues=len(rxq) or None,
+        num_tx_queues=len(txq) or None,
+        speed_mbps=speed,
+        duplex=duplex,
+        counters=_sysfs_counters(root, ifname),
+    )
+
+
+def read_counters(root: HostRoot, ifname: str, ipr: Any | None = None) -> LinkCounters:
+    """The per-tick part of read_link: only the byte/packet/drop counters."""
+    if ipr is not None:
+        return netlink_counters(ipr.link("get", ifname=ifname)[0])
+    return _sysfs_counters(root, ifname)
+
+
+def read_placement(root: HostRoot, ifname: str) -> Placement:
+    dev = root.sys_path(f"class/net/{ifname}/device")
+    if not dev.exists():
+        return Placement(None, None, None, None, None, ())
+    real = dev.resolve()
+    sub = dev / "subsystem"
+    subsystem = os.path.basename(os.path.realpath(sub)) if sub.exists() else None
+    virtio_dev = real.name if real.name.startswith("virtio") else None
+    # A virtio netdev's device is virtioN; its PCI function (bus address, NUMA, MSI) is the parent.
+    pci = real.parent if virtio_dev else real
+    bus = pci.name if ":" in pci.name else None
+    node = read_int(pci / "numa_node", "numa_node")
+    local = read_value(pci / "local_cpulist", "local_cpulist")
+    local_cpus: frozenset[int] | None = None
+    if isinstance(local, str):
+        try:
+            local_cpus = parse_cpulist(local)
+        except CpuListError:
+            local_cpus = None
+    try:
+        msi = tuple(sorted(os.listdir(pci / "msi_irqs"), key=int))
+    except (OSError, ValueError):
+        msi = ()
+    return Placement(
+        bus=bus,
+        subsystem=subsystem,
+        virtio_dev=virtio_dev,
+        numa_node=node if isinstance(node, int) and node >= 0 else None,
+        local_cpus=local_cpus,
+        msi_irqs=msi,
+    )
+
+
+def queue_names(root: HostRoot, ifname: str) -> tuple[list[str], list[str]]:
+    try:
+        names = os.listdir(root.sys_path(f"class/net/{ifname}/queues"))
+    except OSError:
+        return [], []
+
+    def idx(n: str) -> int:
+        return int(n.split("-", 1)[1]) if n.split("-", 1)[1].isdigit() else 0
+
+    rx = sorted((n for n in names if n.startswith("rx-")), key=idx)
+    tx = sorted((n for n in names if n.startswith("tx-")), key=idx)
+    return rx, tx
+
+
+def _mask(root: HostRoot, rel: str, what: str) -> frozenset[int] | Unavailable:
+    text = read_value(root.sys_path(rel), what)
+    if isinstance(text, Unavailable):
+        return text
+    try:
+        return parse_mask(text)
+    except CpuListError as exc:
+        return Unavailable("error", f"{what}: {exc}")
+
+
+def read_queues(root: HostRoot, ifname: str) -> tuple[QueueMasks, ...]:
+    rx, tx = queue_names(root, ifname)
+    base = f"class/net/{ifname}/queues"
+    out = [
+        QueueMasks(
+            q,
+            _mask(root, f"{base}/{q}/rps_cpus", f"{q} rps_cpus"),
+            read_int(root.sys_path(f"{base}/{q}/rps_flow_cnt"), f"{q} rps_flow_cnt"),
+        )
+        for q in rx
+    ]
+    out += [QueueMasks(q, _mask(root, f"{base}/{q}/xps_cpus", f"{q} xps_cpus"), None) for q in tx]
+    return tuple(out)
+
+
+def default_route_interface(root: HostRoot) -> str | None:
+    """The interface of the IPv4 default route (lowest metric), else the IPv6 one."""
+    best: tuple[int, str] | None = None
+    try:
+        lines = root.read_proc("net/route").splitlines()[1:]
+    except OSError:
+        lines = []
+    for line in lines:
+        f = line.split()
+        if len(f) >= 8 and f[1] == "00000000" and f[7] == "00000000":
+            metric = int(f[6]) if f[6].isdigit() else 0
+            if best is None or metric < best[0]:
+                best = (metric, f[0])
+    if best is not None:
+        return best[1]
+    try:
+        for line in root.read_proc("net/ipv6_route").splitlines():
+            f = line.split()
+            if len(f) >= 10 and f[0] == "0" * 32 and f[1] == "00" and f[9] != "lo":
+                return f[9]
+    except OSError:
+        pass
+    return None

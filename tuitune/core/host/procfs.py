@@ -1,0 +1,178 @@
+"""Parsers for the per-CPU counters in /proc: stat, softirqs and net/softnet_stat.
+
+Parsers take text and never raise on odd input: a row they cannot read is skipped, because a
+monitor that dies on one odd line is worse than one that shows one row less.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# /proc/stat cpu line fields, in kernel order (fs/proc/stat.c). Older kernels print fewer.
+CPU_FIELDS = (
+    "user",
+    "nice",
+    "system",
+    "idle",
+    "iowait",
+    "irq",
+    "softirq",
+    "steal",
+    "guest",
+    "guest_nice",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CpuTimes:
+    """Jiffies (USER_HZ ticks) spent per state, as /proc/stat gives them."""
+
+    user: int = 0
+    nice: int = 0
+    system: int = 0
+    idle: int = 0
+    iowait: int = 0
+    irq: int = 0
+    softirq: int = 0
+    steal: int = 0
+    guest: int = 0  # already counted inside user
+    guest_nice: int = 0  # already counted inside nice
+
+    @property
+    def total(self) -> int:
+        # guest and guest_nice are included in user and nice, so they are not added again.
+        return (
+            self.user
+            + self.nice
+            + self.system
+            + self.idle
+            + self.iowait
+            + self.irq
+            + self.softirq
+            + self.steal
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ProcStat:
+    total: CpuTimes  # the aggregate "cpu" line
+    cpus: dict[int, CpuTimes]  # per online CPU ("cpuN" lines exist only for online CPUs)
+    ctxt: int | None = None
+    intr_total: int | None = None
+    procs_running: int | None = None
+
+
+def _times(fields: list[str]) -> CpuTimes | None:
+    try:
+        values = [int(f) for f in fields[: len(CPU_FIELDS)]]
+    except ValueError:
+        return None
+    return CpuTimes(*values)
+
+
+def parse_stat(text: str) -> ProcStat:
+    total = CpuTimes()
+    cpus: dict[int, CpuTimes] = {}
+    ctxt = intr = running = None
+    for line in text.splitlines():
+        if not line.startswith(("cpu", "ctxt", "intr", "procs_running")):
+            continue
+        fields = line.split()
+        if not fields:
+            continue
+        head = fields[0]
+        if head == "cpu":
+            t = _times(fields[1:])
+            if t is not None:
+                total = t
+        elif head.startswith("cpu") and head[3:].isdigit():
+            t = _times(fields[1:])
+            if t is not None:
+                cpus[int(head[3:])] = t
+        elif len(fields) > 1 and fields[1].isdigit():
+            if head == "ctxt":
+                ctxt = int(fields[1])
+            elif head == "intr":
+                intr = int(fields[1])
+            elif head == "procs_running":
+                running = int(fields[1])
+    return ProcStat(total, cpus, ctxt, intr, running)
+
+
+@dataclass(frozen=True, slots=True)
+class Softirqs:
+    cpus: tuple[int, ...]  # CPU numbers from the header
+    counts: dict[str, tuple[int, ...]]  # "NET_RX" -> one count per header CPU
+
+    def per_cpu(self, name: str) -> dict[int, int]:
+        row = self.counts.get(name, ())
+        return dict(zip(self.cpus, row, strict=False))
+
+
+def _header_cpus(line: str) -> tuple[int, ...]:
+    return tuple(
+        int(tok[3:]) for tok in line.split() if tok.startswith("CPU") and tok[3:].isdigit()
+    )
+
+
+def parse_softirqs(text: str) -> Softirqs:
+    cpus: tuple[int, ...] = ()
+    counts: dict[str, tuple[int, ...]] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("CPU"):
+            cpus = _header_cpus(stripped)
+            continue
+        name, colon, rest = stripped.partition(":")
+        if not colon:
+            continue
+        values: list[int] = []
+        for tok in rest.split():
+            if not tok.isdigit():
+                break
+            values.append(int(tok))
+        counts[name.strip()] = tuple(values)
+    if not cpus and counts:
+        cpus = tuple(range(max(len(v) for v in counts.values())))
+    return Softirqs(cpus, counts)
+
+
+@dataclass(frozen=True, slots=True)
+class SoftnetRow:
+    """One row of /proc/net/softnet_stat (net/core/net-procfs.c); later columns may be absent."""
+
+    cpu: int
+    processed: int
+    dropped: int  # backlog full: packets lost before the stack saw them
+    time_squeeze: int  # net_rx_action ran out of budget or time with work left
+    received_rps: int | None = None  # column 10 (2.6.35+)
+    flow_limit_count: int | None = None  # column 11 (3.14+)
+    backlog_len: int | None = None  # column 12 (5.10+)
+    input_qlen: int | None = None  # column 14 (6.x)
+    process_qlen: int | None = None  # column 15 (6.x)
+    columns: int = 0
+
+
+def parse_softnet(text: str, online: list[int] | None = None) -> dict[int, SoftnetRow]:
+    """Rows are printed for online CPUs only. Column 13 (5.10+) names the CPU; on older kernels
+    the n-th row belongs to the n-th online CPU, so pass `online` when some CPUs are offline."""
+    rows: dict[int, SoftnetRow] = {}
+    for n, line in enumerate(ln for ln in text.splitlines() if ln.strip()):
+        try:
+            v = [int(tok, 16) for tok in line.split()]
+        except ValueError:
+            continue
+        if len(v) < 3:
+            continue
+
+        if len(v) >= 13:
+            cpu = v[12]
+        elif online is not None and n < len(online):
+            cpu = online[n]
+        else:
+            cpu = n
+        rps, flow, backlog, inq, procq = (v[i] if len(v) > i else None for i in (9, 10, 11, 13, 14))
+        rows[cpu] = SoftnetRow(cpu, v[0], v[1], v[2], rps, flow, backlog, inq, procq, len(v))
+    return rows

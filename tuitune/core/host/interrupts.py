@@ -1,0 +1,295 @@
+"""Parse the text of /proc/interrupts into per-IRQ, per-CPU counters.
+
+The kernel prints (kernel/irq/proc.c, ``show_interrupts``)::
+
+               CPU0       CPU1                                  <- one column per online CPU
+     38:        123          0  PCI-MSIX-0000:00:03.0  1-edge   virtio2-input.0
+    NMI:          0          0   Non-maskable interrupts
+    ERR:          0                                             <- a single total
+
+A row is ``<label>:`` then one count per CPU column, then, for numbered IRQs, the chip name,
+an optional hardware IRQ field and the action names. Formats seen in the wild (all handled):
+
+* old x86: ``PCI-MSI-edge      eth0-TxRx-0`` (the trigger is glued to the chip name, no hwirq);
+* new x86: ``IR-PCI-MSI 512000-edge      0000:00:1f.2`` and per-device MSI domains
+  ``IR-PCI-MSIX-0000:01:00.0   3-edge      mlx5_comp2@pci:0000:01:00.0``;
+* arm64: ``GICv3  27 Level     arch_timer``, ``ITS-MSI 81921 Edge      eth0-Tx-Rx-0``,
+  ``IPI0:2768808080 ...   Rescheduling interrupts`` (no space after the colon), ``Err:      0``;
+* rows without a leading space (``12:``), names with spaces and commas
+  (``ehci_hcd:usb1, uhci_hcd:usb8``, ``PCIe PME``), empty names, blank lines, trailing spaces.
+
+Text that is not /proc/interrupts never makes the parser raise: lines that do not look like
+a row are skipped, and a row is kept with whatever leading counts it has (possibly fewer than
+the number of CPUs, as for ``ERR:`` or a truncated last line).
+
+CPU columns. With a header, the CPU numbers come from it (``CPU0 CPU1 CPU3`` has a gap when
+CPU2 is offline) and each row contributes at most that many counts. Without a header (a
+``grep`` of /proc/interrupts) the number of columns is inferred as the largest number of
+leading integer tokens, over the rows where those integers are followed by a non-integer
+token (the chip or name), and the CPUs are numbered 0..n-1. Rows that are integers only
+(``ERR: 0``, a row cut after its counts) do not take part. This is ambiguous in one
+way: if the token after the counts were itself an integer (a chip printed as a number, or a
+hwirq with no chip column), that row would be read as having one CPU more. The kernel always
+prints a chip name (``None`` or ``-`` if it has none) on numbered rows, so this does not
+happen with real captures; with a header the header wins and the question does not arise.
+
+Speed: the text is split into lines once; for each row one ``str.split(None, ncpus)``
+separates the counts from the tail and ``map(int, ...)`` converts them. The cost is linear in
+the size of the text. :func:`parse_interrupts_selected` skips the count conversion (the
+dominant cost) for rows whose label is not wanted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+__all__ = [
+    "Interrupts",
+    "IrqRow",
+    "parse_interrupts",
+    "parse_interrupts_selected",
+]
+
+# Printed after the hwirq number on architectures with GENERIC_IRQ_SHOW_LEVEL (arm, arm64...).
+_TRIGGERS = frozenset({"Level", "Edge"})
+# Old kernels glue the flow handler to the chip name ("PCI-MSI-edge", "IO-APIC-fasteoi",
+# "XT-PIC-XT") and print no hwirq; whatever follows such a chip is the name.
+_GLUED_HANDLERS = frozenset({"edge", "level", "fasteoi", "simple", "percpu", "XT"})
+# A CPU header token longer than this is not a CPU number (and would trip int()'s digit limit).
+_MAX_CPU_DIGITS = 9
+
+
+@dataclass(frozen=True, slots=True)
+class IrqRow:
+    """One line of /proc/interrupts."""
+
+    irq: str
+    """The label before the colon: ``"38"``, ``"NMI"``, ``"LOC"``, ``"IPI0"``, ``"ERR"``..."""
+    counts: tuple[int, ...]
+    """One per CPU column present on this row, in header order. ``ERR``/``MIS``/``Err`` have
+    a single total; a truncated row may have fewer than the number of CPUs."""
+    chip: str = ""
+    """Interrupt chip, e.g. ``PCI-MSIX-0000:00:03.0``, ``IR-PCI-MSI``, ``IO-APIC``, ``GICv3``,
+    or the old glued form ``PCI-MSI-edge``. Empty for named rows (``NMI``...)."""
+    hwirq: str = ""
+    """Hardware IRQ and trigger, e.g. ``1-edge``, ``65536-edge``, ``27 Level``; empty if none."""
+    name: str = ""
+    """Action names as printed, e.g. ``virtio2-input.0``, ``ehci_hcd:usb1, uhci_hcd:usb8`` or
+    ``Local timer interrupts``. May contain spaces and commas; may be empty."""
+
+    @property
+    def numeric(self) -> bool:
+        """True for a numbered IRQ (``38``), False for ``NMI``, ``LOC``, ``IPI0``..."""
+        return self.irq.isascii() and self.irq.isdigit()
+
+    @property
+    def total(self) -> int:
+        """Sum over the CPU columns present."""
+        return sum(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupts:
+    """One sample of /proc/interrupts."""
+
+    cpus: tuple[int, ...]
+    """CPU numbers of the count columns: from the header (gaps when CPUs are offline), or
+    0..n-1 inferred from the widest row when there is no header (a grep subset)."""
+    rows: tuple[IrqRow, ...]
+    has_header: bool
+
+    @property
+    def ncpus(self) -> int:
+        return len(self.cpus)
+
+    def by_irq(self) -> dict[str, IrqRow]:
+        """Rows keyed by label. If a label occurs twice (never in real captures), the last wins."""
+        return {row.irq: row for row in self.rows}
+
+
+def parse_interrupts(text: str) -> Interrupts:
+    """Parse the whole text of /proc/interrupts (or any part of it). Never raises."""
+    return _parse(text, None)
+
+
+def parse_interrupts_selected(
+    text: str, wanted: Callable[[str], bool] | Collection[str]
+) -> Interrupts:
+    """Like :func:`parse_interrupts`, but keep only the rows whose label is wanted.
+
+    ``wanted`` is a predicate on the label (``"38"``, ``"LOC"``...) or a collection of labels.
+    The counts of the other rows are never converted, which is most of the work on hosts with
+    many CPUs. Without a header the CPU count is still inferred from all rows, so ``cpus`` is
+    the same as with :func:`parse_interrupts`.
+    """
+    if callable(wanted):
+        return _parse(text, wanted)
+    labels = frozenset(wanted)
+    return _parse(text, labels.__contains__)
+
+
+def _parse(text: str, wanted: Callable[[str], bool] | None) -> Interrupts:
+    lines = text.split("\n")
+    cpus: tuple[int, ...] | None = None
+    for line in lines:
+        # Rows always contain a colon; the header never does. Checking for a colon first keeps
+        # the header search cheap even when there is no header at all.
+        if ":" not in line:
+            cpus = _header_cpus(line)
+            if cpus is not None:
+                break
+    if cpus is None:
+        return _parse_headerless(lines, wanted)
+
+    ncol = len(cpus)
+    rows: list[IrqRow] = []
+    append = rows.append
+    for line in lines:
+        label, sep, rest = line.partition(":")
+        if not sep:
+            continue
+        label = label.strip()
+        if not label or not _is_label(label):
+            continue
+        if wanted is not None and not wanted(label):
+            continue
+        parts = rest.split(None, ncol)
+        tail = parts.pop() if len(parts) > ncol else ""
+        try:
+            counts = tuple(map(int, parts))
+        except ValueError:
+            # Fewer counts than CPUs followed by text, or garbage: go token by token.
+            count_list, tail = _leading_counts(rest, ncol)
+            counts = tuple(count_list)
+        if not counts:
+            continue
+        append(_make_row(label, counts, tail))
+    return Interrupts(cpus=cpus, rows=tuple(rows), has_header=True)
+
+
+def _parse_headerless(lines: list[str], wanted: Callable[[str], bool] | None) -> Interrupts:
+    # First pass: the leading integers of every row and whether text follows them.
+    pending: list[tuple[str, str, list[int], str]] = []
+    ncol = 0
+    ncol_any = 0
+    for line in lines:
+        label, sep, rest = line.partition(":")
+        if not sep:
+            continue
+        label = label.strip()
+        if not label or not _is_label(label):
+            continue
+        counts, tail = _leading_counts(rest, None)
+        if not counts:
+            continue
+        n = len(counts)
+        ncol_any = max(ncol_any, n)
+        if tail:
+            ncol = max(ncol, n)
+        pending.append((label, rest, counts, tail))
+    if ncol == 0:
+        ncol = ncol_any
+
+    rows: list[IrqRow] = []
+    for label, rest, counts, tail in pending:
+        if wanted is not None and not wanted(label):
+            continue
+        if len(counts) > ncol:
+            # More leading integers than columns: the extra ones belong to the tail.
+            tail = rest.split(None, ncol)[ncol].rstrip()
+            counts = counts[:ncol]
+        rows.append(_make_row(label, tuple(counts), tail))
+    return Interrupts(cpus=tuple(range(ncol)), rows=tuple(rows), has_header=False)
+
+
+def _header_cpus(line: str) -> tuple[int, ...] | None:
+    """``CPU0 CPU1 CPU3`` -> (0, 1, 3); None if the line is not a header."""
+    tokens = line.split()
+    if not tokens:
+        return None
+    cpus: list[int] = []
+    for tok in tokens:
+        num = tok[3:]
+        if (
+            not tok.startswith("CPU")
+            or not num
+            or len(num) > _MAX_CPU_DIGITS
+            or not (num.isascii() and num.isdigit())
+        ):
+            return None
+        cpus.append(int(num))
+    return tuple(cpus)
+
+
+def _is_label(label: str) -> bool:
+    # A label is one token: "38", "NMI", "IPI0", "I/O" (s390). Anything with a space inside is
+    # prose that happens to contain a colon.
+    return len(label.split(None, 1)) == 1
+
+
+def _to_count(tok: str) -> int | None:
+    if not (tok.isascii() and tok.isdigit()):
+        return None
+    try:
+        return int(tok)
+    except ValueError:  # more digits than int() accepts from a string
+        return None
+
+
+def _leading_counts(rest: str, limit: int | None) -> tuple[list[int], str]:
+    """Leading integer tokens of ``rest`` (at most ``limit``) and the stripped text after them."""
+    tokens = rest.split()
+    counts: list[int] = []
+    for tok in tokens:
+        if limit is not None and len(counts) >= limit:
+            break
+        value = _to_count(tok)
+        if value is None:
+            break
+        counts.append(value)
+    k = len(counts)
+    if len(tokens) <= k:
+        return counts, ""
+    return counts, rest.split(None, k)[k].rstrip()
+
+
+def _make_row(label: str, counts: tuple[int, ...], tail: str) -> IrqRow:
+    if not tail:
+        return IrqRow(label, counts)
+    if not (label.isascii() and label.isdigit()):
+        # NMI, LOC, IPI0, ... : the rest is a description.
+        return IrqRow(label, counts, name=tail.rstrip())
+    chip, hwirq, name = _split_tail(tail)
+    return IrqRow(label, counts, chip, hwirq, name)
+
+
+def _split_tail(tail: str) -> tuple[str, str, str]:
+    """``'PCI-MSI 65536-edge  nvme0q0'`` -> (chip, hwirq, name); ``tail`` is left-stripped."""
+    tp = tail.split(None, 3)
+    if not tp:
+        return "", "", ""
+    chip = tp[0]
+    if len(tp) == 1:
+        return chip, "", ""
+    if chip.rpartition("-")[2] in _GLUED_HANDLERS:
+        return chip, "", _after(tail, 1)
+    t1 = tp[1]
+    if t1.isascii() and t1.isdigit():
+        # "GICv3  27 Level  arch_timer" or a bare number "XICS 4  name".
+        if len(tp) >= 3 and tp[2] in _TRIGGERS:
+            return chip, f"{t1} {tp[2]}", tp[3].rstrip() if len(tp) == 4 else ""
+        return chip, t1, _after(tail, 2)
+    if t1 in _TRIGGERS:
+        return chip, t1, _after(tail, 2)
+    head, dash, trigger = t1.partition("-")
+    if dash and head.isascii() and head.isdigit() and trigger.isalpha():
+        # "1-edge", "65536-edge", "9-fasteoi"
+        return chip, t1, _after(tail, 2)
+    return chip, "", _after(tail, 1)
+
+
+def _after(text: str, k: int) -> str:
+    """The text after the first ``k`` whitespace-separated tokens, inner spacing intact."""
+    parts = text.split(None, k)
+    return parts[k].rstrip() if len(parts) > k else ""

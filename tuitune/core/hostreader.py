@@ -1,0 +1,192 @@
+"""The host layer's front door: reads Counters, NicState and HostState for one host.
+
+Every call runs on the host's KernelThread (inside its netns when one is named), so callers in
+the UI thread or in a thread worker get the same view and never block an asyncio loop with
+pyroute2's own loop. Netlink and ethtool sockets are opened once, on that thread, and reused.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from tuitune.core import catalog
+from tuitune.core.host.cpus import read_topology
+from tuitune.core.host.ethtool import Ethtool
+from tuitune.core.host.interrupts import parse_interrupts
+from tuitune.core.host.irqbalance import read_irqbalance
+from tuitune.core.host.irqmap import nic_irqs
+from tuitune.core.host.irqs import read_irq_affinity
+from tuitune.core.host.netdev import (
+    interface_exists,
+    list_interfaces,
+    read_counters,
+    read_link,
+    read_placement,
+    read_queues,
+)
+from tuitune.core.host.netns import KernelThread
+from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
+from tuitune.core.host.root import HostRoot
+from tuitune.core.host.sysctl import read_sysctl
+from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
+from tuitune.core.values import Unavailable
+
+NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
+
+
+class UnknownInterface(LookupError):
+    def __init__(self, ifname: str, known: list[str]) -> None:
+        super().__init__(f"no interface {ifname!r}; interfaces here: {', '.join(known) or 'none'}")
+        self.ifname = ifname
+        self.known = known
+
+
+class HostReader:
+    def __init__(self, root: HostRoot | None = None) -> None:
+        self.root = root or HostRoot()
+        self._kt = KernelThread(self.root.netns)
+        self._ipr: Any | None = None
+        self._ethtool: dict[str, Ethtool] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def close(self) -> None:
+        def _close() -> None:
+            for et in self._ethtool.values():
+                et.close()
+            if self._ipr is not None:
+                self._ipr.close()
+
+        self._kt.call(_close)
+        self._kt.close()
+
+    def __enter__(self) -> HostReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public API (thread-safe: each call hops to the kernel thread) ------------------------
+    def interfaces(self) -> list[str]:
+        return self._kt.call(list_interfaces, self.root)
+
+    def check_interface(self, ifname: str) -> None:
+        if not self._kt.call(interface_exists, self.root, ifname):
+            raise UnknownInterface(ifname, self.interfaces())
+
+    def counters(self, ifname: str | None) -> Counters:
+        return self._kt.call(self._counters, ifname)
+
+    def nic_state(self, ifname: str, with_stats: bool = True) -> NicState:
+        return self._kt.call(self._nic_state, ifname, with_stats)
+
+    def host_state(self) -> HostState:
+        return self._kt.call(self._host_state)
+
+    def snapshot(self, ifname: str | None) -> Snapshot:
+        return self._kt.call(self._snapshot, ifname)
+
+    def call(self, fn: Any, *args: object) -> Any:
+        """Run fn on the kernel thread (the editing layer uses this for writes)."""
+        return self._kt.call(fn, *args)
+
+    # -- on the kernel thread ---------------------------------------------------------------
+    def _iproute(self) -> Any | None:
+        if not self.root.live:
+            return None
+        if self._ipr is None:
+            from pyroute2 import IPRoute  # imported here: fixture-only users never need it
+
+            self._ipr = IPRoute()
+        return self._ipr
+
+    def _eth(self, ifname: str) -> Ethtool:
+        et = self._ethtool.get(ifname)
+        if et is None:
+            et = self._ethtool[ifname] = Ethtool(ifname)
+        return et
+
+    def _counters(self, ifname: str | None) -> Counters:
+        root = self.root
+        stat = parse_stat(root.read_proc("stat"))
+        link = read_counters(root, ifname, self._iproute()) if ifname else None
+        return Counters(
+            time=time.monotonic(),
+            stat=stat,
+            interrupts=parse_interrupts(root.read_proc("interrupts")),
+            softirqs=parse_softirqs(root.read_proc("softirqs")),
+            softnet=parse_softnet(root.read_proc("net/softnet_stat"), sorted(stat.cpus)),
+            link=link,
+        )
+
+    def _nic_state(self, ifname: str, with_stats: bool) -> NicState:
+        root = self.root
+        if not interface_exists(root, ifname):
+            raise UnknownInterface(ifname, list_interfaces(root))
+        link = read_link(root, ifname, self._iproute())
+        placement = read_placement(root, ifname)
+        if root.live:
+            et = self._eth(ifname)
+            driver = et.driver_info()
+            features, rings, coalesce = et.features(), et.rings(), et.coalesce()
+            channels, pause = et.channels(), et.pause()
+            stats = et.stats() if with_stats else NOT_RECORDED
+        else:
+            driver = features = rings = coalesce = channels = pause = stats = NOT_RECORDED
+        bus = getattr(driver, "bus_info", None) or placement.bus
+        interrupts = parse_interrupts(root.read_proc("interrupts"))
+        irqs = nic_irqs(
+            interrupts,
+            ifname,
+            msi_irqs=placement.msi_irqs or None,
+            bus_info=bus,
+            virtio_dev=placement.virtio_dev,
+        )
+        return NicState(
+            link=link,
+            placement=placement,
+            driver=driver,
+            features=features,
+            rings=rings,
+            coalesce=coalesce,
+            channels=channels,
+            pause=pause,
+            queues=read_queues(root, ifname),
+            irqs=irqs,
+            irq_affinity={i.irq: read_irq_affinity(root, i.irq) for i in irqs},
+            driver_stats=stats,
+        )
+
+    def _host_state(self) -> HostState:
+        root = self.root
+
+        def proc_text(rel: str, default: str) -> str:
+            try:
+                return root.read_proc(rel).strip()
+            except OSError:
+                return default
+
+        stat_cpus = frozenset(parse_stat(root.read_proc("stat")).cpus)
+        return HostState(
+            hostname=proc_text("sys/kernel/hostname", "unknown host"),
+            kernel=proc_text("sys/kernel/osrelease", "unknown kernel"),
+            netns=root.netns,
+            topology=read_topology(root, stat_cpus),
+            irqbalance=read_irqbalance(root),
+            sysctls=tuple(
+                SysctlValue(
+                    e.key,
+                    read_sysctl(root, e.key)
+                    if e.readable
+                    else Unavailable("unsupported", f"{e.key}: write-only trigger"),
+                )
+                for e in catalog.SYSCTLS
+            ),
+            is_root=os.geteuid() == 0,
+        )
+
+    def _snapshot(self, ifname: str | None) -> Snapshot:
+        host = self._host_state()
+        nic = self._nic_state(ifname, True) if ifname else None
+        return Snapshot(host, nic, self._counters(ifname))

@@ -1,0 +1,76 @@
+"""The `tuitune show --json` document: a documented, versioned schema (docs/json-schema.md).
+
+The converter is generic over the snapshot dataclasses so that a new field appears in the JSON
+without a second list to keep in step; the schema version changes when a field is renamed or
+removed (adding fields keeps the version).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from tuitune import __version__
+from tuitune.core import catalog
+from tuitune.core.cpulist import format_cpulist
+from tuitune.core.rates import Rates
+from tuitune.core.snapshot import Snapshot
+from tuitune.core.values import Unavailable
+
+SCHEMA = "tuitune.show"
+SCHEMA_VERSION = 1
+
+
+def jsonable(obj: Any) -> Any:
+    """Dataclasses to dicts, CPU sets to sorted lists, refusals to {"unavailable": ...}."""
+    if isinstance(obj, Unavailable):
+        return {"unavailable": obj.kind, "reason": obj.reason}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, frozenset | set):
+        return sorted(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, float):
+        return round(obj, 3)
+    return obj
+
+
+def show_document(snap: Snapshot, rates: Rates | None) -> dict[str, Any]:
+    host = snap.host
+    sysctls = []
+    for sv in host.sysctls:
+        entry = catalog.entry(sv.key)
+        sysctls.append(
+            {
+                "key": sv.key,
+                "value": None if isinstance(sv.value, Unavailable) else sv.value,
+                "unavailable": jsonable(sv.value) if isinstance(sv.value, Unavailable) else None,
+                "scope": entry.scope,
+                "summary": entry.summary,
+            }
+        )
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "version": SCHEMA_VERSION,
+        "tuitune": __version__,
+        "host": {
+            "hostname": host.hostname,
+            "kernel": host.kernel,
+            "netns": host.netns,
+            "is_root": host.is_root,
+            "cpus": jsonable(host.topology.cpus),
+            "online": format_cpulist(host.topology.online),
+            "isolated": format_cpulist(host.topology.isolated),
+            "nohz_full": format_cpulist(host.topology.nohz_full),
+            "numa_nodes": {str(n): format_cpulist(c) for n, c in host.topology.nodes.items()},
+            "irqbalance": jsonable(host.irqbalance),
+        },
+        "sysctls": sysctls,
+        "interface": jsonable(snap.nic) if snap.nic is not None else None,
+        "rates": jsonable(rates) if rates is not None else None,
+    }
+    return doc

@@ -1,0 +1,78 @@
+"""Immutable snapshots of a host: fast counters (every tick) and slow state (on demand).
+
+The TUI never reads /proc itself: it draws these. Counters are cheap and read every tick;
+NicState and HostState involve netlink/ioctl round trips and are read at start, after a write,
+and on a slower cadence to notice changes made by someone else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tuitune.core.host.cpus import Topology
+from tuitune.core.host.ethtool import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
+from tuitune.core.host.interrupts import Interrupts
+from tuitune.core.host.irqbalance import IrqbalanceState
+from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.host.netdev import Link, LinkCounters, Placement, QueueMasks
+from tuitune.core.host.procfs import ProcStat, Softirqs, SoftnetRow
+from tuitune.core.values import Unavailable
+
+
+@dataclass(frozen=True, slots=True)
+class Counters:
+    """One sampling tick."""
+
+    time: float  # time.monotonic() when the sample was taken
+    stat: ProcStat
+    interrupts: Interrupts
+    softirqs: Softirqs
+    softnet: dict[int, SoftnetRow]
+    link: LinkCounters | None  # the watched interface's counters, if any
+
+
+@dataclass(frozen=True, slots=True)
+class SysctlValue:
+    key: str  # dotted name, as in the catalog
+    value: str | Unavailable  # raw text as the kernel prints it (tabs folded to spaces)
+
+
+@dataclass(frozen=True, slots=True)
+class NicState:
+    link: Link
+    placement: Placement
+    driver: DriverInfo | Unavailable
+    features: tuple[Feature, ...] | Unavailable
+    rings: Rings | Unavailable
+    coalesce: Coalesce | Unavailable
+    channels: Channels | Unavailable
+    pause: Pause | Unavailable
+    queues: tuple[QueueMasks, ...]
+    irqs: tuple[NicIrq, ...]
+    irq_affinity: dict[str, IrqAffinity]
+    driver_stats: tuple[tuple[str, int], ...] | Unavailable
+
+    @property
+    def driver_name(self) -> str:
+        if isinstance(self.driver, DriverInfo):
+            return self.driver.driver
+        return self.link.kind or "unknown driver"
+
+
+@dataclass(frozen=True, slots=True)
+class HostState:
+    hostname: str
+    kernel: str
+    netns: str | None
+    topology: Topology
+    irqbalance: IrqbalanceState
+    sysctls: tuple[SysctlValue, ...]
+    is_root: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    host: HostState
+    nic: NicState | None
+    counters: Counters

@@ -53,6 +53,9 @@ def veth_ns() -> Iterator[VethNs]:
     run("ip", "netns", "add", ns)
     kt: KernelThread | None = None
     try:
+        # No IPv6 autoconfiguration chatter, so link counters move only when a test sends.
+        run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+        run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
         run("ip", "-n", ns, "link", "add", a, "type", "veth", "peer", "name", b)
         run("ip", "-n", ns, "link", "set", a, "up")
         run("ip", "-n", ns, "link", "set", b, "up")

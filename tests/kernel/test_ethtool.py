@@ -562,10 +562,18 @@ def test_writes_without_cap_net_admin_say_permission(veth_ns: VethNs) -> None:
     if shutil.which("setpriv") is None:
         pytest.skip("needs setpriv (util-linux)")
     cmd = [
-        "ip", "netns", "exec", veth_ns.ns,
-        "setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin",
-        sys.executable, "-c", PERMISSION_PROBE, veth_ns.a,
-    ]  # fmt: skip
+        "ip",
+        "netns",
+        "exec",
+        veth_ns.ns,
+        "setpriv",
+        "--inh-caps=-net_admin",
+        "--bounding-set=-net_admin",
+        sys.executable,
+        "-c",
+        PERMISSION_PROBE,
+        veth_ns.a,
+    ]
     repo = Path(__file__).resolve().parents[2]  # so the child imports this checkout
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=repo).stdout.strip()
     assert out == "permission|channels: changing it needs root (CAP_NET_ADMIN)"

@@ -126,7 +126,6 @@ def test_link_counters_and_rates(veth_ns: VethNs, reader: HostReader) -> None:
     assert sysfs == second.link.get("tx_bytes")
     rates = compute_rates(first, second)
     assert rates.link["tx_packets"] == pytest.approx(10 / (second.time - first.time))
-    assert set(rates.cpus) == set(second.stat.cpus)  # every online CPU has a row
 
 
 def test_unknown_interface_lists_the_real_ones(veth_ns: VethNs, reader: HostReader) -> None:
@@ -155,6 +154,7 @@ def test_cli_show_json_in_namespace(veth_ns: VethNs) -> None:
         "reason": "rings: not supported by veth",
     }
     assert doc["rates"]["interval"] > 0.15
+    assert len(doc["rates"]["cpus"]) == int(run("nproc"))  # every online CPU has a row
 
 
 def test_cli_show_tables_in_namespace(veth_ns: VethNs) -> None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from rich import box
+from rich.columns import Columns
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.ethtool import Coalesce
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
 from tuitune.core.values import Unavailable
@@ -100,13 +103,20 @@ def _header(snap: Snapshot, rates: Rates | None) -> Table:
 
 def _cpu_table(snap: Snapshot, rates: Rates) -> Table:
     local = snap.nic.placement.local_cpus if snap.nic else None
-    t = Table(title="CPUs (mpstat -P ALL)", title_justify="left")
+    t = Table(
+        title="CPUs (mpstat -P ALL): % of time, then events per second",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
     show_iow = any(c.iowait >= 0.05 for c in rates.cpus.values())
     show_steal = any(c.steal >= 0.05 for c in rates.cpus.values())
-    cols = ["cpu", "node", "%usr", "%sys", "%irq", "%soft"]
-    cols += ["%iowait"] if show_iow else []
-    cols += ["%steal"] if show_steal else []
-    cols += ["%idle", "intr/s", "NET_RX/s", "NET_TX/s", "drops/s", "squeeze/s"]
+    show_node = len(snap.host.topology.nodes) > 1
+    cols = ["cpu"] + (["node"] if show_node else []) + ["usr", "sys", "irq", "soft"]
+    cols += ["iowt"] if show_iow else []
+    cols += ["steal"] if show_steal else []
+    cols += ["idle", "intr", "netrx", "nettx", "drop", "sqz"]
     for c in cols:
         t.add_column(c, justify="right")
     node_of = {c.cpu: c.node for c in snap.host.topology.cpus}
@@ -116,9 +126,9 @@ def _cpu_table(snap: Snapshot, rates: Rates) -> Table:
         if r is None:
             t.add_row(f"{cpu}{mark}", "", Text("offline", style="dim"))
             continue
-        row = [
-            f"{cpu}{mark}",
-            str(node_of.get(cpu, "-") if node_of.get(cpu) is not None else "-"),
+        node = node_of.get(cpu)
+        row = [f"{cpu}{mark}"] + ([str(node) if node is not None else "-"] if show_node else [])
+        row += [
             f"{r.usr:.1f}",
             f"{r.sys:.1f}",
             f"{r.irq:.1f}",
@@ -142,7 +152,12 @@ def _cpu_table(snap: Snapshot, rates: Rates) -> Table:
 
 
 def _irq_table(nic: NicState, rates: Rates | None) -> Table:
-    t = Table(title=f"IRQs of {nic.link.ifname} (/proc/interrupts)", title_justify="left")
+    t = Table(
+        title=f"IRQs of {nic.link.ifname} (/proc/interrupts)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     for c in ("queue", "irq", "rate/s", "busiest CPUs", "affinity", "effective", "node"):
         t.add_column(c, justify="right" if c in ("irq", "rate/s") else "left")
     for q in nic.irqs:
@@ -167,40 +182,60 @@ def _irq_table(nic: NicState, rates: Rates | None) -> Table:
     return t
 
 
-def _group(title: str, value: Any) -> Table | Text:
+def _group(title: str, value: Any) -> Text:
+    """One line per ethtool group: "rings: rx 256/4096  tx 256/4096" (current/max)."""
+    line = Text(f"{title}: ", style="bold")
     if isinstance(value, Unavailable):
-        return Text(f"{title}: {value.reason}", style="dim italic")
-    t = Table(title=title, title_justify="left", show_header=False)
-    t.add_column("name")
-    t.add_column("value", justify="right")
-    if dataclasses.is_dataclass(value):
-        for f in dataclasses.fields(value):
-            t.add_row(f.name.replace("_", "-"), _v(getattr(value, f.name)))
-    elif isinstance(value, tuple):
-        for name, v in value:
-            t.add_row(str(name), _v(v))
-    return t
+        # reasons already name the group ("pause: not supported by veth")
+        return Text(f"{value.reason} ({title.split(' ', 1)[1].strip('()')})", style="dim italic")
+    if isinstance(value, Coalesce):
+        pairs = [f"{k} {v}" for k, v in value.params]
+        return line.append("  ".join(pairs) if pairs else "no parameters reported")
+    ordered = [f.name for f in dataclasses.fields(value)]
+    names = set(ordered)
+    parts = []
+    for name in (n for n in ordered if not n.endswith("_max")):
+        cur = getattr(value, name)
+        if isinstance(cur, bool):
+            parts.append(f"{name} {'on' if cur else 'off'}")
+        elif f"{name}_max" in names:
+            parts.append(f"{name.replace('_', '-')} {cur}/{getattr(value, name + '_max')}")
+        else:
+            parts.append(f"{name.replace('_', '-')} {cur}")
+    if any(f"{n}_max" in names for n in names):
+        parts.append("(current/max)")
+    return line.append("  ".join(parts))
 
 
-def _features(nic: NicState) -> Table | Text:
+def _features(nic: NicState) -> list[Text | Columns]:
+    """Changeable features in full; fixed ones folded to those stuck on, as a tuner needs."""
     if isinstance(nic.features, Unavailable):
-        return Text(f"offloads: {nic.features.reason}", style="dim italic")
-    t = Table(title="offloads (ethtool -k)", title_justify="left")
-    t.add_column("feature")
-    t.add_column("state")
-    t.add_column("note")
+        return [Text(f"offloads: {nic.features.reason}", style="dim italic")]
+    cells = []
     for f in nic.features:
-        note = []
         if f.fixed:
-            note.append("[fixed]")
-        if f.requested != f.active:
-            note.append(f"[requested {'on' if f.requested else 'off'}]")
-        t.add_row(f.name, _v(f.active), " ".join(note), style="dim" if f.fixed else "")
-    return t
+            continue
+        cell = Text(f"{f.name} ")
+        cell.append("on" if f.active else "off", style="green" if f.active else "red")
+        if f.requested != f.active:  # ethtool's "[requested on]": the kernel overrode a wish
+            cell.append(f" [requested {'on' if f.requested else 'off'}]", style="yellow")
+        cells.append(cell)
+    fixed_on = [f.name for f in nic.features if f.fixed and f.active]
+    fixed_off = sum(1 for f in nic.features if f.fixed and not f.active)
+    out: list[Text | Columns] = [
+        Text(f"offloads (ethtool -k): {len(cells)} changeable", style="bold"),
+        Columns(cells, column_first=True, padding=(0, 2)),
+    ]
+    if fixed_on:
+        out.append(Text("fixed on: " + ", ".join(fixed_on), style="dim"))
+    out.append(Text(f"fixed off: {fixed_off} more (all in --json)", style="dim"))
+    return out
 
 
 def _queues(nic: NicState) -> Table:
-    t = Table(title="RPS / XPS per queue", title_justify="left")
+    t = Table(
+        title="RPS / XPS per queue", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
     t.add_column("queue")
     t.add_column("cpus")
     t.add_column("rps_flow_cnt", justify="right")
@@ -210,14 +245,20 @@ def _queues(nic: NicState) -> Table:
 
 
 def _sysctls(snap: Snapshot) -> Table:
-    t = Table(title="sysctls", title_justify="left")
-    t.add_column("key")
-    t.add_column("value")
-    t.add_column("scope")
-    t.add_column("what it does")
+    t = Table(
+        title="sysctls (scope: per network namespace, or the whole host)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    t.add_column("key / what it does", no_wrap=False, ratio=3)
+    t.add_column("value", ratio=1)
+    t.add_column("scope", no_wrap=True)
     for sv in snap.host.sysctls:
         e = catalog.entry(sv.key)
-        t.add_row(sv.key, _v(sv.value), e.scope, e.summary)
+        cell = Text(sv.key, overflow="fold")
+        cell.append("\n" + e.summary, style="dim")
+        t.add_row(cell, _v(sv.value), e.scope)
     return t
 
 
@@ -231,7 +272,8 @@ def print_show(snap: Snapshot, rates: Rates | None, console: Console | None = No
     nic = snap.nic
     if nic is not None:
         con.print(_irq_table(nic, rates))
-        con.print(_features(nic))
+        for part in _features(nic):
+            con.print(part)
         groups = (
             ("rings (ethtool -g)", nic.rings),
             ("channels (ethtool -l)", nic.channels),
@@ -245,15 +287,12 @@ def print_show(snap: Snapshot, rates: Rates | None, console: Console | None = No
         if isinstance(stats, Unavailable):
             con.print(Text(f"driver statistics: {stats.reason}", style="dim italic"))
         else:
-            nonzero = [(k, v) for k, v in stats if v]
-            st = Table(
-                title=f"driver statistics (ethtool -S): {len(nonzero)} non-zero of {len(stats)}",
-                title_justify="left",
-                show_header=False,
+            nonzero = [Text(f"{k} {v}") for k, v in stats if v]
+            con.print(
+                Text(
+                    f"driver statistics (ethtool -S): {len(nonzero)} non-zero of {len(stats)}",
+                    style="bold",
+                )
             )
-            st.add_column("name")
-            st.add_column("value", justify="right")
-            for k, v in nonzero:
-                st.add_row(k, str(v))
-            con.print(st)
+            con.print(Columns(nonzero, column_first=True, padding=(0, 2)))
     con.print(_sysctls(snap))

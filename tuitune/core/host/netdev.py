@@ -255,7 +255,12 @@ def read_queues(root: HostRoot, ifname: str) -> tuple[QueueMasks, ...]:
         )
         for q in rx
     ]
-    out += [QueueMasks(q, _mask(root, f"{base}/{q}/xps_cpus", f"{q} xps_cpus"), None) for q in tx]
+    for q in tx:
+        xps = _mask(root, f"{base}/{q}/xps_cpus", f"{q} xps_cpus")
+        if isinstance(xps, Unavailable) and xps.kind == "missing" and len(tx) == 1:
+            # The kernel answers ENOENT for XPS on a device with a single tx queue.
+            xps = Unavailable("unsupported", "xps: needs more than one tx queue")
+        out.append(QueueMasks(q, xps, None))
     return tuple(out)
 
 

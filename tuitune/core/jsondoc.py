@@ -33,6 +33,8 @@ def jsonable(obj: Any) -> Any:
     if isinstance(obj, Mapping):
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
+        if obj and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in obj):
+            return {k: jsonable(v) for k, v in obj}  # (name, value) pairs: ethtool -S, -c
         return [jsonable(v) for v in obj]
     if isinstance(obj, float):
         return round(obj, 3)
@@ -70,7 +72,15 @@ def show_document(snap: Snapshot, rates: Rates | None) -> dict[str, Any]:
             "irqbalance": jsonable(host.irqbalance),
         },
         "sysctls": sysctls,
-        "interface": jsonable(snap.nic) if snap.nic is not None else None,
+        "interface": None,
         "rates": jsonable(rates) if rates is not None else None,
     }
+    if snap.nic is not None:
+        iface = jsonable(snap.nic)
+        iface["link"]["counters"] = iface["link"]["counters"]["values"]
+        doc["interface"] = iface
+        if doc["rates"] is not None:
+            # A big host has thousands of IRQs: scripts asking about one NIC get its IRQs only.
+            mine = {q.irq for q in snap.nic.irqs}
+            doc["rates"]["irqs"] = {k: v for k, v in doc["rates"]["irqs"].items() if k in mine}
     return doc

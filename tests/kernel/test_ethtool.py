@@ -7,6 +7,7 @@ the `ethtool` CLI run in the same namespace.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import re
 import shutil
@@ -521,12 +522,13 @@ def test_reads_reuse_their_sockets(veth_ns: VethNs, eth: Ethtool, tap: str) -> N
             t.coalesce()
 
     def fds() -> int:
+        gc.collect()  # objects of earlier tests may close their fds now; count only ours
         return len(os.listdir("/proc/self/fd"))
 
     veth_ns.kt.call(reads)  # opens the sockets
     start = veth_ns.kt.call(fds)
     veth_ns.kt.call(reads)
-    assert veth_ns.kt.call(fds) == start
+    assert veth_ns.kt.call(fds) <= start  # 350 more reads: a leak would add hundreds
     veth_ns.kt.call(t.close)
     veth_ns.kt.call(eth.close)
     assert veth_ns.kt.call(fds) == start - 3  # veth: ioctl + netlink; tap: netlink

@@ -258,7 +258,10 @@ def _sysctls(snap: Snapshot) -> Table:
         e = catalog.entry(sv.key)
         cell = Text(sv.key, overflow="fold")
         cell.append("\n" + e.summary, style="dim")
-        t.add_row(cell, _v(sv.value), e.scope)
+        value = _v(sv.value)
+        if sv.note:
+            value.append(f" ({sv.note})", style="yellow")
+        t.add_row(cell, value, e.scope)
     return t
 
 

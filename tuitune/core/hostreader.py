@@ -43,6 +43,21 @@ class UnknownInterface(LookupError):
         self.known = known
 
 
+def _sysctl_value(root: HostRoot, e: catalog.SysctlEntry, kernel: str) -> SysctlValue:
+    """Read one catalog sysctl, saying why an old key is absent or inert on this kernel."""
+    if not e.readable:
+        return SysctlValue(e.key, Unavailable("unsupported", f"{e.key}: write-only trigger"))
+    value = read_sysctl(root, e.key)
+    try:
+        removed, inert = catalog.removed_on(e, kernel), catalog.noop_on(e, kernel)
+    except ValueError:  # a recorded tree without a kernel release
+        removed = inert = False
+    if isinstance(value, Unavailable) and value.kind == "missing" and removed:
+        value = Unavailable("missing", f"{e.key}: removed in Linux {e.removed_in}")
+    note = f"no effect since Linux {e.noop_since}" if inert else None
+    return SysctlValue(e.key, value, note)
+
+
 class HostReader:
     def __init__(self, root: HostRoot | None = None) -> None:
         self.root = root or HostRoot()
@@ -168,21 +183,14 @@ class HostReader:
                 return default
 
         stat_cpus = frozenset(parse_stat(root.read_proc("stat")).cpus)
+        kernel = proc_text("sys/kernel/osrelease", "unknown kernel")
         return HostState(
             hostname=proc_text("sys/kernel/hostname", "unknown host"),
-            kernel=proc_text("sys/kernel/osrelease", "unknown kernel"),
+            kernel=kernel,
             netns=root.netns,
             topology=read_topology(root, stat_cpus),
             irqbalance=read_irqbalance(root),
-            sysctls=tuple(
-                SysctlValue(
-                    e.key,
-                    read_sysctl(root, e.key)
-                    if e.readable
-                    else Unavailable("unsupported", f"{e.key}: write-only trigger"),
-                )
-                for e in catalog.SYSCTLS
-            ),
+            sysctls=tuple(_sysctl_value(root, e, kernel) for e in catalog.SYSCTLS),
             is_root=os.geteuid() == 0,
         )
 

@@ -51,6 +51,7 @@ def show_document(snap: Snapshot, rates: Rates | None) -> dict[str, Any]:
                 "key": sv.key,
                 "value": None if isinstance(sv.value, Unavailable) else sv.value,
                 "unavailable": jsonable(sv.value) if isinstance(sv.value, Unavailable) else None,
+                "note": sv.note,
                 "scope": entry.scope,
                 "summary": entry.summary,
             }

@@ -36,6 +36,7 @@ class Counters:
 class SysctlValue:
     key: str  # dotted name, as in the catalog
     value: str | Unavailable  # raw text as the kernel prints it (tabs folded to spaces)
+    note: str | None = None  # e.g. "no effect since Linux 4.14": present but inert
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.netdev import LinkCounters
@@ -169,3 +171,51 @@ def test_link_rates() -> None:
 def test_zero_interval_gives_no_rates() -> None:
     a = counters(1.0, stat="cpu0 1 1 1 1\n")
     assert compute_rates(a, a).cpus == {}
+
+
+_U32 = st.integers(0, 0xFFFFFFFF)
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(_U32, min_size=3, max_size=3), st.lists(_U32, min_size=3, max_size=3)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.integers(0, 11), max_size=4),
+)
+def test_fast_totals_equal_exact_cell_by_cell(
+    rows: list[tuple[list[int], list[int]]], detail_idx: list[int]
+) -> None:
+    """Totals from row/column sums (the fast path) equal the exact per-cell ones, whatever
+    mix of growth, 32-bit wraps and resets the counters show."""
+    hdr = "     CPU0 CPU1 CPU2\n"
+    text_a = hdr + "".join(
+        f" {40 + i}: {a[0]} {a[1]} {a[2]} PCI-MSI x q{i}\n" for i, (a, _) in enumerate(rows)
+    )
+    text_b = hdr + "".join(
+        f" {40 + i}: {b[0]} {b[1]} {b[2]} PCI-MSI x q{i}\n" for i, (_, b) in enumerate(rows)
+    )
+    a, b = counters(0.0, interrupts=text_a), counters(1.0, interrupts=text_b)
+    exact = compute_rates(a, b)
+    fast = compute_rates(a, b, detail_irqs={str(40 + i) for i in detail_idx})
+    for cpu in range(3):
+        assert fast.cpus.get(cpu) == exact.cpus.get(cpu)  # no stat lines: both empty
+    assert {k: v.total for k, v in fast.irqs.items()} == {k: v.total for k, v in exact.irqs.items()}
+    for i in detail_idx:
+        irq = str(40 + i)
+        if irq in exact.irqs:
+            assert fast.irqs[irq].per_cpu == exact.irqs[irq].per_cpu
+
+
+def test_fast_intr_per_cpu_equals_exact_on_a_real_pair(fixtures_dir: Path) -> None:
+    stat_a = "".join(f"cpu{i} 0 0 0 100\n" for i in range(4))
+    stat_b = "".join(f"cpu{i} 0 0 0 200\n" for i in range(4))
+    ia = fx(fixtures_dir, "interrupts/netutils_series_multiqueue_4cpu_snap1.txt")
+    ib = fx(fixtures_dir, "interrupts/netutils_series_multiqueue_4cpu_snap2.txt")
+    a, b = counters(0.0, stat=stat_a, interrupts=ia), counters(1.0, stat=stat_b, interrupts=ib)
+    exact, fast = compute_rates(a, b), compute_rates(a, b, detail_irqs={"34"})
+    assert [exact.cpus[c].intr for c in range(4)] == [fast.cpus[c].intr for c in range(4)]
+    assert sum(exact.cpus[c].intr for c in range(4)) > 0
+    assert fast.irqs["34"].per_cpu == exact.irqs["34"].per_cpu
+    assert fast.irqs["35"].per_cpu == {} and fast.irqs["35"].total == exact.irqs["35"].total

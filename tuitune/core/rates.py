@@ -7,7 +7,9 @@ no rate at all rather than a negative or absurd one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from operator import gt
 
 from tuitune.core.host.procfs import CpuTimes
 from tuitune.core.snapshot import Counters
@@ -94,37 +96,91 @@ def _cpu_percent(a: CpuTimes, b: CpuTimes) -> dict[str, float] | None:
     }
 
 
-def compute_rates(a: Counters, b: Counters) -> Rates:
+def _row_deltas(
+    prev: tuple[int, ...], cur: tuple[int, ...], cpus_b: tuple[int, ...], a_col: dict[int, int]
+) -> dict[int, int]:
+    """Exact per-CPU increases of one IRQ row, matching columns by CPU number."""
+    out: dict[int, int] = {}
+    for i, y in enumerate(cur[: len(cpus_b)]):
+        j = a_col.get(cpus_b[i])
+        if j is None or j >= len(prev):
+            continue  # CPU came online between the samples
+        d = delta32(prev[j], y)
+        if d:
+            out[cpus_b[i]] = d
+    return out
+
+
+def _irq_rates(
+    a: Counters, b: Counters, inv: float, detail: Collection[str] | None
+) -> tuple[dict[str, IrqRate], dict[int, float]]:
+    """Rates per IRQ and interrupts/s per CPU: the hot part of a tick.
+
+    A 1024-CPU host has two million cells. Totals per IRQ (row sums) and per CPU (column sums)
+    are computed with sum() and zip(), which run in C; the per-CPU breakdown of an IRQ is built
+    only for the `detail` IRQs a panel shows (None: all). A row where any cell went down (a
+    32-bit wrap, or a reset) is redone cell by cell with delta32.
+    """
+    a_rows = a.interrupts.by_irq()
+    cpus_b = b.interrupts.cpus
+    a_col = {cpu: i for i, cpu in enumerate(a.interrupts.cpus)}
+    same_columns = a.interrupts.cpus == cpus_b
+    irq_rates: dict[str, IrqRate] = {}
+    prev_rows: list[tuple[int, ...]] = []  # matched per-CPU rows, for the column sums
+    cur_rows: list[tuple[int, ...]] = []
+    slow: dict[int, int] = {}  # per-CPU counts of rows that must be done cell by cell
+    for row in b.interrupts.rows:
+        prev = a_rows.get(row.irq)
+        if prev is None or prev.name != row.name:
+            continue  # new or re-requested IRQ: no baseline
+        per_cpu_row = len(row.counts) > 1  # ERR/MIS carry one total, not per-CPU counts
+        if prev.counts == row.counts:  # most rows on a real host: nothing to add up
+            irq_rates[row.irq] = IrqRate(row.irq, 0.0, {})
+            continue
+        # Sums are exact only if no cell went down (a wrap or a reset): test that in C.
+        exact = (
+            not same_columns
+            or len(prev.counts) != len(row.counts)
+            or any(map(gt, prev.counts, row.counts))
+        )
+        total = sum(row.counts) - sum(prev.counts)
+        if exact or detail is None or row.irq in detail:
+            counts = _row_deltas(prev.counts, row.counts, cpus_b, a_col)
+            total = sum(counts.values())
+            per_cpu = {cpu: d * inv for cpu, d in counts.items()}
+        else:
+            per_cpu = {}
+        irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)
+        if not per_cpu_row:
+            continue
+        if exact:
+            for cpu, d in counts.items():
+                slow[cpu] = slow.get(cpu, 0) + d
+        else:
+            prev_rows.append(prev.counts)
+            cur_rows.append(row.counts)
+    intr: dict[int, float] = {}
+    if cur_rows:
+        width = len(cpus_b)
+        col_a = [sum(col) for col in zip(*(r[:width] for r in prev_rows), strict=True)]
+        col_b = [sum(col) for col in zip(*(r[:width] for r in cur_rows), strict=True)]
+        for i, (x, y) in enumerate(zip(col_a, col_b, strict=True)):
+            if y > x:
+                intr[cpus_b[i]] = (y - x) * inv
+    for cpu, n in slow.items():
+        intr[cpu] = intr.get(cpu, 0.0) + n * inv
+    return irq_rates, intr
+
+
+def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None = None) -> Rates:
+    """Rates from sample a to the later sample b. `detail_irqs`: the IRQs whose per-CPU
+    breakdown is wanted (a panel's rows); None gives it for every IRQ."""
     dt = b.time - a.time
     if dt <= 0:
         return Rates(0.0, {}, {}, {})
     inv = 1.0 / dt
 
-    # Interrupts: per IRQ per CPU, and summed per CPU.
-    a_rows = a.interrupts.by_irq()
-    a_col = {cpu: i for i, cpu in enumerate(a.interrupts.cpus)}
-    irq_rates: dict[str, IrqRate] = {}
-    intr_per_cpu: dict[int, float] = {}
-    for row in b.interrupts.rows:
-        prev = a_rows.get(row.irq)
-        if prev is None or prev.name != row.name:
-            continue  # new or re-requested IRQ: no baseline
-        per_cpu: dict[int, float] = {}
-        total = 0.0
-        for i, count in enumerate(row.counts):
-            if i >= len(b.interrupts.cpus):
-                break
-            cpu = b.interrupts.cpus[i]
-            j = a_col.get(cpu)
-            if j is None or j >= len(prev.counts):
-                continue  # CPU came online between the samples
-            rate = delta32(prev.counts[j], count) * inv
-            if rate:
-                per_cpu[cpu] = rate
-                total += rate
-                if len(row.counts) > 1:  # ERR/MIS totals are not per CPU
-                    intr_per_cpu[cpu] = intr_per_cpu.get(cpu, 0.0) + rate
-        irq_rates[row.irq] = IrqRate(row.irq, total, per_cpu)
+    irq_rates, intr_per_cpu = _irq_rates(a, b, inv, detail_irqs)
 
     net_rx_a, net_rx_b = a.softirqs.per_cpu("NET_RX"), b.softirqs.per_cpu("NET_RX")
     net_tx_a, net_tx_b = a.softirqs.per_cpu("NET_TX"), b.softirqs.per_cpu("NET_TX")

@@ -76,7 +76,7 @@ def build_tree(dest: Path, spec: TreeSpec) -> Path:
         _write(system / f"node/node{node}/cpulist", cpulist + "\n")
     if spec.ifname:
         net = sys / "class/net" / spec.ifname
-        for name, value in (
+        attrs: tuple[tuple[str, object], ...] = (
             ("mtu", spec.mtu),
             ("tx_queue_len", 1000),
             ("operstate", "up"),
@@ -84,8 +84,9 @@ def build_tree(dest: Path, spec: TreeSpec) -> Path:
             ("address", "00:1b:21:00:00:01"),
             ("ifindex", 2),
             ("addr_assign_type", 0),
-        ):
-            _write(net / name, f"{value}\n")
+        )
+        for attr, attr_value in attrs:
+            _write(net / attr, f"{attr_value}\n")
         for q in range(spec.rx_queues):
             _write(net / f"queues/rx-{q}/rps_cpus", "0\n")
             _write(net / f"queues/rx-{q}/rps_flow_cnt", "0\n")

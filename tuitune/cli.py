@@ -93,7 +93,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         if root.live:
             time.sleep(args.interval)
         snap = reader.snapshot(ifname)
-    rates = compute_rates(first, snap.counters) if root.live else None
+    # Per-CPU detail only for the interface's IRQs: that is all show prints.
+    detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
+    rates = compute_rates(first, snap.counters, detail) if root.live else None
     if args.json:
         from tuitune.core.jsondoc import show_document
 

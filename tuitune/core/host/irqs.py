@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tuitune.core.cpulist import CpuListError, parse_cpulist
-from tuitune.core.host.root import HostRoot, read_int, read_value
+from tuitune.core.cpulist import parse_cpulist
+from tuitune.core.host.root import HostRoot, read_int, read_parsed, read_value
 from tuitune.core.values import Unavailable
 
 
@@ -19,13 +19,7 @@ class IrqAffinity:
 
 
 def _list(root: HostRoot, irq: str, name: str) -> frozenset[int] | Unavailable:
-    text = read_value(root.proc_path(f"irq/{irq}/{name}"), f"IRQ {irq} {name}")
-    if isinstance(text, Unavailable):
-        return text
-    try:
-        return parse_cpulist(text)
-    except CpuListError as exc:
-        return Unavailable("error", f"IRQ {irq} {name}: {exc}")
+    return read_parsed(root.proc_path(f"irq/{irq}/{name}"), f"IRQ {irq} {name}", parse_cpulist)
 
 
 def read_irq_affinity(root: HostRoot, irq: str) -> IrqAffinity:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
-from tuitune.core.host.root import HostRoot, read_int, read_value
+from tuitune.core.host.root import HostRoot, read_int, read_parsed, read_value
 from tuitune.core.values import Unavailable
 
 COUNTER_NAMES = (
@@ -235,13 +235,7 @@ def queue_names(root: HostRoot, ifname: str) -> tuple[list[str], list[str]]:
 
 
 def _mask(root: HostRoot, rel: str, what: str) -> frozenset[int] | Unavailable:
-    text = read_value(root.sys_path(rel), what)
-    if isinstance(text, Unavailable):
-        return text
-    try:
-        return parse_mask(text)
-    except CpuListError as exc:
-        return Unavailable("error", f"{what}: {exc}")
+    return read_parsed(root.sys_path(rel), what, parse_mask)
 
 
 def read_queues(root: HostRoot, ifname: str) -> tuple[QueueMasks, ...]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from tuitune.core.values import Unavailable, from_oserror
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,17 @@ def read_value(path: Path, what: str) -> str | Unavailable:
         return path.read_text().strip()
     except OSError as exc:
         return from_oserror(exc, what)
+
+
+def read_parsed(path: Path, what: str, parse: Callable[[str], T]) -> T | Unavailable:
+    """Read a one-value kernel file and parse it; a refusal or a malformed value is a state."""
+    text = read_value(path, what)
+    if isinstance(text, Unavailable):
+        return text
+    try:
+        return parse(text)
+    except ValueError as exc:
+        return Unavailable("error", f"{what}: {exc}")
 
 
 def read_int(path: Path, what: str) -> int | Unavailable:

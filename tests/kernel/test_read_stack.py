@@ -201,3 +201,12 @@ def test_cli_without_root_marks_and_does_not_crash(veth_ns: VethNs) -> None:
     doc = json.loads(out.stdout)
     assert doc["host"]["is_root"] is False
     assert doc["interface"]["link"]["ifname"] == "lo"
+
+
+def test_cli_default_interface_is_the_namespace_default_route(veth_ns: VethNs) -> None:
+    """With --netns and no interface, the default route inside the namespace decides."""
+    veth_ns.ip("addr", "add", "198.18.0.1/24", "dev", veth_ns.a)
+    veth_ns.ip("route", "add", "default", "via", "198.18.0.2", "dev", veth_ns.a)
+    out = tuitune("show", "--netns", veth_ns.ns, "--json", "--interval", "0.1")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["interface"]["link"]["ifname"] == veth_ns.a

@@ -131,7 +131,7 @@ class HostReader:
             stat=stat,
             interrupts=parse_interrupts(root.read_proc("interrupts")),
             softirqs=parse_softirqs(root.read_proc("softirqs")),
-            softnet=parse_softnet(root.read_proc("net/softnet_stat"), sorted(stat.cpus)),
+            softnet=parse_softnet(root.read_net("softnet_stat"), sorted(stat.cpus)),
             link=link,
         )
 

@@ -262,7 +262,7 @@ def default_route_interface(root: HostRoot) -> str | None:
     """The interface of the IPv4 default route (lowest metric), else the IPv6 one."""
     best: tuple[int, str] | None = None
     try:
-        lines = root.read_proc("net/route").splitlines()[1:]
+        lines = root.read_net("route").splitlines()[1:]
     except OSError:
         lines = []
     for line in lines:
@@ -274,7 +274,7 @@ def default_route_interface(root: HostRoot) -> str | None:
     if best is not None:
         return best[1]
     try:
-        for line in root.read_proc("net/ipv6_route").splitlines():
+        for line in root.read_net("ipv6_route").splitlines():
             f = line.split()
             if len(f) >= 10 and f[0] == "0" * 32 and f[1] == "00" and f[9] != "lo":
                 return f[9]

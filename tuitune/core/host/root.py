@@ -40,6 +40,11 @@ class HostRoot:
     def read_proc(self, rel: str) -> str:
         return (self.proc / rel).read_text()
 
+    def read_net(self, rel: str) -> str:
+        """/proc/net/REL as the calling thread sees it. /proc/net is /proc/self/net, the main
+        thread's namespace; the kernel thread of a --netns host must read thread-self."""
+        return self.read_proc(f"thread-self/net/{rel}" if self.live else f"net/{rel}")
+
     def read_sys(self, rel: str) -> str:
         return (self.sys / rel).read_text()
 

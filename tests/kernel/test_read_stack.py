@@ -210,3 +210,24 @@ def test_cli_default_interface_is_the_namespace_default_route(veth_ns: VethNs) -
     out = tuitune("show", "--netns", veth_ns.ns, "--json", "--interval", "0.1")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["interface"]["link"]["ifname"] == veth_ns.a
+
+
+def test_cli_netns_as_plain_user_says_root_is_needed(veth_ns: VethNs) -> None:
+    cmd = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=+dac_read_search",
+        "--ambient-caps=+dac_read_search",
+        sys.executable,
+        "-m",
+        "tuitune",
+        "show",
+        "--netns",
+        veth_ns.ns,
+        veth_ns.a,
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "needs root" in out.stderr and "Traceback" not in out.stderr

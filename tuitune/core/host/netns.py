@@ -11,6 +11,7 @@ sysfs, exactly what `ip netns exec` does for a process.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import threading
 from collections.abc import Callable
@@ -37,6 +38,8 @@ class NetnsError(RuntimeError):
 def _check(ret: int, what: str) -> None:
     if ret != 0:
         err = ctypes.get_errno()
+        if err == errno.EPERM:
+            raise NetnsError(f"{what}: needs root (CAP_SYS_ADMIN)")
         raise NetnsError(f"{what}: {os.strerror(err)}")
 
 

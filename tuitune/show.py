@@ -199,7 +199,10 @@ def _group(title: str, value: Any) -> Text:
         if isinstance(cur, bool):
             parts.append(f"{name} {'on' if cur else 'off'}")
         elif f"{name}_max" in names:
-            parts.append(f"{name.replace('_', '-')} {cur}/{getattr(value, name + '_max')}")
+            top = getattr(value, name + "_max")
+            if cur == 0 and top == 0:
+                continue  # a ring or channel kind the device does not have (ethtool: n/a)
+            parts.append(f"{name.replace('_', '-')} {cur}/{top}")
         else:
             parts.append(f"{name.replace('_', '-')} {cur}")
     if any(f"{n}_max" in names for n in names):

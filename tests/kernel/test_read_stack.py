@@ -140,6 +140,17 @@ def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def tuitune_as_nobody(*args: str) -> subprocess.CompletedProcess[str]:
+    """tuitune as the plain user nobody. The interpreter lives under /root here, so the process
+    keeps only the capability to traverse directories; it gets no other privilege."""
+    cmd = [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search",
+        sys.executable, "-m", "tuitune", *args,
+    ]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+
 def test_cli_show_json_in_namespace(veth_ns: VethNs) -> None:
     veth_ns.ip("link", "set", veth_ns.a, "mtu", "9000")
     out = tuitune("show", "--netns", veth_ns.ns, veth_ns.a, "--json", "--interval", "0.2")
@@ -178,25 +189,7 @@ def test_cli_unknown_namespace_exits_2() -> None:
 
 
 def test_cli_without_root_marks_and_does_not_crash(veth_ns: VethNs) -> None:
-    # A plain user (nobody). The interpreter lives under /root here, so the process keeps
-    # only the capability to traverse directories; it gets no other privilege.
-    cmd = [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        "--inh-caps=+dac_read_search",
-        "--ambient-caps=+dac_read_search",
-        sys.executable,
-        "-m",
-        "tuitune",
-        "show",
-        "lo",
-        "--json",
-        "--interval",
-        "0.1",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    out = tuitune_as_nobody("show", "lo", "--json", "--interval", "0.1")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["host"]["is_root"] is False
@@ -213,21 +206,6 @@ def test_cli_default_interface_is_the_namespace_default_route(veth_ns: VethNs) -
 
 
 def test_cli_netns_as_plain_user_says_root_is_needed(veth_ns: VethNs) -> None:
-    cmd = [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        "--inh-caps=+dac_read_search",
-        "--ambient-caps=+dac_read_search",
-        sys.executable,
-        "-m",
-        "tuitune",
-        "show",
-        "--netns",
-        veth_ns.ns,
-        veth_ns.a,
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    out = tuitune_as_nobody("show", "--netns", veth_ns.ns, veth_ns.a)
     assert out.returncode == 2
     assert "needs root" in out.stderr and "Traceback" not in out.stderr

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
 
 EXIT_USAGE = 2
+SUBCOMMANDS = ("show",)
 
 
 def _root_args(p: argparse.ArgumentParser) -> None:
@@ -49,6 +50,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds between the two samples the rates come from (default 1)",
     )
     _root_args(show)
+    show.set_defaults(func=cmd_show)
+    return parser
+
+
+def build_tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tuitune",
+        usage=f"tuitune [IFACE] [options] | tuitune {{{','.join(SUBCOMMANDS)}}} ...",
+        description="Live tuner for fast NICs: CPUs, IRQs, softirqs, offloads, rings, sysctls. "
+        f"Subcommands: {', '.join(SUBCOMMANDS)} (see `tuitune COMMAND --help`).",
+    )
+    parser.add_argument("--version", action="version", version=f"tuitune {__version__}")
+    parser.add_argument("iface", nargs="?", help="interface to watch (default: pick from a list)")
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between refreshes (default 1)",
+    )
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
+    _root_args(parser)
     return parser
 
 
@@ -62,27 +85,37 @@ def _pick_interface(reader: HostReader, wanted: str | None) -> str | None:
     return found
 
 
-def cmd_show(args: argparse.Namespace) -> int:
+def _open_reader(args: argparse.Namespace) -> HostReader | None:
+    """The reader for --root/--netns, or None after printing why it cannot be had."""
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader, UnknownInterface
-    from tuitune.core.rates import compute_rates
+    from tuitune.core.hostreader import HostReader
 
     if args.root is not None:
         if not (args.root / "proc").is_dir():
             print(f"tuitune: {args.root} has no proc/ directory: not a host tree", file=sys.stderr)
-            return EXIT_USAGE
+            return None
         root = HostRoot.fixture(args.root)
     else:
         root = HostRoot(netns=args.netns)
     if args.interval <= 0 or args.interval > 60:
         print("tuitune: --interval must be between 0 and 60 seconds", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     try:
-        reader = HostReader(root)
+        return HostReader(root)
     except NetnsError as exc:
         print(f"tuitune: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.rates import compute_rates
+
+    reader = _open_reader(args)
+    if reader is None:
         return EXIT_USAGE
+    root = reader.root
     with reader:
         try:
             ifname = _pick_interface(reader, args.iface)
@@ -108,14 +141,43 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tui(args: argparse.Namespace) -> int:
+    from tuitune.core.hostreader import UnknownInterface
+
+    reader = _open_reader(args)
+    if reader is None:
+        return EXIT_USAGE
+    with reader:
+        if args.iface:
+            try:
+                reader.check_interface(args.iface)
+            except UnknownInterface as exc:
+                print(f"tuitune: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+        from tuitune.tui.app import TuituneApp
+
+        app = TuituneApp(reader, args.iface, interval=args.interval, theme=args.theme)
+        app.run()
+    return app.return_code or 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        # The live TUI is not built yet: until it is, the bare command shows the state once.
-        args = parser.parse_args(["show", *(argv if argv is not None else sys.argv[1:])])
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `tuitune IFACE` and `tuitune show IFACE` share a namespace of first words: a first word
+    # that names a subcommand wins, so an interface called "show" needs `tuitune -- show`.
+    if argv and argv[0] in SUBCOMMANDS:
+        args = build_parser().parse_args(argv)
+    elif argv[:1] in (["-h"], ["--help"]):
+        build_tui_parser().print_help()
+        return 0
+    else:
+        if argv[:1] == ["--"]:
+            argv = argv[1:]
+        args = build_tui_parser().parse_args(argv)
+        args.func = cmd_tui
     try:
-        return cmd_show(args)
+        result: int = args.func(args)
+        return result
     except BrokenPipeError:
         # `tuitune show --json | head`: the reader left; that is not an error worth a traceback.
         sys.stderr.close()

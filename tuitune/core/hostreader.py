@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from tuitune.core import catalog
 from tuitune.core.host.cpus import read_topology
-from tuitune.core.host.ethtool import Ethtool
+from tuitune.core.host.ethtool import (
+    Channels,
+    Coalesce,
+    DriverInfo,
+    Ethtool,
+    Feature,
+    Pause,
+    Rings,
+)
+from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.irqmap import nic_irqs
@@ -36,6 +46,19 @@ from tuitune.core.values import Unavailable
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
 
 
+class EthtoolReads(Protocol):
+    """The read side of `Ethtool`: what a HostReader asks of a device."""
+
+    def driver_info(self) -> DriverInfo | Unavailable: ...
+    def features(self) -> tuple[Feature, ...] | Unavailable: ...
+    def rings(self) -> Rings | Unavailable: ...
+    def coalesce(self) -> Coalesce | Unavailable: ...
+    def channels(self) -> Channels | Unavailable: ...
+    def pause(self) -> Pause | Unavailable: ...
+    def stats(self) -> tuple[tuple[str, int], ...] | Unavailable: ...
+    def close(self) -> None: ...
+
+
 class UnknownInterface(LookupError):
     def __init__(self, ifname: str, known: list[str]) -> None:
         super().__init__(f"no interface {ifname!r}; interfaces here: {', '.join(known) or 'none'}")
@@ -43,11 +66,17 @@ class UnknownInterface(LookupError):
         self.known = known
 
 
-def _sysctl_value(root: HostRoot, e: catalog.SysctlEntry, kernel: str) -> SysctlValue:
-    """Read one catalog sysctl, saying why an old key is absent or inert on this kernel."""
+def _sysctl_value(
+    root: HostRoot,
+    e: catalog.SysctlEntry,
+    kernel: str,
+    host_wide: dict[str, str | Unavailable] | None = None,
+) -> SysctlValue:
+    """Read one catalog sysctl, saying why an old key is absent or inert on this kernel.
+    `host_wide` holds host-scoped values read outside the namespace being watched."""
     if not e.readable:
         return SysctlValue(e.key, Unavailable("unsupported", f"{e.key}: write-only trigger"))
-    value = read_sysctl(root, e.key)
+    value = host_wide[e.key] if host_wide and e.key in host_wide else read_sysctl(root, e.key)
     try:
         removed, inert = catalog.removed_on(e, kernel), catalog.noop_on(e, kernel)
     except ValueError:  # a recorded tree without a kernel release
@@ -59,11 +88,20 @@ def _sysctl_value(root: HostRoot, e: catalog.SysctlEntry, kernel: str) -> Sysctl
 
 
 class HostReader:
-    def __init__(self, root: HostRoot | None = None) -> None:
+    """`ethtool` makes the device reader for an interface. Live hosts default to the real
+    `Ethtool`; a recorded tree has no device to ask, so its ethtool groups read as "not
+    recorded" unless a reader built from captures is given (the TUI's fixture hosts do)."""
+
+    def __init__(
+        self,
+        root: HostRoot | None = None,
+        ethtool: Callable[[str], EthtoolReads] | None = None,
+    ) -> None:
         self.root = root or HostRoot()
         self._kt = KernelThread(self.root.netns)
         self._ipr: Any | None = None
-        self._ethtool: dict[str, Ethtool] = {}
+        self._ethtool: dict[str, EthtoolReads] = {}
+        self._ethtool_factory = ethtool or (Ethtool if self.root.live else None)
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -86,6 +124,9 @@ class HostReader:
     def interfaces(self) -> list[str]:
         return self._kt.call(list_interfaces, self.root)
 
+    def interface_summaries(self) -> list[InterfaceSummary]:
+        return self._kt.call(lambda: interface_summaries(self.root, self._iproute()))
+
     def check_interface(self, ifname: str) -> None:
         if not self._kt.call(interface_exists, self.root, ifname):
             raise UnknownInterface(ifname, self.interfaces())
@@ -97,10 +138,19 @@ class HostReader:
         return self._kt.call(self._nic_state, ifname, with_stats)
 
     def host_state(self) -> HostState:
-        return self._kt.call(self._host_state)
+        return self._kt.call(self._host_state, self._host_wide_sysctls())
+
+    def _host_wide_sysctls(self) -> dict[str, str | Unavailable]:
+        """Host-wide sysctls as the host sees them. Inside a namespace their files are absent
+        (or a read-only copy), so they are read here, on the caller's thread, which lives in
+        the host's namespace: the kernel thread could not see them."""
+        if not (self.root.live and self.root.netns):
+            return {}
+        host = HostRoot()
+        return {e.key: read_sysctl(host, e.key) for e in catalog.SYSCTLS if e.scope == "host"}
 
     def snapshot(self, ifname: str | None) -> Snapshot:
-        return self._kt.call(self._snapshot, ifname)
+        return self._kt.call(self._snapshot, ifname, self._host_wide_sysctls())
 
     def call(self, fn: Any, *args: object) -> Any:
         """Run fn on the kernel thread (the editing layer uses this for writes)."""
@@ -116,10 +166,10 @@ class HostReader:
             self._ipr = IPRoute()
         return self._ipr
 
-    def _eth(self, ifname: str) -> Ethtool:
+    def _eth(self, ifname: str) -> EthtoolReads | None:
         et = self._ethtool.get(ifname)
-        if et is None:
-            et = self._ethtool[ifname] = Ethtool(ifname)
+        if et is None and self._ethtool_factory is not None:
+            et = self._ethtool[ifname] = self._ethtool_factory(ifname)
         return et
 
     def _counters(self, ifname: str | None) -> Counters:
@@ -141,8 +191,8 @@ class HostReader:
             raise UnknownInterface(ifname, list_interfaces(root))
         link = read_link(root, ifname, self._iproute())
         placement = read_placement(root, ifname)
-        if root.live:
-            et = self._eth(ifname)
+        et = self._eth(ifname)
+        if et is not None:
             driver = et.driver_info()
             features, rings, coalesce = et.features(), et.rings(), et.coalesce()
             channels, pause = et.channels(), et.pause()
@@ -173,7 +223,7 @@ class HostReader:
             driver_stats=stats,
         )
 
-    def _host_state(self) -> HostState:
+    def _host_state(self, host_wide: dict[str, str | Unavailable] | None = None) -> HostState:
         root = self.root
 
         def proc_text(rel: str, default: str) -> str:
@@ -190,11 +240,13 @@ class HostReader:
             netns=root.netns,
             topology=read_topology(root, stat_cpus),
             irqbalance=read_irqbalance(root),
-            sysctls=tuple(_sysctl_value(root, e, kernel) for e in catalog.SYSCTLS),
+            sysctls=tuple(_sysctl_value(root, e, kernel, host_wide) for e in catalog.SYSCTLS),
             is_root=os.geteuid() == 0,
         )
 
-    def _snapshot(self, ifname: str | None) -> Snapshot:
-        host = self._host_state()
+    def _snapshot(
+        self, ifname: str | None, host_wide: dict[str, str | Unavailable] | None = None
+    ) -> Snapshot:
+        host = self._host_state(host_wide)
         nic = self._nic_state(ifname, True) if ifname else None
         return Snapshot(host, nic, self._counters(ifname))

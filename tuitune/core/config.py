@@ -1,0 +1,162 @@
+"""The user's settings file, ~/.config/tuitune/config.toml.
+
+Reading never fails (a missing or broken file gives the defaults) and writing never raises (a
+read-only home gives a message), because neither is worth stopping a tuning session for.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import pwd
+import re
+import secrets
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Config:
+    theme: str | None = None
+
+
+def config_path(env: Mapping[str, str] = os.environ) -> Path:
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    # The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "tuitune" / "config.toml"
+    home = env.get("HOME")
+    if not home:
+        try:
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except KeyError:  # a uid without a passwd entry, as in some containers
+            home = "/"
+    return Path(home) / ".config" / "tuitune" / "config.toml"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The file's TOML document; {} when it does not exist. Raises on anything else."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    return tomllib.loads(text)
+
+
+def load_config(path: Path) -> Config:
+    try:
+        doc = _read(path)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return Config()
+    theme = doc.get("theme")
+    return Config(theme=theme if isinstance(theme, str) and theme else None)
+
+
+def save_config(cfg: Config, path: Path) -> str | None:
+    """Write `cfg` into the file at `path`, keeping the keys it does not know; None on success.
+
+    A file that is not valid TOML is left alone (it is the user's, maybe half edited) and the
+    reason is returned. Comments of an existing file are not kept.
+    """
+    try:
+        doc = _read(path)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{path}: not saved, the existing file cannot be read: {exc}"
+    if cfg.theme is None:
+        doc.pop("theme", None)
+    else:
+        doc["theme"] = cfg.theme
+    # Replace the file a symlink points to, not the symlink (dotfiles kept in a repository).
+    target = Path(os.path.realpath(path))
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # os.open with 0o666 lets the umask decide the mode, as for any file the user creates.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            if target.exists():  # a user who chmod 600'd their file keeps it so
+                os.fchmod(fd, target.stat().st_mode & 0o7777)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(dumps(doc))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        return f"{path}: not saved: {exc.strerror or exc}"
+    return None
+
+
+# TOML writing: tomllib only reads, and the format is small enough to write by hand.
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _string(s: str) -> str:
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _key(k: str) -> str:
+    return k if _BARE_KEY.fullmatch(k) else _string(k)
+
+
+def _value(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, dt.datetime | dt.date | dt.time):
+        return v.isoformat()
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot write {type(v).__name__} as TOML")
+
+
+def _table(doc: Mapping[str, Any], prefix: tuple[str, ...], lines: list[str]) -> None:
+    tables = {k: v for k, v in doc.items() if isinstance(v, Mapping)}
+    lines.extend(f"{_key(k)} = {_value(v)}" for k, v in doc.items() if k not in tables)
+    for k, sub in tables.items():
+        name = (*prefix, k)
+        lines.extend(["", "[" + ".".join(_key(p) for p in name) + "]"])
+        _table(sub, name, lines)
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """A TOML document for what tomllib can return: tables become [sections], tables inside
+    arrays become inline tables."""
+    lines: list[str] = []
+    _table(doc, (), lines)
+    return "\n".join(lines).lstrip("\n") + "\n"

@@ -1,0 +1,185 @@
+"""The sampling loop behind the live screen: one thread, one sample at a time.
+
+The next sample is taken only after the screen has drawn the last one (`ack`), so a slow host
+or a slow terminal slows the refresh instead of piling up work. Counters are read every tick;
+the NIC and host state (netlink, ethtool, 30 sysctls) every `slow_every` ticks, or at once when
+asked, because they change rarely and cost more to read.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
+from tuitune.core.hostreader import HostReader
+from tuitune.core.rates import Rates, compute_rates
+from tuitune.core.snapshot import Counters, HostState, NicState
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    counters: Counters
+    nic: NicState | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    seq: int  # 1 for the first sample
+    counters: Counters | None  # None only when the read failed
+    rates: Rates | None  # against the previous sample (None for the first)
+    since_baseline: Rates | None  # against the baseline, while one is set
+    baseline: Baseline | None
+    nic: NicState | None  # fresh NIC state when re-read this tick, else None (keep the last)
+    host: HostState | None  # fresh host state when re-read this tick, else None
+    all_affinity: dict[str, IrqAffinity] | None  # every IRQ's affinity, when asked for
+    cost: float  # seconds this sample took to read and compute: the tool's own footprint
+    error: str | None = None  # a read that failed: shown, and the loop goes on
+
+
+class Sampler:
+    """Reads `reader` every `interval` seconds on its own thread and hands each Sample to
+    `deliver` (called on the sampler thread: the receiver must hop to its own thread)."""
+
+    def __init__(
+        self,
+        reader: HostReader,
+        ifname: str | None,
+        deliver: Callable[[Sample], None],
+        interval: float = 1.0,
+        slow_every: int = 5,
+        limit: int | None = None,
+    ) -> None:
+        self.reader = reader
+        self.ifname = ifname
+        self.interval = interval
+        self.slow_every = slow_every
+        self.limit = limit  # stop after this many samples, like mpstat's count
+        self._deliver = deliver
+        self._wake = threading.Event()
+        self._acked = threading.Event()
+        self._acked.set()
+        self._stop = False
+        self._paused = False
+        self._want_state = True
+        self._want_baseline: bool | None = None  # True: set at next tick, False: clear
+        self.all_irqs = False  # also read every IRQ's affinity (the "all IRQs" view)
+        self._thread: threading.Thread | None = None
+        self._last: Counters | None = None
+        self._baseline: Baseline | None = None
+        self._nic: NicState | None = None
+        self.seq = 0
+
+    # -- control (any thread) ---------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="tuitune-sampler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop = True
+        self._acked.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self, paused: bool) -> None:
+        self._paused = paused
+        self._wake.set()
+
+    def ack(self) -> None:
+        """The last sample is on screen: the next may be taken."""
+        self._acked.set()
+
+    def refresh_state(self) -> None:
+        """Re-read the NIC and host state at the next tick, and take that tick now."""
+        self._want_state = True
+        self._wake.set()
+
+    def set_baseline(self, on: bool) -> None:
+        self._want_baseline = on
+        self._wake.set()
+
+    # -- the loop -------------------------------------------------------------------------
+    def _run(self) -> None:
+        deadline = time.monotonic()
+        while not self._stop:
+            self._acked.wait()
+            if self._stop:
+                return
+            timeout = max(0.0, deadline - time.monotonic())
+            if self._wake.wait(timeout):
+                self._wake.clear()
+                if self._stop:
+                    return
+                if self._paused or not (self._want_state or self._want_baseline is not None):
+                    if self._paused:
+                        deadline = time.monotonic() + self.interval
+                    continue
+            elif self._paused:
+                deadline = time.monotonic() + self.interval
+                continue
+            self._acked.clear()
+            sample = self._take()
+            deadline = time.monotonic() + self.interval
+            self._deliver(sample)
+            if self.limit is not None and self.seq >= self.limit:
+                return
+
+    def _take(self) -> Sample:
+        start = time.perf_counter()
+        self.seq += 1
+        slow = self._want_state or self.seq % self.slow_every == 1 or self.slow_every <= 1
+        self._want_state = False
+        nic = host = None
+        all_aff: dict[str, IrqAffinity] | None = None
+        try:
+            if slow:
+                host = self.reader.host_state()
+                if self.ifname:
+                    nic = self._nic = self.reader.nic_state(self.ifname, with_stats=False)
+            counters = self.reader.counters(self.ifname)
+        except Exception as exc:  # a vanished interface or an unreadable file: shown, not fatal
+            cost = time.perf_counter() - start
+            return Sample(
+                self.seq, None, None, None, self._baseline, None, None, None, cost, str(exc)
+            )
+        if self._want_baseline is not None:
+            self._baseline = Baseline(counters, self._nic) if self._want_baseline else None
+            self._want_baseline = None
+        detail = {q.irq for q in self._nic.irqs} if self._nic is not None else set()
+        if self.all_irqs:
+            detail_arg = None
+            if slow or self.seq % self.slow_every == 0:
+                all_aff = self.reader.call(_all_affinity, self.reader, counters)
+        else:
+            detail_arg = detail
+        rates = compute_rates(self._last, counters, detail_arg) if self._last else None
+        since = None
+        if self._baseline is not None and self._baseline.counters is not counters:
+            since = compute_rates(self._baseline.counters, counters, detail_arg)
+        self._last = counters
+        return Sample(
+            seq=self.seq,
+            counters=counters,
+            rates=rates,
+            since_baseline=since,
+            baseline=self._baseline,
+            nic=nic,
+            host=host,
+            all_affinity=all_aff,
+            cost=time.perf_counter() - start,
+        )
+
+
+def _all_affinity(reader: HostReader, counters: Counters) -> dict[str, IrqAffinity]:
+    return {
+        row.irq: read_irq_affinity(reader.root, row.irq)
+        for row in counters.interrupts.rows
+        if row.irq.isdigit()
+    }

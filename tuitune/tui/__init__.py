@@ -1,0 +1,1 @@
+"""The Textual front end: draws snapshots from tuitune.core and sends intents back."""

@@ -1,0 +1,568 @@
+"""The live screen: header, CPU grid, IRQs, NIC and sysctls, refreshed by the core's Sampler.
+
+The app never reads the kernel itself: a Sampler thread hands it immutable samples (posted as
+messages) and the panels redraw from them. Two layouts: on a large terminal the four panels
+share the screen; below 150x40 they become tabs (1-4, Tab), so 80x24 loses nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container
+from textual.events import Resize
+from textual.message import Message
+from textual.widgets import Footer, Input, Static
+
+from tuitune.core.config import Config, config_path, load_config, save_config
+from tuitune.core.hostreader import HostReader
+from tuitune.core.rates import Rates
+from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.units import pct, rate
+from tuitune.tui import glyphs as glyphs_mod
+from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
+from tuitune.tui.header import HeaderData, header_text
+from tuitune.tui.irqpanel import IrqData, irq_rows
+from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
+from tuitune.tui.nicpanel import nic_rows
+from tuitune.tui.palette import Palette
+from tuitune.tui.panels import PANELS, IrqList, NicList, SysctlList, TabBar, make_panels
+from tuitune.tui.rowview import RowView
+from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
+from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
+from tuitune.tui.sysctlpanel import help_summary, help_text, sysctl_rows
+from tuitune.tui.themes import (
+    CONSOLE_THEME,
+    DEFAULT_THEME,
+    THEME_VARIABLE_DEFAULTS,
+    load_themes,
+)
+
+# Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
+WIDE_MIN = (150, 40)
+
+
+class SampleReady(Message):
+    def __init__(self, sample: Sample) -> None:
+        super().__init__()
+        self.sample = sample
+
+
+@dataclass
+class Baseline:
+    sysctls: dict[str, str]
+
+
+class TuituneApp(App[int]):
+    TITLE = "tuitune"
+    ENABLE_COMMAND_PALETTE = False  # every action has its own key; ^p would only confuse
+    CSS = """
+    Screen { layout: vertical; }
+    #header { height: auto; max-height: 6; padding: 0 1; }
+    #tabbar { height: 1; display: none; }
+    #body { height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 1fr; }
+    .panel { border: round $primary 50%; border-title-color: $text-muted; }
+    .panel:focus-within { border: round $accent; border-title-color: $accent; }
+    #heatmap { display: none; margin-bottom: 1; }
+    #filter { dock: bottom; display: none; height: 1; border: none; padding: 0 1; }
+    TuituneApp.-tabs #tabbar { display: block; }
+    TuituneApp.-tabs #body { layout: vertical; }
+    TuituneApp.-tabs .panel { display: none; }
+    TuituneApp.-tabs .panel.-active { display: block; }
+    TuituneApp.-ascii .panel { border: ascii $primary 50%; }
+    TuituneApp.-ascii .panel:focus-within { border: ascii $accent; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark,f1", "help", "Keys"),
+        Binding("p", "pause", "Pause"),
+        Binding("b", "baseline", "Baseline"),
+        Binding("slash", "filter", "Filter"),
+        Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True),
+        Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True),
+        Binding("1", "panel('cpus')", "CPU grid", show=False),
+        Binding("2", "panel('irqs')", "IRQ panel", show=False),
+        Binding("3", "panel('nic')", "NIC panel", show=False),
+        Binding("4", "panel('sysctls')", "sysctl panel", show=False),
+        Binding("n", "pick", "Interface", show=False),
+        Binding("t", "next_theme", "Theme", show=False),
+        Binding("r", "reread", "Re-read NIC state now", show=False),
+        Binding("escape", "clear_filter", "Clear the filter", show=False),
+    ]
+
+    def __init__(
+        self,
+        reader: HostReader,
+        ifname: str | None,
+        *,
+        interval: float = 1.0,
+        theme: str | None = None,
+        env: dict[str, str] | None = None,
+        limit: int | None = None,
+        show_cost: bool = True,
+        save_settings: bool = True,
+    ) -> None:
+        self.env = dict(os.environ if env is None else env)
+        self.glyphs = glyphs_mod.detect(self.env)
+        self.ascii = self.glyphs is glyphs_mod.ASCII
+        super().__init__()
+        self.reader = reader
+        self.ifname = ifname
+        self.interval = interval
+        self.show_cost = show_cost
+        self.save_settings = save_settings
+        self.palette = Palette.from_variables({})
+        self.themes, self.theme_problems = load_themes()
+        for t in self.themes:
+            self.register_theme(t)
+        names = [t.name for t in self.themes]
+        self.config_file = config_path(self.env)
+        self.config = load_config(self.config_file) if save_settings else Config()
+        wanted = theme or self.config.theme
+        if wanted is not None and wanted not in names and wanted not in self.available_themes:
+            raise ValueError(f"no theme {wanted!r}; themes: {', '.join(names)}")
+        if wanted is None:
+            wanted = CONSOLE_THEME if self.env.get("TERM") == "linux" else DEFAULT_THEME
+        self._start_theme = wanted if wanted in self.available_themes else None
+        self.sampler = Sampler(reader, ifname, self._deliver, interval=interval, limit=limit)
+        self.sample: Sample | None = None
+        self.nic: NicState | None = None
+        self.host: HostState | None = None
+        self.baseline: Baseline | None = None
+        self.active = "cpus"
+        self.grid_mode = "auto"  # auto / list / heat
+        self.show_all_irqs = False
+        self.notice: str | None = None
+        self.samples_drawn = 0
+        self.panels = make_panels()
+        self._filter_target: RowView | None = None
+
+    # -- setup ---------------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(THEME_VARIABLE_DEFAULTS)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="header", markup=False)
+        yield TabBar()
+        with Container(id="body"):
+            # Grid order fills rows: CPUs | NIC on top, IRQs | sysctls below.
+            for name in ("cpus", "nic", "irqs", "sysctls"):
+                yield self.panels[name]
+        yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.ascii, "-ascii")
+        if self._start_theme:
+            self.theme = self._start_theme
+        self.theme_changed_signal.subscribe(self, lambda _t: self._on_theme())
+        self._on_theme()
+        self._layout(self.size.width, self.size.height)
+        self.panels["cpus"].view.focus()
+        self._set_active("cpus")
+        for view, text in (
+            (self.panels["cpus"].view, "waiting for the second sample..."),
+            (self.panels["irqs"].view, "no interface picked" if not self.ifname else "reading..."),
+            (self.panels["nic"].view, "no interface picked" if not self.ifname else "reading..."),
+            (self.panels["sysctls"].view, "reading..."),
+        ):
+            view.empty_text = text
+        self._draw_header()
+        self.sampler.start()
+        if self.ifname is None:
+            self.action_pick()
+
+    def on_unmount(self) -> None:
+        self.sampler.stop()
+
+    def _on_theme(self) -> None:
+        self.palette = Palette.from_variables(self.get_css_variables())
+        if self.sample is not None:
+            self._redraw()
+
+    # -- sampling --------------------------------------------------------------------------
+    def _deliver(self, sample: Sample) -> None:
+        self.post_message(SampleReady(sample))  # from the sampler thread: thread-safe
+
+    def on_sample_ready(self, message: SampleReady) -> None:
+        s = message.sample
+        if s.nic is not None:
+            self.nic = s.nic
+        if s.host is not None:
+            self.host = s.host
+        self.sample = s
+        self._redraw()
+        self.samples_drawn += 1
+        # The next sample waits for this one to reach the screen.
+        self.call_after_refresh(self.sampler.ack)
+
+    def _shown_rates(self) -> Rates | None:
+        s = self.sample
+        if s is None:
+            return None
+        return s.since_baseline or s.rates
+
+    def _redraw(self) -> None:
+        self._draw_header()
+        self._draw_cpus()
+        self._draw_irqs()
+        self._draw_nic()
+        self._draw_sysctls()
+
+    def _draw_header(self) -> None:
+        s = self.sample
+        data = HeaderData(
+            host=self.host,
+            nic=self.nic,
+            ifname=self.ifname,
+            rates=s.rates if s else None,
+            since_baseline=s.since_baseline if s else None,
+            paused=self.sampler.paused,
+            interval=self.interval,
+            cost_ms=s.cost * 1000 if s and self.show_cost else None,
+            error=s.error if s else None,
+            notice=self.notice,
+        )
+        self.query_one("#header", Static).update(header_text(data, self.palette))
+
+    def _grid_data(self) -> GridData:
+        local: frozenset[int] = frozenset()
+        place = self.nic.placement if self.nic is not None else None
+        online = self.host.topology.online if self.host is not None else frozenset()
+        # Mark NIC-local CPUs only when that says something: not when every CPU is local.
+        if place is not None and place.local_cpus and not online <= place.local_cpus:
+            local = place.local_cpus
+        return GridData(self._shown_rates(), self.host.topology if self.host else None, local)
+
+    def _heat_mode(self, data: GridData) -> bool:
+        if self.grid_mode != "auto":
+            return self.grid_mode == "heat"
+        if data.rates is None:
+            return False
+        nodes = len(data.topology.nodes) if data.topology else 1
+        rows_needed = len(data.rates.cpus) + 2 + (nodes if nodes > 1 else 0)
+        room = self.panels["cpus"].size.height - 4  # border, title line, help strip
+        return rows_needed > room
+
+    def _draw_cpus(self) -> None:
+        panel = self.panels["cpus"]
+        data = self._grid_data()
+        heat = self._heat_mode(data)
+        heatmap = panel.query_one(HeatMap)
+        heatmap.display = heat
+        if heat:
+            heatmap.update(data, self.glyphs)
+        cols, rows = grid_rows(data, self.glyphs, self.palette, busiest_first=heat)
+        view = panel.view
+        view.set_columns(cols)
+        view.set_rows(rows)
+        mode = "heat map, busiest first" if heat else "per CPU"
+        panel.border_title = f"CPUs ({mode})"
+        panel.border_subtitle = self._subtitle(view)
+        self._cpu_help()
+
+    def _cpu_help(self) -> None:
+        panel = self.panels["cpus"]
+        rates = self._shown_rates()
+        key = panel.view.cursor_key
+        text = "v: heat map / list.  " + (
+            "NIC-local CPUs are marked " + self.glyphs.local_mark if self.nic else ""
+        )
+        if rates is not None and key and key != ALL_KEY:
+            cpu = int(key.split(":")[1])
+            c = rates.cpus.get(cpu)
+            if c is not None:
+                where = []
+                if self.nic is not None:
+                    for q in self.nic.irqs:
+                        r = rates.irqs.get(q.irq)
+                        if r and r.per_cpu.get(cpu):
+                            where.append(f"{q.name} {rate(r.per_cpu[cpu])}/s")
+                node = ""
+                if self.host is not None:
+                    for n, members in self.host.topology.nodes.items():
+                        if cpu in members:
+                            node = f" node {n}"
+                local = (
+                    " NIC-local"
+                    if self._grid_data().local and cpu in self._grid_data().local
+                    else ""
+                )
+                text = (
+                    f"cpu{cpu}{node}{local}: busy {pct(c.busy).strip()}% "
+                    f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
+                    + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
+                )
+        panel.help_strip.update(text)
+
+    def _draw_irqs(self) -> None:
+        panel = self.panels["irqs"]
+        s = self.sample
+        nic = self.nic
+        data = IrqData(
+            nic_irqs=nic.irqs if nic else (),
+            affinity=(s.all_affinity if s and s.all_affinity else {})
+            | (nic.irq_affinity if nic else {})
+            if self.show_all_irqs
+            else (nic.irq_affinity if nic else {}),
+            interrupts=s.counters.interrupts if s and s.counters else None,
+            rates=self._shown_rates(),
+            baseline=bool(s and s.since_baseline),
+            cpus=cpu_order(self._grid_data()),
+            show_all=self.show_all_irqs,
+        )
+        fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
+        room = max(0, panel.view.size.width - fixed)
+        cols, rows = irq_rows(data, room, self.glyphs, self.palette)
+        panel.view.set_columns(cols)
+        panel.view.set_rows(rows)
+        if nic is not None and not nic.irqs and not self.show_all_irqs:
+            panel.view.empty_text = (
+                f"{self.ifname} has no IRQs of its own (a virtual device): press a for all IRQs"
+            )
+        panel.border_title = (
+            "IRQs (all of the host)"
+            if self.show_all_irqs
+            else (f"IRQs of {self.ifname}" if self.ifname else "IRQs")
+        )
+        panel.border_subtitle = self._subtitle(panel.view)
+
+    def _draw_nic(self) -> None:
+        panel = self.panels["nic"]
+        base = self.sample.baseline.nic if self.sample and self.sample.baseline else None
+        ncpus = len(self.host.topology.cpus) if self.host else 1
+        panel.view.set_rows(nic_rows(self.nic, base, ncpus, self.glyphs, self.palette))
+        panel.view.set_columns(NIC_COLUMNS)
+        panel.border_title = f"NIC {self.ifname}" if self.ifname else "NIC"
+        panel.border_subtitle = self._subtitle(panel.view)
+
+    def _draw_sysctls(self) -> None:
+        panel = self.panels["sysctls"]
+        if self.host is None:
+            return
+        ns = self.host.netns
+        base = self.baseline.sysctls if self.baseline else None
+        panel.view.set_columns(SYSCTL_COLUMNS)
+        panel.view.set_rows(sysctl_rows(self.host.sysctls, base, self.palette))
+        panel.border_title = f"sysctls (netns {ns})" if ns else "sysctls"
+        panel.border_subtitle = self._subtitle(panel.view)
+
+    def _subtitle(self, view: RowView) -> str:
+        return f"filter: {view.filter}" if view.filter else ""
+
+    # -- row help --------------------------------------------------------------------------
+    def on_row_view_cursor_moved(self, message: RowView.CursorMoved) -> None:
+        view = message.view
+        if isinstance(view, CpuList):
+            self._cpu_help()
+            heat = self.panels["cpus"].query_one(HeatMap)
+            key = message.key
+            heat.selected = int(key.split(":")[1]) if key and key != ALL_KEY else None
+            heat.refresh()
+            return
+        for panel in self.panels.values():
+            if panel.view is view:
+                summary = help_summary(message.key)
+                panel.help_strip.update(
+                    f"{summary}  (Enter: more)"
+                    if summary
+                    else "Enter: help on this row"
+                    if message.key
+                    else ""
+                )
+
+    def on_cpu_picked(self, message: CpuPicked) -> None:
+        view = self.panels["cpus"].view
+        view.focus()
+        view.move_cursor_to(f"cpu:{message.cpu}")
+
+    # -- layout ----------------------------------------------------------------------------
+    def on_resize(self, event: Resize) -> None:
+        self._layout(event.size.width, event.size.height)
+
+    def _layout(self, width: int, height: int) -> None:
+        tabs = width < WIDE_MIN[0] or height < WIDE_MIN[1]
+        self.set_class(tabs, "-tabs")
+        self.query_one(TabBar).show(self.active)
+        if self.sample is not None:
+            self.call_after_refresh(self._redraw)
+
+    def _set_active(self, name: str) -> None:
+        self.active = name
+        for n, panel in self.panels.items():
+            panel.set_class(n == name, "-active")
+        self.query_one(TabBar).show(name)
+
+    def on_descendant_focus(self, event: object) -> None:
+        focused = self.focused
+        for name, panel in self.panels.items():
+            if focused is panel.view and name != self.active:
+                self._set_active(name)
+
+    def action_panel(self, name: str) -> None:
+        self._set_active(name)
+        self.panels[name].view.focus()
+        if self.sample is not None:
+            self.call_after_refresh(self._redraw)
+
+    def action_next_panel(self, step: int) -> None:
+        if isinstance(self.focused, Input):
+            self._end_filter(keep=True)
+            return
+        if isinstance(self.screen, (TextScreen, PickerScreen)):
+            self.screen.focus_next() if step > 0 else self.screen.focus_previous()
+            return
+        i = PANELS.index(self.active)
+        self.action_panel(PANELS[(i + step) % len(PANELS)])
+
+    def on_tab_bar_picked(self, message: TabBar.Picked) -> None:
+        self.action_panel(message.name)
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_help(self) -> None:
+        groups = [
+            ("Everywhere", TuituneApp.BINDINGS),
+            ("In every list", RowView.BINDINGS),
+            ("CPU grid", CpuList.BINDINGS),
+            ("IRQ panel", IrqList.BINDINGS),
+            ("NIC panel", NicList.BINDINGS),
+            ("sysctl panel", SysctlList.BINDINGS),
+        ]
+        text = keys_text(groups)
+        text.append(
+            "Mouse: click a panel or a tab to focus it, a row to move the cursor, a CPU in the "
+            "heat map to find it in the list. Everything has a key too.\n"
+        )
+        if self.theme_problems:
+            text.append("\nTheme files that did not load:\n" + "\n".join(self.theme_problems))
+        self.push_screen(TextScreen("Keys", text))
+
+    def action_info(self) -> None:
+        view = self.panels[self.active].view
+        title, body = help_text(view.cursor_key)
+        if not body:
+            self._notify("no help for this row")
+            return
+        self.push_screen(TextScreen(title, body))
+
+    def action_pause(self) -> None:
+        self.sampler.pause(not self.sampler.paused)
+        self._draw_header()
+
+    def action_baseline(self) -> None:
+        s = self.sample
+        if s is not None and s.baseline is not None:
+            self.baseline = None
+            self.sampler.set_baseline(False)
+            self._notify("baseline cleared: rates per interval again")
+        else:
+            sysctls = {}
+            if self.host is not None:
+                sysctls = {v.key: v.value for v in self.host.sysctls if isinstance(v.value, str)}
+            self.baseline = Baseline(sysctls)
+            self.sampler.set_baseline(True)
+            self._notify("baseline set: from the next sample on, everything is a delta against it")
+
+    def action_grid_view(self) -> None:
+        self.grid_mode = {"auto": "heat", "heat": "list", "list": "auto"}[self.grid_mode]
+        if self.grid_mode == "auto":
+            self._notify("CPU grid: automatic (heat map when the CPUs do not fit)")
+        else:
+            self._notify(f"CPU grid: {self.grid_mode}")
+        self._draw_cpus()
+
+    def action_all_irqs(self) -> None:
+        self.show_all_irqs = not self.show_all_irqs
+        self.sampler.all_irqs = self.show_all_irqs
+        self.sampler.refresh_state()
+        self._draw_irqs()
+
+    def action_reread(self) -> None:
+        self.sampler.refresh_state()
+        self._notify("re-reading the NIC and host state")
+
+    def action_next_theme(self) -> None:
+        names = [t.name for t in self.themes] or [self.theme]
+        i = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(i + 1) % len(names)]
+        msg = f"theme {self.theme}"
+        if self.save_settings:
+            self.config = Config(theme=self.theme)
+            err = save_config(self.config, self.config_file)
+            msg += f" (not saved: {err})" if err else f" (saved in {self.config_file})"
+        self._notify(msg)
+
+    def action_pick(self) -> None:
+        summaries = self.reader.interface_summaries()
+
+        def picked(name: str | None) -> None:
+            if name is None or name == self.ifname:
+                return
+            self.ifname = name
+            self.nic = None
+            self.sampler.ifname = name
+            self.sampler.refresh_state()
+            self._redraw()
+
+        self.push_screen(PickerScreen(summaries), picked)
+
+    def action_filter(self) -> None:
+        self._filter_target = self.panels[self.active].view
+        box = self.query_one("#filter", Input)
+        box.value = self._filter_target.filter
+        box.display = True
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter" and self._filter_target is not None:
+            self._filter_target.set_filter(event.value)
+            self._refresh_subtitles()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter":
+            self._end_filter(keep=True)
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.display:
+            self._end_filter(keep=False)
+        else:
+            view = self.panels[self.active].view
+            if view.filter:
+                view.set_filter("")
+                self._refresh_subtitles()
+
+    def _end_filter(self, keep: bool) -> None:
+        box = self.query_one("#filter", Input)
+        target = self._filter_target or self.panels[self.active].view
+        if not keep:
+            target.set_filter("")
+        box.display = False
+        target.focus()
+        self._refresh_subtitles()
+
+    def _refresh_subtitles(self) -> None:
+        for panel in self.panels.values():
+            panel.border_subtitle = self._subtitle(panel.view)
+
+    def _notify(self, text: str) -> None:
+        self.notice = text
+        self._draw_header()
+
+        def clear() -> None:
+            if self.notice == text:
+                self.notice = None
+                self._draw_header()
+
+        self.set_timer(4, clear)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Typing in the filter box must not trigger one-letter keys.
+        typing = isinstance(self.focused, Input)
+        return not typing or action in ("quit", "clear_filter", "next_panel")

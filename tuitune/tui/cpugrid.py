@@ -1,0 +1,294 @@
+"""The per-CPU grid: mpstat -P ALL as rows, or a heat map when the CPUs outnumber the lines.
+
+Rows follow the topology (NUMA node, package, core, thread) so a node's CPUs sit together, and
+the NIC-local CPUs carry a mark: that is where its IRQs should land. When there are more CPUs
+than lines, a heat map (one cell per CPU) shows them all at once and the list below turns into
+"busiest first", still scrollable to every CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.events import Click
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.cpus import Topology
+from tuitune.core.rates import CpuRates, Rates
+from tuitune.core.units import pct, rate
+from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.palette import DEFAULT_PALETTE, Palette, heat_level
+from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
+
+ALL_KEY = "cpu:all"
+
+
+@dataclass(frozen=True, slots=True)
+class GridData:
+    rates: Rates | None
+    topology: Topology | None
+    local: frozenset[int]  # CPUs local to the NIC
+
+
+def grid_columns(show_iowait: bool, show_steal: bool) -> list[Column]:
+    cols = [
+        Column("CPU", 5),
+        Column("%usr", 5, right=True),
+        Column("%sys", 5, right=True),
+        Column("%irq", 5, right=True),
+        Column("%soft", 5, right=True),
+    ]
+    if show_iowait:
+        cols.append(Column("%iow", 5, right=True, drop=3))
+    if show_steal:
+        cols.append(Column("%stl", 5, right=True, drop=3))
+    cols += [
+        Column("%idle", 5, right=True),
+        Column("load", 4, flex=True, drop=4, clip=True),
+        Column("intr/s", 6, right=True),
+        Column("rx/s", 6, right=True, drop=1),
+        Column("tx/s", 6, right=True, drop=1),
+        Column("drop/s", 6, right=True, drop=2),
+        Column("sqz/s", 6, right=True, drop=2),
+    ]
+    return cols
+
+
+def cpu_order(data: GridData) -> list[int]:
+    if data.rates is None:
+        return []
+    have = data.rates.cpus
+    order = [c for c in data.topology.order() if c in have] if data.topology else []
+    seen = set(order)
+    return order + sorted(c for c in have if c not in seen)
+
+
+def node_of(topology: Topology | None) -> dict[int, int]:
+    if topology is None:
+        return {}
+    return {cpu: node for node, cpus in topology.nodes.items() for cpu in cpus}
+
+
+def _pct_cell(value: float, p: Palette) -> CellValue:
+    return ((pct(value), p.heat[heat_level(value)] if value >= 0.05 else p.heat[0]),)
+
+
+def _bar(c: CpuRates, width: int, p: Palette) -> tuple[Span, ...]:
+    """Stacked usr/sys/irq/soft bar with letters, so it reads without colour too (mpstat's
+    fields in htop's shape)."""
+    style = p.heat[heat_level(c.busy)]
+    parts = (("u", c.usr + c.nice), ("s", c.sys), ("i", c.irq), ("S", c.soft), ("w", c.steal))
+    out: list[Span] = []
+    used = 0
+    for letter, value in parts:
+        n = round(value * width / 100)
+        n = min(n, width - used)
+        if n > 0:
+            out.append((letter * n, style))
+            used += n
+    out.append(("." * (width - used), p.heat[0]))
+    return tuple(out)
+
+
+def average(rates: Rates) -> CpuRates:
+    cs = list(rates.cpus.values())
+    n = max(1, len(cs))
+
+    def avg(name: str) -> float:
+        return float(sum(getattr(c, name) for c in cs)) / n
+
+    def tot(name: str) -> float:
+        return float(sum(getattr(c, name) for c in cs))
+
+    pcts = ("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle")
+    counts = ("intr", "net_rx", "net_tx", "drops", "squeezes")
+    return CpuRates(-1, *(avg(f) for f in pcts), *(tot(f) for f in counts))
+
+
+def cpu_row(key: str, label: CellValue, c: CpuRates, cols: list[Column], p: Palette) -> Row:
+    names = [col.title for col in cols]
+    cells: list[CellValue] = [label]
+    for name in names[1:]:
+        match name:
+            case "%usr":
+                cells.append(_pct_cell(c.usr + c.nice, p))
+            case "%sys":
+                cells.append(_pct_cell(c.sys, p))
+            case "%irq":
+                cells.append(_pct_cell(c.irq, p))
+            case "%soft":
+                cells.append(_pct_cell(c.soft, p))
+            case "%iow":
+                cells.append(_pct_cell(c.iowait, p))
+            case "%stl":
+                cells.append(_pct_cell(c.steal, p))
+            case "%idle":
+                cells.append(pct(c.idle))
+            case "load":
+                cells.append(partial(_bar, c, p=p))
+            case "intr/s":
+                cells.append(rate(c.intr))
+            case "rx/s":
+                cells.append(rate(c.net_rx))
+            case "tx/s":
+                cells.append(rate(c.net_tx))
+            case "drop/s":
+                cells.append(((rate(c.drops), p.heat[4] if c.drops else p.heat[0]),))
+            case "sqz/s":
+                cells.append(((rate(c.squeezes), p.heat[3] if c.squeezes else p.heat[0]),))
+    return Row(key, tuple(cells), search=f"cpu{c.cpu} {label if isinstance(label, str) else ''}")
+
+
+def grid_rows(
+    data: GridData, g: Glyphs, p: Palette, busiest_first: bool = False
+) -> tuple[list[Column], list[Row]]:
+    rates = data.rates
+    if rates is None:
+        return grid_columns(False, False), []
+    cpus = rates.cpus
+    cols = grid_columns(
+        any(c.iowait >= 0.05 for c in cpus.values()), any(c.steal >= 0.05 for c in cpus.values())
+    )
+    b = RowsBuilder()
+    b.rows.append(cpu_row(ALL_KEY, "all", average(rates), cols, p))
+    order = cpu_order(data)
+    nodes = node_of(data.topology)
+    multi_node = data.topology is not None and len(data.topology.nodes) > 1
+    if busiest_first:
+        order = sorted(order, key=lambda cpu: (-cpus[cpu].busy, cpu))
+    last_node: int | None = -2
+    for cpu in order:
+        c = cpus[cpu]
+        node = nodes.get(cpu)
+        if multi_node and not busiest_first and node != last_node:
+            members = (
+                data.topology.nodes.get(node, frozenset())
+                if data.topology and node is not None
+                else frozenset()
+            )
+            local = " (NIC-local)" if members and members <= data.local else ""
+            b.section(f"node{node}", f"node {node}: CPUs {format_cpulist(members)}{local}")
+            last_node = node
+        mark = g.local_mark if cpu in data.local else " "
+        style = p.local if cpu in data.local else p.heat[heat_level(c.busy)]
+        label: CellValue = ((f"{cpu:>3}", p.heat[heat_level(c.busy)]), (mark, style))
+        row = cpu_row(f"cpu:{cpu}", label, c, cols, p)
+        b.rows.append(Row(row.key, row.cells, search=f"cpu{cpu} node{node}"))
+    return cols, b.rows
+
+
+class HeatMap(Widget):
+    """One cell per CPU, a line per NUMA node (wrapped): the whole host at a glance."""
+
+    DEFAULT_CSS = """
+    HeatMap { height: auto; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.data: GridData | None = None
+        self.glyphs: Glyphs | None = None
+        self._lines: list[list[tuple[str, int | None]]] = []  # (text, cpu) runs per line
+        self.selected: int | None = None
+
+    @property
+    def palette(self) -> Palette:
+        return getattr(self.app, "palette", DEFAULT_PALETTE)
+
+    def update(self, data: GridData, glyphs: Glyphs) -> None:
+        self.data, self.glyphs = data, glyphs
+        self._layout(max(10, self.size.width or 80))
+        self.refresh(layout=True)
+
+    def on_resize(self) -> None:
+        if self.data is not None:
+            self._layout(self.size.width)
+            self.refresh(layout=True)
+
+    def _layout(self, width: int) -> None:
+        self._lines = []
+        data = self.data
+        if data is None or data.rates is None:
+            return
+        order = cpu_order(data)
+        nodes = node_of(data.topology)
+        groups: dict[int | None, list[int]] = {}
+        for cpu in order:
+            groups.setdefault(nodes.get(cpu), []).append(cpu)
+        label_w = 4
+        per_line = max(8, (width - label_w) // 9 * 8)  # groups of 8 cells, a space between
+        for node, cpus in groups.items():
+            for start in range(0, len(cpus), per_line):
+                chunk = cpus[start : start + per_line]
+                label = f"n{node}" if node is not None and start == 0 else ""
+                runs: list[tuple[str, int | None]] = [(f"{label:<{label_w}}", None)]
+                for n, cpu in enumerate(chunk):
+                    if n and n % 8 == 0:
+                        runs.append((" ", None))
+                    runs.append(("", cpu))
+                self._lines.append(runs)
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        if self.data is not None:
+            self._layout(width)
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        if y >= len(self._lines) or self.data is None or self.data.rates is None:
+            return Strip([Segment(" " * width, base)], width)
+        p, g, cpus = self.palette, self.glyphs, self.data.rates.cpus
+        assert g is not None
+        segs: list[Segment] = []
+        for text, cpu in self._lines[y]:
+            if cpu is None:
+                segs.append(Segment(text, base))
+                continue
+            busy = cpus[cpu].busy
+            ch = g.heat[min(len(g.heat) - 1, max(1 if busy >= 1 else 0, round(busy / 100 * 8)))]
+            style = base + p.heat[heat_level(busy)]
+            if cpu in self.data.local:
+                style += Style(underline=True)
+            if cpu == self.selected:
+                style += Style(reverse=True)
+            segs.append(Segment(ch, style))
+        return Strip(segs).extend_cell_length(width, base).crop(0, width)
+
+    def cpu_at(self, x: int, y: int) -> int | None:
+        if not 0 <= y < len(self._lines):
+            return None
+        col = 0
+        for text, cpu in self._lines[y]:
+            w = len(text) if cpu is None else 1
+            if col <= x < col + w:
+                return cpu
+            col += w
+        return None
+
+    def on_click(self, event: Click) -> None:
+        cpu = self.cpu_at(event.x, event.y)
+        if cpu is not None:
+            self.post_message(CpuPicked(cpu))
+
+
+class CpuPicked(Message):
+    """A CPU clicked in the heat map: the list below moves its cursor there."""
+
+    def __init__(self, cpu: int) -> None:
+        super().__init__()
+        self.cpu = cpu
+
+
+class CpuList(RowView):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("v", "app.grid_view", "Heat/list"),
+    ]

@@ -1,0 +1,123 @@
+"""The header: what host and NIC this is, how fast it moves now, and what needs attention."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+from tuitune.core.host.ethtool import DriverInfo
+from tuitune.core.rates import Rates
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.units import bitrate, duration, rate
+from tuitune.core.values import Unavailable
+from tuitune.tui.palette import Palette
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderData:
+    host: HostState | None
+    nic: NicState | None
+    ifname: str | None
+    rates: Rates | None  # the last tick
+    since_baseline: Rates | None
+    paused: bool
+    interval: float
+    cost_ms: float | None  # the last sample's read+compute time; None hides it
+    error: str | None
+    notice: str | None  # one-off message (theme saved, filter cleared...)
+
+
+def _link_line(d: HeaderData, p: Palette) -> Text:
+    t = Text()
+    nic = d.nic
+    if d.ifname is None:
+        t.append("no interface: press ", style=p.muted).append("i", style="bold")
+        t.append(" to pick one", style=p.muted)
+        return t
+    t.append(d.ifname, style="bold")
+    if nic is None:
+        return t.append("  reading...", style=p.muted)
+    drv = nic.driver
+    if isinstance(drv, DriverInfo):
+        t.append(f"  {drv.driver}")
+        if drv.version:
+            t.append(f" {drv.version}")
+        if drv.firmware and drv.firmware not in ("N/A", "n/a"):
+            t.append(f" fw {drv.firmware}")
+    else:
+        t.append(f"  {nic.driver_name}")
+    speed = nic.link.speed_mbps
+    if not isinstance(speed, Unavailable) and speed > 0:
+        t.append(f"  {speed // 1000} Gb/s" if speed >= 1000 else f"  {speed} Mb/s")
+    if nic.link.carrier is False:
+        t.append("  NO CARRIER", style=p.warn)
+    else:
+        t.append(f"  {nic.link.operstate}")
+    node = nic.placement.numa_node
+    t.append(f"  NUMA {node}" if node is not None else "  no NUMA node")
+    t.append(f"  mtu {nic.link.mtu}")
+    return t
+
+
+def _traffic(d: HeaderData, p: Palette) -> Text:
+    t = Text()
+    r = d.since_baseline or d.rates
+    if r is None or not r.link:
+        return t
+    label = "avg " if d.since_baseline else ""
+    for way in ("rx", "tx"):
+        bps = r.link.get(f"{way}_bytes", 0.0)
+        pps = r.link.get(f"{way}_packets", 0.0)
+        t.append(f"{label}{way} ", style=p.header)
+        t.append(f"{bitrate(bps)} {rate(pps)} pps  ")
+    drops = r.link.get("rx_dropped", 0.0) + r.link.get("tx_dropped", 0.0)
+    if drops:
+        t.append(f"drops {rate(drops)}/s  ", style=p.warn)
+    return t
+
+
+def header_text(d: HeaderData, p: Palette) -> Text:
+    t = Text(no_wrap=False, overflow="fold")
+    t.append("tuitune ", style=p.header)
+    if d.host is not None:
+        t.append(f"{d.host.hostname}  Linux {d.host.kernel}")
+        if d.host.netns:
+            t.append(f"  netns {d.host.netns}", style=p.section)
+        t.append(f"  {len(d.host.topology.online)} CPUs")
+        if len(d.host.topology.nodes) > 1:
+            t.append(f" / {len(d.host.topology.nodes)} nodes")
+    t.append("\n")
+    t.append_text(_link_line(d, p))
+    t.append("\n")
+    t.append_text(_traffic(d, p))
+    state = Text()
+    if d.paused:
+        state.append(" PAUSED ", style="reverse bold")
+        state.append(" ")
+    if d.since_baseline is not None:
+        state.append(
+            f" BASELINE: deltas over {duration(d.since_baseline.interval)} ",
+            style=p.changed + Style(reverse=True),
+        )
+        state.append(" ")
+    state.append(f"every {d.interval:g}s", style=p.muted)
+    if d.cost_ms is not None:
+        state.append(f"  read {d.cost_ms:.1f} ms", style=p.muted)
+    t.append_text(state)
+    host = d.host
+    if host is not None and host.irqbalance.running:
+        pids = ",".join(str(x) for x in host.irqbalance.pids)
+        t.append("\n")
+        t.append(
+            f" irqbalance is running (pid {pids}): it will undo manual IRQ placement ",
+            style=p.warn + Style(reverse=True),
+        )
+    if d.error:
+        t.append("\n")
+        t.append(f" {d.error} ", style=p.warn + Style(reverse=True))
+    if d.notice:
+        t.append("\n")
+        t.append(d.notice, style=p.section)
+    return t

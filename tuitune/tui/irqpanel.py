@@ -1,0 +1,129 @@
+"""Rows of the IRQ panel: one per queue IRQ of the NIC (or every IRQ of the host), with its
+rate, where it lands per CPU, and where it is allowed to land (smp_affinity)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.interrupts import Interrupts
+from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.rates import IrqRate, Rates
+from tuitune.core.units import rate
+from tuitune.core.values import Unavailable
+from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.palette import Palette, heat_level
+from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder
+
+
+@dataclass(frozen=True, slots=True)
+class IrqData:
+    nic_irqs: tuple[NicIrq, ...]
+    affinity: dict[str, IrqAffinity]
+    interrupts: Interrupts | None  # the last sample: names of every IRQ for the "all" view
+    rates: Rates | None  # per-second rates to show (tick, or since the baseline)
+    baseline: bool  # rates are averages since the baseline: show counts too
+    cpus: Sequence[int]  # CPU order of the strip
+    show_all: bool
+
+
+def irq_columns(strip_width: int, baseline: bool) -> list[Column]:
+    return [
+        Column("queue", 9),
+        Column("IRQ", 5, right=True),
+        Column("avg/s" if baseline else "rate/s", 6, right=True),
+        *([Column("count", 7, right=True, drop=2)] if baseline else []),
+        Column("where it lands (per CPU)", max(12, min(strip_width, 24)), flex=True),
+        Column("affinity", 9, drop=1),
+        Column("effective", 9, drop=3),
+        Column("node", 4, right=True, drop=4),
+    ]
+
+
+def _cpus(value: frozenset[int] | Unavailable | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, Unavailable):
+        return "locked" if value.kind == "permission" else "?"
+    return format_cpulist(value) or "none"
+
+
+def land_strip(r: IrqRate | None, cpus: Sequence[int], g: Glyphs, p: Palette) -> CellValue:
+    """One character per CPU, the share of this IRQ's interrupts each took."""
+    if r is None or r.total <= 0:
+        return (("." * len(cpus), p.heat[0]),)
+    out = []
+    for cpu in cpus:
+        share = r.per_cpu.get(cpu, 0.0) / r.total
+        if share <= 0:
+            out.append((".", p.heat[0]))
+        else:
+            ch = g.heat[max(1, min(len(g.heat) - 1, round(share * (len(g.heat) - 1))))]
+            out.append((ch, p.heat[heat_level(share * 100)]))
+    return tuple(out)
+
+
+def busiest_text(r: IrqRate | None, p: Palette, top: int = 3) -> CellValue:
+    """The CPUs that take most of this IRQ, when one cell per CPU would not fit."""
+    if r is None or r.total <= 0:
+        return (("idle", p.heat[0]),)
+    ranked = sorted(r.per_cpu.items(), key=lambda kv: -kv[1])[:top]
+    spans = []
+    for cpu, value in ranked:
+        share = value / r.total * 100
+        spans.append((f"cpu{cpu} {share:.0f}% ", p.heat[heat_level(share)]))
+    return tuple(spans)
+
+
+def irq_rows(
+    data: IrqData, strip_room: int, g: Glyphs, p: Palette
+) -> tuple[list[Column], list[Row]]:
+    """Rows for the panel; `strip_room` is the width the per-CPU column would get."""
+    per_cpu_fits = len(data.cpus) <= strip_room
+    cols = irq_columns(len(data.cpus) if per_cpu_fits else 24, data.baseline)
+    rates = data.rates
+    interval = rates.interval if rates else 0.0
+    b = RowsBuilder()
+    nic = {q.irq: q for q in data.nic_irqs}
+
+    def add(irq: str, queue: str, is_nic: bool) -> None:
+        r = rates.irqs.get(irq) if rates else None
+        total = r.total if r else 0.0
+        aff = data.affinity.get(irq)
+        land = land_strip(r, data.cpus, g, p) if per_cpu_fits else busiest_text(r, p)
+        cells: list[CellValue] = [
+            ((queue, p.local) if is_nic and data.show_all else (queue, None),),
+            irq,
+            ((rate(total), p.heat[min(4, heat_level(total / 100))] if total else p.heat[0]),),
+        ]
+        if data.baseline:
+            cells.append(rate(total * interval))
+        locked = aff is not None and isinstance(aff.smp_affinity, Unavailable)
+        cells += [
+            land,
+            ((_cpus(aff.smp_affinity) if aff else "-", p.locked if locked else None),),
+            _cpus(aff.effective) if aff else "-",
+            str(aff.node) if aff and aff.node is not None else "-",
+        ]
+        b.add(f"irq:{irq}", *cells, search=f"{queue} irq{irq} {irq}")
+
+    if not data.show_all:
+        for q in data.nic_irqs:
+            label = q.kind if q.index is None else f"{q.kind} {q.index}"
+            add(q.irq, label, True)
+        return cols, b.rows
+    if data.interrupts is not None:
+        for row in data.interrupts.rows:
+            found = nic.get(row.irq)
+            if found is not None:
+                label = found.kind if found.index is None else f"{found.kind} {found.index}"
+            else:
+                label = (
+                    (row.name or row.chip or row.irq).split()[-1]
+                    if (row.name or row.chip)
+                    else row.irq
+                )
+            add(row.irq, label, found is not None)
+    return cols, b.rows

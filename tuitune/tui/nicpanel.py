@@ -1,0 +1,243 @@
+"""Rows of the NIC panel: link, offloads, rings, coalescing, channels, pause, RPS/XPS.
+
+Each setting becomes an Entry with a stable key; the same function run on the baseline's NIC
+state gives the values to compare, so whatever changed since the baseline is marked "was X".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from tuitune.core.cpulist import format_cpulist, format_mask
+from tuitune.core.host.ethtool import Coalesce
+from tuitune.core.snapshot import NicState
+from tuitune.core.values import Unavailable
+from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.palette import Palette
+from tuitune.tui.rowview import Column, Row, RowsBuilder
+
+COLUMNS = [
+    Column("setting", 28),
+    Column("value", 12),
+    Column("limit", 14, drop=2),
+    Column("note", 10, flex=True, drop=1),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    section: str
+    key: str
+    label: str
+    value: str
+    limit: str = ""
+    note: str = ""
+    state: str = ""  # "on" / "off" / "fixed" / "unavailable": how to colour the value
+
+
+# Which device help explains a feature, by the kernel's feature names.
+_FEATURE_HELP = (
+    ("tx-tcp", "tso"),
+    ("tx-generic-segmentation", "gso"),
+    ("rx-gro", "gro"),
+    ("rx-lro", "lro"),
+    ("rx-checksum", "rx-checksum"),
+    ("tx-checksum", "tx-checksum"),
+    ("tx-scatter-gather", "sg"),
+)
+
+
+def help_name(key: str) -> str | None:
+    """The DEVICE_HELP entry behind a NIC row key, if any."""
+    kind, _, rest = key.partition(":")
+    if kind == "feature":
+        for prefix, name in _FEATURE_HELP:
+            if rest.startswith(prefix):
+                return name
+        return None
+    if kind == "coalesce":
+        return "adaptive-rx" if rest.startswith("adaptive") else "rx-usecs"
+    return {
+        "rings": "ring",
+        "channels": "channels",
+        "pause": "pause",
+        "queue": "cpu-affinity",
+        "link": {"mtu": "mtu", "txqueuelen": "txqueuelen", "numa": "msi-x"}.get(rest.split(":")[0]),
+    }.get(kind)
+
+
+def _group_entries(section: str, value: object) -> list[Entry]:
+    if isinstance(value, Unavailable):
+        return [
+            Entry(
+                section,
+                f"{section}:unavailable",
+                value.reason,  # it names the group already: "rings: not supported by veth"
+                "",
+                state="unavailable",
+            )
+        ]
+    if isinstance(value, Coalesce):
+        out = []
+        for name, v in value.params:
+            flag = name.startswith(("adaptive", "cqe-mode"))
+            out.append(
+                Entry(
+                    section,
+                    f"coalesce:{name}",
+                    name,
+                    ("on" if v else "off") if flag else str(v),
+                    state=("on" if v else "off") if flag else "",
+                )
+            )
+        return out or [Entry(section, "coalesce:none", "no parameters reported", "")]
+    assert dataclasses.is_dataclass(value)
+    names = [f.name for f in dataclasses.fields(value)]
+    out = []
+    for name in (n for n in names if not n.endswith("_max")):
+        cur = getattr(value, name)
+        label = name.replace("_", "-")
+        if isinstance(cur, bool):
+            out.append(
+                Entry(
+                    section,
+                    f"{section}:{name}",
+                    label,
+                    "on" if cur else "off",
+                    state="on" if cur else "off",
+                )
+            )
+        elif f"{name}_max" in names:
+            top = getattr(value, f"{name}_max")
+            if cur == 0 and top == 0:
+                continue  # a kind of ring or channel this device does not have
+            out.append(Entry(section, f"{section}:{name}", label, str(cur), f"max {top}"))
+        else:
+            out.append(Entry(section, f"{section}:{name}", label, str(cur)))
+    return out
+
+
+def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
+    link, place = nic.link, nic.placement
+    e: list[Entry] = []
+    mtu_range = ""
+    if link.min_mtu is not None and link.max_mtu is not None:
+        mtu_range = f"{link.min_mtu}-{link.max_mtu}"
+    e.append(Entry("link", "link:mtu", "mtu", str(link.mtu), mtu_range))
+    e.append(Entry("link", "link:txqueuelen", "txqueuelen", str(link.txqlen)))
+    speed = link.speed_mbps
+    e.append(
+        Entry(
+            "link",
+            "link:speed",
+            "speed",
+            "unknown" if isinstance(speed, Unavailable) else f"{speed} Mb/s",
+            note=speed.reason if isinstance(speed, Unavailable) else "",
+        )
+    )
+    e.append(
+        Entry(
+            "link",
+            "link:state",
+            "state",
+            f"{link.operstate}"
+            + ("" if link.carrier is None else " carrier" if link.carrier else " no carrier"),
+        )
+    )
+    e.append(
+        Entry("link", "link:queues", "queues (rx/tx)", f"{link.num_rx_queues}/{link.num_tx_queues}")
+    )
+    numa = "none" if place.numa_node is None else str(place.numa_node)
+    local = format_cpulist(place.local_cpus) if place.local_cpus else "all"
+    e.append(Entry("link", "link:numa", "NUMA node", numa, note=f"local CPUs {local}"))
+    if place.bus:
+        e.append(Entry("link", "link:bus", "bus", place.bus, note=place.subsystem or ""))
+    e += _group_entries("rings", nic.rings)
+    e += _group_entries("coalescing", nic.coalesce)
+    e += _group_entries("channels", nic.channels)
+    e += _group_entries("pause", nic.pause)
+    for q in nic.queues:
+        kind = "rps" if q.name.startswith("rx") else "xps"
+        if isinstance(q.cpus, Unavailable):
+            e.append(
+                Entry(
+                    "RPS/XPS",
+                    f"queue:{q.name}",
+                    f"{q.name} {kind}",
+                    q.cpus.reason,
+                    state="unavailable",
+                )
+            )
+            continue
+        mask = format_mask(q.cpus, ncpus) if q.cpus else "0"
+        note = f"mask {mask}"
+        if isinstance(q.rps_flow_cnt, int):
+            note += f", rps_flow_cnt {q.rps_flow_cnt}"
+        e.append(
+            Entry(
+                "RPS/XPS",
+                f"queue:{q.name}",
+                f"{q.name} {kind}",
+                format_cpulist(q.cpus) or "off",
+                note=note,
+            )
+        )
+    if isinstance(nic.features, Unavailable):
+        e += _group_entries("offloads", nic.features)
+    else:
+        for fixed in (False, True):
+            section = "fixed offloads" if fixed else "offloads"
+            for f in nic.features:
+                if f.fixed != fixed:
+                    continue
+                note = ""
+                if f.requested != f.active and not fixed:  # ethtool's "[requested on]"
+                    note = f"requested {'on' if f.requested else 'off'}"
+                state = "fixed" if fixed else ("on" if f.active else "off")
+                e.append(
+                    Entry(
+                        section,
+                        f"feature:{f.name}",
+                        f.name,
+                        "on" if f.active else "off",
+                        "fixed" if fixed else "",
+                        note,
+                        state,
+                    )
+                )
+    return e
+
+
+def nic_rows(
+    nic: NicState | None, baseline: NicState | None, ncpus: int, g: Glyphs, p: Palette
+) -> list[Row]:
+    if nic is None:
+        return []
+    entries = nic_entries(nic, ncpus)
+    before = {x.key: x.value for x in nic_entries(baseline, ncpus)} if baseline else {}
+    b = RowsBuilder()
+    section = None
+    for x in entries:
+        if x.section != section:
+            section = x.section
+            b.section(section, section)
+        if x.state == "unavailable":
+            b.add(x.key, ((x.label if not x.value else f"{x.label}: {x.value}", p.muted),))
+            continue
+        style = {"on": p.on, "off": p.off, "fixed": p.locked}.get(x.state)
+        value = x.value + (f" {g.locked}" if x.state == "fixed" else "")
+        note = x.note
+        was = before.get(x.key)
+        changed = was is not None and was != x.value
+        if changed:
+            note = f"was {was}" + (f"; {note}" if note else "")
+        b.add(
+            x.key,
+            ((x.label, p.changed if changed else None),),
+            ((value, p.changed if changed else style),),
+            x.limit,
+            ((note, p.changed if changed else p.muted),),
+            search=f"{x.section} {x.label} {x.value}",
+        )
+    return b.rows

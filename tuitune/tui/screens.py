@@ -1,0 +1,140 @@
+"""Modal screens: the key list (? / F1), help on a row (Enter / i), the interface picker."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tuitune.core.host.ifsummary import InterfaceSummary
+
+CLOSE: list[BindingType] = [
+    Binding("escape,q,question_mark,f1", "dismiss", "Close"),
+]
+
+
+def _key_name(keys: str) -> str:
+    names = {
+        "question_mark": "?",
+        "slash": "/",
+        "escape": "Esc",
+        "pageup": "PgUp",
+        "pagedown": "PgDn",
+        "shift+tab": "Shift+Tab",
+        "tab": "Tab",
+        "enter": "Enter",
+    }
+    return " ".join(names.get(k, k) for k in keys.split(","))
+
+
+def keys_text(groups: Sequence[tuple[str, Sequence[BindingType]]]) -> Text:
+    """Every binding by the panel it works in, from the BINDINGS the widgets really have."""
+    t = Text()
+    for title, bindings in groups:
+        t.append(f"{title}\n", style="bold underline")
+        for b in bindings:
+            if not isinstance(b, Binding) or not b.description:
+                continue
+            t.append(f"  {_key_name(b.key):<22}", style="bold")
+            t.append(f"{b.description}\n")
+        t.append("\n")
+    return t
+
+
+class TextScreen(ModalScreen[None]):
+    """A scrollable text box over the live screen; Esc, q or ? closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = CLOSE
+    DEFAULT_CSS = """
+    TextScreen { align: center middle; }
+    TextScreen > Vertical {
+        width: 90%; max-width: 100; height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    TextScreen .hint { color: $text-muted; height: 1; }
+    """
+
+    def __init__(self, title: str, body: Text | str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.title_text
+            with VerticalScroll():
+                yield Static(self.body, markup=False, id="text-body")
+            yield Static("Esc / q: close   arrows, PgUp/PgDn: scroll", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)
+
+
+class PickerScreen(ModalScreen[str | None]):
+    """Pick the interface to watch: the default-route one first, with driver, speed, state."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_none", "Cancel"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    PickerScreen { align: center middle; }
+    PickerScreen > Vertical {
+        width: 90%; max-width: 90; height: auto; max-height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    PickerScreen OptionList { height: auto; max-height: 20; }
+    PickerScreen .hint { color: $text-muted; }
+    """
+
+    def __init__(self, interfaces: Sequence[InterfaceSummary]) -> None:
+        super().__init__()
+        self.interfaces = list(interfaces)
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for s in self.interfaces:
+            speed = (
+                "-"
+                if s.speed_mbps is None
+                else (
+                    f"{s.speed_mbps // 1000} Gb/s"
+                    if s.speed_mbps >= 1000
+                    else f"{s.speed_mbps} Mb/s"
+                )
+            )
+            state = s.operstate + ("" if s.carrier is not False else ", no carrier")
+            label = Text()
+            label.append(f"{s.name:<16}", style="bold")
+            label.append(f"{s.driver:<14}{speed:>10}  {state:<18}")
+            if s.default_route:
+                label.append("default route", style="italic")
+            options.append(Option(label, id=s.name))
+        with Vertical() as box:
+            box.border_title = "Which interface?"
+            yield Static(
+                f"{'interface':<16}{'driver':<14}{'speed':>10}  {'state':<18}", classes="hint"
+            )
+            yield OptionList(*options, id="picker-list")
+            yield Static(
+                "Enter: watch it   Esc: no interface (CPUs only)   q: quit", classes="hint"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -83,6 +83,8 @@ def _sysctl_value(
         removed = inert = False
     if isinstance(value, Unavailable) and value.kind == "missing" and removed:
         value = Unavailable("missing", f"{e.key}: removed in Linux {e.removed_in}")
+    elif isinstance(value, Unavailable) and value.kind == "missing" and not root.live:
+        value = Unavailable("missing", "not recorded")
     note = f"no effect since Linux {e.noop_since}" if inert else None
     return SysctlValue(e.key, value, note)
 

@@ -25,6 +25,7 @@ from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui import glyphs as glyphs_mod
+from tuitune.tui.asciibars import use_ascii_scrollbars
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
 from tuitune.tui.header import HeaderData, header_text
 from tuitune.tui.irqpanel import IrqData, irq_rows
@@ -76,6 +77,9 @@ class TuituneApp(App[int]):
     TuituneApp.-tabs .panel.-active { display: block; }
     TuituneApp.-ascii .panel { border: ascii $primary 50%; }
     TuituneApp.-ascii .panel:focus-within { border: ascii $accent; }
+    TuituneApp.-ascii TextScreen > Vertical, TuituneApp.-ascii PickerScreen > Vertical {
+        border: ascii $accent;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -144,6 +148,12 @@ class TuituneApp(App[int]):
         self._filter_target: RowView | None = None
 
     # -- setup ---------------------------------------------------------------------------
+    def get_key_display(self, binding: Binding) -> str:
+        text = super().get_key_display(binding)
+        if self.ascii and not text.isascii():  # the footer's "⏎" is not in the console font
+            return binding.key.split(",")[0].replace("enter", "Enter")
+        return text
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
 
@@ -159,6 +169,7 @@ class TuituneApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_class(self.ascii, "-ascii")
+        use_ascii_scrollbars(self.ascii)
         if self._start_theme:
             self.theme = self._start_theme
         self.theme_changed_signal.subscribe(self, lambda _t: self._on_theme())
@@ -180,6 +191,7 @@ class TuituneApp(App[int]):
 
     def on_unmount(self) -> None:
         self.sampler.stop()
+        use_ascii_scrollbars(False)
 
     def _on_theme(self) -> None:
         self.palette = Palette.from_variables(self.get_css_variables())
@@ -263,6 +275,8 @@ class TuituneApp(App[int]):
         view.set_columns(cols)
         view.set_rows(rows)
         mode = "heat map, busiest first" if heat else "per CPU"
+        if self.sample is not None and self.sample.since_baseline is not None:
+            mode += ", averages since the baseline"
         panel.border_title = f"CPUs ({mode})"
         panel.border_subtitle = self._subtitle(view)
         self._cpu_help()

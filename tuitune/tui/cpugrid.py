@@ -254,7 +254,8 @@ class HeatMap(Widget):
                 segs.append(Segment(text, base))
                 continue
             busy = cpus[cpu].busy
-            ch = g.heat[min(len(g.heat) - 1, max(1 if busy >= 1 else 0, round(busy / 100 * 8)))]
+            # Idle CPUs get the lowest visible step, so every CPU shows as a cell.
+            ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
             style = base + p.heat[heat_level(busy)]
             if cpu in self.data.local:
                 style += Style(underline=True)

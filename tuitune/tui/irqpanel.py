@@ -17,6 +17,9 @@ from tuitune.tui.glyphs import Glyphs
 from tuitune.tui.palette import Palette, heat_level
 from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder
 
+# Queue kinds as drivers name them: a "combined" vector serves an rx and a tx ring (TxRx).
+KIND_LABELS = {"combined": "TxRx", "rx": "rx", "tx": "tx", "misc": "misc"}
+
 
 @dataclass(frozen=True, slots=True)
 class IrqData:
@@ -31,7 +34,7 @@ class IrqData:
 
 def irq_columns(strip_width: int, baseline: bool) -> list[Column]:
     return [
-        Column("queue", 9),
+        Column("queue", 10),
         Column("IRQ", 5, right=True),
         Column("avg/s" if baseline else "rate/s", 6, right=True),
         *([Column("count", 7, right=True, drop=2)] if baseline else []),
@@ -88,6 +91,10 @@ def irq_rows(
     b = RowsBuilder()
     nic = {q.irq: q for q in data.nic_irqs}
 
+    def label(q: NicIrq) -> str:
+        kind = KIND_LABELS.get(q.kind, q.kind)
+        return kind if q.index is None else f"{kind} {q.index}"
+
     def add(irq: str, queue: str, is_nic: bool) -> None:
         r = rates.irqs.get(irq) if rates else None
         total = r.total if r else 0.0
@@ -111,19 +118,18 @@ def irq_rows(
 
     if not data.show_all:
         for q in data.nic_irqs:
-            label = q.kind if q.index is None else f"{q.kind} {q.index}"
-            add(q.irq, label, True)
+            add(q.irq, label(q), True)
         return cols, b.rows
     if data.interrupts is not None:
         for row in data.interrupts.rows:
             found = nic.get(row.irq)
             if found is not None:
-                label = found.kind if found.index is None else f"{found.kind} {found.index}"
+                name = label(found)
             else:
-                label = (
+                name = (
                     (row.name or row.chip or row.irq).split()[-1]
                     if (row.name or row.chip)
                     else row.irq
                 )
-            add(row.irq, label, found is not None)
+            add(row.irq, name, found is not None)
     return cols, b.rows

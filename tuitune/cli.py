@@ -156,7 +156,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
         from tuitune.tui.app import TuituneApp
 
-        app = TuituneApp(reader, args.iface, interval=args.interval, theme=args.theme)
+        try:
+            app = TuituneApp(reader, args.iface, interval=args.interval, theme=args.theme)
+        except ValueError as exc:  # an unknown --theme: say which exist
+            print(f"tuitune: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         app.run()
     return app.return_code or 0
 

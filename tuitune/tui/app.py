@@ -286,7 +286,7 @@ class TuituneApp(App[int]):
         rates = self._shown_rates()
         key = panel.view.cursor_key
         text = "v: heat map / list.  " + (
-            "NIC-local CPUs are marked " + self.glyphs.local_mark if self.nic else ""
+            f"NIC-local CPUs are marked {self.glyphs.local_mark}" if self._grid_data().local else ""
         )
         if rates is not None and key and key != ALL_KEY:
             cpu = int(key.split(":")[1])

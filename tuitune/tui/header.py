@@ -33,7 +33,7 @@ def _link_line(d: HeaderData, p: Palette) -> Text:
     t = Text()
     nic = d.nic
     if d.ifname is None:
-        t.append("no interface: press ", style=p.muted).append("i", style="bold")
+        t.append("no interface: press ", style=p.muted).append("n", style="bold")
         t.append(" to pick one", style=p.muted)
         return t
     t.append(d.ifname, style="bold")
@@ -88,6 +88,8 @@ def header_text(d: HeaderData, p: Palette) -> Text:
         t.append(f"  {len(d.host.topology.online)} CPUs")
         if len(d.host.topology.nodes) > 1:
             t.append(f" / {len(d.host.topology.nodes)} nodes")
+        if not d.host.is_root:
+            t.append("  not root: read-only", style=p.warn)
     t.append("\n")
     t.append_text(_link_line(d, p))
     t.append("\n")

@@ -93,7 +93,8 @@ class PickerScreen(ModalScreen[str | None]):
         width: 90%; max-width: 90; height: auto; max-height: 90%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    PickerScreen OptionList { height: auto; max-height: 20; }
+    PickerScreen OptionList { height: auto; max-height: 20; padding: 0; }
+    PickerScreen OptionList, PickerScreen OptionList:focus { border: none; }
     PickerScreen .hint { color: $text-muted; }
     """
 

@@ -1,0 +1,82 @@
+"""The refresh loop: one sample at a time, waits for the screen, pauses, baselines, limits."""
+
+from __future__ import annotations
+
+import queue
+import time
+from pathlib import Path
+
+from tests.tui.fixture_hosts import host_4cpu_series
+from tuitune.core.sampler import Sample, Sampler
+
+
+def _sampler(tmp_path: Path, **kw: object) -> tuple[Sampler, queue.Queue[Sample]]:
+    reader, ifname = host_4cpu_series(tmp_path)
+    got: queue.Queue[Sample] = queue.Queue()
+    return Sampler(reader, ifname, got.put, interval=0.01, **kw), got  # type: ignore[arg-type]
+
+
+def test_waits_for_ack_then_rates_follow(tmp_path: Path) -> None:
+    s, got = _sampler(tmp_path, limit=3)
+    s.start()
+    try:
+        first = got.get(timeout=10)
+        assert first.seq == 1 and first.rates is None and first.nic is not None
+        # Not acknowledged: no second sample, though 30 intervals pass.
+        time.sleep(0.3)
+        assert got.empty()
+        s.ack()
+        second = got.get(timeout=10)
+        assert second.seq == 2 and second.rates is not None
+        assert second.rates.interval == 1.0  # the replay's clock, not the wall clock
+        assert second.nic is None  # NIC state is re-read every 5 ticks, not every tick
+        s.ack()
+        assert got.get(timeout=10).seq == 3
+        s.ack()
+        assert s._thread is not None
+        s._thread.join(timeout=10)
+        assert not s._thread.is_alive() and got.empty()  # stopped at the limit
+    finally:
+        s.stop()
+        s.reader.close()
+
+
+def test_pause_holds_and_baseline_deltas(tmp_path: Path) -> None:
+    s, got = _sampler(tmp_path, limit=4)
+    s.start()
+    try:
+        got.get(timeout=10)
+        s.pause(True)
+        s.ack()
+        try:
+            extra = got.get(timeout=0.3)
+        except queue.Empty:
+            extra = None
+        assert extra is None  # paused: nothing new
+        s.set_baseline(True)
+        s.pause(False)
+        base = got.get(timeout=10)
+        assert base.baseline is not None and base.since_baseline is None
+        s.ack()
+        after = got.get(timeout=10)
+        assert after.since_baseline is not None and after.since_baseline.interval == 1.0
+        assert after.baseline is base.baseline
+        s.set_baseline(False)
+        s.ack()
+        cleared = got.get(timeout=10)
+        assert cleared.baseline is None and cleared.since_baseline is None
+    finally:
+        s.stop()
+        s.reader.close()
+
+
+def test_read_error_is_a_sample_not_a_crash(tmp_path: Path) -> None:
+    s, got = _sampler(tmp_path, limit=2)
+    s.ifname = "gone0"  # an interface that vanished
+    s.start()
+    try:
+        bad = got.get(timeout=10)
+        assert bad.counters is None and bad.error and "gone0" in bad.error
+    finally:
+        s.stop()
+        s.reader.close()

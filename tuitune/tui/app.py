@@ -208,8 +208,12 @@ class TuituneApp(App[int]):
             self.nic = s.nic
         if s.host is not None:
             self.host = s.host
+        previous = self.sample
         self.sample = s
-        self._redraw()
+        # The NIC and sysctl panels change only when their state was re-read or the baseline
+        # came or went: redrawing them every tick would be work for nothing.
+        base_changed = previous is None or (previous.baseline is None) != (s.baseline is None)
+        self._redraw(state=s.nic is not None or s.host is not None or base_changed)
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -220,12 +224,13 @@ class TuituneApp(App[int]):
             return None
         return s.since_baseline or s.rates
 
-    def _redraw(self) -> None:
+    def _redraw(self, state: bool = True) -> None:
         self._draw_header()
         self._draw_cpus()
         self._draw_irqs()
-        self._draw_nic()
-        self._draw_sysctls()
+        if state:
+            self._draw_nic()
+            self._draw_sysctls()
 
     def _draw_header(self) -> None:
         s = self.sample

@@ -10,7 +10,7 @@ from rich.text import Text
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import HostState, NicState
-from tuitune.core.units import bitrate, duration, rate
+from tuitune.core.units import bitrate, duration, rate, size
 from tuitune.core.values import Unavailable
 from tuitune.tui.palette import Palette
 
@@ -72,6 +72,8 @@ def _traffic(d: HeaderData, p: Palette) -> Text:
         pps = r.link.get(f"{way}_packets", 0.0)
         t.append(f"{label}{way} ", style=p.header)
         t.append(f"{bitrate(bps)} {rate(pps)} pps  ")
+        if d.since_baseline:  # and what moved since the baseline, in total
+            t.append(f"({size(bps * r.interval)}) ", style=p.muted)
     drops = r.link.get("rx_dropped", 0.0) + r.link.get("tx_dropped", 0.0)
     if drops:
         t.append(f"drops {rate(drops)}/s  ", style=p.warn)

@@ -112,7 +112,7 @@ class RowView(ScrollView, can_focus=True):
     """A keyed, filterable, scrollable table with a cursor row and a fixed title line."""
 
     DEFAULT_CSS = """
-    RowView { height: 1fr; }
+    RowView { height: 1fr; overflow-x: hidden; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False),

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
 
 EXIT_USAGE = 2
-SUBCOMMANDS = ("show",)
+SUBCOMMANDS = ("show", "apply", "restore")
 
 
 def _root_args(p: argparse.ArgumentParser) -> None:
@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _root_args(show)
     show.set_defaults(func=cmd_show)
+    from tuitune import cli_session
+
+    cli_session.register(sub)
     return parser
 
 

@@ -1,0 +1,205 @@
+"""`tuitune apply` and `tuitune restore` on recorded host trees (no root, no kernel writes):
+what they print, their exit status, and what the tree holds afterwards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_session_fakes import build_host
+from tuitune.cli import main
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+from tuitune.core.jsondoc import show_document
+from tuitune.core.session import HostAccess, Journal, Key
+
+PROFILE = """\
+[sysctl]
+"net.core.netdev_max_backlog" = 250000
+"net.ipv4.tcp_rmem" = [4096, 87380, 16777216]
+
+[interface]
+name = "eno49"
+txqueuelen = 10000
+
+[interface.rps_cpus]
+"*" = "0-2"
+
+[interface.irq_affinity]
+"eno49-TxRx-1" = "2"
+"""
+
+
+class Tree:
+    def __init__(self, base: Path) -> None:
+        self.path = build_host(base / "host")
+        self.journal = base / "journal"
+        self.args = ["--root", str(self.path), "--journal-dir", str(self.journal)]
+
+    def read(self, rel: str) -> str:
+        return (self.path / rel).read_text().strip()
+
+    def state(self) -> dict[str, str]:
+        rels = [
+            "proc/sys/net/core/netdev_max_backlog",
+            "proc/sys/net/ipv4/tcp_rmem",
+            "sys/class/net/eno49/tx_queue_len",
+            "sys/class/net/eno49/queues/rx-0/rps_cpus",
+            "sys/class/net/eno49/queues/rx-1/rps_cpus",
+            "proc/irq/102/smp_affinity_list",
+        ]
+        # Whitespace folded: the kernel prints triples with tabs, tuitune writes spaces.
+        return {r: " ".join(self.read(r).split()) for r in rels}
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Tree:
+    return Tree(tmp_path)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_apply_then_restore(tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "lab.toml"
+    profile.write_text(PROFILE)
+    original = tree.state()
+
+    code, out, err = run(capsys, "apply", str(profile), *tree.args, "--dry-run")
+    assert (code, err) == (0, "")
+    assert "would change net.core.netdev_max_backlog: 1000 -> 250000" in out
+    assert tree.state() == original and not tree.journal.exists()
+
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[:6] == [
+        "changed net.core.netdev_max_backlog: 1000 -> 250000",
+        "changed net.ipv4.tcp_rmem: 4096 131072 6291456 -> 4096 87380 16777216",
+        "changed eno49 txqueuelen: 1000 -> 10000",
+        "changed eno49 rx-0 rps_cpus: none -> 0-2",
+        "changed eno49 rx-1 rps_cpus: none -> 0-2",
+        "changed IRQ 102 (eno49-TxRx-1) affinity: 1 -> 2",
+    ]
+    assert lines[6].startswith("changed 6 setting(s); `tuitune restore --root ")
+    assert tree.read("proc/sys/net/ipv4/tcp_rmem") == "4096 87380 16777216"
+    assert tree.read("sys/class/net/eno49/queues/rx-1/rps_cpus") == "7"
+
+    code, out, _ = run(capsys, "apply", str(profile), *tree.args)
+    assert code == 0 and out.startswith("nothing to change")
+
+    code, out, _ = run(capsys, "restore", "--list", "--journal-dir", str(tree.journal))
+    assert code == 0
+    assert "6 setting(s) to restore, no tuitune running" in out
+    assert "    IRQ 102 (eno49-TxRx-1) affinity: original 1, tuitune left 2" in out
+
+    code, out, err = run(capsys, "restore", *tree.args)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "put back IRQ 102 (eno49-TxRx-1) affinity: 2 -> 1"
+    assert "put back net.core.netdev_max_backlog: 250000 -> 1000" in out
+    assert out.splitlines()[-1].endswith("every recorded original is back")
+    assert tree.state() == original
+
+    code, out, _ = run(capsys, "restore", *tree.args)
+    assert code == 0 and out.startswith("nothing to restore: no journal for tree-")
+
+
+def test_an_invalid_profile_changes_nothing_and_lists_every_problem(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "bad.toml"
+    profile.write_text(
+        PROFILE.replace('"*" = "0-2"', '"*" = "0-3"').replace("10000", "-1")
+        + "[interface.rings]\nrx = 4096\n"
+    )
+    original = tree.state()
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "tuitune: eno49 rings rx: not recorded in this host tree",
+        "tuitune: eno49 txqueuelen: cannot be negative (-1)",
+        "tuitune: eno49 rx-0 rps_cpus: CPU 3 is offline (online: 0-2)",
+        "tuitune: eno49 rx-1 rps_cpus: CPU 3 is offline (online: 0-2)",
+        f"tuitune: nothing was changed: 4 problem(s) in {profile}",
+    ]
+    assert tree.state() == original and not tree.journal.exists()
+
+
+def test_apply_usage_errors(tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "p.toml"
+    profile.write_text(PROFILE)
+    code, _, err = run(capsys, "apply", str(profile), "eth7", *tree.args)
+    assert code == 2 and err == "tuitune: no interface 'eth7'; interfaces here: eno49\n"
+    code, _, err = run(capsys, "apply", str(tmp_path / "nope.toml"), *tree.args)
+    assert code == 2 and "cannot read" in err
+    code, _, err = run(capsys, "apply", str(profile), "--root", str(tmp_path))
+    assert code == 2 and "not a host tree" in err
+
+
+def test_restore_leaves_drift_alone_unless_forced(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = Key.irq(102, "eno49-TxRx-1", "eno49")
+    with HostAccess(HostRoot.fixture(tree.path)) as access:
+        journal = Journal.open(access, tree.journal)
+        journal.apply(key, "0")
+        journal.detach()
+    (tree.path / "proc/irq/102/smp_affinity_list").write_text("2\n")  # someone else
+    code, out, _ = run(capsys, "restore", *tree.args)
+    assert code == 1
+    assert out.splitlines() == [
+        "NOT put back IRQ 102 (eno49-TxRx-1) affinity: changed outside tuitune: now 2, "
+        "tuitune had set 0; left alone",
+        f"1 setting(s) not restored; still recorded in {tree.journal}/"
+        f"{next(tree.journal.glob('*.journal')).name} (--force also overwrites what others "
+        "changed)",
+    ]
+    assert tree.read("proc/irq/102/smp_affinity_list") == "2"
+    code, out, _ = run(capsys, "restore", *tree.args, "--force")
+    assert code == 0 and "put back IRQ 102 (eno49-TxRx-1) affinity: 2 -> 1" in out
+    assert tree.read("proc/irq/102/smp_affinity_list") == "1"
+
+
+def test_restore_refuses_while_a_tuitune_holds_the_host(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with HostAccess(HostRoot.fixture(tree.path)) as access:
+        journal = Journal.open(access, tree.journal)
+        journal.apply(Key.sysctl("net.core.netdev_max_backlog"), "5")
+        code, _, err = run(capsys, "restore", *tree.args)
+        assert code == 1
+        assert err.startswith("tuitune: tuitune (pid ") and "is still running on tree-" in err
+        assert tree.read("proc/sys/net/core/netdev_max_backlog") == "5"
+        journal.close(keep=False)
+    assert tree.read("proc/sys/net/core/netdev_max_backlog") == "1000"
+
+
+def test_a_show_json_snapshot_is_a_state_to_go_back_to(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with HostReader(HostRoot.fixture(tree.path)) as reader:
+        doc = show_document(reader.snapshot("eno49"), None)
+    saved = tmp_path / "state.json"
+    saved.write_text(json.dumps(doc))
+    original = tree.state()
+    (tree.path / "proc/irq/102/smp_affinity_list").write_text("0-2\n")
+    (tree.path / "proc/sys/net/core/netdev_max_backlog").write_text("77\n")
+    code, out, _ = run(capsys, "apply", str(saved), *tree.args)
+    assert code == 0
+    assert out.splitlines()[:2] == [
+        "changed net.core.netdev_max_backlog: 77 -> 1000",
+        "changed IRQ 102 (eno49-TxRx-1) affinity: 0-2 -> 1",
+    ]
+    assert tree.state() == original
+
+
+def test_the_cli_default_journal_dir_is_the_journals() -> None:
+    from tuitune import cli_session
+    from tuitune.core.session import DEFAULT_DIR
+
+    assert cli_session.DEFAULT_JOURNAL_DIR == DEFAULT_DIR

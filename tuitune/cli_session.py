@@ -1,0 +1,230 @@
+"""Headless `tuitune apply FILE` and `tuitune restore`: the change journal without a terminal UI.
+
+Both print every value they changed, one line each, and what they could not change and why.
+Exit status: 0 done (or nothing to do), 1 something could not be changed or restored (or was
+not valid), 2 a usage error (unreadable file, unknown interface or namespace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.session.outcome import Outcome
+    from tuitune.core.session.settings import Key
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_JOURNAL_DIR = Path("/run/tuitune")  # tuitune.core.session.journal_file.DEFAULT_DIR
+
+
+def _host_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--netns", metavar="NAME", help="the host is network namespace NAME")
+    p.add_argument(
+        "--root", type=Path, metavar="DIR", help="a recorded host tree (DIR/proc, DIR/sys)"
+    )
+    p.add_argument(
+        "--journal-dir",
+        type=Path,
+        default=DEFAULT_JOURNAL_DIR,
+        metavar="DIR",
+        help=f"where change journals live (default {DEFAULT_JOURNAL_DIR})",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    restore = subparsers.add_parser(
+        "restore",
+        help="put back every original value a change journal holds (after a crash, a kill "
+        "or a lost SSH session)",
+        description="Put back every original value recorded by tuitune for this host (or "
+        "--netns NAME). Prints each value put back and what could not be, and why.",
+    )
+    _host_args(restore)
+    restore.add_argument(
+        "--list", action="store_true", help="list the journals and what they hold; change nothing"
+    )
+    restore.add_argument(
+        "--force",
+        action="store_true",
+        help="also put back settings someone else changed after tuitune did",
+    )
+    restore.set_defaults(func=cmd_restore)
+
+    apply = subparsers.add_parser(
+        "apply",
+        help="apply a saved state (`show --json` output or a TOML profile, docs/profile.md)",
+        description="Apply a saved state through the change journal: every value is checked "
+        "before the first write, and if one write fails the others are put back. "
+        "`tuitune restore` puts the originals back later.",
+    )
+    apply.add_argument("file", type=Path, help="show --json output or a TOML profile")
+    apply.add_argument("iface", nargs="?", help="interface (default: the one the file names)")
+    _host_args(apply)
+    apply.add_argument(
+        "--dry-run", action="store_true", help="print what would change; change nothing"
+    )
+    apply.set_defaults(func=cmd_apply)
+
+
+def _err(msg: str) -> None:
+    print(f"tuitune: {msg}", file=sys.stderr)
+
+
+def _root(args: argparse.Namespace) -> HostRoot | None:
+    from tuitune.core.host.root import HostRoot
+
+    if args.root is not None:
+        if not (args.root / "proc").is_dir():
+            _err(f"{args.root} has no proc/ directory: not a host tree")
+            return None
+        return HostRoot.fixture(args.root)
+    return HostRoot(netns=args.netns)
+
+
+def _ns_flag(root: HostRoot) -> str:
+    if not root.live:
+        return f" --root {root.proc.parent}"
+    return f" --netns {root.netns}" if root.netns else ""
+
+
+def _print_outcome(out: Outcome, verb: str) -> None:
+    if out.status == "changed":
+        print(f"{verb} {out.key.label}: {out.before} -> {out.after}")
+        for e in out.also:
+            print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
+    elif out.status == "skipped":
+        print(f"unchanged {out.key.label}: {out.after}")
+    else:
+        print(f"NOT {verb} {out.key.label}: {out.reason}")
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.session import HostAccess, Journal, JournalError, list_journals
+    from tuitune.core.session.journal_file import host_id, journal_path, lock_holder
+
+    directory: Path = args.journal_dir
+    if args.list:
+        found = list_journals(directory)
+        if not found:
+            print(f"no change journals in {directory}")
+        for j in found:
+            who = f"held by tuitune pid {j.holder}" if j.holder else "no tuitune running"
+            print(f"{j.host}: {len(j.originals)} setting(s) to restore, {who} ({j.path})")
+            for key, orig in j.originals.items():
+                left = j.expected.get(key)
+                print(f"    {key.label}: original {orig}, tuitune left {left or 'unknown'}")
+        return EXIT_OK
+    root = _root(args)
+    if root is None:
+        return EXIT_USAGE
+    host = host_id(root)
+    path = journal_path(directory, host)
+    if not path.exists():
+        print(f"nothing to restore: no journal for {host} in {directory}")
+        return EXIT_OK
+    holder = lock_holder(directory, host)
+    if holder:
+        _err(
+            f"tuitune (pid {holder}) is still running on {host}: quit it, it asks to keep or revert"
+        )
+        return EXIT_FAILED
+    try:
+        access = HostAccess(root)
+    except NetnsError as exc:
+        _err(f"{exc}; the journal is kept: {path}")
+        return EXIT_FAILED
+    with access:
+        try:
+            journal = Journal.open(access, directory)
+        except JournalError as exc:
+            _err(str(exc))
+            return EXIT_FAILED
+        if journal.discarded:
+            print(journal.discarded)
+        if not journal.originals():
+            journal.close(keep=True)
+            print(f"nothing to restore for {host}")
+            return EXIT_OK
+        outcomes = journal.close(keep=False, force=args.force)
+    for out in outcomes:
+        _print_outcome(out, "put back")
+    bad = [o for o in outcomes if not o.ok]
+    if not bad:
+        print(f"restored {host}: every recorded original is back")
+        return EXIT_OK
+    hint = "" if args.force else " (--force also overwrites what others changed)"
+    print(f"{len(bad)} setting(s) not restored; still recorded in {path}{hint}")
+    return EXIT_FAILED
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    from tuitune.core.host.netdev import interface_exists, list_interfaces
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.session import HostAccess, InvalidValue, Journal, JournalError, WriteRefused
+    from tuitune.core.session.profile import ProfileError, load, resolve
+
+    root = _root(args)
+    if root is None:
+        return EXIT_USAGE
+    try:
+        profile = load(args.file, netns=root.netns)
+    except ProfileError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    ifname = args.iface or profile.ifname
+    try:
+        access = HostAccess(root)
+    except NetnsError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    with access:
+        if profile.needs_interface and ifname and not access.run(interface_exists, root, ifname):
+            known = ", ".join(access.run(list_interfaces, root)) or "none"
+            _err(f"no interface {ifname!r}; interfaces here: {known}")
+            return EXIT_USAGE
+        pairs, errors = resolve(access, profile, ifname)
+        targets: dict[Key, str] = {}
+        for key, text in pairs:
+            try:
+                targets[key] = access.validate(key, text)
+            except InvalidValue as exc:
+                errors.append(exc.message)
+            except WriteRefused as exc:
+                errors.append(exc.state.reason)
+        if errors:
+            for line in errors:
+                _err(line)
+            _err(f"nothing was changed: {len(errors)} problem(s) in {args.file}")
+            return EXIT_FAILED
+        current = access.read_many([k for k, _ in pairs])
+        changes = [(k, t) for k, t in pairs if current[k] != targets[k]]
+        if not changes:
+            print(f"nothing to change: every setting already has its value from {args.file}")
+            return EXIT_OK
+        if args.dry_run:
+            for key, _ in changes:
+                print(f"would change {key.label}: {current[key]} -> {targets[key]}")
+            return EXIT_OK
+        try:
+            journal = Journal.open(access, args.journal_dir)
+        except JournalError as exc:
+            _err(str(exc))
+            return EXIT_FAILED
+        try:
+            outcomes = journal.apply_all(changes)
+        finally:
+            journal.detach()  # the originals stay recorded for `tuitune restore`
+    for out in outcomes:
+        _print_outcome(out, "changed")
+    if all(o.ok for o in outcomes):
+        n = sum(o.status == "changed" for o in outcomes)
+        print(f"changed {n} setting(s); `tuitune restore{_ns_flag(root)}` puts the originals back")
+        return EXIT_OK
+    print(f"{args.file} was not applied (see above); `tuitune restore{_ns_flag(root)}` puts back")
+    print("anything still recorded")
+    return EXIT_FAILED

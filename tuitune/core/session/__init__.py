@@ -1,0 +1,39 @@
+"""The change session: setting addresses, validated writes, and the on-disk change journal
+(apply, verify, undo, revert all, restore after a crash). No UI imports."""
+
+from tuitune.core.session.access import HostAccess, WriteRefused
+from tuitune.core.session.journal import (
+    DEFAULT_TRIAL_SECONDS,
+    Journal,
+    JournalState,
+    JournalSummary,
+    Trial,
+    list_journals,
+)
+from tuitune.core.session.journal_file import DEFAULT_DIR, JournalBusy, JournalError, host_id
+from tuitune.core.session.outcome import Drift, Effect, Outcome
+from tuitune.core.session.risk import is_risky, ssh_interface
+from tuitune.core.session.settings import Key
+from tuitune.core.session.validate import InvalidValue
+
+__all__ = [
+    "DEFAULT_DIR",
+    "DEFAULT_TRIAL_SECONDS",
+    "Drift",
+    "Effect",
+    "HostAccess",
+    "InvalidValue",
+    "Journal",
+    "JournalBusy",
+    "JournalError",
+    "JournalState",
+    "JournalSummary",
+    "Key",
+    "Outcome",
+    "Trial",
+    "WriteRefused",
+    "host_id",
+    "is_risky",
+    "list_journals",
+    "ssh_interface",
+]

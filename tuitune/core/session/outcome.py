@@ -1,0 +1,66 @@
+"""What a change did: typed results the UI and the CLI show as they are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+Status = Literal["changed", "skipped", "invalid", "refused", "failed", "drift"]
+"""changed: written and read back. skipped: already had that value (nothing written).
+invalid: the typed value is not valid (nothing written). refused: the kernel or the device
+said no (unsupported, fixed, managed IRQ, not root); nothing changed. failed: written, but the
+read-back differed or a later step failed; what was written has been put back (the reason says
+if even that failed). drift: someone else changed the setting since tuitune wrote it, so
+tuitune did not overwrite it (pass force=True to do so anyway)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Another setting that changed with a write: "tx off" also turns TSO off.
+
+    For features, `before`/`after` are the device's active state (the requested bits of other
+    features never move); for other kinds, the canonical values (None: the setting did not or
+    no longer exists, e.g. the rx-3 queue after lowering the channel count)."""
+
+    key: Key
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    key: Key
+    status: Status
+    before: str | None = None  # value before (None: unknown or absent)
+    after: str | None = None  # value read back after (for skipped: the current value)
+    reason: str | None = None  # plain words for invalid/refused/failed/drift, or a note
+    state: Unavailable | None = None  # the kernel's refusal as a state, for refused
+    also: tuple[Effect, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("changed", "skipped")
+
+    def describe(self) -> str:
+        """One line for a log or the CLI."""
+        if self.status == "changed":
+            line = f"{self.key.label}: {self.before} -> {self.after}"
+        elif self.status == "skipped":
+            line = f"{self.key.label}: already {self.after}"
+        else:
+            line = f"{self.key.label}: {self.reason}"
+        if self.reason and self.status in ("changed", "skipped"):
+            line += f" ({self.reason})"
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """A setting someone else changed after tuitune wrote it (another admin, irqbalance...)."""
+
+    key: Key
+    expected: str | None  # what tuitune last wrote
+    found: str | None  # what the kernel holds now (None: gone)

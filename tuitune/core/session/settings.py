@@ -1,0 +1,174 @@
+"""Addresses of everything tuitune can change: one hashable `Key` per editable setting.
+
+A key describes itself (kind, interface, field, label, scope, group), so the journal, the editors
+and the exporters (sysctl.d, udev) share one vocabulary. Values travel as canonical strings, the
+form the user reads and types: "on"/"off" for switches, decimal integers for counts, a CPU list
+("0-3,8", or "none" for an empty RPS/XPS set) for CPU sets, and the catalog's text for sysctls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from tuitune.core import catalog
+from tuitune.core.cpulist import format_cpulist, parse_cpulist
+
+Kind = Literal[
+    "sysctl",
+    "feature",
+    "ring",
+    "coalesce",
+    "channels",
+    "pause",
+    "mtu",
+    "txqueuelen",
+    "rps_cpus",
+    "xps_cpus",
+    "rps_flow_cnt",
+    "irq_affinity",
+]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
+# The ethtool struct groups: one read gives every field of the group.
+ETHTOOL_GROUPS: tuple[Kind, ...] = ("ring", "coalesce", "channels", "pause")
+QUEUE_KINDS: tuple[Kind, ...] = ("rps_cpus", "xps_cpus", "rps_flow_cnt")
+RING_FIELDS = ("rx", "rx-mini", "rx-jumbo", "tx")  # `ethtool -G` spellings
+CHANNEL_FIELDS = ("rx", "tx", "other", "combined")
+PAUSE_FIELDS = ("autoneg", "rx", "tx")
+
+# What a user sees as the group of a setting (panel titles, export sections).
+GROUP_OF: dict[Kind, str] = {
+    "sysctl": "sysctl",
+    "feature": "features",
+    "ring": "rings",
+    "coalesce": "coalesce",
+    "channels": "channels",
+    "pause": "pause",
+    "mtu": "link",
+    "txqueuelen": "link",
+    "rps_cpus": "queues",
+    "xps_cpus": "queues",
+    "rps_flow_cnt": "queues",
+    "irq_affinity": "irq",
+}
+
+NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Key:
+    """One editable setting.
+
+    `name` holds what identifies it within its kind: the dotted sysctl key, the kernel feature
+    name (tx-checksum-ipv4), the ethtool field (rx, rx-usecs, combined, autoneg), the queue
+    (rx-0, tx-3) for RPS/XPS, empty for mtu/txqueuelen, and the IRQ number for an affinity.
+    `queue` is set for IRQs only: the queue's IRQ name (eth2-TxRx-3), because IRQ numbers
+    change across driver reloads and boots while queue names do not.
+    """
+
+    kind: Kind
+    ifname: str | None = None
+    name: str = ""
+    queue: str | None = None
+
+    # ---- constructors ------------------------------------------------------------------
+    @classmethod
+    def sysctl(cls, key: str) -> Key:
+        return cls("sysctl", None, key)
+
+    @classmethod
+    def feature(cls, ifname: str, name: str) -> Key:
+        return cls("feature", ifname, name)
+
+    @classmethod
+    def field(cls, ifname: str, group: Kind, field: str) -> Key:
+        """A field of an ethtool group: ("eth2", "ring", "rx"), ("eth2", "coalesce", "rx-usecs")."""
+        if group not in ETHTOOL_GROUPS:
+            raise ValueError(f"{group!r} is not an ethtool group ({', '.join(ETHTOOL_GROUPS)})")
+        return cls(group, ifname, field)
+
+    @classmethod
+    def mtu(cls, ifname: str) -> Key:
+        return cls("mtu", ifname)
+
+    @classmethod
+    def txqueuelen(cls, ifname: str) -> Key:
+        return cls("txqueuelen", ifname)
+
+    @classmethod
+    def rps_cpus(cls, ifname: str, queue: str) -> Key:
+        return cls("rps_cpus", ifname, queue)
+
+    @classmethod
+    def xps_cpus(cls, ifname: str, queue: str) -> Key:
+        return cls("xps_cpus", ifname, queue)
+
+    @classmethod
+    def rps_flow_cnt(cls, ifname: str, queue: str) -> Key:
+        return cls("rps_flow_cnt", ifname, queue)
+
+    @classmethod
+    def irq(cls, irq: str | int, queue: str | None, ifname: str | None = None) -> Key:
+        return cls("irq_affinity", ifname, str(irq), queue)
+
+    # ---- self-description --------------------------------------------------------------
+    @property
+    def group(self) -> str:
+        return GROUP_OF[self.kind]
+
+    @property
+    def scope(self) -> catalog.Scope:
+        """ "netns": lives in the interface's (or sysctl's) network namespace; "host": global."""
+        if self.kind == "irq_affinity":
+            return "host"
+        if self.kind == "sysctl":
+            try:
+                return catalog.entry(self.name).scope
+            except KeyError:
+                return "host"  # unknown keys: assume the wider blast radius
+        return "netns"
+
+    @property
+    def label(self) -> str:
+        """How messages name it: "eth2 rings rx", "eth2 rx-0 rps_cpus", "IRQ 45 (eth2-TxRx-3)"."""
+        k, dev = self.kind, self.ifname or "?"
+        if k == "sysctl":
+            return self.name
+        if k == "feature":
+            return f"{dev} {self.name}"
+        if k in ETHTOOL_GROUPS:
+            return f"{dev} {GROUP_OF[k]} {self.name}"
+        if k in ("mtu", "txqueuelen"):
+            return f"{dev} {k}"
+        if k in QUEUE_KINDS:
+            return f"{dev} {self.name} {k}"
+        queue = f" ({self.queue})" if self.queue else ""
+        return f"IRQ {self.name}{queue} affinity"
+
+    def __str__(self) -> str:
+        return self.label
+
+    # ---- persistence (the journal) -------------------------------------------------------
+    def to_json(self) -> list[Any]:
+        return [self.kind, self.ifname, self.name, self.queue]
+
+    @classmethod
+    def from_json(cls, data: object) -> Key:
+        if not (isinstance(data, list) and len(data) == 4 and data[0] in KINDS):
+            raise ValueError(f"not a setting key: {data!r}")
+        kind, ifname, name, queue = data
+        if not isinstance(name, str) or not all(
+            v is None or isinstance(v, str) for v in (ifname, queue)
+        ):
+            raise ValueError(f"not a setting key: {data!r}")
+        return cls(kind, ifname, name, queue)
+
+
+def cpus_of(value: str) -> frozenset[int]:
+    """The CPU set of a canonical CPU-list value ("0-3", "none"), e.g. for a udev rps_cpus mask."""
+    return frozenset() if value == NO_CPUS else parse_cpulist(value)
+
+
+def cpus_value(cpus: frozenset[int], empty: str = NO_CPUS) -> str:
+    return format_cpulist(cpus) if cpus else empty

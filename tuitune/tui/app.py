@@ -8,7 +8,10 @@ share the screen; below 150x40 they become tabs (1-4, Tab), so 80x24 loses nothi
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
@@ -22,9 +25,11 @@ from tuitune.core.config import Config, config_path, load_config, save_config
 from tuitune.core.hostreader import HostReader
 from tuitune.core.rates import Rates
 from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.session import HostAccess
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui import glyphs as glyphs_mod
+from tuitune.tui.app_edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.asciibars import use_ascii_scrollbars
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
 from tuitune.tui.header import HeaderData, header_text
@@ -32,7 +37,15 @@ from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
 from tuitune.tui.nicpanel import nic_rows
 from tuitune.tui.palette import Palette
-from tuitune.tui.panels import PANELS, IrqList, NicList, SysctlList, TabBar, make_panels
+from tuitune.tui.panels import (
+    PANELS,
+    IrqDropped,
+    IrqList,
+    NicList,
+    SysctlList,
+    TabBar,
+    make_panels,
+)
 from tuitune.tui.rowview import RowView
 from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
 from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
@@ -77,9 +90,11 @@ class TuituneApp(App[int]):
     TuituneApp.-tabs .panel.-active { display: block; }
     TuituneApp.-ascii .panel { border: ascii $primary 50%; }
     TuituneApp.-ascii .panel:focus-within { border: ascii $accent; }
-    TuituneApp.-ascii TextScreen > Vertical, TuituneApp.-ascii PickerScreen > Vertical {
+    TuituneApp.-ascii TextScreen > Vertical, TuituneApp.-ascii PickerScreen > Vertical,
+    TuituneApp.-ascii EditorScreen > Vertical, TuituneApp.-ascii ChoiceScreen > Vertical {
         border: ascii $accent;
     }
+    TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -98,6 +113,9 @@ class TuituneApp(App[int]):
         Binding("t", "next_theme", "Theme", show=False),
         Binding("r", "reread", "Re-read NIC state now", show=False),
         Binding("escape", "clear_filter", "Clear the filter", show=False),
+        Binding("u", "undo", "Undo"),
+        Binding("R", "revert_all", "Revert all", show=False),
+        Binding("y", "confirm_trial", "Keep trial change", show=False),
     ]
 
     def __init__(
@@ -111,6 +129,10 @@ class TuituneApp(App[int]):
         limit: int | None = None,
         show_cost: bool = True,
         save_settings: bool = True,
+        editable: bool | None = None,
+        journal_dir: Path | None = None,
+        access: Callable[[], HostAccess] | None = None,
+        trial_seconds: float = TRIAL_SECONDS,
     ) -> None:
         self.env = dict(os.environ if env is None else env)
         self.glyphs = glyphs_mod.detect(self.env)
@@ -146,6 +168,13 @@ class TuituneApp(App[int]):
         self.samples_drawn = 0
         self.panels = make_panels()
         self._filter_target: RowView | None = None
+        self.editor = Editor(
+            self,
+            editable=reader.root.live if editable is None else editable,
+            journal_dir=journal_dir,
+            access=access,
+            trial_seconds=trial_seconds,
+        )
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -186,8 +215,14 @@ class TuituneApp(App[int]):
             view.empty_text = text
         self._draw_header()
         self.sampler.start()
+        self.set_interval(1.0, self._each_second)
         if self.ifname is None:
             self.action_pick()
+
+    def _each_second(self) -> None:
+        self.editor.tick()
+        if self.editor.trial_deadline is not None:
+            self._draw_header()
 
     def on_unmount(self) -> None:
         self.sampler.stop()
@@ -245,8 +280,18 @@ class TuituneApp(App[int]):
             cost_ms=s.cost * 1000 if s and self.show_cost else None,
             error=s.error if s else None,
             notice=self.notice,
+            read_only=self.editor.read_only,
+            trial=self._trial_text(),
+            changes=len(self.editor.journal.originals()) if self.editor.journal else 0,
         )
         self.query_one("#header", Static).update(header_text(data, self.palette))
+
+    def _trial_text(self) -> str | None:
+        deadline = self.editor.trial_deadline
+        if deadline is None:
+            return None
+        left = max(0, round(deadline - time.monotonic()))
+        return f"TRIAL {self.editor.trial_label}: reverts in {left} s unless you press y"
 
     def _grid_data(self) -> GridData:
         local: frozenset[int] = frozenset()
@@ -354,7 +399,9 @@ class TuituneApp(App[int]):
 
     def _draw_nic(self) -> None:
         panel = self.panels["nic"]
-        base = self.sample.baseline.nic if self.sample and self.sample.baseline else None
+        base = self.editor.compare_nic
+        if base is None and self.sample and self.sample.baseline:
+            base = self.sample.baseline.nic
         ncpus = len(self.host.topology.cpus) if self.host else 1
         panel.view.set_rows(nic_rows(self.nic, base, ncpus, self.glyphs, self.palette))
         panel.view.set_columns(NIC_COLUMNS)
@@ -366,7 +413,9 @@ class TuituneApp(App[int]):
         if self.host is None:
             return
         ns = self.host.netns
-        base = self.baseline.sysctls if self.baseline else None
+        base = self.editor.compare_sysctls
+        if base is None and self.baseline:
+            base = self.baseline.sysctls
         panel.view.set_columns(SYSCTL_COLUMNS)
         panel.view.set_rows(sysctl_rows(self.host.sysctls, base, self.palette))
         panel.border_title = f"sysctls (netns {ns})" if ns else "sysctls"
@@ -570,6 +619,33 @@ class TuituneApp(App[int]):
         for panel in self.panels.values():
             panel.border_subtitle = self._subtitle(panel.view)
 
+    def notify_line(self, text: str, warn: bool = False) -> None:
+        self._notify(("! " if warn else "") + text)
+
+    def action_edit(self) -> None:
+        self.editor.edit()
+
+    def action_toggle_setting(self) -> None:
+        self.editor.toggle()
+
+    def action_undo(self) -> None:
+        self.editor.undo()
+
+    def action_revert_all(self) -> None:
+        self.editor.revert_all()
+
+    def action_confirm_trial(self) -> None:
+        self.editor.confirm_trial()
+
+    async def action_quit(self) -> None:
+        self.editor.quit(self.exit)
+
+    def on_irq_dropped(self, message: IrqDropped) -> None:
+        if self.editor.read_only:
+            self.notify_line(self.editor.read_only, True)
+            return
+        self.editor.set_irq(message.irq, str(message.cpu))
+
     def _notify(self, text: str) -> None:
         self.notice = text
         self._draw_header()
@@ -584,4 +660,8 @@ class TuituneApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Typing in the filter box must not trigger one-letter keys.
         typing = isinstance(self.focused, Input)
-        return not typing or action in ("quit", "clear_filter", "next_panel")
+        if typing and action not in ("quit", "clear_filter", "next_panel"):
+            return False
+        if action in EDIT_ACTIONS and self.editor.read_only:
+            return None  # shown greyed out in the footer; the header says why
+        return True

@@ -27,6 +27,9 @@ class HeaderData:
     cost_ms: float | None  # the last sample's read+compute time; None hides it
     error: str | None
     notice: str | None  # one-off message (theme saved, filter cleared...)
+    read_only: str | None = None  # why nothing can be changed, if so
+    trial: str | None = None  # the countdown of a trial change
+    changes: int = 0  # settings that differ from what tuitune found
 
 
 def _link_line(d: HeaderData, p: Palette) -> Text:
@@ -90,8 +93,8 @@ def header_text(d: HeaderData, p: Palette) -> Text:
         t.append(f"  {len(d.host.topology.online)} CPUs")
         if len(d.host.topology.nodes) > 1:
             t.append(f" / {len(d.host.topology.nodes)} nodes")
-        if not d.host.is_root:
-            t.append("  not root: read-only", style=p.warn)
+        if d.read_only:
+            t.append(f"  {d.read_only}", style=p.warn)
     t.append("\n")
     t.append_text(_link_line(d, p))
     t.append("\n")
@@ -118,6 +121,11 @@ def header_text(d: HeaderData, p: Palette) -> Text:
             f" irqbalance is running (pid {pids}): it will undo manual IRQ placement ",
             style=p.warn + Style(reverse=True),
         )
+    if d.changes:
+        t.append(f"  {d.changes} changed (u: undo, R: revert all)", style=p.changed)
+    if d.trial:
+        t.append("\n")
+        t.append(f" {d.trial} ", style=p.warn + Style(reverse=True))
     if d.error:
         t.append("\n")
         t.append(f" {d.error} ", style=p.warn + Style(reverse=True))

@@ -6,13 +6,13 @@ help strip below that explains the row under the cursor, with the report it come
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.events import Click
+from textual.events import Click, MouseDown, MouseUp
 from textual.message import Message
 from textual.widgets import Static
 
@@ -23,21 +23,58 @@ PANELS = ("cpus", "irqs", "nic", "sysctls")
 TITLES = {"cpus": "CPUs", "irqs": "IRQs", "nic": "NIC", "sysctls": "sysctls"}
 
 
+class IrqDropped(Message):
+    """An IRQ row dragged onto a CPU of the grid: set its affinity to that CPU."""
+
+    def __init__(self, irq: str, cpu: int) -> None:
+        super().__init__()
+        self.irq = irq
+        self.cpu = cpu
+
+
 class IrqList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "app.all_irqs", "All IRQs"),
+        Binding("e", "app.edit", "Set affinity"),
         Binding("enter,i", "app.info", "Help on row", show=False),
     ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.dragging: str | None = None  # the IRQ picked up with the mouse
+
+    def on_mouse_down(self, event: MouseDown) -> None:
+        index = self.row_at(event.y)
+        if index is None or not self.shown[index].key.startswith("irq:"):
+            return
+        self.dragging = self.shown[index].key.split(":", 1)[1]
+        self.capture_mouse()  # so the release reaches us wherever it happens
+
+    def on_mouse_up(self, event: MouseUp) -> None:
+        irq, self.dragging = self.dragging, None
+        self.release_mouse()
+        if irq is None:
+            return
+        target, region = self.screen.get_widget_at(event.screen_x, event.screen_y)
+        if isinstance(target, CpuList):
+            index = target.row_at(event.screen_y - region.y)
+            key = target.shown[index].key if index is not None else ""
+            if key.startswith("cpu:") and key != "cpu:all":
+                self.post_message(IrqDropped(irq, int(key.split(":")[1])))
 
 
 class NicList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "app.toggle_setting", "Toggle"),
+        Binding("e", "app.edit", "Edit"),
         Binding("enter,i", "app.info", "Help on row"),
     ]
 
 
 class SysctlList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "app.toggle_setting", "Toggle"),
+        Binding("e", "app.edit", "Edit"),
         Binding("enter,i", "app.info", "Help on row"),
     ]
 

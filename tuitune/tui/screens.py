@@ -9,8 +9,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Key
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.host.ifsummary import InterfaceSummary
@@ -139,3 +140,84 @@ class PickerScreen(ModalScreen[str | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+class EditorScreen(ModalScreen[str | None]):
+    """Type a new value: Enter applies it (checked first: a bad value writes nothing and the
+    reason shows here), Esc cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    EditorScreen { align: center middle; }
+    EditorScreen > Vertical {
+        width: 90%; max-width: 80; height: auto;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    EditorScreen .hint { color: $text-muted; }
+    EditorScreen .error { color: $error; }
+    EditorScreen Input { margin: 1 0 0 0; }
+    """
+
+    def __init__(
+        self, label: str, current: str, hint: str, error: str = "", typed: str | None = None
+    ) -> None:
+        super().__init__()
+        self.label = label
+        self.current = current
+        self.typed = current if typed is None else typed  # after an error: what was typed
+        self.hint = hint
+        self.error = error
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = f"Change {self.label}"
+            yield Static(f"now: {self.current}", markup=False)
+            yield Input(value=self.typed, id="editor-input")
+            yield Static(self.hint, classes="hint", markup=False)
+            yield Static(self.error, classes="error", id="editor-error", markup=False)
+            yield Static("Enter: apply   Esc: cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    """A question with one-key answers, e.g. keep or revert the changes on quit."""
+
+    DEFAULT_CSS = """
+    ChoiceScreen { align: center middle; }
+    ChoiceScreen > Vertical {
+        width: 90%; max-width: 80; height: auto;
+        border: round $warning; background: $surface; padding: 0 1;
+    }
+    ChoiceScreen .hint { color: $text-muted; }
+    """
+
+    def __init__(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+        self.choices = list(choices)  # (key, what it does); Esc always cancels
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.title_text
+            yield Static(self.text, markup=False)
+            line = "   ".join(f"{k}: {what}" for k, what in self.choices)
+            yield Static(f"{line}   Esc: cancel", classes="hint", markup=False)
+
+    def on_key(self, event: Key) -> None:
+        event.stop()
+        if event.key == "escape":
+            self.dismiss(None)
+            return
+        for k, _ in self.choices:
+            if event.key == k:
+                self.dismiss(k)
+                return

@@ -1,0 +1,76 @@
+"""Editing from the live screen against a real veth in a test namespace.
+
+Toggling tx-checksum-ip-generic off makes the 6.18 kernel drop TSO too: the screen must mark
+both rows "was on", `ethtool -k` must agree, undo must give back the exact requested bits, and
+quitting with a change pending must ask, and revert when told to.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tests.kernel.conftest import VethNs
+from tests.tui.screen_text import screen_text
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+from tuitune.tui.app import TuituneApp
+from tuitune.tui.screens import ChoiceScreen
+
+FEATURE = "tx-checksum-ip-generic"
+
+
+async def until(pilot: Pilot[int], ok: object, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if ok():  # type: ignore[operator]
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))
+
+
+def nic_line(app: TuituneApp, key: str) -> str:
+    row = next(r for r in app.panels["nic"].view.rows if r.key == key)
+    return " ".join(c if isinstance(c, str) else "".join(t for t, _ in c) for c in row.cells)
+
+
+async def test_toggle_shows_consequences_undo_and_quit_revert(
+    veth_ns: VethNs, tmp_path: Path
+) -> None:
+    before = veth_ns.nsexec("ethtool", "-k", veth_ns.a)
+    reader = HostReader(HostRoot(netns=veth_ns.ns))
+    app = TuituneApp(
+        reader,
+        veth_ns.a,
+        interval=0.1,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        show_cost=False,
+        save_settings=False,
+        journal_dir=tmp_path,
+    )
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+            await pilot.press("3")
+            assert app.panels["nic"].view.move_cursor_to(f"feature:{FEATURE}")
+            await pilot.press("space")
+            await until(pilot, lambda: "was on" in nic_line(app, "feature:tx-tcp-segmentation"))
+            assert "off" in nic_line(app, f"feature:{FEATURE}").split()
+            assert f"{FEATURE}: off" in veth_ns.nsexec("ethtool", "-k", veth_ns.a)
+            assert "1 changed" in screen_text(app)
+            await pilot.press("u")
+            await until(pilot, lambda: veth_ns.nsexec("ethtool", "-k", veth_ns.a) == before)
+            # Change again, then quit: tuitune asks, and "r" puts the original back.
+            assert app.panels["nic"].view.move_cursor_to(f"feature:{FEATURE}")
+            await pilot.press("space")
+            await until(
+                pilot, lambda: f"{FEATURE}: off" in veth_ns.nsexec("ethtool", "-k", veth_ns.a)
+            )
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+            await pilot.press("r")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        reader.close()
+    assert veth_ns.nsexec("ethtool", "-k", veth_ns.a) == before
+    assert not list(tmp_path.glob("*.journal"))  # nothing left to restore

@@ -1,0 +1,116 @@
+"""Changing things from the live screen, on a fixture host whose /proc/irq files the journal
+writes: drag an IRQ onto a CPU, type a CPU list, bad input, undo, read-only mode.
+
+What is asserted is what the kernel would hold (the tree's smp_affinity_list) and what the
+user sees (header, editor message), never only internal flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tests.tui.fixture_hosts import host_32cpu
+from tests.tui.screen_text import screen_text
+from tuitune.tui.app import TuituneApp
+from tuitune.tui.cpugrid import CpuList
+from tuitune.tui.panels import IrqList
+from tuitune.tui.screens import EditorScreen
+
+IRQ = "92"  # eth0-TxRx-0 of the 32-CPU fixture host, on CPU 0
+
+
+@asynccontextmanager
+async def running(tmp_path: Path, editable: bool = True) -> AsyncIterator[Pilot[int]]:
+    reader, ifname = host_32cpu(tmp_path / "host", samples=5)
+    app = TuituneApp(
+        reader,
+        ifname,
+        interval=0.05,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        limit=3,
+        show_cost=False,
+        save_settings=False,
+        editable=editable,
+        journal_dir=tmp_path / "journal",
+    )
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(pilot, lambda: app.samples_drawn >= 3 and app.nic is not None)
+            yield pilot
+    finally:
+        reader.close()
+
+
+async def until(pilot: Pilot[int], ok: object, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if ok():  # type: ignore[operator]
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))
+
+
+def affinity(pilot: Pilot[int]) -> str:
+    app = pilot.app
+    assert isinstance(app, TuituneApp)
+    return (app.reader.root.proc / f"irq/{IRQ}/smp_affinity_list").read_text().strip()
+
+
+async def test_drag_irq_onto_cpu_then_undo(tmp_path: Path) -> None:
+    async with running(tmp_path) as pilot:
+        app = pilot.app
+        assert isinstance(app, TuituneApp)
+        assert affinity(pilot) == "0"
+        irqs = app.query_one(IrqList)
+        cpus = app.query_one(CpuList)
+        source_y = 1 + [r.key for r in irqs.shown].index(f"irq:{IRQ}")
+        target_y = 1 + [r.key for r in cpus.shown].index("cpu:5") - int(cpus.scroll_y)
+        await pilot.mouse_down(irqs, offset=(2, source_y))
+        await pilot.hover(cpus, offset=(2, target_y))
+        await pilot.mouse_up(cpus, offset=(2, target_y))
+        await until(pilot, lambda: affinity(pilot) == "5")
+        await until(pilot, lambda: "1 changed" in screen_text(app))
+        await pilot.press("u")
+        await until(pilot, lambda: affinity(pilot) == "0")
+        assert "put back" in screen_text(app)
+
+
+async def test_keyboard_affinity_and_bad_cpu_lists(tmp_path: Path) -> None:
+    async with running(tmp_path) as pilot:
+        app = pilot.app
+        assert isinstance(app, TuituneApp)
+        await pilot.press("2")
+        assert app.panels["irqs"].view.move_cursor_to(f"irq:{IRQ}")
+        for bad, words in (("64", "64"), ("3-", "3-"), ("x", "x"), ("", "empty")):
+            await pilot.press("e")
+            await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+            await pilot.press("ctrl+u", *bad, "enter")
+            await until(
+                pilot, lambda: isinstance(app.screen, EditorScreen) and app.screen.error != ""
+            )
+            assert isinstance(app.screen, EditorScreen)
+            assert words in app.screen.error  # the message names what was wrong
+            assert affinity(pilot) == "0"  # and nothing reached the tree
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, EditorScreen))
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await pilot.press("ctrl+u", *"2-3", "enter")
+        await until(pilot, lambda: affinity(pilot) == "2-3")
+
+
+async def test_read_only_mode_disables_edit_keys(tmp_path: Path) -> None:
+    async with running(tmp_path, editable=False) as pilot:
+        app = pilot.app
+        assert isinstance(app, TuituneApp)
+        assert "read-only" in screen_text(app).splitlines()[0]
+        await pilot.press("2")
+        app.panels["irqs"].view.move_cursor_to(f"irq:{IRQ}")
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, EditorScreen)
+        assert app.check_action("edit", ()) is None  # greyed out in the footer, not hidden
+        assert affinity(pilot) == "0"

@@ -46,7 +46,7 @@ from tuitune.tui.panels import (
     TabBar,
     make_panels,
 )
-from tuitune.tui.rowview import RowView
+from tuitune.tui.rowview import Column, Row, RowView
 from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
 from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.sysctlpanel import help_summary, help_text, sysctl_rows
@@ -218,6 +218,7 @@ class TuituneApp(App[int]):
         self.set_interval(1.0, self._each_second)
         if self.ifname is None:
             self.action_pick()
+        self.editor.offer_restore()
 
     def _each_second(self) -> None:
         self.editor.tick()
@@ -249,6 +250,8 @@ class TuituneApp(App[int]):
         # came or went: redrawing them every tick would be work for nothing.
         base_changed = previous is None or (previous.baseline is None) != (s.baseline is None)
         self._redraw(state=s.nic is not None or s.host is not None or base_changed)
+        if s.nic is not None or s.host is not None:
+            self.editor.check_drift()
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -385,7 +388,7 @@ class TuituneApp(App[int]):
         room = max(0, panel.view.size.width - fixed)
         cols, rows = irq_rows(data, room, self.glyphs, self.palette)
         panel.view.set_columns(cols)
-        panel.view.set_rows(rows)
+        panel.view.set_rows(self._with_drift(rows, cols))
         if nic is not None and not nic.irqs and not self.show_all_irqs:
             panel.view.empty_text = (
                 f"{self.ifname} has no IRQs of its own (a virtual device): press a for all IRQs"
@@ -403,7 +406,8 @@ class TuituneApp(App[int]):
         if base is None and self.sample and self.sample.baseline:
             base = self.sample.baseline.nic
         ncpus = len(self.host.topology.cpus) if self.host else 1
-        panel.view.set_rows(nic_rows(self.nic, base, ncpus, self.glyphs, self.palette))
+        rows = nic_rows(self.nic, base, ncpus, self.glyphs, self.palette)
+        panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
         panel.view.set_columns(NIC_COLUMNS)
         panel.border_title = f"NIC {self.ifname}" if self.ifname else "NIC"
         panel.border_subtitle = self._subtitle(panel.view)
@@ -417,9 +421,29 @@ class TuituneApp(App[int]):
         if base is None and self.baseline:
             base = self.baseline.sysctls
         panel.view.set_columns(SYSCTL_COLUMNS)
-        panel.view.set_rows(sysctl_rows(self.host.sysctls, base, self.palette))
+        rows = sysctl_rows(self.host.sysctls, base, self.palette)
+        panel.view.set_rows(self._with_drift(rows, SYSCTL_COLUMNS))
         panel.border_title = f"sysctls (netns {ns})" if ns else "sysctls"
         panel.border_subtitle = self._subtitle(panel.view)
+
+    def _with_drift(self, rows: list[Row], columns: list[Column]) -> list[Row]:
+        """Rows of settings someone else changed after tuitune: say so in the row's widest
+        (flexible) cell, where the note has room."""
+        drift = self.editor.drift
+        if not drift:
+            return rows
+        at = next((i for i, c in enumerate(columns) if c.flex), len(columns) - 1)
+        out = []
+        for row in rows:
+            d = drift.get(row.key)
+            if d is None:
+                out.append(row)
+                continue
+            note = f"drift: now {d.found}, tuitune set {d.expected}"
+            cells = list(row.cells) + [""] * (at + 1 - len(row.cells))
+            cells[at] = ((note, self.palette.warn),)
+            out.append(Row(row.key, tuple(cells), row.style, row.section, row.search))
+        return out
 
     def _subtitle(self, view: RowView) -> str:
         return f"filter: {view.filter}" if view.filter else ""
@@ -633,6 +657,9 @@ class TuituneApp(App[int]):
 
     def action_revert_all(self) -> None:
         self.editor.revert_all()
+
+    def action_spread(self) -> None:
+        self.editor.spread()
 
     def action_confirm_trial(self) -> None:
         self.editor.confirm_trial()

@@ -16,18 +16,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session import HostAccess, Journal, Key, Outcome
+from tuitune.core.session import Drift, HostAccess, Journal, Key, Outcome, host_id, list_journals
 from tuitune.core.session.journal_file import DEFAULT_DIR, JournalError
 from tuitune.core.session.risk import is_risky, ssh_interface
 from tuitune.core.snapshot import NicState
-from tuitune.tui.editing import EditSpec, edit_spec
+from tuitune.tui.editing import EditSpec, edit_spec, row_key_of, spread_plan
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
 
 if TYPE_CHECKING:
     from tuitune.tui.app import TuituneApp
 
 TRIAL_SECONDS = 30.0
-EDIT_ACTIONS = frozenset({"edit", "toggle_setting", "undo", "revert_all", "confirm_trial"})
+EDIT_ACTIONS = frozenset(
+    {"edit", "toggle_setting", "undo", "revert_all", "confirm_trial", "spread"}
+)
 
 
 class Editor:
@@ -58,6 +60,7 @@ class Editor:
         self.changes = 0
         self.compare_nic: NicState | None = None  # the NIC just before the last change
         self.compare_sysctls: dict[str, str] | None = None
+        self.drift: dict[str, Drift] = {}  # row key -> a value someone else changed
         # The interface carrying this SSH session, from the machine's own routing table.
         self.ssh_iface = ssh_interface(HostRoot(), app.env) if reader.root.live else None
 
@@ -164,6 +167,87 @@ class Editor:
             self._report([out])
 
         self._run(work, done)
+
+    def spread(self) -> None:
+        """Propose one queue per core over the NIC-local CPUs; apply it only when confirmed."""
+        app = self.app
+        if app.nic is None or app.host is None or not app.nic.irqs:
+            app.notify_line("no queue IRQs to spread (pick a NIC with IRQs of its own)", True)
+            return
+        plan = spread_plan(app.nic, app.host)
+        lines = [f"{q.name:<24} IRQ {q.irq:>5}  ->  CPU {cpu}" for q, cpu in plan]
+        warn = ""
+        if app.host.irqbalance.running:
+            warn = "\nirqbalance is running: it will move these IRQs again unless told not to."
+
+        def answer(choice: str | None) -> None:
+            if choice != "y":
+                return
+            changes = [(Key.irq(q.irq, q.name, app.ifname), str(cpu)) for q, cpu in plan]
+            before_nic = app.nic
+
+            def done(outs: list[Outcome]) -> None:
+                changed = [o for o in outs if o.status == "changed"]
+                if changed:
+                    self.changes += 1
+                    self.compare_nic = before_nic
+                self._report(outs)
+
+            self._run(lambda j: j.apply_all(changes), done)
+
+        app.push_screen(
+            ChoiceScreen(
+                "Spread the queue IRQs",
+                "One queue per core over the NIC-local CPUs (SMT siblings last):\n"
+                + "\n".join(lines)
+                + warn,
+                [("y", "apply this plan (one step: u undoes it)")],
+            ),
+            answer,
+        )
+
+    def check_drift(self) -> None:
+        """After a re-read: did someone else change what tuitune set? Shown, never undone."""
+        if self.journal is None:
+            return
+
+        def done(found: list[Drift]) -> None:
+            self.drift = {row_key_of(d.key): d for d in found}
+            if found:
+                d = found[0]
+                more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                self.app.notify_line(
+                    f"drift: {d.key.label} is {d.found}, tuitune had set {d.expected}{more}; "
+                    "left as it is",
+                    True,
+                )
+
+        self._run(lambda j: j.check_drift(), done)
+
+    def offer_restore(self) -> None:
+        """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
+        kept changes). Offer to put them back; never do it unasked."""
+        if self.read_only:
+            return
+        me = host_id(self.app.reader.root)
+        found = [j for j in list_journals(self.journal_dir) if j.host == me and j.originals]
+        if not found or found[0].holder is not None:
+            return
+        n = len(found[0].originals)
+
+        def answer(choice: str | None) -> None:
+            if choice == "r":
+                self._journal_op(lambda j: j.revert_all(), "nothing to restore", trial=True)
+
+        self.app.push_screen(
+            ChoiceScreen(
+                "Settings from an earlier run",
+                f"An earlier tuitune on this host recorded {n} original value(s) it did not put "
+                "back (it was stopped, lost its terminal, or the changes were kept).",
+                [("r", "restore the originals now"), ("k", "keep things as they are")],
+            ),
+            answer,
+        )
 
     def undo(self) -> None:
         self._journal_op(lambda j: j.undo(), "nothing to undo")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Channels, Rings
+from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.session import Key
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
@@ -138,3 +139,44 @@ def _field(value: object, name: str) -> object:
 def _flag(value: object, name: str) -> str:
     raw = _field(value, name)
     return "on" if raw else "off"
+
+
+def spread_plan(nic: NicState, host: HostState) -> list[tuple[NicIrq, int]]:
+    """One queue IRQ per physical core, over the NIC-local CPUs (all online CPUs when the
+    device has no NUMA locality), like the vendors' `set_irq_affinity local`: SMT siblings
+    come last, so two queues share a core only when there are more queues than cores."""
+    topo = host.topology
+    local = nic.placement.local_cpus or topo.online
+    order = [c for c in topo.cpus if c.cpu in local and c.cpu in topo.online]
+    first: list[int] = []
+    rest: list[int] = []
+    seen: set[tuple[object, object]] = set()
+    for c in order:
+        core: tuple[object, object] = (c.package, c.core) if c.core is not None else ("cpu", c.cpu)
+        (rest if core in seen else first).append(c.cpu)
+        seen.add(core)
+    cpus = first + rest or sorted(topo.online)
+    queues = [q for q in nic.irqs if q.kind != "misc"]
+    return [(q, cpus[i % len(cpus)]) for i, q in enumerate(queues)] if cpus else []
+
+
+_ROW_OF_GROUP = {"ring": "rings", "coalesce": "coalesce", "channels": "channels", "pause": "pause"}
+
+
+def row_key_of(key: Key) -> str:
+    """The panel row that shows a setting (the inverse of edit_spec)."""
+    k = key.kind
+    if k == "sysctl":
+        return f"sysctl:{key.name}"
+    if k == "feature":
+        return f"feature:{key.name}"
+    if k in _ROW_OF_GROUP:
+        name = key.name.replace("-", "_") if k == "ring" else key.name
+        return f"{_ROW_OF_GROUP[k]}:{name}"
+    if k in ("mtu", "txqueuelen"):
+        return f"link:{k}"
+    if k in ("rps_cpus", "xps_cpus"):
+        return f"queue:{key.name}"
+    if k == "irq_affinity":
+        return f"irq:{key.name}"
+    return f"{k}:{key.name}"

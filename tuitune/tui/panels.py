@@ -36,6 +36,7 @@ class IrqList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "app.all_irqs", "All IRQs"),
         Binding("e", "app.edit", "Set affinity"),
+        Binding("s", "app.spread", "Spread"),
         Binding("enter,i", "app.info", "Help on row", show=False),
     ]
 

@@ -2,8 +2,9 @@
 
 The next sample is taken only after the screen has drawn the last one (`ack`), so a slow host
 or a slow terminal slows the refresh instead of piling up work. Counters are read every tick;
-the NIC and host state (netlink, ethtool, 30 sysctls) every `slow_every` ticks, or at once when
-asked, because they change rarely and cost more to read.
+the NIC state (netlink, ethtool) every `slow_every` ticks and the host state (30 sysctls,
+topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at once when asked
+(after a change, on `r`), because they change rarely and cost more to read.
 """
 
 from __future__ import annotations
@@ -50,12 +51,14 @@ class Sampler:
         deliver: Callable[[Sample], None],
         interval: float = 1.0,
         slow_every: int = 5,
+        host_every: int = 30,
         limit: int | None = None,
     ) -> None:
         self.reader = reader
         self.ifname = ifname
         self.interval = interval
         self.slow_every = slow_every
+        self.host_every = host_every
         self.limit = limit  # stop after this many samples, like mpstat's count
         self._deliver = deliver
         self._wake = threading.Event()
@@ -134,15 +137,16 @@ class Sampler:
     def _take(self) -> Sample:
         start = time.perf_counter()
         self.seq += 1
-        slow = self._want_state or self.seq % self.slow_every == 1 or self.slow_every <= 1
-        self._want_state = False
+        forced, self._want_state = self._want_state, False
+        slow = forced or self.seq % self.slow_every == 1 or self.slow_every <= 1
+        host_due = forced or self.seq % self.host_every == 1 or self.host_every <= 1
         nic = host = None
         all_aff: dict[str, IrqAffinity] | None = None
         try:
-            if slow:
+            if host_due:
                 host = self.reader.host_state()
-                if self.ifname:
-                    nic = self._nic = self.reader.nic_state(self.ifname, with_stats=False)
+            if slow and self.ifname:
+                nic = self._nic = self.reader.nic_state(self.ifname, with_stats=False)
             counters = self.reader.counters(self.ifname)
         except Exception as exc:  # a vanished interface or an unreadable file: shown, not fatal
             cost = time.perf_counter() - start

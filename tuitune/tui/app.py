@@ -46,7 +46,7 @@ from tuitune.tui.panels import (
     TabBar,
     make_panels,
 )
-from tuitune.tui.rowview import Column, Row, RowView
+from tuitune.tui.rowview import CellValue, Column, Row, RowView
 from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
 from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.sysctlpanel import help_summary, help_text, sysctl_rows
@@ -166,6 +166,7 @@ class TuituneApp(App[int]):
         self.show_all_irqs = False
         self.notice: str | None = None
         self.samples_drawn = 0
+        self._header_height = -1
         self.panels = make_panels()
         self._filter_target: RowView | None = None
         self.editor = Editor(
@@ -239,6 +240,8 @@ class TuituneApp(App[int]):
         self.post_message(SampleReady(sample))  # from the sampler thread: thread-safe
 
     def on_sample_ready(self, message: SampleReady) -> None:
+        if not self.is_running:  # a sample that arrives while the app shuts down
+            return
         s = message.sample
         if s.nic is not None:
             self.nic = s.nic
@@ -287,7 +290,14 @@ class TuituneApp(App[int]):
             trial=self._trial_text(),
             changes=len(self.editor.journal.originals()) if self.editor.journal else 0,
         )
-        self.query_one("#header", Static).update(header_text(data, self.palette))
+        text = header_text(data, self.palette)
+        header = self.query_one("#header", Static)
+        # A new layout costs more than the rest of a frame: ask for one only when the header's
+        # height (its lines, wrapped to the width) changes.
+        width = max(1, header.size.width - 2)
+        height = sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
+        header.update(text, layout=height != self._header_height)
+        self._header_height = height
 
     def _trial_text(self) -> str | None:
         deadline = self.editor.trial_deadline
@@ -330,8 +340,7 @@ class TuituneApp(App[int]):
         mode = "heat map, busiest first" if heat else "per CPU"
         if self.sample is not None and self.sample.since_baseline is not None:
             mode += ", averages since the baseline"
-        panel.border_title = f"CPUs ({mode})"
-        panel.border_subtitle = self._subtitle(view)
+        panel.set_titles(f"CPUs ({mode})", self._subtitle(view))
         self._cpu_help()
 
     def _cpu_help(self) -> None:
@@ -366,7 +375,7 @@ class TuituneApp(App[int]):
                     f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
                     + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
                 )
-        panel.help_strip.update(text)
+        panel.help_strip.show(text)
 
     def _draw_irqs(self) -> None:
         panel = self.panels["irqs"]
@@ -393,12 +402,14 @@ class TuituneApp(App[int]):
             panel.view.empty_text = (
                 f"{self.ifname} has no IRQs of its own (a virtual device): press a for all IRQs"
             )
-        panel.border_title = (
-            "IRQs (all of the host)"
-            if self.show_all_irqs
-            else (f"IRQs of {self.ifname}" if self.ifname else "IRQs")
+        panel.set_titles(
+            (
+                "IRQs (all of the host)"
+                if self.show_all_irqs
+                else (f"IRQs of {self.ifname}" if self.ifname else "IRQs")
+            ),
+            self._subtitle(panel.view),
         )
-        panel.border_subtitle = self._subtitle(panel.view)
 
     def _draw_nic(self) -> None:
         panel = self.panels["nic"]
@@ -409,8 +420,7 @@ class TuituneApp(App[int]):
         rows = nic_rows(self.nic, base, ncpus, self.glyphs, self.palette)
         panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
         panel.view.set_columns(NIC_COLUMNS)
-        panel.border_title = f"NIC {self.ifname}" if self.ifname else "NIC"
-        panel.border_subtitle = self._subtitle(panel.view)
+        panel.set_titles(f"NIC {self.ifname}" if self.ifname else "NIC", self._subtitle(panel.view))
 
     def _draw_sysctls(self) -> None:
         panel = self.panels["sysctls"]
@@ -423,8 +433,7 @@ class TuituneApp(App[int]):
         panel.view.set_columns(SYSCTL_COLUMNS)
         rows = sysctl_rows(self.host.sysctls, base, self.palette)
         panel.view.set_rows(self._with_drift(rows, SYSCTL_COLUMNS))
-        panel.border_title = f"sysctls (netns {ns})" if ns else "sysctls"
-        panel.border_subtitle = self._subtitle(panel.view)
+        panel.set_titles(f"sysctls (netns {ns})" if ns else "sysctls", self._subtitle(panel.view))
 
     def _with_drift(self, rows: list[Row], columns: list[Column]) -> list[Row]:
         """Rows of settings someone else changed after tuitune: say so in the row's widest
@@ -460,14 +469,7 @@ class TuituneApp(App[int]):
             return
         for panel in self.panels.values():
             if panel.view is view:
-                summary = help_summary(message.key)
-                panel.help_strip.update(
-                    f"{summary}  (Enter: more)"
-                    if summary
-                    else "Enter: help on this row"
-                    if message.key
-                    else ""
-                )
+                panel.help_strip.show(self._row_help_line(view))
 
     def on_cpu_picked(self, message: CpuPicked) -> None:
         view = self.panels["cpus"].view
@@ -535,11 +537,29 @@ class TuituneApp(App[int]):
             text.append("\nTheme files that did not load:\n" + "\n".join(self.theme_problems))
         self.push_screen(TextScreen("Keys", text))
 
+    def _row_help_line(self, view: RowView) -> str:
+        """The help strip: what Enter gives, the row's note in full (a narrow column cuts
+        it), then the one-line summary and the reports behind it."""
+        row = view.cursor_row
+        if row is None:
+            return ""
+        note = _plain(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
+        summary = help_summary(row.key)
+        parts = ["Enter: more." if summary else "Enter: this row in full.", note, summary]
+        return "  ".join(p for p in parts if p)
+
     def action_info(self) -> None:
         view = self.panels[self.active].view
+        row = view.cursor_row
         title, body = help_text(view.cursor_key)
+        if not body and row is not None:
+            # No help text for it: show the row itself, every cell in full.
+            names = [c.title for c in view.columns]
+            cells = [_plain(c) for c in row.cells]
+            title = title or cells[0]
+            body = "\n".join(f"{n}: {c}" for n, c in zip(names, cells, strict=False) if c)
         if not body:
-            self._notify("no help for this row")
+            self._notify("nothing to explain on this line")
             return
         self.push_screen(TextScreen(title, body))
 
@@ -641,7 +661,7 @@ class TuituneApp(App[int]):
 
     def _refresh_subtitles(self) -> None:
         for panel in self.panels.values():
-            panel.border_subtitle = self._subtitle(panel.view)
+            panel.set_titles(str(panel.border_title or ""), self._subtitle(panel.view))
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
@@ -692,3 +712,9 @@ class TuituneApp(App[int]):
         if action in EDIT_ACTIONS and self.editor.read_only:
             return None  # shown greyed out in the footer; the header says why
         return True
+
+
+def _plain(cell: CellValue) -> str:
+    if callable(cell):
+        return ""
+    return cell if isinstance(cell, str) else "".join(t for t, _ in cell)

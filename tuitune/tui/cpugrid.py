@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Click
+from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -198,6 +199,7 @@ class HeatMap(Widget):
         self.glyphs: Glyphs | None = None
         self._lines: list[list[tuple[str, int | None]]] = []  # (text, cpu) runs per line
         self.selected: int | None = None
+        self._base = Style()
 
     @property
     def palette(self) -> Palette:
@@ -205,8 +207,10 @@ class HeatMap(Widget):
 
     def update(self, data: GridData, glyphs: Glyphs) -> None:
         self.data, self.glyphs = data, glyphs
+        before = len(self._lines)
         self._layout(max(10, self.size.width or 80))
-        self.refresh(layout=True)
+        # Same number of lines: repaint only; a new layout is what costs.
+        self.refresh(layout=len(self._lines) != before)
 
     def on_resize(self) -> None:
         if self.data is not None:
@@ -241,9 +245,13 @@ class HeatMap(Widget):
             self._layout(width)
         return len(self._lines)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._base = self.rich_style  # once per paint: it walks every ancestor's styles
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        base = self.rich_style
+        base = self._base
         if y >= len(self._lines) or self.data is None or self.data.rates is None:
             return Strip([Segment(" " * width, base)], width)
         p, g, cpus = self.palette, self.glyphs, self.data.rates.cpus

@@ -63,7 +63,10 @@ def help_name(key: str) -> str | None:
         "channels": "channels",
         "pause": "pause",
         "queue": "cpu-affinity",
-        "link": {"mtu": "mtu", "txqueuelen": "txqueuelen", "numa": "msi-x"}.get(rest.split(":")[0]),
+        "irq": "irq-affinity",
+        "link": {"mtu": "mtu", "txqueuelen": "txqueuelen", "numa": "cpu-affinity"}.get(
+            rest.split(":")[0]
+        ),
     }.get(kind)
 
 

@@ -80,6 +80,19 @@ class SysctlList(RowView):
     ]
 
 
+class HelpStrip(Static):
+    """The line under a panel; redrawn only when its text changes (it is set every tick)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.text = ""
+
+    def show(self, text: str) -> None:
+        if text != self.text:
+            self.text = text
+            self.update(text, layout=False)  # fixed height: never a new layout
+
+
 class Panel(Vertical):
     """A titled box; clicking anywhere in it focuses its list."""
 
@@ -94,7 +107,14 @@ class Panel(Vertical):
         self.view = view
         self.extra = extra
         self.border_title = TITLES[name]
-        self.help_strip = Static("", classes="help-strip", markup=False)
+        self.help_strip = HelpStrip("", classes="help-strip", markup=False)
+
+    def set_titles(self, title: str, subtitle: str) -> None:
+        # Assigning a border title repaints the whole panel, children included: only on change.
+        if title != self.border_title:
+            self.border_title = title
+        if subtitle != (self.border_subtitle or ""):
+            self.border_subtitle = subtitle
 
     def compose(self) -> ComposeResult:
         yield from self.extra

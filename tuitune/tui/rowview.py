@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Click
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -140,6 +140,7 @@ class RowView(ScrollView, can_focus=True):
         self._layout: list[tuple[int, Column, int]] = []
         self._layout_width = -1
         self.empty_text = "nothing to show"
+        self._base = Style()
 
     # -- data ------------------------------------------------------------------------------
     @property
@@ -163,14 +164,17 @@ class RowView(ScrollView, can_focus=True):
             self.refresh()
 
     def set_rows(self, rows: Sequence[Row]) -> None:
-        self.rows = list(rows)
-        self._apply_filter()
+        rows = list(rows)
+        if rows == self.rows:
+            return  # the same rows (NIC and sysctl panels, mostly): no repaint
+        self.rows = rows
+        self._apply_filter(new_values_only=True)
 
     def set_filter(self, text: str) -> None:
         self.filter = text.strip().lower()
         self._apply_filter()
 
-    def _apply_filter(self) -> None:
+    def _apply_filter(self, new_values_only: bool = False) -> None:
         want = self.filter
         if not want:
             visible = self.rows
@@ -184,8 +188,17 @@ class RowView(ScrollView, can_focus=True):
                         visible.append(heading)
                         heading = None
                     visible.append(row)
-        self.shown = list(visible)
+        before, self.shown = self.shown, list(visible)
+        if new_values_only and before and [r.key for r in before] == [r.key for r in self.shown]:
+            # The same rows with new values (every tick): repaint only the lines that changed,
+            # so the terminal gets a few changed cells, not the whole panel.
+            for i, (old, new) in enumerate(zip(before, self.shown, strict=True)):
+                if old != new:
+                    self.refresh_line(i + 1)  # line 0 is the title
+            return
         self._restore_cursor()
+        # Rows came or went above the cursor: keep it on screen once the new size is known.
+        self.call_after_refresh(self._scroll_to_cursor)
         self.virtual_size = Size(self._content_width(), len(self.shown) + 1)
         self.refresh()
 
@@ -244,6 +257,8 @@ class RowView(ScrollView, can_focus=True):
 
     def action_edge(self, end: int) -> None:
         self.action_cursor(len(self.shown) if end else -len(self.shown))
+        if not end:
+            self.scroll_to(y=0, animate=False)  # the first heading too, not just the first row
 
     def _scroll_to_cursor(self) -> None:
         rows = self._page_rows()
@@ -284,9 +299,15 @@ class RowView(ScrollView, can_focus=True):
             self._layout_width = width
         return self._layout
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's base style walks every ancestor's styles: work it out once per paint,
+        # not once per line (it was a fifth of a frame).
+        self._base = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
-        base = self.rich_style
+        base = self._base
         if y == 0:
             return self._title_strip(width, base)
         index = int(self.scroll_y) + y - 1

@@ -1,0 +1,134 @@
+"""Pilot tests for the keys that change what the panels show: n (interface), t (theme),
+r (re-read), v (CPU grid view), a (all IRQs). Screen text out, as in test_keys.py."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+from tests.tui.conftest import Launch
+from tests.tui.fixture_hosts import host_4cpu_series
+from tuitune.tui.screens import PickerScreen
+
+# -- n: the interface picker -------------------------------------------------------------------
+
+
+def add_eth9(tree: Path) -> None:
+    """A second interface in the recorded host (a copy of eth0 with a jumbo MTU), so the
+    picker has a real choice."""
+    net = tree / "sys" / "class" / "net"
+    shutil.copytree(net / "eth0", net / "eth9", symlinks=True)
+    (net / "eth9" / "mtu").write_text("9000\n")
+    for sample in (tree / "samples").iterdir():
+        stats = sample / "sys" / "class" / "net"
+        shutil.copytree(stats / "eth0", stats / "eth9")
+
+
+async def test_n_opens_the_picker_esc_cancels_enter_picks(launch: Launch) -> None:
+    async with launch(limit=None, samples=20, interval=0.5, wait=1, prepare=add_eth9) as tui:
+        app = tui.app
+        await tui.press("n")
+        assert isinstance(app.screen, PickerScreen)
+        text = tui.screen_text()
+        assert "Which interface?" in text and " eth0 " in text and " eth9 " in text
+        await tui.press("escape")
+        assert not isinstance(app.screen, PickerScreen)
+        assert "─ NIC eth0 ─" in tui.screen_text()
+
+        await tui.press("n", "down", "enter")
+        assert not isinstance(app.screen, PickerScreen)
+        await tui.wait(lambda: "─ NIC eth9 ─" in tui.screen_text(), "the NIC panel on eth9")
+        await tui.wait(lambda: "mtu 9000" in tui.header(), "eth9's state in the header")
+        assert tui.header().splitlines()[1].split()[0] == "eth9"
+        assert "9000" in next(ln for ln in tui.rows_seen("nic") if ln.startswith("mtu"))
+
+
+# -- t: themes ---------------------------------------------------------------------------------
+
+
+async def test_t_cycles_themes_and_saves_the_choice(launch: Launch, tmp_path: Path) -> None:
+    config = tmp_path / "tuitune" / "config.toml"
+    async with launch(save_settings=True) as tui:
+        seen = [tui.app.theme]
+        background = tui.styles(0)[0][1]
+        await tui.press("t")
+        seen.append(tui.app.theme)
+        assert seen[1] != seen[0]
+        assert f"theme {seen[1]} (saved in {config})" in tui.header()
+        assert tomllib.loads(config.read_text())["theme"] == seen[1]
+        assert tui.styles(0)[0][1] != background  # the screen is drawn in the new colours
+        await tui.press("t")
+        seen.append(tui.app.theme)
+        assert seen[2] not in seen[:2]
+        assert tomllib.loads(config.read_text())["theme"] == seen[2]
+    # The next start comes back in the saved theme.
+    async with launch(save_settings=True, wait=0) as again:
+        assert again.app.theme == seen[2]
+
+
+# -- r: re-read --------------------------------------------------------------------------------
+
+
+async def test_r_rereads_the_nic_state(launch: Launch) -> None:
+    async with launch(limit=None, samples=20, interval=0.1, wait=2) as tui:
+        # No periodic state re-read in this test: only r can bring the new MTU in.
+        tui.app.sampler.slow_every = 1_000_000
+        await tui.press("3")
+        assert "mtu 1500" in tui.header()
+        (tui.tree / "sys" / "class" / "net" / "eth0" / "mtu").write_text("9000\n")
+        await tui.pilot.pause(0.3)  # several ticks without r: nothing re-read
+        assert "mtu 1500" in tui.header()
+        await tui.press("r")
+        assert "re-reading" in tui.header()
+        await tui.wait(lambda: "mtu 9000" in tui.header(), "the header to show the new MTU")
+        mtu = next(ln for ln in tui.rows_seen("nic") if ln.startswith("mtu"))
+        assert mtu.split()[1] == "9000"
+
+
+# -- v: grid view ------------------------------------------------------------------------------
+
+
+async def test_v_cycles_the_cpu_grid_view(launch: Launch) -> None:
+    async with launch(host_4cpu_series) as tui:
+        heat = tui.app.query_one("#heatmap")
+
+        def state() -> tuple[str, bool]:
+            title = tui.top_border("cpus").split("─ ")[1].split(" ─")[0]
+            return title, heat.region.height > 0
+
+        assert state() == ("CPUs (per CPU)", False)  # 4 CPUs fit: auto shows the list
+        await tui.press("v")
+        assert state() == ("CPUs (heat map, busiest first)", True)
+        assert "CPU grid: heat" in tui.header()
+        assert tui.text_of(heat)[0].startswith("n0")
+        await tui.press("v")
+        assert state() == ("CPUs (per CPU)", False)
+        assert "CPU grid: list" in tui.header()
+        await tui.press("v")
+        assert state() == ("CPUs (per CPU)", False)
+        assert "CPU grid: automatic" in tui.header()
+
+
+# -- a: all IRQs -------------------------------------------------------------------------------
+
+
+async def test_a_toggles_every_irq_of_the_host_and_keeps_the_cursor(launch: Launch) -> None:
+    async with launch() as tui:
+        await tui.press("2", "down", "down", "down")
+        irqs = tui.view("irqs")
+        nic_keys = [r.key for r in irqs.shown]
+        assert len(nic_keys) == 9 and irqs.cursor_key == "irq:95"
+        await tui.press("a")
+        assert "─ IRQs (all of the host) ─" in tui.screen_text()
+        interrupts = (tui.tree / "proc" / "interrupts").read_text().splitlines()[1:]
+        every = {ln.split(":")[0].strip() for ln in interrupts}
+        assert {r.key.removeprefix("irq:") for r in irqs.shown} == every
+        assert irqs.shown[0].key == "irq:0"  # the host's IRQs in /proc/interrupts order
+        assert irqs.cursor_key == "irq:95"  # the cursor stays on its IRQ as the rows change
+        assert tui.cursor_line("irqs") is not None  # and the view scrolls to keep it in sight
+        await tui.press("a")
+        assert "─ IRQs of eth0 ─" in tui.screen_text()
+        assert [r.key for r in irqs.shown] == nic_keys
+        line = tui.cursor_line("irqs")
+        assert line is not None and line.split()[:3] == ["TxRx", "3", "95"]

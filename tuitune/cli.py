@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
 
 EXIT_USAGE = 2
-SUBCOMMANDS = ("show", "apply", "restore")
+SUBCOMMANDS = ("show", "apply", "restore", "export", "verify", "apply-affinity")
 
 
 def _root_args(p: argparse.ArgumentParser) -> None:
@@ -51,9 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _root_args(show)
     show.set_defaults(func=cmd_show)
-    from tuitune import cli_session
+    from tuitune import cli_export, cli_session
 
     cli_session.register(sub)
+    cli_export.register(sub)
     return parser
 
 

@@ -1,0 +1,364 @@
+"""Headless `tuitune export`, `tuitune verify` and `tuitune apply-affinity`.
+
+export: the settings tuitune changed (its journal's originals against the live values) as
+files: printed (default), written to --out DIR for a look, or installed with --install (atomic,
+the old file set aside first). verify: every difference between the files and the live state.
+apply-affinity: IRQ affinity by queue name, from the file export wrote (the systemd unit runs
+it with --follow to re-apply whenever the link comes up).
+
+Exit status: 0 done, 1 something differs / could not be done / a value was refused, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tuitune.core.export import ExportFile, ExportPlan
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.session import HostAccess
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_JOURNAL_DIR = Path("/run/tuitune")  # tuitune.core.session.journal_file.DEFAULT_DIR
+
+
+def _host_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--netns", metavar="NAME", help="the interface is in network namespace NAME")
+    p.add_argument(
+        "--root", type=Path, metavar="DIR", help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc)"
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = subparsers.add_parser(
+        "export",
+        help="write what tuitune changed as files that survive a reboot (sysctl.d, udev, ...)",
+        description="Export every setting tuitune changed on IFACE (and the sysctls) that still "
+        "differs from what it found: a sysctl.d file, udev rules, a systemd .link file, "
+        "NetworkManager settings, IRQ affinity by queue name. Prints the files unless --out or "
+        "--install. Formats: sysctl, udev, link, nm, affinity (default: the ones the changes "
+        "need, plus link and nm when the host runs systemd-networkd or NetworkManager).",
+    )
+    export.add_argument("iface", help="the interface whose settings to export")
+    export.add_argument("--format", metavar="LIST", help="comma-separated formats to write")
+    where = export.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, metavar="DIR", help="write the files into DIR")
+    where.add_argument(
+        "--install", action="store_true", help="write them where they take effect (under /etc)"
+    )
+    where.add_argument(
+        "--diff", action="store_true", help="print each file as a diff against the installed one"
+    )
+    _host_args(export)
+    export.add_argument(
+        "--journal-dir",
+        type=Path,
+        default=DEFAULT_JOURNAL_DIR,
+        metavar="DIR",
+        help=f"where change journals live (default {DEFAULT_JOURNAL_DIR})",
+    )
+    export.set_defaults(func=cmd_export)
+
+    verify = subparsers.add_parser(
+        "verify",
+        help="compare the live state with exported files; list every difference",
+        description="Compare what each file says (files tuitune exported, or any sysctl.d file) "
+        "with the live state and print every difference. Exit status 1 when anything differs.",
+    )
+    verify.add_argument("files", nargs="*", type=Path, help="files to check")
+    verify.add_argument(
+        "--installed", action="store_true", help="check the files tuitune installed under /etc"
+    )
+    _host_args(verify)
+    verify.set_defaults(func=cmd_verify)
+
+    aff = subparsers.add_parser(
+        "apply-affinity",
+        help="pin IFACE's IRQs to CPUs by queue name (from the exported affinity file)",
+        description="Resolve each queue name of the affinity file to the IRQ that serves it now "
+        "and write its CPUs to /proc/irq/N/smp_affinity_list. --follow keeps running and "
+        "writes them again whenever the link comes up (drivers reset affinity on reopen).",
+    )
+    aff.add_argument("iface")
+    aff.add_argument(
+        "--file", type=Path, metavar="FILE", help="default: /etc/tuitune/affinity-IFACE.conf"
+    )
+    aff.add_argument(
+        "--follow", action="store_true", help="stay and re-apply each time the link comes up"
+    )
+    _host_args(aff)
+    aff.set_defaults(func=cmd_apply_affinity)
+
+
+def _err(msg: str) -> None:
+    print(f"tuitune: {msg}", file=sys.stderr)
+
+
+def _root(args: argparse.Namespace, netns: str | None = None) -> HostRoot | None:
+    from tuitune.core.host.root import HostRoot
+
+    if args.root is not None:
+        if not (args.root / "proc").is_dir():
+            _err(f"{args.root} has no proc/ directory: not a host tree")
+            return None
+        return HostRoot.fixture(args.root)
+    return HostRoot(netns=args.netns or netns)
+
+
+def _access(root: HostRoot) -> HostAccess | None:
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.session import HostAccess
+
+    try:
+        return HostAccess(root)
+    except NetnsError as exc:
+        _err(str(exc))
+        return None
+
+
+def _check_iface(access: HostAccess, ifname: str) -> bool:
+    from tuitune.core.host.netdev import interface_exists, list_interfaces
+
+    if access.run(interface_exists, access.root, ifname):
+        return True
+    known = ", ".join(access.run(list_interfaces, access.root)) or "none"
+    _err(f"no interface {ifname!r}; interfaces here: {known}")
+    return False
+
+
+# ---- export ------------------------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from tuitune.core.export import ExportRefused, build_plan, from_journal, gather_context
+    from tuitune.core.export import parse_formats as formats_of
+    from tuitune.core.session import JournalError
+    from tuitune.core.session.journal_file import host_id, journal_path
+
+    try:
+        formats = formats_of(args.format) if args.format else None
+    except ValueError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    root = _root(args)
+    access = None if root is None else _access(root)
+    if root is None or access is None:
+        return EXIT_USAGE
+    with access:
+        if not _check_iface(access, args.iface):
+            return EXIT_USAGE
+        journal = journal_path(args.journal_dir, host_id(root))
+        if not _exists(journal):
+            print(
+                f"nothing to export: no change journal in {args.journal_dir} for this host "
+                "(tuitune apply and the live screen record what they change there)"
+            )
+            return EXIT_OK
+        try:
+            changes, unreadable = from_journal(access, args.journal_dir, args.iface)
+        except JournalError as exc:
+            _err(str(exc))
+            return EXIT_FAILED
+        ctx = gather_context(access, args.iface)
+        try:
+            plan = build_plan(changes, ctx, formats)
+        except ExportRefused as exc:
+            for problem in exc.problems:
+                _err(problem)
+            _err("nothing was written: these values cannot go into a file safely")
+            return EXIT_FAILED
+    for line in unreadable:
+        _err(line)
+    _report(plan)
+    if not plan.files:
+        return EXIT_OK
+    if args.install:
+        return _install(plan)
+    if args.out is not None:
+        from tuitune.core.export import write_out
+
+        for written in write_out(plan.files, args.out):
+            print(written)
+        print(f"nothing installed; `tuitune export {args.iface} --install` puts them in place")
+        return EXIT_OK
+    for f in plan.files:
+        _print_file(f, diff=args.diff)
+    return EXIT_OK
+
+
+def _exists(path: Path) -> bool:
+    """False only when it is surely absent (unreadable directory: let the reader say why)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
+
+
+def _report(plan: ExportPlan) -> None:
+    """Warnings, notes and left-out settings, on stderr (stdout carries the files)."""
+    for line in plan.warnings:
+        _err(line)
+    seen: set[str] = set()
+    for f in plan.files:
+        for w in f.warnings:
+            if w not in seen:
+                seen.add(w)
+                _err(f"warning: {w}")
+        for n in f.notes:
+            if n not in seen:
+                seen.add(n)
+                _err(f"note: {n}")
+    for line in plan.skipped:
+        _err(f"left out: {line}")
+
+
+def _print_file(f: ExportFile, diff: bool) -> None:
+    state = "new" if f.installed is None else ("same as installed" if not f.changed else "changed")
+    hint = "" if f.installable else ", to merge by hand"
+    print(f"### {f.path} ({f.format}, {state}{hint})")
+    if diff:
+        print(f.diff or "(no difference)\n", end="")
+    else:
+        print(f.text, end="")
+    print()
+
+
+def _install(plan: ExportPlan) -> int:
+    from tuitune.core.export import install
+
+    try:
+        results = install(plan.files)
+    except OSError as exc:
+        _err(f"install failed: {exc}")
+        return EXIT_FAILED
+    for r in results:
+        print(r)
+    wrote = [f for f in plan.files if f.path in {r.path for r in results if r.status == "written"}]
+    steps = []
+    for f in wrote:
+        if f.format == "sysctl":
+            prefix = f"ip netns exec {plan.netns} " if plan.netns else ""
+            steps.append(f"{prefix}sysctl -p {f.path}")
+        elif f.path.suffix in (".rules", ".link"):
+            steps.append("udevadm control --reload")
+        elif f.path.suffix == ".service":
+            steps.append("systemctl daemon-reload")
+    if steps:
+        when = "each time the namespace is made" if plan.netns else "at every boot"
+        print(f"the values are live already; the files set them again {when}.")
+        print("to have them read now: " + "; ".join(dict.fromkeys(steps)))
+    return EXIT_OK
+
+
+# ---- verify ------------------------------------------------------------------------------------
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from tuitune.core.export import installed_files, verify
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.host.root import HostRoot
+
+    paths: list[Path] = list(args.files)
+    if args.installed or not paths:
+        etc = args.root / "etc" if args.root is not None else HostRoot().etc
+        found = installed_files(etc)
+        if not found and not paths:
+            print(f"no tuitune files installed under {etc}")
+            return EXIT_OK
+        paths += found
+
+    def open_access(netns: str | None) -> HostAccess:
+        root = _root(args, netns)
+        if root is None:
+            raise SystemExit(EXIT_USAGE)
+        access = _access(root)
+        if access is None:
+            raise SystemExit(EXIT_FAILED)
+        return access
+
+    try:
+        report = verify(paths, open_access)
+    except NetnsError as exc:
+        _err(str(exc))
+        return EXIT_FAILED
+    for problem in report.problems:
+        _err(problem)
+    for diff in report.differences:
+        print(diff)
+    if report.ok:
+        print(f"every setting matches: {report.checked} in {report.files} file(s)")
+        return EXIT_OK
+    print(
+        f"{len(report.differences)} of {report.checked} setting(s) differ"
+        + (f"; {len(report.problems)} file(s) could not be checked" if report.problems else "")
+    )
+    return EXIT_FAILED
+
+
+# ---- apply-affinity ------------------------------------------------------------------------------
+
+
+def cmd_apply_affinity(args: argparse.Namespace) -> int:
+    from tuitune.core.export import affinity
+
+    root = _root(args)
+    if root is None:
+        return EXIT_USAGE
+    path: Path = args.file or affinity.default_file(root, args.iface)
+    try:
+        pins = affinity.read_pins(path)
+    except FileNotFoundError:
+        _err(f"no affinity file {path}; `tuitune export {args.iface} --format affinity` makes one")
+        return EXIT_USAGE
+    except (OSError, affinity.AffinityFileError) as exc:
+        _err(f"{path}: {exc}; nothing was changed")
+        return EXIT_FAILED
+    access = _access(root)
+    if access is None:
+        return EXIT_USAGE
+    with access:
+        if not _check_iface(access, args.iface):
+            return EXIT_USAGE
+
+        def run_once() -> bool:
+            results = affinity.apply(access, args.iface, pins)
+            for r in results:
+                print(r, flush=True)
+            return all(r.ok for r in results)
+
+        ok = run_once()
+        if not args.follow:
+            return EXIT_OK if ok else EXIT_FAILED
+        return _follow(access, args.iface, run_once)
+
+
+def _follow(access: HostAccess, ifname: str, run_once: Callable[[], bool]) -> int:
+    from tuitune.core.export import affinity
+
+    stopping = False
+
+    def stop(*_: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    sock = access.run(affinity.open_link_socket)
+    try:
+        flags = access.run(affinity.link_flags, access.root, ifname)
+        print(f"following {ifname}: re-applying whenever its link comes up", flush=True)
+        why = affinity.follow(
+            affinity.link_events(sock, lambda: stopping),
+            ifname,
+            run_once,
+            flags=flags,
+        )
+    finally:
+        sock.close()
+    print(f"stopped: {why}", flush=True)
+    return EXIT_OK

@@ -1,0 +1,68 @@
+"""Small pieces every generator shares: times, "was X" comments, the machine-readable header
+line that `tuitune verify` reads back, and the order settings are written in."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+
+from tuitune.core.export.context import ExportContext
+from tuitune.core.export.model import Change
+from tuitune.core.export.safe import comment
+from tuitune.core.session.settings import Key
+
+# `# tuitune-export: FORMAT iface=NAME netns=NAME` - the first line verify looks for.
+MARK = "# tuitune-export:"
+_MARK_RE = re.compile(r"#\s*tuitune-export:\s*(\S+)((?:\s+\w+=\S+)*)\s*$")
+
+
+def stamp(when: float) -> str:
+    """UTC, so a file reads the same wherever it is looked at."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when))
+
+
+def was(change: Change) -> str:
+    """ "was 1500 (tuitune session of 2025-01-02 10:00 UTC)": the journal dates sessions, not
+    each change, so the time is the start of the session that changed it."""
+    before = "absent" if change.original is None else comment(change.original)
+    when = f" (tuitune session of {stamp(change.when)})" if change.when is not None else ""
+    return f"was {before}{when}"
+
+
+def where(ctx: ExportContext) -> str:
+    """ "eth2 on lab1" / "veth0 on lab1, network namespace lab" (for comments)."""
+    ns = f", network namespace {ctx.netns}" if ctx.netns else ""
+    return comment(f"{ctx.ifname} on {ctx.host}{ns}")
+
+
+def mark(fmt: str, ctx: ExportContext) -> str:
+    return f"{MARK} {fmt} iface={ctx.ifname} netns={ctx.netns or '-'}"
+
+
+def read_mark(text: str) -> tuple[str, dict[str, str]] | None:
+    """(format, {"iface": ..., "netns": ...}) from a file tuitune wrote, else None."""
+    for line in text.splitlines()[:40]:
+        m = _MARK_RE.match(line.strip())
+        if m:
+            fields = dict(p.split("=", 1) for p in m.group(2).split())
+            return m.group(1), fields
+    return None
+
+
+def written_by(ctx: ExportContext) -> str:
+    return f"Written by tuitune {ctx.version} on {stamp(ctx.now)}"
+
+
+_KIND_ORDER = {"channels": 0, "ring": 1, "coalesce": 2, "pause": 3, "feature": 4}
+
+
+def by_kind(changes: Iterable[Change], *kinds: str) -> list[Change]:
+    """The changes of these kinds, in a stable order: queue rx-2 after rx-1, rx-10 last."""
+    chosen = [c for c in changes if c.key.kind in kinds]
+    return sorted(chosen, key=lambda c: (_KIND_ORDER.get(c.key.kind, 9), _natural(c.key)))
+
+
+def _natural(key: Key) -> tuple[object, ...]:
+    parts = re.split(r"(\d+)", key.name)
+    return (key.kind, *((0, int(p)) if p.isdigit() else (1, p) for p in parts))

@@ -1,0 +1,177 @@
+"""What the generators need to know about the host besides the changes: the device's identity,
+the versions of the consumers, which network manager runs, the device's other settings.
+
+`gather_context` reads it all once (live host, namespace or recorded tree); the generators are
+pure functions of (changes, context), so snapshot tests build an `ExportContext` by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tuitune import __version__
+from tuitune.core.cpulist import CpuListError, parse_cpulist
+from tuitune.core.export.device import DeviceMatch, identify
+from tuitune.core.host.irqbalance import CONFIG_FILES, IrqbalanceState, read_irqbalance
+from tuitune.core.host.root import HostRoot
+from tuitune.core.session.access import HostAccess
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+DEFAULT_ETHTOOL = "/usr/sbin/ethtool"
+DEFAULT_TUITUNE = "/usr/local/bin/tuitune"
+SBIN_PATH = "/usr/sbin:/sbin:/usr/bin:/bin"
+DEFAULT_LINK_FILES = (
+    Path("/usr/lib/systemd/network/99-default.link"),
+    Path("/lib/systemd/network/99-default.link"),
+)
+# 99-default.link's policies in systemd 252, for when the installed file cannot be read:
+# a .link file that replaces it for a device must keep them.
+DEFAULT_POLICY = (
+    "NamePolicy=keep kernel database onboard slot path",
+    "AlternativeNamesPolicy=database onboard slot path",
+    "MACAddressPolicy=persistent",
+)
+
+
+@dataclass(frozen=True)
+class ExportContext:
+    """Everything but the changes. `etc` is where installed files live (/etc, or DIR/etc of a
+    recorded tree); `device` holds the interface's current settings (for .link keys that set a
+    group of features at once); `now` is the export time (epoch seconds)."""
+
+    ifname: str
+    match: DeviceMatch
+    netns: str | None = None
+    host: str = "localhost"
+    etc: Path = Path("/etc")
+    now: float = 0.0
+    systemd_version: int | None = None
+    ethtool: str = DEFAULT_ETHTOOL
+    tuitune: str = DEFAULT_TUITUNE
+    ncpus: int = 1
+    network_manager: bool = False
+    networkd: bool = False
+    irqbalance: IrqbalanceState | None = None
+    irqbalance_config: tuple[Path, str] | None = None  # (path, text) of its config file
+    device: Mapping[Key, str] = field(default_factory=dict)
+    link_policy: tuple[str, ...] = ()  # 99-default.link's policy lines, kept in our .link
+    version: str = __version__
+
+
+_POLICY_KEYS = ("NamePolicy", "AlternativeNamesPolicy", "MACAddressPolicy")
+
+
+def default_policy(files: Sequence[Path] = DEFAULT_LINK_FILES) -> tuple[str, ...]:
+    """The [Link] policy lines of the installed 99-default.link (naming, MAC)."""
+    for path in files:
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        lines = [
+            ln.strip()
+            for ln in text.splitlines()
+            if ln.strip().split("=", 1)[0]
+            in ("NamePolicy", "AlternativeNamesPolicy", "MACAddressPolicy")
+        ]
+        if lines:
+            return tuple(lines)
+    return DEFAULT_POLICY
+
+
+def systemd_version() -> int | None:
+    """The installed udev/systemd version (`udevadm --version`: "252")."""
+    udevadm = shutil.which("udevadm", path=SBIN_PATH + ":" + os.environ.get("PATH", ""))
+    if udevadm is None:
+        return None
+    try:
+        out = subprocess.run(
+            [udevadm, "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.match(r"\s*(\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def running(root: HostRoot, comm: str) -> bool:
+    """Is a process with this command name (as /proc/PID/comm shows it) running?"""
+    try:
+        pids = [p for p in os.listdir(root.proc) if p.isdigit()]
+    except OSError:
+        return False
+    for pid in pids:
+        try:
+            if root.read_proc(f"{pid}/comm").strip() == comm:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def tuitune_command() -> str:
+    """The tuitune a systemd unit should start: the one on PATH, else this one's script."""
+    found = shutil.which("tuitune")
+    if found:
+        return os.path.abspath(found)
+    script = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if script is not None and script.name == "tuitune" and script.exists():
+        return str(script)
+    return DEFAULT_TUITUNE
+
+
+def _ncpus(root: HostRoot) -> int:
+    try:
+        cpus = parse_cpulist(root.read_sys("devices/system/cpu/present"))
+    except (OSError, CpuListError):
+        return os.cpu_count() or 1
+    return max(cpus, default=0) + 1
+
+
+def _irqbalance_config(root: HostRoot) -> tuple[Path, str] | None:
+    for rel in CONFIG_FILES:
+        path = root.etc / rel
+        try:
+            return path, path.read_text()
+        except OSError:
+            continue
+    return None
+
+
+def gather_context(access: HostAccess, ifname: str, *, now: float | None = None) -> ExportContext:
+    root = access.root
+    match = identify(root, ifname)
+    current = access.read_many(access.device_keys(ifname))
+    device = {k: v for k, v in current.items() if not isinstance(v, Unavailable)}
+    try:
+        host = root.read_proc("sys/kernel/hostname").strip() or "localhost"
+    except OSError:
+        host = "localhost"
+    ethtool = shutil.which("ethtool", path=SBIN_PATH) or DEFAULT_ETHTOOL
+    return ExportContext(
+        ifname=ifname,
+        match=match,
+        netns=root.netns,
+        host=host,
+        etc=root.etc,
+        now=time.time() if now is None else now,
+        systemd_version=systemd_version(),
+        ethtool=ethtool,
+        tuitune=tuitune_command(),
+        ncpus=_ncpus(root),
+        network_manager=running(root, "NetworkManager"),
+        networkd=running(root, "systemd-network"),  # comm is cut at 15 characters
+        irqbalance=read_irqbalance(root),
+        irqbalance_config=_irqbalance_config(root),
+        device=device,
+        link_policy=default_policy(),
+    )

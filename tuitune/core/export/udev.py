@@ -1,0 +1,253 @@
+"""udev rules: the interface's MTU, queue length, ethtool settings and per-queue RPS/XPS, set
+every time the device appears (boot, driver reload, hotplug).
+
+Order matters and udev gives it: on the device's own "add" event, `ATTR{}` writes happen while
+the rules are read and `RUN` programs (ethtool, by full path, channels first) after all rules;
+each queue (rx-N, tx-N) then gets its own "add" event, which udevd only handles once the
+device's event is done (events of a parent and its children never run at once). So the
+per-queue attributes are set on the queue's event, after `ethtool -L` has made the queues,
+including the ones it creates. A queue event finds its device through its parent: the
+device's ID_PATH imported from the udev database, its MAC, or its name.
+
+Every value passes `safe` first; `$name` is the only substitution and is udev's own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from tuitune.core.cpulist import format_mask
+from tuitune.core.export import safe
+from tuitune.core.export.common import by_kind, mark, was, where, written_by
+from tuitune.core.export.context import ExportContext
+from tuitune.core.export.device import DeviceMatch
+from tuitune.core.export.model import Change, ExportFile, Generated
+from tuitune.core.export.safe import Checker, comment
+from tuitune.core.session.settings import GROUP_OF, NO_CPUS, Key, Kind, cpus_value
+
+# ethtool option per group, in the order the commands run: channels first (the queues and
+# the rings depend on them), features last (a ring change may reset the device).
+ETHTOOL_OPTION: dict[Kind, str] = {
+    "channels": "-L",
+    "ring": "-G",
+    "coalesce": "-C",
+    "pause": "-A",
+    "feature": "-K",
+}
+DEVICE_KINDS = ("mtu", "txqueuelen", *ETHTOOL_OPTION)
+QUEUE_ATTR = {"rps_cpus": "rps_cpus", "xps_cpus": "xps_cpus", "rps_flow_cnt": "rps_flow_cnt"}
+_PAIR = re.compile(r'(\w+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"')
+
+
+def path_for(ctx: ExportContext) -> Path:
+    return ctx.etc / f"udev/rules.d/90-tuitune-{ctx.ifname}.rules"
+
+
+def device_keys(match: DeviceMatch) -> list[str]:
+    """Keys that select the device on its own event (all must match)."""
+    if match.kind == "path":
+        keys = [f'ENV{{ID_PATH}}=="{match.value}"']
+        if match.dev_port is not None:
+            keys.append(f'ATTR{{dev_port}}=="{match.dev_port}"')
+        return keys
+    if match.kind == "mac":
+        return [f'ATTR{{address}}=="{match.value}"']
+    return [f'KERNEL=="{match.value}"']
+
+
+def _negated(key: str) -> str:
+    return key.replace("==", "!=", 1)
+
+
+def device_section(match: DeviceMatch, end: str) -> list[str]:
+    """Lines that skip every event but this device's: GOTO `end` otherwise."""
+    lines = [f'SUBSYSTEM!="net", GOTO="{end}"']
+    if match.kind == "path":
+        # 80-net-setup-link.rules imports it too; do it here in case that file is not used.
+        lines.append('ENV{ID_PATH}=="", IMPORT{builtin}="path_id"')
+    lines += [f'{_negated(k)}, GOTO="{end}"' for k in device_keys(match)]
+    return lines
+
+
+def _queue_keys(match: DeviceMatch) -> tuple[list[str], list[str]]:
+    """(lines before the queue rules, keys on each queue rule) that tie a queue event to the
+    device: parent keys (ATTRS, KERNELS) only work positively, so they go on every line."""
+    if match.kind == "path":
+        keys = [f'ATTRS{{dev_port}}=="{match.dev_port}"'] if match.dev_port is not None else []
+        return ['IMPORT{parent}="ID_PATH"', f'ENV{{ID_PATH}}!="{match.value}", GOTO="%END%"'], keys
+    if match.kind == "mac":
+        return [], [f'ATTRS{{address}}=="{match.value}"']
+    return [], [f'KERNELS=="{match.value}"']
+
+
+def checked_match(match: DeviceMatch, check: Checker) -> DeviceMatch | None:
+    """The match with its value checked (None when it is not safe to write)."""
+    checker = {"path": safe.id_path, "mac": safe.mac, "name": safe.ifname}[match.kind]
+    value = check(checker, match.value)
+    port = match.dev_port
+    if port is not None and check(safe.number, "dev_port", port) is None:
+        return None
+    return None if value is None else DeviceMatch(match.kind, value, port, match.warning)
+
+
+def _value(c: Change, check: Checker) -> str | None:
+    """The value as ethtool or sysfs takes it."""
+    k = c.key
+    if k.kind in ("mtu", "txqueuelen", "rps_flow_cnt", "ring", "channels"):
+        return check(safe.count, k, c.current)
+    if k.kind in ("feature", "pause"):
+        return check(safe.switch, k, c.current)
+    if k.kind == "coalesce":
+        if c.current in ("on", "off"):
+            return c.current
+        return check(safe.count, k, c.current)
+    return None
+
+
+def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], check: Checker) -> str:
+    args = []
+    for c in changes:
+        name = check(safe.feature if kind == "feature" else safe.field_name, c.key)
+        value = _value(c, check)
+        if name is not None and value is not None:
+            args += [name, value]
+    return f"{ctx.ethtool} {ETHTOOL_OPTION[kind]} $name {' '.join(args)}"
+
+
+def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> Generated:
+    out = Generated()
+    mine = [c for c in changes if c.key.ifname == ctx.ifname]
+    device = [c for c in mine if c.key.kind in DEVICE_KINDS]
+    queues = by_kind(mine, *QUEUE_ATTR)
+    if not device and not queues:
+        return out
+    match = checked_match(ctx.match, check)
+    check(safe.abs_path, "ethtool", ctx.ethtool)
+    if match is None:
+        return out
+    # Labels named for the interface: each file's GOTOs stay inside it on any udev version.
+    end, qlabel = f"tuitune_{ctx.ifname}_end", f"tuitune_{ctx.ifname}_queues"
+    lines = [
+        f"# udev rules for {where(ctx)}: the settings tuitune changed.",
+        f"# {written_by(ctx)}.",
+        f"# Matches the device by {match.describe}.",
+        "# Applied when the device appears (boot, driver load, hotplug); the values are live",
+        "# already. `udevadm control --reload` makes udevd read this file; `tuitune verify FILE`",
+        "# compares the live state with it.",
+        mark("udev", ctx),
+        "",
+        f'ACTION!="add", GOTO="{end}"',
+    ]
+    if queues:
+        lines.append(f'SUBSYSTEM=="queues", GOTO="{qlabel}"')
+    lines += device_section(match, end)
+    for kind in ("mtu", "txqueuelen"):
+        for c in (c for c in device if c.key.kind == kind):
+            value = _value(c, check)
+            attr = "mtu" if kind == "mtu" else "tx_queue_len"
+            lines += [f"# {kind}: {was(c)}", f'ATTR{{{attr}}}="{value}"']
+            out.covered.add(c.key)
+    for kind in ETHTOOL_OPTION:
+        group = by_kind(device, kind)
+        if not group:
+            continue
+        what = GROUP_OF[kind] + (": first, the queues depend on them" if kind == "channels" else "")
+        lines.append(f"# {what}")
+        lines += [f"#   {c.key.name}: {was(c)}" for c in group]
+        lines.append(f'RUN+="{_ethtool_command(ctx, kind, group, check)}"')
+        out.covered.update(c.key for c in group)
+    if queues:
+        lines += [
+            f'GOTO="{end}"',
+            "",
+            "# Each queue on its own event, which comes after the device's (and its ethtool -L).",
+            f'LABEL="{qlabel}"',
+        ]
+        prelude, keys = _queue_keys(match)
+        lines += [p.replace("%END%", end) for p in prelude]
+        for qname in dict.fromkeys(c.key.name for c in queues):
+            mine_q = [c for c in queues if c.key.name == qname]
+            assigns = []
+            for c in mine_q:
+                check(safe.queue, c.key)
+                if c.key.kind == "rps_flow_cnt":
+                    value = _value(c, check)
+                else:
+                    cpus = check(safe.cpus, c.key, c.current)
+                    value = None if cpus is None else format_mask(cpus, ctx.ncpus)
+                assigns.append(f'ATTR{{{QUEUE_ATTR[c.key.kind]}}}="{value}"')
+                lines.append(f"# {qname} {c.key.kind}: {was(c)}" + _cpus_note(c))
+                out.covered.add(c.key)
+            lines.append(", ".join([f'KERNEL=="{qname}"', *keys, *assigns]))
+    lines += ["", f'LABEL="{end}"']
+    warnings = [match.warning] if match.warning else []
+    if ctx.netns:
+        warnings.append(
+            f"{ctx.ifname} is in network namespace {ctx.netns}: the host's udevd only sees "
+            "devices in the initial namespace, so these rules apply when the device is created "
+            "there (and moved) or by a udevd running inside the namespace"
+        )
+    text = "\n".join(lines) + "\n"
+    out.files.append(ExportFile("udev", path_for(ctx), text, warnings=tuple(warnings)))
+    return out
+
+
+def _cpus_note(c: Change) -> str:
+    if c.key.kind == "rps_flow_cnt":
+        return ""
+    return " (now none)" if c.current == NO_CPUS else f" (now CPUs {comment(c.current)})"
+
+
+# ---- reading a rules file back (tuitune verify) ------------------------------------------------
+
+
+def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
+    """(key, canonical value, line) of each setting in rules tuitune wrote for `ifname`."""
+    from tuitune.core.cpulist import CpuListError, parse_mask
+
+    out: list[tuple[Key, str, int]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        pairs = _PAIR.findall(line)
+        queue = next((v for k, _, op, v in pairs if k == "KERNEL" and op == "=="), None)
+        for key, attr, op, value in pairs:
+            if key == "ATTR" and op == "=":
+                if attr in ("mtu", "tx_queue_len"):
+                    kind = "mtu" if attr == "mtu" else "txqueuelen"
+                    out.append((Key(kind, ifname), value, n))  # type: ignore[arg-type]
+                elif attr in QUEUE_ATTR and queue is not None:
+                    if attr == "rps_flow_cnt":
+                        out.append((Key.rps_flow_cnt(ifname, queue), value, n))
+                        continue
+                    try:
+                        cpus = parse_mask(value)
+                    except CpuListError:
+                        cpus = frozenset({-1})  # never what the kernel says: a difference
+                    maker = Key.rps_cpus if attr == "rps_cpus" else Key.xps_cpus
+                    out.append((maker(ifname, queue), cpus_value(cpus), n))
+            elif key == "RUN" and op in ("+=", "="):
+                out += [(k, v, n) for k, v in parse_ethtool(value, ifname)]
+    return out
+
+
+def parse_ethtool(command: str, ifname: str) -> list[tuple[Key, str]]:
+    """Settings of one `ethtool -X $name field value ...` command line."""
+    words = command.split()
+    if len(words) < 3 or not words[0].endswith("ethtool"):
+        return []
+    kinds = {opt: kind for kind, opt in ETHTOOL_OPTION.items()}
+    kind = kinds.get(words[1])
+    if kind is None:
+        return []
+    args = words[3:]
+    out = []
+    for name, value in zip(args[::2], args[1::2], strict=False):
+        if kind == "feature":
+            out.append((Key.feature(ifname, name), value))
+        else:
+            out.append((Key.field(ifname, kind, name), value))
+    return out

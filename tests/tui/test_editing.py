@@ -109,7 +109,12 @@ async def test_keyboard_affinity_and_bad_cpu_lists(tmp_path: Path) -> None:
             await until(pilot, lambda: not isinstance(app.screen, EditorScreen))
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await pilot.press("ctrl+u", *"2-3", "enter")
+        await pilot.press("ctrl+u", *"2-3,33")
+        # The kernel's hex mask of what is typed shows beside it as one types (32-bit groups).
+        assert "mask: 2,0000000c" in screen_text(app) or "mask: 02,0000000c" in screen_text(app)
+        await pilot.press("backspace", "backspace", "backspace")
+        assert "mask: 0000000c" in screen_text(app)
+        await pilot.press("enter")
         await until(pilot, lambda: affinity(pilot) == "2-3")
 
 

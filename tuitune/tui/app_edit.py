@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from tuitune.core.session import Drift, HostAccess, Journal, Key, Outcome, host_
 from tuitune.core.session.journal_file import DEFAULT_DIR, JournalError
 from tuitune.core.session.risk import is_risky, ssh_interface
 from tuitune.core.snapshot import NicState
-from tuitune.tui.editing import EditSpec, edit_spec, row_key_of, spread_plan
+from tuitune.tui.editing import EditSpec, edit_spec, mask_preview, row_key_of, spread_plan
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
 
 if TYPE_CHECKING:
@@ -97,7 +98,14 @@ class Editor:
             return
         start = spec.current if typed is None else typed
         self.app.push_screen(
-            EditorScreen(spec.key.label, spec.current, spec.hint, error, typed=start),
+            EditorScreen(
+                spec.key.label,
+                spec.current,
+                spec.hint,
+                error,
+                typed=start,
+                preview=partial(mask_preview, ncpus=spec.cpus) if spec.cpus else None,
+            ),
             lambda text: self.submit(spec, text) if text is not None else None,
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tuitune.core import catalog
-from tuitune.core.cpulist import format_cpulist
+from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.session import Key
@@ -26,6 +26,7 @@ class EditSpec:
     current: str  # what the row shows now (the editor starts from it)
     hint: str  # bounds or format, shown under the editor
     toggle: str | None = None  # for on/off settings: the value a toggle writes
+    cpus: int = 0  # for CPU-list settings: how many CPUs the hex mask beside it covers
 
 
 def _nic_irq_queue(nic: NicState | None, irq: str) -> str | None:
@@ -81,7 +82,10 @@ def edit_spec(
         current = ""
         if aff is not None and not isinstance(aff.smp_affinity, Unavailable):
             current = format_cpulist(aff.smp_affinity)
-        return EditSpec(Key.irq(rest, queue, ifname if queue else None), current, cpus_hint)
+        ncpus = len(host.topology.cpus) if host is not None else 0
+        return EditSpec(
+            Key.irq(rest, queue, ifname if queue else None), current, cpus_hint, cpus=ncpus
+        )
     if ifname is None or nic is None:
         return "pick an interface first"
     if kind == "feature":
@@ -125,7 +129,8 @@ def edit_spec(
         if isinstance(q.cpus, Unavailable):
             return q.cpus.reason
         key = Key.rps_cpus(ifname, rest) if rest.startswith("rx") else Key.xps_cpus(ifname, rest)
-        return EditSpec(key, format_cpulist(q.cpus) or "none", cpus_hint + ", or none")
+        ncpus = len(host.topology.cpus) if host is not None else 0
+        return EditSpec(key, format_cpulist(q.cpus) or "none", cpus_hint + ", or none", cpus=ncpus)
     return "this line cannot be changed"
 
 
@@ -180,3 +185,16 @@ def row_key_of(key: Key) -> str:
     if k == "irq_affinity":
         return f"irq:{key.name}"
     return f"{k}:{key.name}"
+
+
+def mask_preview(text: str, ncpus: int) -> str:
+    """The hex mask the kernel will show for a typed CPU list (32-bit groups, comma-separated),
+    or what is wrong with the list: shown live under the editor."""
+    text = text.strip()
+    if text in ("", "none"):
+        return "mask: 0 (no CPU)"
+    try:
+        cpus = parse_cpulist(text)
+    except CpuListError as exc:
+        return f"not a CPU list: {exc}"
+    return f"mask: {format_mask(cpus, max(ncpus, max(cpus, default=0) + 1))}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -159,9 +159,16 @@ class EditorScreen(ModalScreen[str | None]):
     """
 
     def __init__(
-        self, label: str, current: str, hint: str, error: str = "", typed: str | None = None
+        self,
+        label: str,
+        current: str,
+        hint: str,
+        error: str = "",
+        typed: str | None = None,
+        preview: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__()
+        self.preview = preview  # e.g. the hex mask of a typed CPU list, updated as one types
         self.label = label
         self.current = current
         self.typed = current if typed is None else typed  # after an error: what was typed
@@ -174,11 +181,17 @@ class EditorScreen(ModalScreen[str | None]):
             yield Static(f"now: {self.current}", markup=False)
             yield Input(value=self.typed, id="editor-input")
             yield Static(self.hint, classes="hint", markup=False)
+            if self.preview is not None:
+                yield Static(self.preview(self.typed), id="editor-preview", markup=False)
             yield Static(self.error, classes="error", id="editor-error", markup=False)
             yield Static("Enter: apply   Esc: cancel", classes="hint")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self.preview is not None:
+            self.query_one("#editor-preview", Static).update(self.preview(event.value))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)

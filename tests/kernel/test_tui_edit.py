@@ -9,24 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.pilot import Pilot
-
 from tests.kernel.conftest import VethNs
-from tests.tui.screen_text import screen_text
+from tests.tui.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens import ChoiceScreen
 
 FEATURE = "tx-checksum-ip-generic"
-
-
-async def until(pilot: Pilot[int], ok: object, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if ok():  # type: ignore[operator]
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))
 
 
 def nic_line(app: TuituneApp, key: str) -> str:

@@ -1,10 +1,24 @@
-"""The screen of a running test app as plain text lines, as tmux capture-pane would show it."""
+"""The screen of a running test app as plain text lines, as tmux capture-pane would show it,
+and waiting for it to show something."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import App
+from textual.pilot import Pilot
 
 
 def screen_text(app: App[object]) -> str:
     strips = app.screen._compositor.render_strips()
     return "\n".join(strip.text.rstrip() for strip in strips)
+
+
+async def until(pilot: Pilot[int], ok: Callable[[], object], timeout: float = 10.0) -> None:
+    """Let the app run until `ok()` holds; fail with the screen as it was, never on time alone
+    (the timeout is generous)."""
+    for _ in range(int(timeout / 0.02)):
+        if ok():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from tests.tui.fixture_hosts import SHARED_FIXTURES as SHARED
 from tests.tui.fixture_hosts import ReplayReader, host_32cpu, igb_ethtool
-from tests.tui.screen_text import screen_text
+from tests.tui.screen_text import screen_text, until
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.cpugrid import CpuList
@@ -54,14 +54,6 @@ async def running(
             yield pilot
     finally:
         reader.close()
-
-
-async def until(pilot: Pilot[int], ok: object, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if ok():  # type: ignore[operator]
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))
 
 
 def affinity(pilot: Pilot[int]) -> str:

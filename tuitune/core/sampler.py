@@ -145,9 +145,11 @@ class Sampler:
         try:
             if host_due:
                 host = self.reader.host_state()
-            if slow and self.ifname:
-                nic = self._nic = self.reader.nic_state(self.ifname, with_stats=False)
             counters = self.reader.counters(self.ifname)
+            if slow and self.ifname:
+                nic = self._nic = self.reader.nic_state(
+                    self.ifname, with_stats=False, interrupts=counters.interrupts
+                )
         except Exception as exc:  # a vanished interface or an unreadable file: shown, not fatal
             cost = time.perf_counter() - start
             return Sample(

@@ -46,7 +46,7 @@ from tuitune.tui.panels import (
     TabBar,
     make_panels,
 )
-from tuitune.tui.rowview import CellValue, Column, Row, RowView
+from tuitune.tui.rowview import Column, Row, RowView, plain_text
 from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
 from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.sysctlpanel import help_summary, help_text, sysctl_rows
@@ -347,8 +347,9 @@ class TuituneApp(App[int]):
         panel = self.panels["cpus"]
         rates = self._shown_rates()
         key = panel.view.cursor_key
+        local = self._grid_data().local
         text = "v: heat map / list.  " + (
-            f"NIC-local CPUs are marked {self.glyphs.local_mark}" if self._grid_data().local else ""
+            f"NIC-local CPUs are marked {self.glyphs.local_mark}" if local else ""
         )
         if rates is not None and key and key != ALL_KEY:
             cpu = int(key.split(":")[1])
@@ -365,13 +366,9 @@ class TuituneApp(App[int]):
                     for n, members in self.host.topology.nodes.items():
                         if cpu in members:
                             node = f" node {n}"
-                local = (
-                    " NIC-local"
-                    if self._grid_data().local and cpu in self._grid_data().local
-                    else ""
-                )
+                mark = " NIC-local" if cpu in local else ""
                 text = (
-                    f"cpu{cpu}{node}{local}: busy {pct(c.busy).strip()}% "
+                    f"cpu{cpu}{node}{mark}: busy {pct(c.busy).strip()}% "
                     f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
                     + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
                 )
@@ -543,7 +540,7 @@ class TuituneApp(App[int]):
         row = view.cursor_row
         if row is None:
             return ""
-        note = _plain(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
+        note = plain_text(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
         summary = help_summary(row.key)
         parts = ["Enter: more." if summary else "Enter: this row in full.", note, summary]
         return "  ".join(p for p in parts if p)
@@ -555,7 +552,7 @@ class TuituneApp(App[int]):
         if not body and row is not None:
             # No help text for it: show the row itself, every cell in full.
             names = [c.title for c in view.columns]
-            cells = [_plain(c) for c in row.cells]
+            cells = [plain_text(c) for c in row.cells]
             title = title or cells[0]
             body = "\n".join(f"{n}: {c}" for n, c in zip(names, cells, strict=False) if c)
         if not body:
@@ -712,9 +709,3 @@ class TuituneApp(App[int]):
         if action in EDIT_ACTIONS and self.editor.read_only:
             return None  # shown greyed out in the footer; the header says why
         return True
-
-
-def _plain(cell: CellValue) -> str:
-    if callable(cell):
-        return ""
-    return cell if isinstance(cell, str) else "".join(t for t, _ in cell)

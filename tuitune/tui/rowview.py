@@ -46,10 +46,11 @@ class Row:
     search: str = ""  # what `/` matches; empty: the plain text of the cells
 
     def text(self) -> str:
-        return self.search or " ".join(_plain(c) for c in self.cells)
+        return self.search or " ".join(plain_text(c) for c in self.cells)
 
 
-def _plain(cell: CellValue) -> str:
+def plain_text(cell: CellValue) -> str:
+    """A cell's text without styles (bars drawn to fit have none to read)."""
     if callable(cell):
         return ""
     return cell if isinstance(cell, str) else "".join(t for t, _ in cell)

@@ -1,0 +1,78 @@
+"""What a benchmark run is: the request, what iperf3 reported, the per-CPU load tuitune saw,
+and the settings it ran with. Immutable, JSON-friendly, shared by the runner, the notebook,
+the headless `tuitune bench` and the TUI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Direction = Literal["normal", "reverse", "bidir"]
+DIRECTIONS: tuple[Direction, ...] = ("normal", "reverse", "bidir")
+# iperf3's own default port: a server started by hand (`iperf3 -s`) listens there.
+DEFAULT_PORT = 5201
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSpec:
+    """One iperf3 client invocation (repeated `repeats` times)."""
+
+    peer: str  # address or name of the iperf3 server
+    port: int = DEFAULT_PORT
+    duration: int = 10  # seconds (-t)
+    streams: int = 1  # parallel streams (-P)
+    direction: Direction = "normal"  # normal: we send; reverse (-R): peer sends; bidir
+    length: str | None = None  # buffer/message length (-l), "128K"; None = iperf3's default
+    client_cpu: int | None = None  # -A n: pin the client (the seeds' key lever)
+    server_cpu: int | None = None  # -A n,m: pin the server too (needs client_cpu)
+    repeats: int = 1
+    netns: str | None = None  # run the client inside this network namespace (the lab)
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """One `-i 1` report line (the [SUM] line when there are several streams)."""
+
+    start: float  # seconds since the run began
+    end: float
+    bits_per_second: float
+    retransmits: int | None  # None where iperf3 prints none (receiver side, reverse)
+    role: Literal["sender", "receiver"] = "sender"  # bidir runs report both
+
+
+@dataclass(frozen=True, slots=True)
+class BenchResult:
+    """What iperf3 said at the end (or up to where it failed)."""
+
+    sent_bps: float | None  # sender summary, bits/s
+    received_bps: float | None  # receiver summary, bits/s
+    retransmits: int | None
+    local_cpu: float | None  # iperf3's CPU utilization %, this side (host total)
+    remote_cpu: float | None  # the peer's, when iperf3 reported it
+    intervals: tuple[Interval, ...] = ()
+    error: str | None = None  # plain words; the numbers above are what was measured up to then
+    complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CpuLoad:
+    """tuitune's own view of the run: per-CPU peaks over the run's samples."""
+
+    peak_sys: dict[int, float] = field(default_factory=dict)  # % of one CPU
+    peak_soft: dict[int, float] = field(default_factory=dict)
+    drops: dict[int, int] = field(default_factory=dict)  # softnet backlog drops during the run
+    samples: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One recorded run in the notebook. Repeats of one request share `group`."""
+
+    id: str  # "r1", "r2" ... unique within a notebook
+    group: str  # the id of the first run of the same request (its repeats point to it)
+    ifname: str
+    started: str  # ISO 8601, local time with offset
+    spec: BenchSpec
+    result: BenchResult
+    load: CpuLoad
+    settings: dict[str, str]  # setting name ("tso", "mtu", "net.core.rmem_max") -> value

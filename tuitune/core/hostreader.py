@@ -24,7 +24,7 @@ from tuitune.core.host.ethtool import (
     Rings,
 )
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
-from tuitune.core.host.interrupts import Interrupts, parse_interrupts
+from tuitune.core.host.interrupts import Interrupts, InterruptsParser, parse_interrupts
 from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.irqs import read_irq_affinity
@@ -102,6 +102,7 @@ class HostReader:
         self.root = root or HostRoot()
         self._kt = KernelThread(self.root.netns)
         self._ipr: Any | None = None
+        self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
         self._ethtool: dict[str, EthtoolReads] = {}
         self._ethtool_factory = ethtool or (Ethtool if self.root.live else None)
 
@@ -185,7 +186,7 @@ class HostReader:
         return Counters(
             time=time.monotonic(),
             stat=stat,
-            interrupts=parse_interrupts(root.read_proc("interrupts")),
+            interrupts=self._irq_parser.parse(root.read_proc("interrupts")),
             softirqs=parse_softirqs(root.read_proc("softirqs")),
             softnet=parse_softnet(root.read_net("softnet_stat"), sorted(stat.cpus)),
             link=link,

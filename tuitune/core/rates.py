@@ -131,6 +131,9 @@ def _irq_rates(
     slow: dict[int, int] = {}  # per-CPU counts of rows that must be done cell by cell
     for row in b.interrupts.rows:
         prev = a_rows.get(row.irq)
+        if prev is row:  # the parser reused an unchanged line's row: nothing moved
+            irq_rates[row.irq] = IrqRate(row.irq, 0.0, {})
+            continue
         if prev is None or prev.name != row.name:
             continue  # new or re-requested IRQ: no baseline
         per_cpu_row = len(row.counts) > 1  # ERR/MIS carry one total, not per-CPU counts

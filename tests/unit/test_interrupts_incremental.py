@@ -1,0 +1,107 @@
+"""InterruptsParser (reuse of unchanged rows between ticks) must give exactly what a full parse
+gives, for any sequence of samples: real captures in series, rows that change, CPUs that go
+offline, and text that is not /proc/interrupts at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tuitune.core.host.interrupts import InterruptsParser, parse_interrupts
+
+SERIES = [f"netutils_series_multiqueue_4cpu_snap{i}.txt" for i in range(1, 6)]
+PAIRS = [
+    (
+        "igb-style_16cpu_nehalem_kernel2.6.38_snapA_before.txt",
+        "igb-style_16cpu_nehalem_kernel2.6.38_snapB_after_0.14s.txt",
+    ),
+    (
+        "tg3_32cpu_broadwell-ep_kernel4.13_snapA_before.txt",
+        "tg3_32cpu_broadwell-ep_kernel4.13_snapB_after.txt",
+    ),
+]
+
+
+def _read(fixtures_dir: Path, name: str) -> str:
+    return (fixtures_dir / "interrupts" / name).read_text()
+
+
+def _bump(text: str, every: int) -> str:
+    """Add 1 to the first count of every `every`-th row (the others stay byte-identical)."""
+    out = []
+    for k, line in enumerate(text.split("\n")):
+        label, sep, rest = line.partition(":")
+        toks = rest.split(" ")
+        if sep and k % every == 0:
+            for i, tok in enumerate(toks):
+                if tok.isdigit():
+                    toks[i] = str(int(tok) + 1)
+                    break
+        out.append(label + sep + " ".join(toks))
+    return "\n".join(out)
+
+
+def test_a_real_series_parses_the_same_as_full_parses(fixtures_dir: Path) -> None:
+    parser = InterruptsParser()
+    for name in SERIES:
+        text = _read(fixtures_dir, name)
+        assert parser.parse(text) == parse_interrupts(text)
+
+
+@pytest.mark.parametrize(("before", "after"), PAIRS)
+def test_a_before_after_pair_parses_the_same(fixtures_dir: Path, before: str, after: str) -> None:
+    parser = InterruptsParser()
+    for name in (before, after, before):
+        text = _read(fixtures_dir, name)
+        assert parser.parse(text) == parse_interrupts(text)
+
+
+def test_unchanged_rows_are_reused_and_changed_ones_are_parsed_again(fixtures_dir: Path) -> None:
+    text = _read(fixtures_dir, "netutils_ixgbe-82599_igb-i350_32cpu.txt")
+    parser = InterruptsParser()
+    first = parser.parse(text)
+    second = parser.parse(_bump(text, 3))
+    assert second == parse_interrupts(_bump(text, 3))
+    reused = [a is b for a, b in zip(first.rows, second.rows, strict=True)]
+    changed = [a.counts != b.counts for a, b in zip(first.rows, second.rows, strict=True)]
+    assert any(reused) and any(changed)
+    # A row object is shared exactly when its counts did not move.
+    assert all(r != c for r, c in zip(reused, changed, strict=True))
+
+
+def test_a_new_header_drops_the_cache(fixtures_dir: Path) -> None:
+    """CPU3 going offline changes the header: rows with the same text must be re-read
+    against the new columns."""
+    parser = InterruptsParser()
+    parser.parse("           CPU0       CPU1\n 38:        5          7   PCI-MSI 1-edge   eth0\n")
+    text = "           CPU0       CPU3\n 38:        5          7   PCI-MSI 1-edge   eth0\n"
+    got = parser.parse(text)
+    assert got.cpus == (0, 3)
+    assert got == parse_interrupts(text)
+
+
+_LINE = st.sampled_from(
+    [
+        "           CPU0       CPU1",
+        "           CPU0       CPU2       CPU3",
+        " 38:        123          0  PCI-MSIX-0000:00:03.0  1-edge   virtio2-input.0",
+        " 38:        124          0  PCI-MSIX-0000:00:03.0  1-edge   virtio2-input.0",
+        " 39:          1          2          3  IR-PCI-MSI 512000-edge   eth0-TxRx-0",
+        "NMI:          0          0   Non-maskable interrupts",
+        "ERR:          0",
+        "LOC:  9 8",
+        "",
+        "garbage: not a row",
+    ]
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(_LINE, max_size=6).map("\n".join), min_size=1, max_size=6))
+def test_any_sequence_of_texts_matches_full_parses(texts: list[str]) -> None:
+    parser = InterruptsParser()
+    for text in texts:
+        assert parser.parse(text) == parse_interrupts(text)

@@ -17,6 +17,7 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
+from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Footer, Input, Static
@@ -186,6 +187,15 @@ class TuituneApp(App[int]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
+
+    def get_driver_class(self) -> type[Driver]:
+        # The stock Linux driver polls for keys ten times a second; ours waits (driver.py).
+        from textual.drivers.linux_driver import LinuxDriver
+
+        from tuitune.tui.driver import QuietLinuxDriver
+
+        stock = super().get_driver_class()
+        return QuietLinuxDriver if stock is LinuxDriver else stock
 
     def compose(self) -> ComposeResult:
         yield Static("", id="header", markup=False)

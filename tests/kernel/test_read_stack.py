@@ -16,6 +16,7 @@ import pytest
 
 from tests.kernel.conftest import VethNs, run
 from tuitune.core.host.ethtool import Channels
+from tuitune.core.host.netdev import parse_net_dev
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.rates import compute_rates
@@ -126,6 +127,10 @@ def test_link_counters_and_rates(veth_ns: VethNs, reader: HostReader) -> None:
     assert sysfs == second.link.get("tx_bytes")
     rates = compute_rates(first, second)
     assert rates.link["tx_packets"] == pytest.approx(10 / (second.time - first.time))
+    # The counters came from the namespace's own /proc/net/dev (the cheap path), not from a
+    # netlink fallback: the reader's kernel thread sees the veth listed there.
+    seen = reader._kt.call(lambda: parse_net_dev(reader.root.read_net("dev"), veth_ns.a))
+    assert seen is not None and seen.get("tx_bytes") >= second.link.get("tx_bytes")
 
 
 def test_unknown_interface_lists_the_real_ones(veth_ns: VethNs, reader: HostReader) -> None:

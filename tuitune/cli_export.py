@@ -184,7 +184,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
         for written in write_out(plan.files, args.out):
             print(written)
-        print(f"nothing installed; `tuitune export {args.iface} --install` puts them in place")
+        ns = f" --netns {args.netns}" if getattr(args, "netns", None) else ""
+        print(f"nothing installed; `tuitune export{ns} {args.iface} --install` puts them in place")
         return EXIT_OK
     for f in plan.files:
         _print_file(f, diff=args.diff)

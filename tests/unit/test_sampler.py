@@ -70,6 +70,33 @@ def test_pause_holds_and_baseline_deltas(tmp_path: Path) -> None:
         s.reader.close()
 
 
+def test_a_change_while_paused_re_reads_the_state_and_keeps_the_numbers(tmp_path: Path) -> None:
+    s, got = _sampler(tmp_path, limit=10)
+    s.start()
+    try:
+        got.get(timeout=10)
+        s.ack()
+        second = got.get(timeout=10)
+        assert second.rates is not None
+        s.pause(True)
+        s.ack()
+        s.refresh_state()  # what the editor asks for after a write
+        fresh = got.get(timeout=10)
+        # The settings are read again; the rates are the frozen ones, not a new tick's.
+        assert fresh.nic is not None and fresh.host is not None
+        assert fresh.seq == second.seq and fresh.rates is second.rates
+        assert fresh.counters is second.counters
+        s.ack()
+        try:
+            extra = got.get(timeout=0.3)
+        except queue.Empty:
+            extra = None
+        assert extra is None  # still paused
+    finally:
+        s.stop()
+        s.reader.close()
+
+
 def test_read_error_is_a_sample_not_a_crash(tmp_path: Path) -> None:
     s, got = _sampler(tmp_path, limit=2)
     s.ifname = "gone0"  # an interface that vanished

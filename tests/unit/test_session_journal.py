@@ -75,6 +75,18 @@ def test_irq_affinity_write_verify_undo(host: Host) -> None:
         assert not j.can_undo and j.undo() == []
 
 
+def test_a_released_journal_still_answers_what_it_held(host: Host) -> None:
+    """The screen can draw once more between the quit prompt closing the journal and the
+    app leaving: asking a closed journal must not touch its closed file."""
+    j = host.open()
+    j.apply(IRQ101, "1-2")
+    j.detach()
+    assert j.originals() == {IRQ101: "0-3"}
+    j2 = host.open()
+    j2.close(keep=True)
+    assert j2.originals() == {IRQ101: "0-3"}
+
+
 def test_a_managed_irq_is_a_refused_state_not_an_error(tmp_path: Path) -> None:
     """The kernel answers EIO on a managed IRQ's smp_affinity_list (simulated in the writer:
     a fixture tree's plain file cannot refuse)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
 from tuitune.core.hostreader import HostReader
@@ -71,6 +71,7 @@ class Sampler:
         self.all_irqs = False  # also read every IRQ's affinity (the "all IRQs" view)
         self._thread: threading.Thread | None = None
         self._last: Counters | None = None
+        self._last_sample: Sample | None = None
         self._baseline: Baseline | None = None
         self._nic: NicState | None = None
         self.seq = 0
@@ -120,6 +121,11 @@ class Sampler:
                 self._wake.clear()
                 if self._stop:
                     return
+                if self._paused and self._want_state and self._last_sample is not None:
+                    # A change made while paused: show the settings it left, numbers frozen.
+                    self._acked.clear()
+                    self._deliver(self._state_only(self._last_sample))
+                    continue
                 if self._paused or not (self._want_state or self._want_baseline is not None):
                     if self._paused:
                         deadline = time.monotonic() + self.interval
@@ -128,11 +134,29 @@ class Sampler:
                 deadline = time.monotonic() + self.interval
                 continue
             self._acked.clear()
-            sample = self._take()
+            sample = self._last_sample = self._take()
             deadline = time.monotonic() + self.interval
             self._deliver(sample)
             if self.limit is not None and self.seq >= self.limit:
                 return
+
+    def _state_only(self, last: Sample) -> Sample:
+        """The last sample again with the NIC and host state re-read: what a change made while
+        paused needs on screen, without moving the frozen rates."""
+        start = time.perf_counter()
+        self._want_state = False
+        try:
+            host = self.reader.host_state()
+            nic = None
+            if self.ifname and last.counters is not None:
+                nic = self._nic = self.reader.nic_state(
+                    self.ifname, with_stats=False, interrupts=last.counters.interrupts
+                )
+        except Exception as exc:  # the same as a failed tick: shown, not fatal
+            cost = time.perf_counter() - start
+            return replace(last, nic=None, host=None, cost=cost, error=str(exc))
+        cost = time.perf_counter() - start
+        return replace(last, nic=nic, host=host, all_affinity=None, cost=cost)
 
     def _take(self) -> Sample:
         start = time.perf_counter()

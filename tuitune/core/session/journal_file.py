@@ -170,7 +170,10 @@ class JournalFile:
 
     def read_from(self, offset: int) -> tuple[list[Record], int]:
         """Complete records appended after `offset`, and the offset after the last of them
-        (a line still being written by another process is left for the next call)."""
+        (a line still being written by another process is left for the next call).
+        A released journal has nothing new: the screen may still ask while the app leaves."""
+        if self._fd < 0:
+            return [], offset
         size = os.fstat(self._fd).st_size
         if size <= offset:
             return [], offset

@@ -15,7 +15,17 @@ if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
 
 EXIT_USAGE = 2
-SUBCOMMANDS = ("show", "apply", "restore", "export", "verify", "apply-affinity")
+SUBCOMMANDS = (
+    "show",
+    "apply",
+    "restore",
+    "export",
+    "verify",
+    "apply-affinity",
+    "lab",
+    "bench",
+    "runs",
+)
 
 
 def _root_args(p: argparse.ArgumentParser) -> None:
@@ -55,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_session.register(sub)
     cli_export.register(sub)
+    from tuitune import cli_lab
+
+    cli_lab.register(sub)
+    from tuitune import cli_bench
+
+    cli_bench.register(sub)
     return parser
 
 
@@ -161,7 +177,13 @@ def cmd_tui(args: argparse.Namespace) -> int:
         from tuitune.tui.app import TuituneApp
 
         try:
-            app = TuituneApp(reader, args.iface, interval=args.interval, theme=args.theme)
+            app = TuituneApp(
+                reader,
+                args.iface,
+                interval=args.interval,
+                theme=args.theme,
+                lab=getattr(args, "lab", None),  # `tuitune lab`: leaving offers to remove it
+            )
         except ValueError as exc:  # an unknown --theme: say which exist
             print(f"tuitune: {exc}", file=sys.stderr)
             return EXIT_USAGE

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
 from tuitune.core.hostreader import HostReader
+from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess
@@ -35,6 +36,7 @@ from tuitune.tui.asciibars import use_ascii_scrollbars
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
 from tuitune.tui.header import HeaderData, header_text
 from tuitune.tui.irqpanel import IrqData, irq_rows
+from tuitune.tui.lab_quit import ask_remove_lab
 from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
 from tuitune.tui.nicpanel import nic_rows
 from tuitune.tui.palette import Palette
@@ -134,6 +136,8 @@ class TuituneApp(App[int]):
         journal_dir: Path | None = None,
         access: Callable[[], HostAccess] | None = None,
         trial_seconds: float = TRIAL_SECONDS,
+        lab: Lab | None = None,
+        lab_down: Callable[[Lab], list[str]] | None = None,
     ) -> None:
         self.env = dict(os.environ if env is None else env)
         self.glyphs = glyphs_mod.detect(self.env)
@@ -144,6 +148,7 @@ class TuituneApp(App[int]):
         self.interval = interval
         self.show_cost = show_cost
         self.save_settings = save_settings
+        self.lab, self.lab_down = lab, lab_down  # `tuitune lab`; lab_down: tests inject it
         self.palette = Palette.from_variables({})
         self.themes, self.theme_problems = load_themes()
         for t in self.themes:
@@ -692,6 +697,9 @@ class TuituneApp(App[int]):
         self.editor.confirm_trial()
 
     async def action_quit(self) -> None:
+        if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
+            ask_remove_lab(self, self.lab, lambda: self.editor.quit(self.exit), self.lab_down)
+            return
         self.editor.quit(self.exit)
 
     def on_irq_dropped(self, message: IrqDropped) -> None:

@@ -52,6 +52,28 @@ class BenchResult:
     intervals: tuple[Interval, ...] = ()
     error: str | None = None  # plain words; the numbers above are what was measured up to then
     complete: bool = True
+    # --bidir: the other direction (the peer sends, this side receives); None otherwise.
+    return_sent_bps: float | None = None
+    return_received_bps: float | None = None
+    return_retransmits: int | None = None
+
+    @property
+    def throughput_bps(self) -> float | None:
+        """The one number a table shows: what arrived, both directions added for bidir; what
+        was sent where the receiver's number is missing (a run that failed midway)."""
+        there = self.received_bps if self.received_bps is not None else self.sent_bps
+        back = self.return_received_bps
+        if back is None:
+            back = self.return_sent_bps
+        if there is None and back is None:
+            return None
+        return (there or 0.0) + (back or 0.0)
+
+    @property
+    def total_retransmits(self) -> int | None:
+        """Retransmits of both directions (bidir) or of the one that sent."""
+        known = [r for r in (self.retransmits, self.return_retransmits) if r is not None]
+        return sum(known) if known else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,258 @@
+"""Real iperf3 runs between two throwaway network namespaces joined by a veth pair: numbers
+parsed while the run goes, offloads turned off through tuitune's own journal and the drop in
+throughput seen in the notebook row that names them; and `tuitune bench` as a user runs it.
+
+The namespaces, the veth pair and the iperf3 server are the test's own (unique names) and are
+removed even when a test fails. Throughput is compared as a ratio with a wide margin: here
+offloads off give about 0.3 times the throughput of offloads on; the test asks for < 0.6.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tuitune.core.bench.load import LoadTracker
+from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
+from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
+from tuitune.core.bench.settings import capture
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.session import HostAccess, Journal
+
+pytestmark = pytest.mark.kernel
+
+CLIENT_ADDR, SERVER_ADDR = "10.254.90.1", "10.254.90.2"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(*cmd: str) -> str:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+@dataclass
+class Pair:
+    client_ns: str
+    server_ns: str
+    dev: str  # the client's end
+    server: subprocess.Popen[bytes]
+
+    def ethtool_k(self) -> str:
+        return run("ip", "netns", "exec", self.client_ns, "ethtool", "-k", self.dev)
+
+
+def _listening(ns: str, port: int) -> bool:
+    out = run("ip", "netns", "exec", ns, "ss", "-Hltn", f"sport = :{port}")
+    return bool(out.strip())
+
+
+@pytest.fixture
+def pair() -> Iterator[Pair]:
+    if os.geteuid() != 0:
+        pytest.skip("kernel tests need root (they create network namespaces)")
+    if shutil.which("iperf3") is None or shutil.which("ip") is None:
+        pytest.skip("iperf3 or iproute2 missing (apt install iperf3 iproute2)")
+    tag = uuid.uuid4().hex[:6]
+    cns, sns = f"tt-bench-{tag}-c", f"tt-bench-{tag}-s"
+    dev, peer = f"tb{tag}c", f"tb{tag}s"
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        run("ip", "netns", "add", cns)
+        run("ip", "netns", "add", sns)
+        run("ip", "-n", cns, "link", "add", dev, "type", "veth", "peer", "name", peer, "netns", sns)
+        run("ip", "-n", cns, "addr", "add", f"{CLIENT_ADDR}/24", "dev", dev)
+        run("ip", "-n", sns, "addr", "add", f"{SERVER_ADDR}/24", "dev", peer)
+        for ns, link in ((cns, dev), (sns, peer), (cns, "lo"), (sns, "lo")):
+            run("ip", "-n", ns, "link", "set", link, "up")
+        server = subprocess.Popen(
+            ["ip", "netns", "exec", sns, "iperf3", "-s", "-B", SERVER_ADDR],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(100):  # until it listens (a readiness wait, not a measurement)
+            if _listening(sns, 5201):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the iperf3 server did not start")
+        yield Pair(cns, sns, dev, server)
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(5)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        for ns in (cns, sns):
+            subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+
+
+@dataclass
+class Measured:
+    results: list[BenchResult]
+    loads: list[CpuLoad]
+    events: list[BenchEvent]
+
+
+def measure(pair: Pair, reader: HostReader, spec: BenchSpec) -> Measured:
+    """A run through BenchRunner with a Sampler on the same interface feeding a LoadTracker,
+    as `tuitune bench` and the TUI do."""
+    events: list[BenchEvent] = []
+    loads: list[CpuLoad] = []
+    tracker: list[LoadTracker] = []
+
+    def on_event(event: BenchEvent) -> None:
+        events.append(event)
+        if isinstance(event, Started):
+            tracker[:] = [LoadTracker()]
+        elif isinstance(event, Finished):
+            loads.append(tracker[0].result())
+            tracker.clear()
+
+    def deliver(sample: Sample) -> None:
+        for t in list(tracker):
+            t.add(sample)
+        sampler.ack()
+
+    sampler = Sampler(reader, pair.dev, deliver, interval=0.5)
+    sampler.start()
+    runner = BenchRunner(spec, on_event)
+    try:
+        runner.start()
+        results = runner.wait(spec.duration * spec.repeats + 60)
+    finally:
+        runner.cancel()
+        sampler.stop()
+    assert not runner.running
+    return Measured(results, loads, events)
+
+
+def record(
+    nb: Notebook, m: Measured, spec: BenchSpec, ifname: str, settings: dict[str, str]
+) -> str:
+    group = ""
+    for res, load in zip(m.results, m.loads, strict=True):
+        rid = nb.next_id()
+        group = group or rid
+        nb.add(Run(rid, group, ifname, "2026-01-01T00:00:00+00:00", spec, res, load, settings))
+    return group
+
+
+def test_offloads_off_through_the_journal_show_in_the_notebook(pair: Pair, tmp_path: Path) -> None:
+    spec = BenchSpec(SERVER_ADDR, duration=3, repeats=2, netns=pair.client_ns)
+    nb = Notebook(tmp_path / "runs.jsonl")
+    root = HostRoot(netns=pair.client_ns)
+    with HostReader(root) as reader:
+        access = HostAccess(root, call=reader.call)
+        try:
+            on_settings = capture(access, pair.dev)
+            assert on_settings["tso"] == "on" and on_settings["mtu"] == "1500"
+            on = measure(pair, reader, spec)
+            for res in on.results:
+                assert res.complete, res.error
+                assert res.sent_bps and res.received_bps and res.retransmits is not None
+                assert res.received_bps > 0 and res.sent_bps > 0
+                assert res.local_cpu is not None and res.local_cpu > 0
+                assert res.remote_cpu is not None and res.remote_cpu > 0
+                assert len(res.intervals) == 3
+            # The intervals arrived as events while the run went, before its Finished.
+            kinds = [type(e).__name__ for e in on.events]
+            assert kinds[:5] == ["Started", *["IntervalEvent"] * 3, "Finished"]
+            first = next(e for e in on.events if isinstance(e, IntervalEvent))
+            assert first.interval.bits_per_second > 0
+            assert all(load.samples >= 2 for load in on.loads)
+            assert all(max(load.peak_sys.values()) > 0 for load in on.loads)
+            base_group = record(nb, on, spec, pair.dev, on_settings)
+
+            with Journal.open(access, tmp_path / "journal") as journal:
+                shorts = ("tso", "gso", "sg", "tx")
+                keys = [k for s in shorts for k in access.feature_keys(pair.dev, s)]
+                outs = journal.apply_all([(k, "off") for k in keys])
+                assert all(o.ok for o in outs), [o.reason for o in outs if not o.ok]
+                try:
+                    assert "tcp-segmentation-offload: off" in pair.ethtool_k()
+                    off_settings = capture(access, pair.dev)
+                    off = measure(pair, reader, spec)
+                finally:
+                    reverted = journal.revert_all()
+                assert all(o.ok for o in reverted), [o.reason for o in reverted if not o.ok]
+                assert journal.originals() == {}
+            assert "tcp-segmentation-offload: on" in pair.ethtool_k()
+            assert capture(access, pair.dev) == on_settings
+        finally:
+            access.close()
+
+    assert all(r.complete for r in off.results), [r.error for r in off.results]
+    off_group = record(nb, off, spec, pair.dev, off_settings)
+    base, row = nb.table()
+    assert (base.group, base.baseline, row.group) == (base_group, True, off_group)
+    # Medians of two 3 s runs each; offloads off measured about 0.3 times on here.
+    assert row.throughput.median is not None and base.throughput.median is not None
+    assert row.throughput.median < 0.6 * base.throughput.median, (row, base)
+    assert row.d_throughput is not None and row.d_throughput < -40
+    for change in ("tso off", "gso off", "sg off", "tx off"):
+        assert change in row.changes
+    assert row.changes.startswith("tso off, gso off, sg off, tx off")
+
+
+def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tuitune", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+
+
+def test_tuitune_bench_as_a_user_runs_it(pair: Pair, tmp_path: Path) -> None:
+    book = tmp_path / "runs.jsonl"
+    common = ("--netns", pair.client_ns, "--peer", SERVER_ADDR, "--notebook", str(book))
+    done = tuitune("bench", pair.dev, *common, "-t", "2")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert out[0].startswith(f"ip netns exec {pair.client_ns} ")
+    assert "-c 10.254.90.2" in out[0]
+    live = [line for line in out if line.strip().startswith(("0.0-1.0", "1.0-2.0"))]
+    assert len(live) == 2 and all("Mb/s" in line and "retr" in line for line in live)
+    assert any(line.startswith("  sent/received: ") for line in out)
+    assert any(line.startswith("  iperf3 CPU: local ") for line in out)
+    assert any(line.startswith("  tuitune: peak sys cpu") for line in out)
+    assert f"recorded as r1 in {book}" in out
+    assert out[-1].startswith("r1: ") and "this is the baseline" in out[-1]
+    (record_line,) = book.read_text().splitlines()
+    doc = json.loads(record_line)
+    assert doc["settings"]["tso"] == "on" and doc["result"]["complete"]
+
+    second = tuitune("bench", pair.dev, *common, "-t", "2", "-R")
+    assert second.returncode == 0, second.stderr
+    assert "recorded as r2" in second.stdout
+    assert "against baseline r1" in second.stdout
+    assert "changed: nothing (same settings)" in second.stdout
+
+    refused = tuitune("bench", pair.dev, *common, "-t", "2", "--port", "5299")
+    assert refused.returncode == 1
+    assert "refused the connection" in refused.stdout
+    assert "iperf3 -s -p 5299" in refused.stdout
+    assert "not recorded" in refused.stdout
+
+    table = tuitune("runs", "--notebook", str(book), "--markdown")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].startswith("| run | setting | value | throughput (Mb/s) |")
+    assert lines[2].startswith("| r1 | baseline |")
+    assert lines[3].startswith("| r2 | (same settings) |") and "reverse" in lines[3]
+    assert len(lines) == 4

@@ -1,0 +1,113 @@
+"""`tuitune bench` and `tuitune runs` without a network: where the peer comes from (an option
+or the lab), the usage errors, and the notebook printed as a table, Markdown, CSV and a
+comparison. The real runs are in tests/kernel/test_bench_kernel.py."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_bench_notebook import filled
+from tuitune import cli, cli_bench
+
+
+@dataclass
+class FakeLab:
+    netns: str = "tuitune-lab-abc123"
+    peer_netns: str = "tuitune-peer-abc123"
+    ifname: str = "veth-lab"
+    peer_addr: str = "198.18.0.2"
+    port: int = 5201
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return cli.build_parser().parse_args(list(argv))
+
+
+def test_the_lab_is_the_default_peer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_bench, "_lab", lambda: FakeLab())
+    ifname, netns, port, peer, lab = cli_bench._resolve(parse("bench"))
+    assert (ifname, netns, port, peer) == ("veth-lab", "tuitune-lab-abc123", 5201, "198.18.0.2")
+    assert "ip netns exec tuitune-peer-abc123 iperf3 -s -B 198.18.0.2 -D" in (
+        cli_bench._lab_hint(lab)
+    )
+    # A peer given, or another namespace: the lab is not used.
+    given = cli_bench._resolve(parse("bench", "eth2", "--peer", "10.0.0.9"))
+    assert given[:4] == ("eth2", None, 5201, "10.0.0.9")
+    assert cli_bench._resolve(parse("bench", "--netns", "other"))[3] is None
+
+
+def test_no_peer_and_no_lab(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli_bench, "_lab", lambda: None)
+    assert cli.main(["bench", "eth2"]) == 2
+    err = capsys.readouterr().err
+    assert "give --peer ADDR (a host running `iperf3 -s`)" in err and "tuitune lab" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["bench", "-P", "0"], "must be 1 or more"),
+        (["bench", "-A", "0,x"], "give a CPU number N, or N,M"),
+        (["bench", "--port", "70000"], "is not a port"),
+        (["bench", "--reverse", "--bidir"], "not allowed with"),
+    ],
+)
+def test_bad_options(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_spec_from_options() -> None:
+    args = parse("bench", "-t", "5", "-P", "4", "-R", "-l", "128K", "-A", "0,1", "--repeats", "3")
+    spec = cli_bench._spec(args, "10.0.0.2", 5202, "ns1")
+    assert (spec.duration, spec.streams, spec.direction, spec.length) == (5, 4, "reverse", "128K")
+    assert (spec.client_cpu, spec.server_cpu, spec.repeats, spec.netns) == (0, 1, 3, "ns1")
+    assert spec.port == 5202
+
+
+def test_runs_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    nb = filled(tmp_path)
+    assert cli.main(["runs", "--notebook", str(nb.path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:3] == ["run", "setting", "value"]
+    assert out[1].startswith("r1   baseline")
+    assert out[2].startswith("r4   tso, gso, sg  off")
+    assert "-72.7%" in out[2]
+
+    assert cli.main(["runs", "--notebook", str(nb.path), "--csv"]) == 0
+    assert capsys.readouterr().out.startswith("run,runs,started,setting,value,changes,")
+
+    assert cli.main(["runs", "--notebook", str(nb.path), "--baseline", "r4", "--markdown"]) == 0
+    md = capsys.readouterr().out.splitlines()
+    assert md[2].startswith("| r1 | tso, gso, sg | on | 22000 (20000..24000) +266.7% |")
+    assert md[3].startswith("| r4 | baseline |")
+    assert nb.baseline() == "r4"  # remembered
+
+
+def test_runs_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    nb = filled(tmp_path)
+    assert cli.main(["runs", "--notebook", str(nb.path), "--compare", "r2", "r5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["run", "r2", "r5"]
+    tso = next(line for line in lines if line.startswith("tso "))
+    assert tso.split() == ["tso", "on", "off", "*"]
+    assert not any(line.startswith("mtu ") for line in lines)
+    assert cli.main(["runs", "--notebook", str(nb.path), "--compare", "r2", "r9"]) == 2
+    assert "no run r9" in capsys.readouterr().err
+
+
+def test_runs_without_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    book = tmp_path / "none.jsonl"
+    assert cli.main(["runs", "--notebook", str(book)]) == 0
+    assert "no runs yet" in capsys.readouterr().out
+    nb = filled(tmp_path)
+    assert cli.main(["runs", "--notebook", str(nb.path), "--baseline", "r42"]) == 2
+    assert "no run r42" in capsys.readouterr().err

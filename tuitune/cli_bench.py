@@ -1,0 +1,452 @@
+"""Headless `tuitune bench` (an iperf3 run, printed as it goes, recorded in the notebook) and
+`tuitune runs` (the notebook as a table, Markdown or CSV; the baseline; two runs compared).
+
+Exit status: 0 done, 1 a run failed (or was stopped), 2 a usage error (unknown interface or
+run, no peer, a bad option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tuitune.core.bench.load import LoadTracker
+    from tuitune.core.bench.model import BenchResult, BenchSpec, Interval, Run
+    from tuitune.core.bench.notebook import Notebook, RunRow
+    from tuitune.core.bench.runner import BenchEvent
+    from tuitune.core.hostreader import HostReader
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _err(msg: str) -> None:
+    print(f"tuitune: {msg}", file=sys.stderr)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _positive(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (1-65535)")
+    return value
+
+
+def _pinning(text: str) -> tuple[int, int | None]:
+    """-A N or N,M: the client's CPU, and the server's."""
+    parts = text.split(",")
+    if len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a CPU number N, or N,M (client,server)")
+    return int(parts[0]), int(parts[1]) if len(parts) == 2 else None
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = subparsers.add_parser(
+        "bench",
+        help="run iperf3 against a peer, show it live, record it in the notebook",
+        description="Run iperf3 (the client) against PEER, print throughput and retransmits "
+        "each second, then the result beside the baseline run, with the settings that differ. "
+        "Without --peer, the lab built by `tuitune lab` is used. Each run is recorded with "
+        "every setting it ran with (see `tuitune runs`).",
+    )
+    bench.add_argument("iface", nargs="?", help="the interface the run goes through")
+    bench.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
+    bench.add_argument(
+        "--port", "-p", type=_port, metavar="N", help="the server's port (default 5201)"
+    )
+    bench.add_argument(
+        "-t", dest="duration", type=_positive, default=10, metavar="SEC", help="seconds (10)"
+    )
+    bench.add_argument(
+        "-P", dest="streams", type=_positive, default=1, metavar="N", help="parallel streams"
+    )
+    way = bench.add_mutually_exclusive_group()
+    way.add_argument("--reverse", "-R", action="store_true", help="the peer sends")
+    way.add_argument("--bidir", action="store_true", help="both send at once")
+    bench.add_argument("-l", dest="length", metavar="LEN", help="buffer length (128K, 1M)")
+    bench.add_argument(
+        "-A", dest="pin", type=_pinning, metavar="N[,M]", help="pin the client (and server) CPU"
+    )
+    bench.add_argument(
+        "--repeats", type=_positive, default=1, metavar="N", help="runs; the table shows the median"
+    )
+    bench.add_argument("--netns", metavar="NS", help="run inside network namespace NS")
+    bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
+    bench.add_argument("--no-record", action="store_true", help="do not record the run")
+    bench.set_defaults(func=cmd_bench)
+
+    runs = subparsers.add_parser(
+        "runs",
+        help="the notebook: every run, what changed against the baseline, and what it did",
+        description="Print the recorded runs of an interface: per request the median and "
+        "range over repeats of throughput, retransmits and CPU, the change against the "
+        "baseline run, and the settings that differ from it.",
+    )
+    runs.add_argument("iface", nargs="?", help="the interface (default: the lab's)")
+    runs.add_argument("--netns", metavar="NS", help="the interface is in network namespace NS")
+    fmt = runs.add_mutually_exclusive_group()
+    fmt.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    fmt.add_argument("--csv", action="store_true", help="print CSV")
+    fmt.add_argument(
+        "--compare", nargs=2, metavar="ID", help="two runs side by side: results and settings"
+    )
+    runs.add_argument("--baseline", metavar="ID", help="make run ID the baseline (remembered)")
+    runs.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
+    runs.set_defaults(func=cmd_runs)
+
+
+# -- where: interface, namespace, peer ------------------------------------------------------------
+def _lab() -> Any | None:
+    """The lab of `tuitune lab`, if there is one (and the lab module exists)."""
+    try:
+        from tuitune.core import lab
+    except ImportError:
+        return None
+    try:
+        return lab.current_lab()
+    except Exception:  # an unreadable state file: as if there were no lab
+        return None
+
+
+def _lab_hint(lab: Any) -> str:
+    return (
+        f"`tuitune lab` (it restarts the lab's server), or: ip netns exec {lab.peer_netns} "
+        f"iperf3 -s -B {lab.peer_addr} -D"
+    )
+
+
+def _notebook(args: argparse.Namespace, ifname: str | None, netns: str | None) -> Notebook:
+    from tuitune.core.bench.notebook import Notebook
+
+    if args.notebook is not None:
+        return Notebook(args.notebook)
+    assert ifname is not None
+    return Notebook(Notebook.default_path(ifname, netns=netns))
+
+
+# -- tuitune bench ---------------------------------------------------------------------------------
+def _spec(args: argparse.Namespace, peer: str, port: int, netns: str | None) -> BenchSpec:
+    from tuitune.core.bench.model import BenchSpec, Direction
+
+    direction: Direction = "reverse" if args.reverse else "bidir" if args.bidir else "normal"
+    client_cpu, server_cpu = args.pin if args.pin else (None, None)
+    return BenchSpec(
+        peer=peer,
+        port=port,
+        duration=args.duration,
+        streams=args.streams,
+        direction=direction,
+        length=args.length,
+        client_cpu=client_cpu,
+        server_cpu=server_cpu,
+        repeats=args.repeats,
+        netns=netns,
+    )
+
+
+def _mb(bps: float | None) -> str:
+    return "-" if bps is None else f"{bps / 1e6:.0f} Mb/s"
+
+
+def _interval_line(iv: Interval, bidir: bool) -> str:
+    retr = f"  {iv.retransmits} retr" if iv.retransmits is not None else ""
+    who = f"{'send' if iv.role == 'sender' else 'recv'} " if bidir else ""
+    return f"  {iv.start:5.1f}-{iv.end:<5.1f} s  {who}{iv.bits_per_second / 1e6:8.0f} Mb/s{retr}"
+
+
+def _result_lines(result: BenchResult, load: Any, bidir: bool) -> list[str]:
+    from tuitune.core.bench.notebook import mbps
+
+    lines = []
+    if result.sent_bps is not None or result.received_bps is not None:
+        what = "this side -> peer" if bidir else "sent/received"
+        retr = "-" if result.retransmits is None else str(result.retransmits)
+        lines.append(
+            f"  {what}: {mbps(result.sent_bps)} / {mbps(result.received_bps)} Mb/s, "
+            f"{retr} retransmits"
+        )
+    if bidir and (result.return_sent_bps is not None or result.return_received_bps is not None):
+        retr = "-" if result.return_retransmits is None else str(result.return_retransmits)
+        lines.append(
+            f"  peer -> this side: {mbps(result.return_sent_bps)} / "
+            f"{mbps(result.return_received_bps)} Mb/s, {retr} retransmits"
+        )
+    if result.local_cpu is not None:
+        lines.append(
+            f"  iperf3 CPU: local {result.local_cpu:.1f}%, remote {result.remote_cpu or 0:.1f}%"
+        )
+    if load is not None and load.samples:
+        sys_cpu = max(load.peak_sys.items(), key=lambda kv: kv[1], default=None)
+        soft_cpu = max(load.peak_soft.items(), key=lambda kv: kv[1], default=None)
+        parts = []
+        if sys_cpu is not None:
+            parts.append(f"peak sys cpu{sys_cpu[0]} {sys_cpu[1]:.0f}%")
+        if soft_cpu is not None:
+            parts.append(f"peak soft cpu{soft_cpu[0]} {soft_cpu[1]:.0f}%")
+        parts.append(f"{sum(load.drops.values())} softnet drops")
+        lines.append("  tuitune: " + ", ".join(parts))
+    return lines
+
+
+class _Live:
+    """The run as it goes: prints each event, and keeps one LoadTracker per repeat."""
+
+    def __init__(self, spec: BenchSpec) -> None:
+        self.spec = spec
+        self.tracker: LoadTracker | None = None
+        self.loads: list[Any] = []
+        self.started: list[str] = []
+        self.lock = threading.Lock()
+
+    def on_event(self, event: BenchEvent) -> None:  # runner thread
+        from tuitune.core.bench.load import LoadTracker
+        from tuitune.core.bench.runner import Finished, IntervalEvent, Started
+
+        bidir = self.spec.direction == "bidir"
+        if isinstance(event, Started):
+            self.started.append(datetime.now().astimezone().isoformat(timespec="seconds"))
+            self.tracker = LoadTracker()
+            n = self.spec.repeats
+            label = f"repeat {event.repeat + 1}/{n}: " if n > 1 else ""
+            print(f"{label}{' '.join(event.argv)}", flush=True)
+        elif isinstance(event, IntervalEvent):
+            print(_interval_line(event.interval, bidir), flush=True)
+        elif isinstance(event, Finished):
+            tracker, self.tracker = self.tracker, None
+            load = tracker.result() if tracker is not None else None
+            self.loads.append(load)
+            for line in _result_lines(event.result, load, bidir):
+                print(line, flush=True)
+            if event.result.error:
+                print(f"  {event.result.error}", flush=True)
+
+    def on_sample(self, sample: Any) -> None:  # sampler thread
+        tracker = self.tracker
+        if tracker is not None:
+            tracker.add(sample)
+
+
+def _resolve(args: argparse.Namespace) -> tuple[str | None, str | None, int, str | None, Any]:
+    """(ifname, netns, port, peer, lab) from the options and the lab, if one is used."""
+    from tuitune.core.bench.model import DEFAULT_PORT
+
+    lab = None
+    peer, netns, ifname = args.peer, args.netns, args.iface
+    if peer is None:
+        found = _lab()
+        if found is not None and netns in (None, found.netns):
+            lab = found
+            peer, netns, ifname = found.peer_addr, found.netns, ifname or found.ifname
+    port = args.port or (getattr(lab, "port", DEFAULT_PORT) if lab else DEFAULT_PORT)
+    return ifname, netns, port, peer, lab
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.hostreader import HostReader, UnknownInterface
+
+    ifname, netns, port, peer, lab = _resolve(args)
+    if peer is None:
+        _err(
+            "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab first "
+            "with `tuitune lab`"
+        )
+        return EXIT_USAGE
+    try:
+        reader = HostReader(HostRoot(netns=netns))
+    except NetnsError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    with reader:
+        try:
+            ifname = _interface(reader, ifname)
+        except UnknownInterface as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+        if ifname is None:
+            _err("no interface: name the one the run goes through (tuitune bench IFACE)")
+            return EXIT_USAGE
+        spec = _spec(args, peer, port, netns)
+        hint = _lab_hint(lab) if lab is not None else None
+        return _bench(args, reader, ifname, spec, hint)
+
+
+def _interface(reader: HostReader, wanted: str | None) -> str | None:
+    from tuitune.core.host.netdev import default_route_interface
+
+    if wanted:
+        reader.check_interface(wanted)
+        return wanted
+    found: str | None = reader.call(default_route_interface, reader.root)
+    return found
+
+
+def _bench(
+    args: argparse.Namespace, reader: HostReader, ifname: str, spec: BenchSpec, hint: str | None
+) -> int:
+    from tuitune.core.bench.runner import BenchRunner
+    from tuitune.core.bench.settings import capture
+    from tuitune.core.sampler import Sampler
+    from tuitune.core.session import HostAccess
+
+    access = HostAccess(reader.root, call=reader.call)
+    try:
+        settings = capture(access, ifname)
+    except Exception as exc:  # a settings read must not stop the measurement
+        _err(f"settings not read ({exc}); the run is recorded without them")
+        settings = {}
+    finally:
+        access.close()
+    live = _Live(spec)
+
+    def deliver(sample: Any) -> None:
+        live.on_sample(sample)
+        sampler.ack()
+
+    sampler = Sampler(reader, ifname, deliver, interval=1.0)
+    runner = BenchRunner(spec, live.on_event, server_hint=hint)
+    sampler.start()
+    runner.start()
+    try:
+        while runner.running:
+            runner.wait(0.5)
+    except KeyboardInterrupt:
+        runner.cancel()
+        runner.wait()
+    finally:
+        sampler.stop()
+    results = runner.wait()
+    return _record(args, ifname, spec, settings, live, results)
+
+
+def _record(
+    args: argparse.Namespace,
+    ifname: str,
+    spec: BenchSpec,
+    settings: dict[str, str],
+    live: _Live,
+    results: list[BenchResult],
+) -> int:
+    from tuitune.core.bench.model import CpuLoad, Run
+    from tuitune.core.bench.notebook import build_rows
+
+    failed = not results or any(not r.complete for r in results)
+    notebook = _notebook(args, ifname, spec.netns)
+    existing = notebook.runs()
+    numbers = [int(r.id[1:]) for r in existing if r.id[1:].isdigit()]
+    next_number = max(numbers, default=0) + 1
+    new: list[Run] = []
+    for i, result in enumerate(results):
+        if not result.complete:
+            continue  # a half run would skew the medians: shown above, not recorded
+        rid = f"r{next_number + len(new)}"
+        group = new[0].id if new else rid
+        load = live.loads[i] if i < len(live.loads) and live.loads[i] else CpuLoad()
+        started = live.started[i] if i < len(live.started) else ""
+        new.append(Run(rid, group, ifname, started, spec, result, load, settings))
+    if not new:
+        print("not recorded: no repeat finished")
+        return EXIT_FAILED
+    if not args.no_record:
+        try:
+            for run in new:
+                notebook.add(run)
+        except (OSError, ValueError) as exc:
+            _err(f"not recorded: {exc}")
+            return EXIT_FAILED
+        ids = new[0].id + (f"..{new[-1].id}" if len(new) > 1 else "")
+        print(f"recorded as {ids} in {notebook.path}")
+    base = notebook.baseline()  # None (an empty notebook): the first group, this one
+    rows = build_rows([*existing, *new] if args.no_record else notebook.runs(), base)
+    row = next(r for r in rows if r.group == new[0].group)
+    for line in _delta_lines(row, rows):
+        print(line)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
+    from tuitune.core.bench.notebook import mbps
+
+    tp = row.throughput
+    spread = f" ({mbps(tp.low)}..{mbps(tp.high)})" if tp.low != tp.high else ""
+    head = f"{row.group}: {mbps(tp.median)} Mb/s{spread}"
+    if row.repeats > 1:
+        head += f", median of {row.complete}"
+    if row.baseline:
+        return [head + ": this is the baseline (tuitune runs --baseline ID picks another)"]
+    base = next(r for r in rows if r.baseline)
+
+    def signed(value: float | None, suffix: str = "", digits: int = 1) -> str:
+        return "-" if value is None else f"{value:+.{digits}f}{suffix}"
+
+    lines = [
+        head,
+        f"against baseline {base.group} ({mbps(base.throughput.median)} Mb/s): throughput "
+        f"{signed(row.d_throughput, '%')}, retransmits {signed(row.d_retransmits, digits=0)}, "
+        f"CPU {signed(row.d_cpu, '%')}",
+        f"changed: {row.changes or 'nothing (same settings)'}",
+    ]
+    return lines
+
+
+# -- tuitune runs ---------------------------------------------------------------------------------
+def cmd_runs(args: argparse.Namespace) -> int:
+    from tuitune.core.bench.notebook import compare, to_csv, to_markdown, to_text
+
+    ifname, netns = args.iface, args.netns
+    if args.notebook is None and ifname is None:
+        lab = _lab()
+        if lab is not None and netns in (None, lab.netns):
+            ifname, netns = lab.ifname, lab.netns
+        else:
+            _err("name the interface (tuitune runs IFACE) or the file (--notebook FILE)")
+            return EXIT_USAGE
+    notebook = _notebook(args, ifname, netns)
+    if not notebook.path.exists():
+        print(f"no runs yet for {ifname or notebook.path} ({notebook.path}): tuitune bench")
+        return EXIT_OK
+    if args.baseline:
+        try:
+            notebook.set_baseline(args.baseline)
+        except ValueError as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+    if args.compare:
+        found = [notebook.find(i) for i in args.compare]
+        missing = [i for i, r in zip(args.compare, found, strict=True) if r is None]
+        if missing:
+            _err(f"no run {', '.join(missing)} in {notebook.path}")
+            return EXIT_USAGE
+        a, b = found
+        assert a is not None and b is not None
+        pairs = compare(a, b)
+        width = max(len(n) for n, _, _ in pairs)
+        left = max(len(x) for _, x, _ in pairs)
+        for name, x, y in pairs:
+            mark = "  *" if x != y and name not in ("run", "started") else ""
+            print(f"{name.ljust(width)}  {x.ljust(left)}  {y}{mark}")
+        return EXIT_OK
+    rows = notebook.table()
+    if args.markdown:
+        sys.stdout.write(to_markdown(rows))
+    elif args.csv:
+        sys.stdout.write(to_csv(rows))
+    else:
+        sys.stdout.write(to_text(rows))
+    if notebook.skipped:
+        _err(f"{notebook.skipped} unreadable line(s) in {notebook.path} skipped")
+    return EXIT_OK

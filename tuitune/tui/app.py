@@ -268,8 +268,7 @@ class TuituneApp(App[int]):
         # came or went: redrawing them every tick would be work for nothing.
         base_changed = previous is None or (previous.baseline is None) != (s.baseline is None)
         self._redraw(state=s.nic is not None or s.host is not None or base_changed)
-        if s.nic is not None or s.host is not None:
-            self.editor.check_drift()
+        self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -448,19 +447,18 @@ class TuituneApp(App[int]):
         panel.set_titles(f"sysctls (netns {ns})" if ns else "sysctls", self._subtitle(panel.view))
 
     def _with_drift(self, rows: list[Row], columns: list[Column]) -> list[Row]:
-        """Rows of settings someone else changed after tuitune: say so in the row's widest
-        (flexible) cell, where the note has room."""
-        drift = self.editor.drift
-        if not drift:
+        """Rows of settings someone else changed after tuitune, or that the kernel refused as
+        a state (locked, not supported): say so in the row's widest (flexible) cell."""
+        notes = self.editor.row_notes()
+        if not notes:
             return rows
         at = next((i for i, c in enumerate(columns) if c.flex), len(columns) - 1)
         out = []
         for row in rows:
-            d = drift.get(row.key)
-            if d is None:
+            note = notes.get(row.key)
+            if note is None:
                 out.append(row)
                 continue
-            note = f"drift: now {d.found}, tuitune set {d.expected}"
             cells = list(row.cells) + [""] * (at + 1 - len(row.cells))
             cells[at] = ((note, self.palette.warn),)
             out.append(Row(row.key, tuple(cells), row.style, row.section, row.search))

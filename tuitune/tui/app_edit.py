@@ -10,6 +10,7 @@ other features (tx off turns TSO off) shows its consequences.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -18,10 +19,21 @@ from typing import TYPE_CHECKING, Any
 
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import Drift, HostAccess, Journal, Key, Outcome, host_id, list_journals
+from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
 from tuitune.core.session.journal_file import DEFAULT_DIR, JournalError
 from tuitune.core.session.risk import is_risky, ssh_interface
 from tuitune.core.snapshot import NicState
-from tuitune.tui.editing import EditSpec, edit_spec, mask_preview, row_key_of, spread_plan
+from tuitune.core.values import Unavailable
+from tuitune.tui.edit_choices import ChoiceListScreen
+from tuitune.tui.edit_irqbalance import IrqbalanceGate
+from tuitune.tui.editing import (
+    EditSpec,
+    edit_spec,
+    mask_preview,
+    row_key_of,
+    spread_plan,
+    state_note,
+)
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
 
 if TYPE_CHECKING:
@@ -54,7 +66,13 @@ class Editor:
             self.read_only = "not root: read-only (changes need root: run it with sudo)"
         self.journal_dir = journal_dir or DEFAULT_DIR
         self._make_access = access or (lambda: HostAccess(reader.root, call=reader.call))
+        self._access: HostAccess | None = None
+        self._access_lock = threading.Lock()  # workers may ask for it at the same time
         self.journal: Journal | None = None
+        # One journal call at a time: workers run on threads, and the per-sample drift check
+        # must not interleave its replay of the journal file with a change being recorded.
+        self._lock = threading.Lock()
+        self._checking = False  # a drift check is under way: the next sample skips its own
         self.trial_seconds = trial_seconds
         self.trial_deadline: float | None = None
         self.trial_label = ""
@@ -62,14 +80,36 @@ class Editor:
         self.compare_nic: NicState | None = None  # the NIC just before the last change
         self.compare_sysctls: dict[str, str] | None = None
         self.drift: dict[str, Drift] = {}  # row key -> a value someone else changed
+        self.states: dict[str, str] = {}  # row key -> a kernel refusal, shown as a state
+        self.irqbalance = IrqbalanceGate(self)
         # The interface carrying this SSH session, from the machine's own routing table.
         self.ssh_iface = ssh_interface(HostRoot(), app.env) if reader.root.live else None
 
     # -- journal (worker thread) --------------------------------------------------------------
+    def access(self) -> HostAccess:
+        """The host's settings (shared with the journal); made on first use."""
+        with self._access_lock:
+            if self._access is None:
+                self._access = self._make_access()
+            return self._access
+
     def _journal(self) -> Journal:
         if self.journal is None:
-            self.journal = Journal.open(self._make_access(), self.journal_dir)
+            self.journal = Journal.open(self.access(), self.journal_dir)
         return self.journal
+
+    def read_key(self, key: Key, done: Callable[[str | Unavailable], None]) -> None:
+        """Read one setting off the UI thread (no journal needed), then `done(value)` on it."""
+        app = self.app
+
+        def job() -> None:
+            value = self.access().read(key)
+            app.call_from_thread(done, value)
+
+        app.run_worker(job, thread=True, exit_on_error=False, group="edit-read")
+
+    def run_journal(self, work: Callable[[Journal], Any], done: Callable[[Any], None]) -> None:
+        self._run(work, done)
 
     def _run(self, work: Callable[[Journal], Any], done: Callable[[Any], None]) -> None:
         """Run `work(journal)` off the UI thread, then `done(result)` on it."""
@@ -77,7 +117,8 @@ class Editor:
 
         def job() -> None:
             try:
-                result = work(self._journal())
+                with self._lock:
+                    result = work(self._journal())
             except JournalError as exc:
                 app.call_from_thread(app.notify_line, f"cannot change anything: {exc}", True)
                 return
@@ -96,6 +137,9 @@ class Editor:
         if isinstance(spec, str):
             self.app.notify_line(spec, True)
             return
+        if has_choices(spec.key):
+            self._pick(spec, error)
+            return
         start = spec.current if typed is None else typed
         self.app.push_screen(
             EditorScreen(
@@ -108,6 +152,25 @@ class Editor:
             ),
             lambda text: self.submit(spec, text) if text is not None else None,
         )
+
+    def _pick(self, spec: EditSpec, error: str) -> None:
+        """A value from a list (congestion control...): read the list, then offer it."""
+        app = self.app
+
+        def job() -> None:
+            found = sysctl_choices(self.access(), spec.key)
+            app.call_from_thread(show, found)
+
+        def show(found: Choices | str) -> None:
+            if isinstance(found, str):
+                app.notify_line(found, True)
+                return
+            app.push_screen(
+                ChoiceListScreen(spec.key.label, found, error),
+                lambda name: self.submit(spec, name) if name is not None else None,
+            )
+
+        app.run_worker(job, thread=True, exit_on_error=False, group="edit-read")
 
     def toggle(self) -> None:
         spec = self.spec()
@@ -126,6 +189,12 @@ class Editor:
         self.submit(EditSpec(key, "", ""), cpus)
 
     def submit(self, spec: EditSpec, text: str) -> None:
+        if spec.key.kind == "irq_affinity":  # irqbalance would move it back: ask first
+            self.irqbalance.before_move(lambda: self._submit(spec, text))
+        else:
+            self._submit(spec, text)
+
+    def _submit(self, spec: EditSpec, text: str) -> None:
         app = self.app
         host = app.host
         if spec.key.kind == "sysctl" and spec.key.scope == "host" and host and host.netns:
@@ -182,10 +251,16 @@ class Editor:
         if app.nic is None or app.host is None or not app.nic.irqs:
             app.notify_line("no queue IRQs to spread (pick a NIC with IRQs of its own)", True)
             return
+        self.irqbalance.before_move(self._spread)
+
+    def _spread(self) -> None:
+        app = self.app
+        if app.nic is None or app.host is None:
+            return
         plan = spread_plan(app.nic, app.host)
         lines = [f"{q.name:<24} IRQ {q.irq:>5}  ->  CPU {cpu}" for q, cpu in plan]
         warn = ""
-        if app.host.irqbalance.running:
+        if app.host.irqbalance.running and not self.irqbalance.stopped:
             warn = "\nirqbalance is running: it will move these IRQs again unless told not to."
 
         def answer(choice: str | None) -> None:
@@ -215,22 +290,54 @@ class Editor:
         )
 
     def check_drift(self) -> None:
-        """After a re-read: did someone else change what tuitune set? Shown, never undone."""
-        if self.journal is None:
+        """After every sample: did someone else change what tuitune set? Only the settings
+        tuitune holds are read (a few files), so a change made outside shows on the next
+        sample, not at the next full re-read. Shown, never undone."""
+        journal = self.journal
+        if journal is None or self._checking:
             return
+        self._checking = True
+        app = self.app
 
-        def done(found: list[Drift]) -> None:
-            self.drift = {row_key_of(d.key): d for d in found}
-            if found:
-                d = found[0]
-                more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-                self.app.notify_line(
+        def job() -> None:
+            found: list[Drift] | None = None
+            if self._lock.acquire(blocking=False):  # a change under way: the next sample
+                try:
+                    found = journal.check_drift()
+                except (JournalError, OSError):
+                    found = None
+                finally:
+                    self._lock.release()
+            app.call_from_thread(done, found)
+
+        def done(found: list[Drift] | None) -> None:
+            self._checking = False
+            if found is None or not app.is_running:
+                return
+            drift = {row_key_of(d.key): d for d in found}
+            new = [d for k, d in drift.items() if self.drift.get(k) != d]
+            moved = drift != self.drift
+            self.drift = drift
+            if new:
+                d = new[0]
+                more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
+                app.notify_line(
                     f"drift: {d.key.label} is {d.found}, tuitune had set {d.expected}{more}; "
                     "left as it is",
                     True,
                 )
+            if moved:  # re-read now: the rows show the new value beside the note
+                app.sampler.refresh_state()
 
-        self._run(lambda j: j.check_drift(), done)
+        app.run_worker(job, thread=True, exit_on_error=False, group="edit-drift")
+
+    def row_notes(self) -> dict[str, str]:
+        """Row key -> what the row says instead of its usual note: a kernel refusal as a state
+        (locked, not supported, needs root), or drift (which wins: it is newer news)."""
+        notes = dict(self.states)
+        for key, d in self.drift.items():
+            notes[key] = f"drift: now {d.found}, tuitune set {d.expected}"
+        return notes
 
     def offer_restore(self) -> None:
         """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
@@ -298,10 +405,19 @@ class Editor:
 
         self._run(op, done)
 
+    def report(self, outs: list[Outcome], prefix: str = "") -> None:
+        self._report(outs, prefix)
+
     def _report(self, outs: list[Outcome], prefix: str = "") -> None:
         lines = []
         bad = False
         for out in outs:
+            row = row_key_of(out.key)
+            note = state_note(out, self.app.glyphs.locked)
+            if note is not None:
+                self.states[row] = note
+            elif out.status == "changed":
+                self.states.pop(row, None)
             word = prefix if prefix and out.status == "changed" else out.status
             line = f"{word} {out.describe()}"
             if out.also:  # what the kernel changed along with it: the rows say "was ..."

@@ -12,7 +12,7 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.irqmap import NicIrq
-from tuitune.core.session import Key
+from tuitune.core.session import Key, Outcome
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 
@@ -185,6 +185,24 @@ def row_key_of(key: Key) -> str:
     if k == "irq_affinity":
         return f"irq:{key.name}"
     return f"{k}:{key.name}"
+
+
+def state_note(out: Outcome, locked: str = "") -> str | None:
+    """A kernel refusal that is a lasting state of the setting, as its row says it: a managed
+    IRQ is locked, an EOPNOTSUPP is not supported, EPERM needs root. None for anything else
+    (a bad value, a busy device: the message line says those)."""
+    if out.status != "refused" or out.state is None:
+        return None
+    reason = out.state.reason
+    tail = reason.split(": ", 1)[1] if ": " in reason else reason
+    mark = f"{locked} " if locked else ""
+    if out.state.kind == "permission":
+        return f"{mark}read-only: {tail}"
+    if out.state.kind != "unsupported":
+        return None
+    if "managed by the kernel" in reason or "fixed" in reason:
+        return f"{mark}locked: {tail}"
+    return mark + (tail if tail.startswith("not supported") else f"not supported: {tail}")
 
 
 def mask_preview(text: str, ncpus: int) -> str:

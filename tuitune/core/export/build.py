@@ -41,6 +41,12 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "rps_flow_cnt": ("udev",),
 }
 DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
+# A daemon tuitune stopped for the session is never written to a file: disabling a service is
+# not a tuning value, and the affinity export already keeps irqbalance off the pinned IRQs.
+SERVICE_LEFT_OUT = (
+    "not exported: tuitune stops a service for one session only and never writes that to a "
+    "file (the affinity export tells irqbalance to leave the pinned IRQs alone instead)"
+)
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -55,12 +61,13 @@ def parse_formats(text: str) -> tuple[Format, ...]:
 
 
 def relevant(changes: Iterable[Change], ifname: str) -> list[Change]:
-    """The sysctls, the interface's settings, and IRQs without an interface (resolved by the
-    caller); other interfaces' settings belong to their own export."""
+    """The sysctls, the interface's settings, IRQs without an interface (resolved by the
+    caller) and services (only to be listed as left out); other interfaces' settings belong to
+    their own export."""
     return [
         c
         for c in changes
-        if c.key.kind == "sysctl"
+        if c.key.kind in ("sysctl", "service")
         or c.key.ifname == ifname
         or (c.key.kind == "irq_affinity" and c.key.ifname is None)
     ]
@@ -70,7 +77,7 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    device = bool(kinds - {"sysctl", "irq_affinity"})
+    device = bool(kinds - {"sysctl", "irq_affinity", "service"})
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -119,7 +126,7 @@ def build_plan(
         why = left_out.get(c.key) or _hint(c, chosen)
         skipped.append(f"{c.key.label}: {why}")
     warnings: list[str] = []
-    if not mine:
+    if not [c for c in mine if c.key.kind != "service"]:
         warnings.append("nothing to export: no setting differs from what tuitune found")
     for fmt in chosen:
         if mine and not any(f.format == fmt for f in files):
@@ -129,6 +136,8 @@ def build_plan(
 
 
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
+    if c.key.kind == "service":
+        return SERVICE_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

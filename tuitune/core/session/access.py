@@ -43,6 +43,7 @@ from tuitune.core.host.root import HostRoot, read_int, read_value
 from tuitune.core.host.sysctl import read_sysctl, sysctl_path
 from tuitune.core.session import validate as v
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.service import ServiceRefused, Services
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     ETHTOOL_GROUPS,
@@ -183,7 +184,8 @@ class HostAccess:
     reader's thread); without it, HostAccess starts its own KernelThread. `ethtool` makes the
     device object for an interface (default: the real `Ethtool` on a live host, none on a tree).
     `writer` writes one /proc or /sys file; tests may wrap it to simulate a refusal the fixture
-    tree cannot produce (EIO of a kernel-managed IRQ).
+    tree cannot produce (EIO of a kernel-managed IRQ). `services` stops and starts daemons
+    (irqbalance); tests pass one limited to their stand-in process.
 
     Public methods are thread-safe (each hops to the kernel thread); do not call them from a
     running asyncio loop's thread if a write may take long (a ring resize resets the NIC).
@@ -196,8 +198,10 @@ class HostAccess:
         call: Callable[..., Any] | None = None,
         ethtool: Callable[[str], EthtoolLike] | None = None,
         writer: FileWriter | None = None,
+        services: Services | None = None,
     ) -> None:
         self.root = root
+        self.services = services or Services(root)
         self._own_kt: KernelThread | None = None
         if call is None:
             self._own_kt = KernelThread(root.netns)
@@ -207,6 +211,9 @@ class HostAccess:
         self._ethtool: dict[str, EthtoolLike] = {}
         self._writer = writer or write_file
         self._ipr: Any | None = None
+        # IRQ -> its queue names, kept for the length of one read_many (None: not read yet,
+        # {}: not inside read_many). Kernel thread only.
+        self._irq_parts: dict[str, list[str]] | None = {}
 
     # ---- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -243,10 +250,17 @@ class HostAccess:
 
     def validate(self, key: Key, text: str) -> str:
         """The canonical value to write for `text`; raises InvalidValue or WriteRefused."""
+        if key.kind == "service":
+            return self._validate_service(key, text)  # see write
         return self.run(self._validate, key, text)
 
     def write(self, key: Key, value: str) -> tuple[Effect, ...]:
-        """Write a canonical (validated) value; raises WriteRefused. No journal: use Journal."""
+        """Write a canonical (validated) value; raises WriteRefused. No journal: use Journal.
+
+        A service is stopped and started from the calling thread, not the kernel thread: a
+        daemon started from a thread that joined a network namespace would run inside it."""
+        if key.kind == "service":
+            return self._write(key, value)
         return self.run(self._write, key, value)
 
     def related(self, key: Key) -> dict[Key, str | None]:
@@ -313,16 +327,21 @@ class HostAccess:
     def _read_many(self, keys: list[Key]) -> dict[Key, str | Unavailable]:
         cache: dict[tuple[object, ...], GroupRead] = {}
         out: dict[Key, str | Unavailable] = {}
-        for key in keys:
-            gid = _group_id(key)
-            if gid not in cache:
-                cache[gid] = self._read_group(key)
-            group = cache[gid]
-            if isinstance(group, Unavailable):
-                out[key] = group
-            else:
-                value = group.get(key)
-                out[key] = self._absent(key) if value is None else value
+        # One parse of /proc/interrupts for every IRQ asked for (a big host's is megabytes).
+        self._irq_parts = None if any(k.kind == "irq_affinity" for k in keys) else {}
+        try:
+            for key in keys:
+                gid = _group_id(key)
+                if gid not in cache:
+                    cache[gid] = self._read_group(key)
+                group = cache[gid]
+                if isinstance(group, Unavailable):
+                    out[key] = group
+                else:
+                    value = group.get(key)
+                    out[key] = self._absent(key) if value is None else value
+        finally:
+            self._irq_parts = {}
         return out
 
     def _absent(self, key: Key) -> Unavailable:
@@ -332,7 +351,7 @@ class HostAccess:
             return Unavailable("missing", f"{key.label}: no queue {key.name} (now)")
         if key.kind in ETHTOOL_GROUPS:
             return Unavailable("unsupported", f"{key.label}: not supported by this device")
-        return Unavailable("missing", f"{key.label}: not present")
+        return Unavailable("missing", f"{key.label}: not present")  # sysctl, link, IRQ, service
 
     def _read_group(self, key: Key) -> GroupRead:
         k, dev = key.kind, key.ifname or ""
@@ -340,6 +359,9 @@ class HostAccess:
             return self._read_sysctl(key)
         if k == "irq_affinity":
             return self._read_irq(key)
+        if k == "service":
+            value = self.services.read(key)
+            return value if isinstance(value, Unavailable) else {key: value}
         if k in ("mtu", "txqueuelen"):
             return self._read_link(dev)
         if k in QUEUE_KINDS:
@@ -451,11 +473,15 @@ class HostAccess:
         names do not. Raises WriteRefused if the queue has no IRQ any more."""
         if key.queue is None:
             return key.name
-        try:
-            rows = parse_interrupts(self.root.read_proc("interrupts")).rows
-        except OSError:
-            return key.name
-        parts = {r.irq: [p.strip() for p in r.name.split(", ")] for r in rows if r.numeric}
+        parts = self._irq_parts or None  # {} outside read_many: read now
+        if parts is None:
+            try:
+                rows = parse_interrupts(self.root.read_proc("interrupts")).rows
+            except OSError:
+                return key.name
+            parts = {r.irq: [p.strip() for p in r.name.split(", ")] for r in rows if r.numeric}
+            if self._irq_parts is None:
+                self._irq_parts = parts
         if key.queue in parts.get(key.name, ()) or key.queue == key.name:
             return key.name
         for irq, names in parts.items():
@@ -486,10 +512,18 @@ class HostAccess:
             raise WriteRefused(key, value)
         return value
 
+    def _validate_service(self, key: Key, text: str) -> str:
+        try:
+            return self.services.validate(key, text)
+        except ServiceRefused as exc:
+            raise WriteRefused(key, exc.state) from None
+
     def _validate(self, key: Key, text: str) -> str:
         k = key.kind
         if k == "sysctl":
             return self._validate_sysctl(key, text)
+        if k == "service":
+            return self._validate_service(key, text)
         if k in ("rps_cpus", "xps_cpus", "irq_affinity"):
             current = self._current(key)  # the queue / IRQ must exist
             online, present = self._cpus()
@@ -612,8 +646,12 @@ class HostAccess:
                 self._writer(self._queue_path(key), value)
             elif k in ("mtu", "txqueuelen"):
                 self._write_link(key, int(value))
+            elif k == "service":
+                self.services.write(key, value)
             else:
                 return self._write_device(key, value)
+        except ServiceRefused as exc:
+            raise WriteRefused(key, exc.state) from exc
         except OSError as exc:
             raise WriteRefused(key, refusal(key, exc, value)) from exc
         return ()
@@ -765,7 +803,7 @@ class HostAccess:
 def _group_id(key: Key) -> tuple[object, ...]:
     """Keys read together: every feature of a device, every field of an ethtool struct, the
     MTU and txqueuelen of a link, every queue of a device."""
-    if key.kind in ("sysctl", "irq_affinity"):
+    if key.kind in ("sysctl", "irq_affinity", "service"):
         return (key.kind, key.name, key.queue)
     if key.kind in ("mtu", "txqueuelen"):
         return ("link", key.ifname)

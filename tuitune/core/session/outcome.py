@@ -50,6 +50,8 @@ class Outcome:
             line = f"{self.key.label}: {self.before} -> {self.after}"
         elif self.status == "skipped":
             line = f"{self.key.label}: already {self.after}"
+        elif self.reason and self.reason.startswith(self.key.label):
+            line = self.reason  # refusals and bad values name the setting already
         else:
             line = f"{self.key.label}: {self.reason}"
         if self.reason and self.status in ("changed", "skipped"):

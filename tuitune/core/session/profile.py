@@ -40,6 +40,8 @@ _TABLES: dict[str, Kind] = {
     "irq_affinity": "irq_affinity",
 }
 # The order writes happen in: the device's shape (channels) before its queues, IRQs last.
+# No "service": stopping irqbalance is a decision for one session (the TUI asks before the
+# first IRQ move), not part of a saved state; no table or show field produces one.
 _ORDER: tuple[Kind, ...] = (
     "sysctl",
     "feature",
@@ -297,12 +299,14 @@ def resolve(
                         wanted[key] = r.text
             else:
                 wanted[Key(r.kind, ifname, r.name)] = r.text
-        else:
+        elif r.kind == "irq_affinity":
             irq_key = access.irq_key(ifname, r.name)
             if irq_key is None:
                 errors.append(f"{r.origin}: no IRQ named {r.name!r} serves {ifname} on this host")
             else:
                 wanted[irq_key] = r.text
+        else:  # "service" (see _ORDER)
+            errors.append(f"{r.origin}: a {r.kind} is not set from a profile")
     wanted.update(explicit_features)  # a full feature name wins over a short name covering it
     ordered = sorted(wanted.items(), key=lambda kv: _ORDER.index(kv[0].kind))
     return ordered, errors

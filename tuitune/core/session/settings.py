@@ -27,6 +27,7 @@ Kind = Literal[
     "xps_cpus",
     "rps_flow_cnt",
     "irq_affinity",
+    "service",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -51,6 +52,7 @@ GROUP_OF: dict[Kind, str] = {
     "xps_cpus": "queues",
     "rps_flow_cnt": "queues",
     "irq_affinity": "irq",
+    "service": "services",
 }
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
@@ -62,7 +64,8 @@ class Key:
 
     `name` holds what identifies it within its kind: the dotted sysctl key, the kernel feature
     name (tx-checksum-ipv4), the ethtool field (rx, rx-usecs, combined, autoneg), the queue
-    (rx-0, tx-3) for RPS/XPS, empty for mtu/txqueuelen, and the IRQ number for an affinity.
+    (rx-0, tx-3) for RPS/XPS, empty for mtu/txqueuelen, the IRQ number for an affinity, and
+    the daemon for a service ("irqbalance": its value is "stopped" or how it runs, service.py).
     `queue` is set for IRQs only: the queue's IRQ name (eth2-TxRx-3), because IRQ numbers
     change across driver reloads and boots while queue names do not.
     """
@@ -112,6 +115,10 @@ class Key:
     def irq(cls, irq: str | int, queue: str | None, ifname: str | None = None) -> Key:
         return cls("irq_affinity", ifname, str(irq), queue)
 
+    @classmethod
+    def service(cls, name: str) -> Key:
+        return cls("service", None, name)
+
     # ---- self-description --------------------------------------------------------------
     @property
     def group(self) -> str:
@@ -120,7 +127,7 @@ class Key:
     @property
     def scope(self) -> catalog.Scope:
         """ "netns": lives in the interface's (or sysctl's) network namespace; "host": global."""
-        if self.kind == "irq_affinity":
+        if self.kind in ("irq_affinity", "service"):
             return "host"
         if self.kind == "sysctl":
             try:
@@ -143,6 +150,8 @@ class Key:
             return f"{dev} {k}"
         if k in QUEUE_KINDS:
             return f"{dev} {self.name} {k}"
+        if k == "service":
+            return f"{self.name} service"
         queue = f" ({self.queue})" if self.queue else ""
         return f"IRQ {self.name}{queue} affinity"
 

@@ -1,0 +1,72 @@
+"""Before the first IRQ move (drag, keys, spread): irqbalance, if it runs, would move the IRQ
+back within seconds. Ask once: stop it for this session (a journaled change like any other:
+undo, revert and the quit prompt start it again, as it ran), move anyway, or cancel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tuitune.core.session import Key, Outcome
+from tuitune.core.session.service import STOPPED
+from tuitune.core.values import Unavailable
+from tuitune.tui.screens import ChoiceScreen
+
+if TYPE_CHECKING:
+    from tuitune.tui.app_edit import Editor
+
+IRQBALANCE = Key.service("irqbalance")
+QUESTION = (
+    "irqbalance is running and will move IRQs back: stop it for this session (tuitune records "
+    "how it ran and starts it again on undo, revert or quit with revert), move anyway (it may "
+    "undo the move), or cancel."
+)
+CHOICES = [
+    ("s", "stop it for this session (restored on revert/quit)"),
+    ("m", "move anyway"),
+    ("c", "cancel"),
+]
+
+
+class IrqbalanceGate:
+    """Asks before the first IRQ move while irqbalance runs; silent once answered."""
+
+    def __init__(self, editor: Editor) -> None:
+        self.editor = editor
+        self.settled = False  # answered "stop" or "move anyway": never asked again
+        self.stopped = False  # tuitune stopped it (and holds how it ran)
+
+    def before_move(self, then: Callable[[], None]) -> None:
+        """Run `then` (the move) now, or after the question when irqbalance runs."""
+        if self.settled:
+            then()
+            return
+        self.editor.read_key(IRQBALANCE, lambda value: self._decide(value, then))
+
+    def _decide(self, value: str | Unavailable, then: Callable[[], None]) -> None:
+        if isinstance(value, Unavailable) or value == STOPPED:
+            then()  # not running (or no /proc to tell): nothing to warn about
+            return
+        app = self.editor.app
+
+        def answer(choice: str | None) -> None:
+            if choice == "m":
+                self.settled = True
+                then()
+            elif choice == "s":
+                self._stop(then)
+            else:
+                app.notify_line("cancelled: no IRQ moved")
+
+        app.push_screen(ChoiceScreen("irqbalance is running", QUESTION, CHOICES), answer)
+
+    def _stop(self, then: Callable[[], None]) -> None:
+        def done(out: Outcome) -> None:
+            self.editor.report([out])
+            if out.ok:
+                self.settled = self.stopped = True
+                then()
+            else:
+                self.editor.app.notify_line(f"no IRQ moved: {out.describe()}", True)
+
+        self.editor.run_journal(lambda j: j.apply(IRQBALANCE, "stopped"), done)

@@ -31,9 +31,13 @@ from tuitune.core.session import HostAccess
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui import glyphs as glyphs_mod
+from tuitune.tui.app_bench import BenchController
 from tuitune.tui.app_edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
+from tuitune.tui.app_export import Exporter
 from tuitune.tui.asciibars import use_ascii_scrollbars
+from tuitune.tui.bench_view import BenchStrip
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
+from tuitune.tui.export_screen import ExportScreen
 from tuitune.tui.header import HeaderData, header_text
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
@@ -103,9 +107,10 @@ class TuituneApp(App[int]):
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark,f1", "help", "Keys"),
-        Binding("p", "pause", "Pause"),
-        Binding("b", "baseline", "Baseline"),
-        Binding("slash", "filter", "Filter"),
+        # Pause and Filter are listed by ? only: at 80 columns the footer keeps what changes
+        # things and the panel's own keys (the footer is cut at its right end).
+        Binding("p", "pause", "Pause", show=False),
+        Binding("slash", "filter", "Filter", show=False),
         Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True),
         Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True),
         Binding("1", "panel('cpus')", "CPU grid", show=False),
@@ -119,6 +124,11 @@ class TuituneApp(App[int]):
         Binding("u", "undo", "Undo"),
         Binding("R", "revert_all", "Revert all", show=False),
         Binding("y", "confirm_trial", "Keep trial change", show=False),
+        Binding("B", "bench", "Bench"),
+        Binding("N", "runs", "Runs"),
+        Binding("X", "bench_stop", "Stop the benchmark / close its strip", show=False),
+        Binding("E", "export", "Export"),
+        Binding("b", "baseline", "Baseline"),
     ]
 
     def __init__(
@@ -136,6 +146,8 @@ class TuituneApp(App[int]):
         journal_dir: Path | None = None,
         access: Callable[[], HostAccess] | None = None,
         trial_seconds: float = TRIAL_SECONDS,
+        notebook_path: Path | None = None,
+        export_root: Path | None = None,
         lab: Lab | None = None,
         lab_down: Callable[[Lab], list[str]] | None = None,
     ) -> None:
@@ -182,6 +194,8 @@ class TuituneApp(App[int]):
             access=access,
             trial_seconds=trial_seconds,
         )
+        self.app_bench = BenchController(self, notebook_path=notebook_path)  # B, N, X
+        self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -210,6 +224,7 @@ class TuituneApp(App[int]):
             for name in ("cpus", "nic", "irqs", "sysctls"):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
+        yield BenchStrip(id="bench-strip")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -269,6 +284,7 @@ class TuituneApp(App[int]):
         base_changed = previous is None or (previous.baseline is None) != (s.baseline is None)
         self._redraw(state=s.nic is not None or s.host is not None or base_changed)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
+        self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -493,6 +509,8 @@ class TuituneApp(App[int]):
     def _layout(self, width: int, height: int) -> None:
         tabs = width < WIDE_MIN[0] or height < WIDE_MIN[1]
         self.set_class(tabs, "-tabs")
+        # Below 120 columns every key Textual's roomy footer shows does not fit: close it up.
+        self.query_one(Footer).compact = width < 120
         self.query_one(TabBar).show(self.active)
         if self.sample is not None:
             self.call_after_refresh(self._redraw)
@@ -516,6 +534,12 @@ class TuituneApp(App[int]):
             self.call_after_refresh(self._redraw)
 
     def action_next_panel(self, step: int) -> None:
+        if isinstance(self.screen, ExportScreen):
+            self.screen.action_step(step)  # Tab: the preview's next file
+            return
+        if self.screen is not self.screen_stack[0]:  # a form or list over the main screen
+            self.screen.focus_next() if step > 0 else self.screen.focus_previous()
+            return
         if isinstance(self.focused, Input):
             self._end_filter(keep=True)
             return
@@ -693,6 +717,18 @@ class TuituneApp(App[int]):
 
     def action_confirm_trial(self) -> None:
         self.editor.confirm_trial()
+
+    def action_bench(self) -> None:
+        self.app_bench.open_form()
+
+    def action_runs(self) -> None:
+        self.app_bench.open_runs()
+
+    def action_bench_stop(self) -> None:
+        self.app_bench.stop_or_close()
+
+    def action_export(self) -> None:
+        self.exporter.open()
 
     async def action_quit(self) -> None:
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)

@@ -35,7 +35,7 @@ class IrqDropped(Message):
 class IrqList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "app.all_irqs", "All IRQs"),
-        Binding("e", "app.edit", "Set affinity"),
+        Binding("e", "app.edit", "Affinity"),
         Binding("s", "app.spread", "Spread"),
         Binding("enter,i", "app.info", "Help on row", show=False),
     ]
@@ -68,7 +68,7 @@ class NicList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "app.toggle_setting", "Toggle"),
         Binding("e", "app.edit", "Edit"),
-        Binding("enter,i", "app.info", "Help on row"),
+        Binding("enter,i", "app.info", "Help"),
     ]
 
 
@@ -76,7 +76,7 @@ class SysctlList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "app.toggle_setting", "Toggle"),
         Binding("e", "app.edit", "Edit"),
-        Binding("enter,i", "app.info", "Help on row"),
+        Binding("enter,i", "app.info", "Help"),
     ]
 
 

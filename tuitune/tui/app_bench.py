@@ -1,0 +1,330 @@
+"""Benchmarks from the live screen: the form (B), the run in the bottom strip, the notebook
+(N). The app's side of tuitune.core.bench, like app_edit.py is the app's side of the journal.
+
+The runner calls back on its own thread: every event hops to the UI thread as a message to
+the strip (post_message is thread-safe and never blocks the runner). Reading the settings a
+run ran with (netlink, ethtool, dozens of files) and writing the notebook happen in thread
+workers, never on the event loop. While a repeat runs, each sample the app draws also feeds a
+LoadTracker, so the result keeps tuitune's own per-CPU peaks beside iperf3's numbers.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tuitune.core.bench.load import LoadTracker
+from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
+from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.runner import BenchRunner, Finished, IntervalEvent, Started
+from tuitune.core.bench.settings import capture
+from tuitune.core.cpulist import format_cpulist
+from tuitune.core.sampler import Sample
+from tuitune.tui.bench_form import BenchFormScreen, FormDefaults
+from tuitune.tui.bench_view import STOP_KEY, BenchStrip, Hop, LiveRun
+from tuitune.tui.runs_screen import RunsScreen
+
+if TYPE_CHECKING:
+    from tuitune.tui.app import TuituneApp
+
+
+class BenchController:
+    """Owned by TuituneApp (`app.app_bench`)."""
+
+    def __init__(self, app: TuituneApp, *, notebook_path: Path | None = None) -> None:
+        self.app = app
+        self.notebook_path = notebook_path  # None: the default file of the watched interface
+        self.command: Sequence[str] | None = None  # tests: replay a recorded iperf3 output
+        self.runner: BenchRunner | None = None
+        self.live: LiveRun | None = None
+        self.tracker: LoadTracker | None = None
+        self.last_spec: BenchSpec | None = None
+        self.settings: dict[str, str] = {}
+        self.recorded: list[str] = []  # run ids written for the request under way
+        self._started = ""
+        self._ifname = ""  # the interface and notebook of the request under way: picking
+        self._notebook: Notebook | None = None  # another interface mid-run changes neither
+        self._strip: BenchStrip | None = None
+        # Notebook writes, one at a time and in order: a later repeat names the first's id
+        # as its group, so it must not be written before it.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tuitune-notebook")
+        self._group = ""
+
+    # -- pieces ------------------------------------------------------------------------------
+    def strip(self) -> BenchStrip:
+        if self._strip is None:
+            self._strip = self.app.query_one(BenchStrip)
+            self._strip.on_stop = self.stop
+        return self._strip
+
+    def notebook(self) -> Notebook:
+        if self.notebook_path is not None:
+            return Notebook(self.notebook_path)
+        netns = self.app.reader.root.netns
+        return Notebook(Notebook.default_path(self.app.ifname or "none", netns=netns))
+
+    @property
+    def running(self) -> bool:
+        return self.runner is not None
+
+    def _lab(self) -> Any:
+        return getattr(self.app, "lab", None)
+
+    def _server_hint(self) -> str | None:
+        """The exact command that starts the lab's server, for a "refused" error."""
+        lab = self._lab()
+        if lab is None:
+            return None
+        port = getattr(lab, "port", 5201)
+        return f"ip netns exec {lab.peer_netns} iperf3 -s -B {lab.peer_addr} -p {port} -D"
+
+    # -- B: the form -------------------------------------------------------------------------
+    def open_form(self) -> None:
+        app = self.app
+        if self.running:
+            app.notify_line(f"a benchmark is running: {STOP_KEY} stops it", True)
+            return
+        if app.ifname is None:
+            app.notify_line("pick an interface first (n): the notebook is kept per interface", True)
+            return
+        app.push_screen(BenchFormScreen(self.defaults()), self._submitted)
+
+    def defaults(self) -> FormDefaults:
+        """The last request of this session, else the notebook's last, else iperf3's defaults;
+        the lab's peer whenever a lab is set."""
+        app = self.app
+        spec = self.last_spec
+        if spec is None:
+            try:
+                runs = self.notebook().runs()
+            except (OSError, ValueError):
+                runs = []
+            spec = runs[-1].spec if runs else BenchSpec(peer="")
+        lab = self._lab()
+        peer_hint = "a host running `iperf3 -s` (start it there first)"
+        server_online = None
+        if lab is not None:
+            spec = replace(spec, peer=lab.peer_addr, port=getattr(lab, "port", spec.port))
+            peer_hint = f"the lab's peer {lab.peer_addr} (its iperf3 server runs already)"
+        online = app.host.topology.online if app.host is not None else None
+        if lab is not None:
+            server_online = online  # the lab's peer is this machine
+        netns = app.reader.root.netns
+        spec = replace(spec, netns=netns)
+        notes = []
+        if lab is not None:
+            notes.append(
+                f"the lab's peer {lab.peer_addr} runs an iperf3 server in {lab.peer_netns}"
+            )
+        if self.command is None and shutil.which("iperf3") is None:
+            notes.append("iperf3 is not installed here: apt install iperf3")
+        if not app.reader.root.live:
+            notes.append("a recorded host tree: the run measures this machine, not that host")
+        return FormDefaults(
+            spec=spec,
+            peer_hint=peer_hint,
+            cpu_hint=self._cpu_hint(),
+            online=online,
+            server_online=server_online,
+            netns=netns,
+            note="; ".join(notes),
+        )
+
+    def _cpu_hint(self) -> str:
+        """Where the NIC's interrupts land, so the user can pin iperf3 elsewhere (the seeds'
+        lever: the application on the IRQ's core starves its softirq)."""
+        nic, ifname = self.app.nic, self.app.ifname
+        pin = "iperf3 -A client,server pins them"
+        if nic is None or not nic.irqs:
+            return f"{ifname} has no IRQs of its own; {pin}"
+        cpus: set[int] = set()
+        for q in nic.irqs:
+            aff = nic.irq_affinity.get(q.irq)
+            if aff is None:
+                continue
+            for got in (aff.effective, aff.smp_affinity):
+                if isinstance(got, frozenset) and got:
+                    cpus |= got
+                    break
+        if not cpus:
+            return pin
+        return f"{ifname}'s IRQs land on CPU {format_cpulist(frozenset(cpus))}: pin away ({pin})"
+
+    def _submitted(self, spec: BenchSpec | None) -> None:
+        if spec is not None:
+            self.start(spec)
+
+    # -- a run -----------------------------------------------------------------------------
+    def start(self, spec: BenchSpec) -> None:
+        app = self.app
+        self.last_spec = spec
+        self.live = LiveRun(spec)
+        self.recorded = []
+        self._group = ""
+        self._ifname = app.ifname or ""
+        self._notebook = self.notebook()
+        self.strip().show_run(self.live)
+        # A placeholder, so B refuses a second run while the settings are read.
+        self.runner = BenchRunner(
+            spec, self._on_event, command=self.command, server_hint=self._server_hint()
+        )
+        runner = self.runner
+        ifname = self._ifname
+
+        def job() -> None:
+            settings, problem = self._capture(ifname)
+            self._hop(partial(self._go, runner, settings, problem))
+
+        app.run_worker(job, thread=True, exit_on_error=False, group="bench")
+
+    def _capture(self, ifname: str) -> tuple[dict[str, str], str]:
+        """The settings the run runs with (worker thread)."""
+        try:
+            return capture(self.app.editor.access(), ifname), ""
+        except Exception as exc:  # a reading problem must not stop the benchmark
+            return {}, f"settings not read ({exc})"
+
+    def _go(self, runner: BenchRunner, settings: dict[str, str], problem: str) -> None:
+        if self.runner is not runner or self.live is None:
+            return  # stopped while the settings were read
+        self.settings = settings
+        if problem:
+            self.live.note = problem
+        runner.start()
+        app = self.app
+
+        def waiter() -> None:
+            runner.wait()
+            self._hop(partial(self._all_done, runner))
+
+        app.run_worker(waiter, thread=True, exit_on_error=False, group="bench")
+
+    def _hop(self, fn: Callable[[], None]) -> None:
+        """From any thread: run fn on the UI thread, in order with the other events."""
+        strip = self._strip
+        if strip is not None:
+            strip.post_message(Hop(fn))
+
+    def _on_event(self, event: object) -> None:
+        self._hop(partial(self._event, event))  # runner thread
+
+    def _event(self, event: object) -> None:
+        live = self.live
+        if live is None:
+            return
+        stopped = live.state == "cancelled"  # events already queued when X was pressed
+        if isinstance(event, Started):
+            live.repeat = event.repeat + 1
+            live.state = live.state if stopped else "running"
+            live.intervals = []
+            self.tracker = LoadTracker()
+            self._started = datetime.now().astimezone().isoformat(timespec="seconds")
+        elif isinstance(event, IntervalEvent):
+            live.state = live.state if stopped else "running"
+            live.add(event.interval)
+        elif isinstance(event, Finished):
+            load = self.tracker.result() if self.tracker is not None else CpuLoad()
+            self.tracker = None
+            live.results.append(event.result)
+            live.loads.append(load)
+            if event.result.error:  # the runner's words: what failed, what was measured
+                live.message = event.result.error
+            self._record(event.result, load)
+        self.strip().redraw()
+
+    def _all_done(self, runner: BenchRunner) -> None:
+        if self.runner is not runner:
+            return
+        self.runner = None
+        self.tracker = None
+        live = self.live
+        if live is None:
+            return
+        if live.state != "cancelled":
+            failed = any(r.error or not r.complete for r in live.results) or not live.results
+            live.state = "failed" if failed else "done"
+            if not live.results and not live.message:
+                live.message = "iperf3 ended without a result"
+        self.strip().redraw()
+
+    def _record(self, result: BenchResult, load: CpuLoad) -> None:
+        """One finished repeat into the notebook (written on the writer thread); incomplete
+        ones are only shown: a half run would skew the medians."""
+        live, notebook = self.live, self._notebook
+        if live is None or notebook is None:
+            return
+        if result.error or not result.complete:
+            self._set_note("not recorded (incomplete)")
+            return
+        spec, settings, started = live.spec, dict(self.settings), self._started
+        ifname = self._ifname
+        request = self.live
+
+        def job() -> None:
+            try:
+                rid = notebook.next_id()
+                group = self._group if self.live is request and self._group else rid
+                notebook.add(Run(rid, group, ifname, started, spec, result, load, settings))
+            except (OSError, ValueError) as exc:
+                self._hop(partial(self._set_note, f"not recorded: {exc}"))
+                return
+            if self.live is request:
+                self._group = group
+            self._hop(partial(self._recorded, rid, str(notebook.path)))
+
+        self._writer.submit(job)
+
+    def _recorded(self, rid: str, path: str) -> None:
+        live = self.live
+        if live is None:
+            return
+        if not live.group:
+            live.group = rid
+        self.recorded.append(rid)
+        ids = f" {self.recorded[0]}..{self.recorded[-1]}" if len(self.recorded) > 1 else ""
+        self._set_note(f"recorded{ids} (N: runs)")
+
+    def _set_note(self, text: str) -> None:
+        if self.live is not None:
+            self.live.note = text
+            self.strip().redraw()
+
+    # -- X: stop or close ---------------------------------------------------------------------
+    def stop_or_close(self) -> None:
+        if self.runner is not None:
+            if self.live is not None:
+                self.live.state = "cancelled"
+                self.live.message = "stopped by you: the numbers are what was measured up to then"
+            self.stop()
+            self.strip().redraw()
+            return
+        if self.live is not None:
+            self.live = None
+            self.strip().show_run(None)
+            return
+        self.app.notify_line("no benchmark running (B starts one)", True)
+
+    def stop(self) -> None:
+        """Stop iperf3 (the app is leaving, or the user asked)."""
+        runner = self.runner
+        if runner is not None:
+            runner.cancel()
+
+    # -- the sample handler --------------------------------------------------------------------
+    def on_sample(self, sample: Sample) -> None:
+        if self.tracker is not None:
+            self.tracker.add(sample)
+
+    # -- N: the notebook -----------------------------------------------------------------------
+    def open_runs(self) -> None:
+        app = self.app
+        if app.ifname is None and self.notebook_path is None:
+            app.notify_line("pick an interface first (n): the notebook is kept per interface", True)
+            return
+        app.push_screen(RunsScreen(self.notebook()))

@@ -1,0 +1,57 @@
+"""The app's side of the export preview (E): which interface, which journal, which host access,
+and where files go. The screen (export_screen.py) draws; the core (tuitune.core.export) builds
+and writes. Everything that touches the kernel or the disk runs in the screen's thread workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tuitune.core.export import ExportFile
+from tuitune.core.export.preview import Installed, Preview, install_each, prepare
+from tuitune.core.host.netns import NetnsError
+from tuitune.core.session import JournalError
+from tuitune.tui.export_screen import ExportScreen
+
+if TYPE_CHECKING:
+    from tuitune.tui.app import TuituneApp
+
+
+class Exporter:
+    """`export_root` stands for `/` when set: files are previewed against, and installed
+    under, that directory (tests, or staging files for another host); None: the real paths."""
+
+    def __init__(self, app: TuituneApp, export_root: Path | None = None) -> None:
+        self.app = app
+        self.export_root = export_root
+
+    def open(self) -> None:
+        app = self.app
+        ifname = app.ifname
+        if ifname is None:
+            app.notify_line("no interface picked: press n to pick one, then E", True)
+            return
+        netns = app.reader.root.netns
+        title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
+        app.push_screen(
+            ExportScreen(title, lambda: self.load(ifname), self.install, app.palette, app.ascii)
+        )
+
+    def load(self, ifname: str) -> Preview | str:
+        """Worker thread: the preview, from the journal `tuitune export` reads too."""
+        editor = self.app.editor
+        try:
+            # The editor's access (made on first use, shared with its journal): the app's way
+            # to reach the host, which tests inject.
+            access = editor.access()
+            return prepare(access, editor.journal_dir, ifname, dest_root=self.export_root)
+        except JournalError as exc:
+            return f"cannot read the change journal: {exc}"
+        except NetnsError as exc:
+            return f"cannot reach the host: {exc}"
+
+    def install(self, files: Sequence[ExportFile]) -> Installed:
+        """Worker thread, after the user confirmed."""
+        return install_each(files)

@@ -1,0 +1,392 @@
+"""The benchmark form (key B): what to run against which peer, checked before anything runs.
+
+`parse_form` is a pure function from the typed text to a BenchSpec or the first field that is
+wrong and why, so the rules are tested without a terminal; `BenchFormScreen` is the modal that
+shows the fields, the reason a value was refused, and hands back the spec on Enter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.events import Click, DescendantFocus
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from tuitune.core.bench.model import DIRECTIONS, BenchSpec, Direction
+from tuitune.core.cpulist import format_cpulist
+
+# iperf3's own limits: -P takes 1..128 streams; a port is 16 bits.
+MAX_STREAMS = 128
+MAX_DURATION = 86400
+MAX_REPEATS = 100
+# A host name, an IPv4 or IPv6 address (with a %zone): nothing a shell or iperf3 would read
+# as an option or a second word.
+_PEER = re.compile(r"[A-Za-z0-9_.:%\[\]-]+")
+# iperf3 -l: a number with an optional K/M/G suffix (1024-based).
+_LENGTH = re.compile(r"(\d+)([KMG]?)", re.IGNORECASE)
+_SCALE = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("peer", "peer"),
+    ("port", "port"),
+    ("duration", "duration s"),
+    ("streams", "streams"),
+    ("direction", "direction"),
+    ("length", "length"),
+    ("client_cpu", "client CPU"),
+    ("server_cpu", "server CPU"),
+    ("repeats", "repeats"),
+)
+LABELS = dict(FIELDS)
+DIRECTION_WORDS = {
+    "normal": "we send to the peer",
+    "reverse": "the peer sends to us (-R)",
+    "bidir": "both ways at once (--bidir)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FormError:
+    field: str  # a FIELDS name
+    reason: str
+
+    def text(self) -> str:
+        return f"{LABELS[self.field]}: {self.reason}"
+
+
+def _int(
+    values: Mapping[str, str], name: str, low: int, high: int, empty: int | None = None
+) -> int | FormError | None:
+    text = values.get(name, "").strip()
+    if not text:
+        if empty is not None:
+            return empty
+        return None
+    if not text.isdigit():
+        return FormError(name, f"{text!r} is not a whole number")
+    n = int(text)
+    if not low <= n <= high:
+        return FormError(name, f"{n} is out of range ({low}..{high})")
+    return n
+
+
+def _cpu(values: Mapping[str, str], name: str, online: frozenset[int] | None) -> int | FormError:
+    """-1 for empty (not pinned), the CPU, or why not."""
+    got = _int(values, name, 0, 65535)
+    if got is None:
+        return -1
+    if isinstance(got, FormError):
+        return got
+    if online and got not in online:
+        return FormError(name, f"CPU {got} is not online here (online: {format_cpulist(online)})")
+    return got
+
+
+def parse_form(
+    values: Mapping[str, str],
+    direction: Direction,
+    *,
+    online: frozenset[int] | None = None,
+    server_online: frozenset[int] | None = None,
+    netns: str | None = None,
+) -> BenchSpec | FormError:
+    """The spec the typed fields describe, or the first field that is wrong and why.
+
+    `online`: this host's CPUs (the client runs here); `server_online`: the peer's when known
+    (the lab's peer is this machine too), else any CPU number is taken.
+    """
+    peer = values.get("peer", "").strip()
+    if not peer:
+        return FormError("peer", "give the address of a host running `iperf3 -s`")
+    if peer.startswith("-") or not _PEER.fullmatch(peer):
+        return FormError("peer", f"{peer!r} is not a host name or an address")
+    port = _int(values, "port", 1, 65535, empty=5201)
+    if isinstance(port, FormError) or port is None:
+        return port or FormError("port", "missing")
+    duration = _int(values, "duration", 1, MAX_DURATION, empty=10)
+    if isinstance(duration, FormError) or duration is None:
+        return duration or FormError("duration", "missing")
+    streams = _int(values, "streams", 1, MAX_STREAMS, empty=1)
+    if isinstance(streams, FormError) or streams is None:
+        return streams or FormError("streams", "missing")
+    if direction not in DIRECTIONS:
+        return FormError("direction", f"one of {', '.join(DIRECTIONS)}")
+    length: str | None = values.get("length", "").strip().upper() or None
+    if length is not None:
+        m = _LENGTH.fullmatch(length)
+        if m is None:
+            return FormError("length", f"{length!r}: a size like 128K, 1M or 1460 (bytes)")
+        size = int(m.group(1)) * _SCALE[m.group(2)]
+        if not 1 <= size <= 1024**3:
+            return FormError("length", f"{length} is out of range (1 byte..1G)")
+    client = _cpu(values, "client_cpu", online)
+    if isinstance(client, FormError):
+        return client
+    server = _cpu(values, "server_cpu", server_online)
+    if isinstance(server, FormError):
+        return server
+    if server >= 0 and client < 0:
+        return FormError("client_cpu", "pinning the server needs a client CPU too (iperf3 -A n,m)")
+    repeats = _int(values, "repeats", 1, MAX_REPEATS, empty=1)
+    if isinstance(repeats, FormError) or repeats is None:
+        return repeats or FormError("repeats", "missing")
+    return BenchSpec(
+        peer=peer,
+        port=port,
+        duration=duration,
+        streams=streams,
+        direction=direction,
+        length=length,
+        client_cpu=client if client >= 0 else None,
+        server_cpu=server if server >= 0 else None,
+        repeats=repeats,
+        netns=netns,
+    )
+
+
+def form_values(spec: BenchSpec) -> dict[str, str]:
+    """The fields' text for a spec (to fill the form from the last run)."""
+
+    def opt(n: int | None) -> str:
+        return "" if n is None else str(n)
+
+    return {
+        "peer": spec.peer,
+        "port": str(spec.port),
+        "duration": str(spec.duration),
+        "streams": str(spec.streams),
+        "length": spec.length or "",
+        "client_cpu": opt(spec.client_cpu),
+        "server_cpu": opt(spec.server_cpu),
+        "repeats": str(spec.repeats),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class FormDefaults:
+    """What the form starts with, and the hints that depend on the host."""
+
+    spec: BenchSpec  # peer may be "" (nothing known yet)
+    peer_hint: str = "a host running `iperf3 -s`"
+    cpu_hint: str = "iperf3 -A: pin client/server away from the CPU taking the NIC's IRQs"
+    online: frozenset[int] | None = None
+    server_online: frozenset[int] | None = None
+    netns: str | None = None
+    note: str = ""  # one line above the fields (e.g. what the run measures)
+
+
+HINTS = {
+    "peer": "",  # from FormDefaults.peer_hint
+    "port": "the server's port (iperf3 -p; its default is 5201)",
+    "duration": "seconds per run (iperf3 -t)",
+    "streams": f"parallel TCP streams (iperf3 -P, 1..{MAX_STREAMS})",
+    "direction": "space or left/right: normal (we send), reverse (-R), bidir; or click one",
+    "length": "bytes per write, like 128K (iperf3 -l); empty: iperf3's default",
+    "client_cpu": "",  # from FormDefaults.cpu_hint
+    "server_cpu": "",
+    "repeats": "runs of the same request: the notebook keeps the median and spread",
+}
+
+
+class DirectionChoice(Static, can_focus=True):
+    """normal / reverse / bidir, the chosen one highlighted: space or arrows cycle, a click
+    picks. Plain letters and reverse video, so it reads the same on the Linux console."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,right", "step(1)", "Next direction", show=False),
+        Binding("left", "step(-1)", "Previous direction", show=False),
+    ]
+    DEFAULT_CSS = """
+    DirectionChoice { width: 1fr; height: 1; padding: 0 1; }
+    DirectionChoice:focus { background: $accent 25%; }
+    """
+
+    def __init__(self, value: Direction, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.value: Direction = value
+        self._spans: list[tuple[int, int, Direction]] = []
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        text = Text()
+        self._spans = []
+        for d in DIRECTIONS:
+            start = len(text)
+            text.append(f" {d} ", style="reverse bold" if d == self.value else "")
+            self._spans.append((start, len(text), d))
+            text.append(" ")
+        text.append(DIRECTION_WORDS[self.value], style="italic")
+        self.update(text)
+
+    def set(self, value: Direction) -> None:
+        self.value = value
+        self._draw()
+
+    def action_step(self, step: int) -> None:
+        i = DIRECTIONS.index(self.value)
+        self.set(DIRECTIONS[(i + step) % len(DIRECTIONS)])
+
+    def on_click(self, event: Click) -> None:
+        x = event.x - 1  # the left padding
+        for start, end, d in self._spans:
+            if start <= x < end:
+                self.set(d)
+                return
+
+
+class BenchFormScreen(ModalScreen[BenchSpec | None]):
+    """The form: Enter (in any field) or the Run button checks every field and, when all are
+    good, closes with the spec; a bad value keeps the form open with the reason under it and
+    the cursor in that field. Esc or Cancel closes with None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("enter", "submit", "Run", show=False),
+        Binding("down", "move(1)", "Next field", show=False),
+        Binding("up", "move(-1)", "Previous field", show=False),
+    ]
+    DEFAULT_CSS = """
+    BenchFormScreen { align: center middle; }
+    BenchFormScreen > Vertical {
+        width: 90%; max-width: 100; height: auto; max-height: 100%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    BenchFormScreen.-ascii > Vertical { border: ascii $accent; }
+    BenchFormScreen .row { height: 1; }
+    BenchFormScreen .label { width: 13; }
+    BenchFormScreen .short { width: 12; }
+    BenchFormScreen #bench-peer { width: 1fr; }
+    BenchFormScreen #bench-length { width: 12; }
+    BenchFormScreen .side { width: 1fr; color: $text-muted; padding: 0 1; }
+    BenchFormScreen .hint, BenchFormScreen .note { color: $text-muted; }
+    BenchFormScreen #bench-error { color: $error; text-style: bold; }
+    BenchFormScreen .buttons { height: 1; margin-top: 1; }
+    BenchFormScreen Button { margin-right: 2; min-width: 10; }
+    """
+
+    def __init__(self, defaults: FormDefaults) -> None:
+        super().__init__()
+        self.defaults = defaults
+        self.error: FormError | None = None
+
+    def compose(self) -> ComposeResult:
+        d = self.defaults
+        values = form_values(d.spec)
+        side = {
+            "port": "default 5201",
+            "duration": "seconds",
+            "streams": "iperf3 -P",
+            "length": "like 128K; empty: default",
+            "client_cpu": "empty: not pinned",
+            "server_cpu": "empty: not pinned",
+            "repeats": "same request again",
+        }
+        with Vertical() as box:
+            box.border_title = "Benchmark (iperf3)"
+            if d.note:
+                yield Static(d.note, classes="note", markup=False)
+            for name, label in FIELDS:
+                with Horizontal(classes="row"):
+                    yield Static(label, classes="label", markup=False)
+                    if name == "direction":
+                        yield DirectionChoice(d.spec.direction, id="bench-direction")
+                        continue
+                    yield Input(
+                        value=values[name],
+                        placeholder=d.peer_hint if name == "peer" else "",
+                        id=f"bench-{name.replace('_', '-')}",
+                        classes="" if name == "peer" else "short",
+                        compact=True,
+                        select_on_focus=False,
+                    )
+                    if name in side:
+                        yield Static(side[name], classes="side", markup=False)
+            yield Static("", id="bench-hint", classes="hint", markup=False)
+            yield Static("", id="bench-error", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Run", id="bench-run", variant="primary", compact=True)
+                yield Button("Cancel", id="bench-cancel", compact=True)
+            yield Static(
+                "Enter: run   Esc: cancel   Tab / arrows: next field", classes="hint", markup=False
+            )
+
+    def on_mount(self) -> None:
+        self.set_class(bool(getattr(self.app, "ascii", False)), "-ascii")
+        first = "#bench-peer" if not self.defaults.spec.peer else "#bench-duration"
+        self.query_one(first, Input).focus()
+
+    # -- reading the fields --------------------------------------------------------------------
+    def field(self, name: str) -> Input | DirectionChoice:
+        wid = f"#bench-{name.replace('_', '-')}"
+        if name == "direction":
+            return self.query_one(wid, DirectionChoice)
+        return self.query_one(wid, Input)
+
+    def values(self) -> dict[str, str]:
+        return {
+            name: w.value
+            for name, _ in FIELDS
+            if name != "direction" and isinstance(w := self.field(name), Input)
+        }
+
+    def direction(self) -> Direction:
+        return self.query_one(DirectionChoice).value
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        name = self._name_of(event.widget.id or "")
+        if name:
+            hint = HINTS[name] or (
+                self.defaults.peer_hint if name == "peer" else self.defaults.cpu_hint
+            )
+            self.query_one("#bench-hint", Static).update(f"{LABELS[name]}: {hint}")
+
+    @staticmethod
+    def _name_of(widget_id: str) -> str:
+        if not widget_id.startswith("bench-"):
+            return ""
+        name = widget_id.removeprefix("bench-").replace("-", "_")
+        return name if name in LABELS else ""
+
+    # -- actions -------------------------------------------------------------------------------
+    def action_submit(self) -> None:
+        d = self.defaults
+        got = parse_form(
+            self.values(),
+            self.direction(),
+            online=d.online,
+            server_online=d.server_online,
+            netns=d.netns,
+        )
+        if isinstance(got, FormError):
+            self.error = got
+            self.query_one("#bench-error", Static).update(got.text())
+            self.field(got.field).focus()
+            return
+        self.dismiss(got)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "bench-run":
+            self.action_submit()
+        else:
+            self.action_cancel()
+
+    def action_move(self, step: int) -> None:
+        self.focus_next() if step > 0 else self.focus_previous()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,267 @@
+"""The strip at the bottom of the live screen while a benchmark runs, and after it ends.
+
+The CPU grid and the panels stay visible above it (the point of running from the TUI: see
+which core is pegged, and whether by sys or soft). `LiveRun` is what the strip knows, fed by
+the controller (app_bench.py) from the runner's events; `strip_text` draws it as lines of
+Rich Text, a pure function, so what it says is tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import statistics
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, cast
+
+from rich.style import Style
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Static
+
+from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
+from tuitune.core.bench.notebook import spec_summary
+from tuitune.core.units import bitrate
+from tuitune.tui.glyphs import Glyphs, bar, heat_char
+from tuitune.tui.palette import Palette
+
+if TYPE_CHECKING:
+    from tuitune.tui.app import TuituneApp
+
+State = Literal["starting", "running", "done", "failed", "cancelled"]
+STOP_KEY = "X"  # stops a run; closes the strip once it has ended
+HISTORY = 40  # intervals kept for the sparkline
+
+
+def bps(bits_per_second: float | None) -> str:
+    return "-" if bits_per_second is None else bitrate(bits_per_second / 8)
+
+
+@dataclass
+class LiveRun:
+    """One request (all its repeats) as the strip shows it."""
+
+    spec: BenchSpec
+    group: str = ""  # the notebook id of its first run, once known
+    repeat: int = 1  # 1-based, the repeat under way (or the last one)
+    state: State = "starting"
+    intervals: list[Interval] = field(default_factory=list)  # of the repeat under way
+    history: list[float] = field(default_factory=list)  # throughput per second, all repeats
+    results: list[BenchResult] = field(default_factory=list)  # one per finished repeat
+    loads: list[CpuLoad] = field(default_factory=list)
+    message: str = ""  # the runner's error, in its words
+    note: str = ""  # e.g. "recorded r3..r5 (N: runs)"
+
+    @property
+    def elapsed(self) -> float:
+        return max((i.end for i in self.intervals), default=0.0)
+
+    def latest(self) -> list[Interval]:
+        """The intervals of the last second reported (two in a bidir run: sent and received)."""
+        if not self.intervals:
+            return []
+        end = self.intervals[-1].end
+        return [i for i in self.intervals if i.end == end]
+
+    def add(self, interval: Interval) -> None:
+        self.intervals.append(interval)
+        same = [i for i in self.intervals if i.end == interval.end]
+        total = sum(i.bits_per_second for i in same)
+        if len(same) > 1 and self.history:
+            self.history[-1] = total  # a bidir second: the sum of both directions
+        else:
+            self.history.append(total)
+        del self.history[:-HISTORY]
+
+
+def sparkline(values: Sequence[float], width: int, g: Glyphs) -> str:
+    """The last `width` values, one cell each, scaled to the largest shown."""
+    shown = list(values)[-width:] if width > 0 else []
+    top = max(shown, default=0.0)
+    if top <= 0:
+        return g.heat[0] * len(shown)
+    return "".join(heat_char(v / top, g) for v in shown)
+
+
+def _median(xs: Sequence[float | int | None]) -> float | None:
+    got = [x for x in xs if x is not None]
+    return statistics.median(got) if got else None
+
+
+def _peak(d: dict[int, float] | dict[int, int]) -> tuple[int, float] | None:
+    if not d:
+        return None
+    cpu = max(d, key=lambda c: (d[c], -c))
+    return cpu, float(d[cpu])
+
+
+def merged_load(loads: Sequence[CpuLoad]) -> CpuLoad:
+    """Per-CPU peaks over every repeat; drops summed."""
+    sys: dict[int, float] = {}
+    soft: dict[int, float] = {}
+    drops: dict[int, int] = {}
+    for load in loads:
+        for c, v in load.peak_sys.items():
+            sys[c] = max(sys.get(c, 0.0), v)
+        for c, v in load.peak_soft.items():
+            soft[c] = max(soft.get(c, 0.0), v)
+        for c, n in load.drops.items():
+            drops[c] = drops.get(c, 0) + n
+    return CpuLoad(sys, soft, drops, sum(x.samples for x in loads))
+
+
+def load_text(load: CpuLoad) -> str:
+    """ "peak sys 45% on cpu1, soft 98% on cpu0, softnet drops 12 (cpu0 12)"."""
+    if not load.samples:
+        return "no CPU samples during the run"
+    parts = []
+    for name, d in (("sys", load.peak_sys), ("soft", load.peak_soft)):
+        p = _peak(d)
+        parts.append(f"{name} {p[1]:.0f}% on cpu{p[0]}" if p else f"{name} -")
+    total = sum(load.drops.values())
+    where = ", ".join(f"cpu{c} {n}" for c, n in sorted(load.drops.items()) if n)
+    parts.append(f"softnet drops {total}" + (f" ({where})" if where else ""))
+    return "peak " + ", ".join(parts)
+
+
+def _num(x: float | None, fmt: str = "{:.1f}%") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def strip_text(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
+    """The strip's lines: what runs and its key first (a narrow terminal cuts the ends of
+    lines), then the live numbers, or the results with tuitune's CPU peaks."""
+    spec = run.spec
+    head = Text()
+    head.append(f"Bench {run.group}".strip(), style=p.header)
+    live = run.state in ("starting", "running")
+    word = {"cancelled": "stopped"}.get(run.state, run.state)
+    head.append(f" {word}", style=p.warn if run.state in ("failed", "cancelled") else None)
+    if spec.repeats > 1:
+        if live:
+            head.append(f", repeat {run.repeat} of {spec.repeats}")
+        elif len(run.results) > 1:
+            head.append(f", median of {len(run.results)} repeats")
+    if run.note:
+        head.append(f", {run.note}", style=p.muted)
+    head.append(f"   {STOP_KEY}: {'stop' if live else 'close'}   ", style=p.warn if live else None)
+    head.append(spec_summary(spec), style=p.muted)
+    lines = [head]
+    if live:
+        lines.append(_live_line(run, width, g, p))
+    else:
+        lines += _end_lines(run, width, p)
+    return Text("\n").join(lines)
+
+
+def _live_line(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
+    spec = run.spec
+    line = Text()
+    if run.state == "starting":
+        line.append("starting iperf3...", style=p.muted)
+        return line
+    done = min(1.0, run.elapsed / spec.duration) if spec.duration else 0.0
+    bar_w = max(10, min(30, width // 5))
+    line.append("[")
+    line.append(bar(done, bar_w, g), style=p.on)
+    line.append("]")
+    line.append(f" {run.elapsed:.0f}/{spec.duration} s  ")
+    latest = run.latest()
+    if not latest:
+        line.append("waiting for the first interval", style=p.muted)
+        return line
+    for i in latest:
+        if len(latest) > 1:
+            line.append("tx " if i.role == "sender" else "rx ", style=p.muted)
+        line.append(f"{bps(i.bits_per_second):>10}", style=Style(bold=True))
+        secs = i.end - i.start
+        if i.retransmits is not None and secs > 0:
+            retr = i.retransmits / secs
+            line.append(f"  retr {retr:.0f}/s", style=p.warn if retr else None)
+        line.append("  ")
+    room = width - line.cell_len - 2
+    if room >= 5 and run.history:
+        line.append(sparkline(run.history, min(room, HISTORY), g), style=p.on)
+    return line
+
+
+def _end_lines(run: LiveRun, width: int, p: Palette) -> list[Text]:
+    results = [r for r in run.results if r.sent_bps is not None or r.received_bps is not None]
+    first = Text()
+    if results:
+        bold = Style(bold=True)
+        first.append("sent ")
+        first.append(bps(_median([r.sent_bps for r in results])), style=bold)
+        first.append("  received ")
+        first.append(bps(_median([r.received_bps for r in results])), style=bold)
+        retr = _median([r.retransmits for r in results])
+        first.append(f"  retr {_num(retr, '{:.0f}')}")
+        first.append(f"  CPU local {_num(_median([r.local_cpu for r in results]))}")
+        first.append(f" remote {_num(_median([r.remote_cpu for r in results]))}")
+        back = _median([r.return_received_bps for r in results])
+        if back is not None:  # bidir: the other direction
+            first.append("  back: received ")
+            first.append(bps(back), style=bold)
+            back_retr = _median([r.return_retransmits for r in results])
+            first.append(f" retr {_num(back_retr, '{:.0f}')}")
+    else:
+        first.append("no result from iperf3", style=p.warn)
+    lines = [first]
+    # The error is wrapped, not cut: its end is often the command that fixes it.
+    lines += [Text(part, style=p.warn) for part in textwrap.wrap(run.message, width)]
+    lines.append(Text(load_text(merged_load(run.loads))))
+    return lines
+
+
+class Hop(Message):
+    """Run `fn` on the UI thread: the runner's thread posts these (post_message is
+    thread-safe and, unlike call_from_thread, never blocks it)."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        super().__init__()
+        self.fn = fn
+
+
+class BenchStrip(Static):
+    """Below the panels, above the footer (in the flow, not docked: docked widgets on one
+    edge overlap); hidden until the first run."""
+
+    DEFAULT_CSS = """
+    BenchStrip {
+        height: auto; max-height: 6; display: none; text-wrap: nowrap; text-overflow: ellipsis;
+        padding: 0 1; background: $panel; border-top: none;
+    }
+    BenchStrip.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.run: LiveRun | None = None
+        self.on_stop: Callable[[], None] | None = None  # the app is leaving: stop iperf3
+
+    def show_run(self, run: LiveRun | None) -> None:
+        self.run = run
+        self.set_class(run is not None, "-shown")
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.run is None:
+            self.update("")
+            return
+        app = cast("TuituneApp", self.app)
+        width = max(20, (self.size.width or app.size.width) - 2)
+        self.update(strip_text(self.run, width, app.glyphs, app.palette))
+
+    def on_mount(self) -> None:
+        if cast("TuituneApp", self.app).ascii:
+            self.styles.text_overflow = "clip"  # the console font has no ellipsis
+
+    def on_resize(self) -> None:
+        self.redraw()
+
+    def on_hop(self, message: Hop) -> None:
+        message.fn()
+
+    def on_unmount(self) -> None:
+        if self.on_stop is not None:
+            self.on_stop()

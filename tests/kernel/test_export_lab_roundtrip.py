@@ -1,6 +1,7 @@
 """The issue's "tried as a new user" round trip, on `tuitune lab`, through the live screen.
 
-Tune the lab's end from the screen (MTU on trial and kept, txqueuelen, an offload, a sysctl),
+Tune the lab's end from the screen (MTU on trial and kept, txqueuelen, an offload, RPS, a
+sysctl),
 open the export preview (E), install from it (under tmp_path, never /etc), leave, remove the
 lab, build a new one, give the installed rules to a real systemd-udevd in the new lab's
 namespace and replay the device's "add" event (what coldplug does at boot for a device that
@@ -58,6 +59,11 @@ def box_text(app: TuituneApp) -> str:
     return " ".join(" ".join(row[region.x : region.right] for row in rows).split())
 
 
+def rps(ns: str, ifname: str) -> str:
+    path = f"/sys/class/net/{ifname}/queues/rx-0/rps_cpus"
+    return run("ip", "netns", "exec", ns, "cat", path).strip().lstrip("0,") or "0"
+
+
 def somaxconn(ns: str) -> str:
     return run("ip", "netns", "exec", ns, "sysctl", "-n", "net.core.somaxconn").strip()
 
@@ -96,6 +102,8 @@ async def tune_export_install(lab: labmod.Lab, tmp_path: Path, wanted: str) -> l
             assert app.panels["nic"].view.move_cursor_to("feature:rx-gro")
             await pilot.press("space")
             await until(pilot, lambda: gro(lab.netns, lab.ifname) == wanted)
+            await edit("3", "queue:rx-0", "1")  # RPS on CPU 1: mask 2
+            await until(pilot, lambda: rps(lab.netns, lab.ifname) == "2")
             await edit("4", "sysctl:net.core.somaxconn", "8192")
             await until(pilot, lambda: somaxconn(lab.netns) == "8192")
 
@@ -151,6 +159,7 @@ async def test_tune_export_tear_down_rebuild_and_find_it_back(tmp_path: Path) ->
         labs.append(second)
         ns, ifname = second.netns, second.ifname
         assert link(ns, ifname) == (1500, 1000) and somaxconn(ns) != "8192"
+        assert rps(ns, ifname) == "0"
 
         # Boot, in small: udevd starts with the rules installed and replays the "add" event
         # of the device that is already there (coldplug); the namespace's sysctls by hand.
@@ -163,6 +172,8 @@ async def test_tune_export_tear_down_rebuild_and_find_it_back(tmp_path: Path) ->
         assert link(ns, ifname) == (9000, 5000)
         assert gro(ns, ifname) == wanted
         assert somaxconn(ns) == "8192"
+        # The queue has no uevent of its own at coldplug: the device's rule sets it.
+        assert rps(ns, ifname) == "2"
         report = verify(files, lambda _netns: HostAccess(HostRoot(netns=ns)))
         assert report.ok and report.checked >= 4, (report.differences, report.problems)
     finally:

@@ -149,6 +149,15 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
             attr = "mtu" if kind == "mtu" else "tx_queue_len"
             lines += [f"# {kind}: {was(c)}", f'ATTR{{{attr}}}="{value}"']
             out.covered.add(c.key)
+    if queues:
+        # A device present before udevd starts (most NICs at boot) is replayed by `udevadm
+        # trigger`, but its queues are not: they have no uevent file. So the queues that
+        # exist are set here too; queues made later (ethtool -L) get their own events below.
+        lines.append("# queues as the device appears (a coldplugged device gets no queue events)")
+        for c in queues:
+            check(safe.queue, c.key)
+            value = _queue_value(c, ctx, check)
+            lines.append(f'ATTR{{queues/{c.key.name}/{QUEUE_ATTR[c.key.kind]}}}="{value}"')
     for kind in ETHTOOL_OPTION:
         group = by_kind(device, kind)
         if not group:
@@ -172,11 +181,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
             assigns = []
             for c in mine_q:
                 check(safe.queue, c.key)
-                if c.key.kind == "rps_flow_cnt":
-                    value = _value(c, check)
-                else:
-                    cpus = check(safe.cpus, c.key, c.current)
-                    value = None if cpus is None else format_mask(cpus, ctx.ncpus)
+                value = _queue_value(c, ctx, check)
                 assigns.append(f'ATTR{{{QUEUE_ATTR[c.key.kind]}}}="{value}"')
                 lines.append(f"# {qname} {c.key.kind}: {was(c)}" + _cpus_note(c))
                 out.covered.add(c.key)
@@ -192,6 +197,13 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     text = "\n".join(lines) + "\n"
     out.files.append(ExportFile("udev", path_for(ctx), text, warnings=tuple(warnings)))
     return out
+
+
+def _queue_value(c: Change, ctx: ExportContext, check: Checker) -> str | None:
+    if c.key.kind == "rps_flow_cnt":
+        return _value(c, check)
+    cpus = check(safe.cpus, c.key, c.current)
+    return None if cpus is None else format_mask(cpus, ctx.ncpus)
 
 
 def _cpus_note(c: Change) -> str:

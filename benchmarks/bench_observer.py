@@ -11,7 +11,8 @@ same way and shown apart: it is the terminal's share, paid for each byte the too
 of /proc/PID/io). tuitune's threads are listed one by one (tuitune runs through
 benchmarks/_named_threads.py, which only gives each OS thread its Python name; --plain runs
 .venv/bin/tuitune itself). A fourth pane runs tuitune paused with `p`: not a contender, the
-app's cost at rest.
+app's cost at rest. A fifth runs benchmarks/_ticking_app.py, the smallest Textual app that
+changes one line a second: the framework's floor for any 1 Hz Textual monitor.
 
 tuitune watches the interface of the default route (eth0 here) and only reads: the
 benchmark writes nothing to the kernel. Each tool gets a private HOME and XDG_CONFIG_HOME so
@@ -261,6 +262,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--no-paused", action="store_true", help="skip the 4th pane: tuitune paused with p"
     )
+    ap.add_argument(
+        "--no-floor",
+        action="store_true",
+        help="skip the 5th pane: the smallest Textual app updating one line each second",
+    )
     ap.add_argument("--screens", type=Path, help="save each tool's last screen in this dir")
     args = ap.parse_args(argv)
     width, height = (int(x) for x in args.size.split("x"))
@@ -291,6 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Not a contender: tuitune with sampling paused shows what the app costs at rest.
         paused = Tool("tuitune, paused", tuitune, tuitune_ready(ncpus), ("p",), _paused)
         tools.append(paused)
+    if not args.no_floor:
+        # Not a contender either: the smallest Textual app that changes a line each second.
+        floor = [PYTHON, str(REPO / "benchmarks" / "_ticking_app.py")]
+        tools.append(Tool("textual floor (1 line at 1 Hz)", floor, lambda s: "ticking" in s))
     say(f"idle baseline: {args.idle:g} s")
     t0, m0, la0 = time.monotonic(), _proc.machine_times(), _proc.loadavg()
     time.sleep(args.idle)

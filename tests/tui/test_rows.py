@@ -132,3 +132,18 @@ async def test_home_shows_the_top_of_the_list(launch: Launch) -> None:
         await tui.press("4", "end", "home")
         assert tui.view("sysctls").cursor_key == "sysctl:net.core.netdev_max_backlog"
         assert tui.rows_seen("sysctls")[0].startswith("core:")
+
+
+def test_offload_rows_carry_their_ethtool_short_name() -> None:
+    """The reports and users say "tso", the kernel "tx-tcp-segmentation": the NIC row notes
+    the short name, and the filter searches the note. Names from this kernel's veth."""
+    from tuitune.tui.nicpanel import _short_name
+
+    assert _short_name("tx-tcp-segmentation") == "tso"
+    assert _short_name("tx-tcp6-segmentation") == "tso"
+    assert _short_name("tx-generic-segmentation") == "gso"
+    assert _short_name("tx-scatter-gather-fraglist") == "sg"
+    assert _short_name("tx-checksum-ip-generic") == "tx"
+    assert _short_name("rx-checksum") == "rx"
+    assert _short_name("rx-gro-list") == ""  # not what `ethtool -K gro` moves
+    assert _short_name("tx-nocache-copy") == ""

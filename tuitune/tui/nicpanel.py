@@ -7,10 +7,11 @@ state gives the values to compare, so whatever changed since the baseline is mar
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist, format_mask
-from tuitune.core.host.ethtool import Coalesce
+from tuitune.core.host.ethtool import LEGACY_FEATURE_ALIASES, Coalesce
 from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 from tuitune.tui.glyphs import Glyphs
@@ -23,6 +24,12 @@ COLUMNS = [
     Column("limit", 14, drop=2),
     Column("note", 10, flex=True, drop=1),
 ]
+
+
+def _short_name(feature: str) -> str:
+    return next(
+        (s for s, pat in LEGACY_FEATURE_ALIASES.items() if fnmatch.fnmatchcase(feature, pat)), ""
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +201,12 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
             for f in nic.features:
                 if f.fixed != fixed:
                     continue
-                note = ""
+                # The ethtool -K short name (tso, gso, sg, tx...): what the reports and users
+                # call it, shown and searchable (`/tso` finds tx-tcp-segmentation).
+                note = _short_name(f.name)
                 if f.requested != f.active and not fixed:  # ethtool's "[requested on]"
-                    note = f"requested {'on' if f.requested else 'off'}"
+                    asked = f"requested {'on' if f.requested else 'off'}"
+                    note = f"{note}; {asked}" if note else asked
                 state = "fixed" if fixed else ("on" if f.active else "off")
                 e.append(
                     Entry(
@@ -241,6 +251,6 @@ def nic_rows(
             ((value, p.changed if changed else style),),
             x.limit,
             ((note, p.changed if changed else p.muted),),
-            search=f"{x.section} {x.label} {x.value}",
+            search=f"{x.section} {x.label} {x.value} {x.note}",
         )
     return b.rows

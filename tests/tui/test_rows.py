@@ -137,7 +137,7 @@ async def test_home_shows_the_top_of_the_list(launch: Launch) -> None:
 def test_offload_rows_carry_their_ethtool_short_name() -> None:
     """The reports and users say "tso", the kernel "tx-tcp-segmentation": the NIC row notes
     the short name, and the filter searches the note. Names from this kernel's veth."""
-    from tuitune.tui.nicpanel import _short_name
+    from tuitune.core.host.ethtool import short_name as _short_name
 
     assert _short_name("tx-tcp-segmentation") == "tso"
     assert _short_name("tx-tcp6-segmentation") == "tso"

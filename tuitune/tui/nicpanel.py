@@ -7,11 +7,10 @@ state gives the values to compare, so whatever changed since the baseline is mar
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist, format_mask
-from tuitune.core.host.ethtool import LEGACY_FEATURE_ALIASES, Coalesce
+from tuitune.core.host.ethtool import Coalesce, short_name
 from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 from tuitune.tui.glyphs import Glyphs
@@ -24,12 +23,6 @@ COLUMNS = [
     Column("limit", 14, drop=2),
     Column("note", 10, flex=True, drop=1),
 ]
-
-
-def _short_name(feature: str) -> str:
-    return next(
-        (s for s, pat in LEGACY_FEATURE_ALIASES.items() if fnmatch.fnmatchcase(feature, pat)), ""
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +196,7 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
                     continue
                 # The ethtool -K short name (tso, gso, sg, tx...): what the reports and users
                 # call it, shown and searchable (`/tso` finds tx-tcp-segmentation).
-                note = _short_name(f.name)
+                note = short_name(f.name)
                 if f.requested != f.active and not fixed:  # ethtool's "[requested on]"
                     asked = f"requested {'on' if f.requested else 'off'}"
                     note = f"{note}; {asked}" if note else asked

@@ -41,6 +41,15 @@ LEGACY_FEATURE_ALIASES: Mapping[str, str] = {
     "rxhash": "rx-hashing",
 }
 
+
+def short_name(feature: str) -> str:
+    """The `ethtool -K` short name that moves this kernel feature (tx-tcp6-segmentation:
+    "tso"), or "" when none does."""
+    return next(
+        (s for s, pat in LEGACY_FEATURE_ALIASES.items() if fnmatch.fnmatchcase(feature, pat)), ""
+    )
+
+
 COALESCE_IOCTL_NAMES: tuple[str, ...] = tuple(name for _, name in io.COALESCE_IOCTL_NAMES)
 COALESCE_FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
 

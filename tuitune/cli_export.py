@@ -230,7 +230,7 @@ def _print_file(f: ExportFile, diff: bool) -> None:
 
 
 def _install(plan: ExportPlan) -> int:
-    from tuitune.core.export import install
+    from tuitune.core.export import install, sysctld
 
     try:
         results = install(plan.files)
@@ -243,8 +243,7 @@ def _install(plan: ExportPlan) -> int:
     steps = []
     for f in wrote:
         if f.format == "sysctl":
-            prefix = f"ip netns exec {plan.netns} " if plan.netns else ""
-            steps.append(f"{prefix}sysctl -p {f.path}")
+            steps.append(sysctld.apply_command(f.path, plan.netns))
         elif f.path.suffix in (".rules", ".link"):
             steps.append("udevadm control --reload")
         elif f.path.suffix == ".service":

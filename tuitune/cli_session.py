@@ -67,6 +67,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     apply.add_argument(
         "--dry-run", action="store_true", help="print what would change; change nothing"
     )
+    apply.add_argument(
+        "--host-wide",
+        action="store_true",
+        help="with --netns: also change the file's host-wide sysctls, which are one value for "
+        "the whole machine (refused without it)",
+    )
     apply.set_defaults(func=cmd_apply)
 
 
@@ -134,7 +140,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     try:
-        access = HostAccess(root)
+        # An original recorded from a namespace may be host-wide (the user agreed then).
+        access = HostAccess(root, host_writes=True)
     except NetnsError as exc:
         _err(f"{exc}; the journal is kept: {path}")
         return EXIT_FAILED
@@ -162,6 +169,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
     return EXIT_FAILED
 
 
+def _host_wide_refused(root: HostRoot, key: Key) -> bool:
+    return root.netns is not None and key.kind == "sysctl" and key.scope == "host"
+
+
 def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.host.netdev import interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
@@ -172,13 +183,14 @@ def cmd_apply(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_USAGE
     try:
-        profile = load(args.file, netns=root.netns)
+        # A show document's host-wide values are left out in a namespace unless asked for.
+        profile = load(args.file, netns=None if args.host_wide else root.netns)
     except ProfileError as exc:
         _err(str(exc))
         return EXIT_USAGE
     ifname = args.iface or profile.ifname
     try:
-        access = HostAccess(root)
+        access = HostAccess(root, host_writes=args.host_wide)
     except NetnsError as exc:
         _err(str(exc))
         return EXIT_USAGE
@@ -195,7 +207,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
             except InvalidValue as exc:
                 errors.append(exc.message)
             except WriteRefused as exc:
-                errors.append(exc.state.reason)
+                hint = " (--host-wide allows it)" if _host_wide_refused(root, key) else ""
+                errors.append(exc.state.reason + hint)
         if errors:
             for line in errors:
                 _err(line)

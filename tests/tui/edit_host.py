@@ -126,6 +126,7 @@ async def editing(
     limit: int | None = None,
     interval: float = 0.25,
     samples: int = 200,
+    netns: str | None = None,
 ) -> AsyncIterator[EditHost]:
     # Enough samples that the CPU rows (drop targets) stay for the whole test.
     built, _ = host_32cpu(tmp_path / "host", samples=samples)
@@ -140,12 +141,14 @@ async def editing(
     def eth(name: str) -> ScreenDevice:
         return dev if name == DEV else ScreenDevice(name)
 
-    reader = ReplayReader(tree, ethtool=eth)
+    reader = ReplayReader(tree, ethtool=eth, netns=netns)
     root = reader.root
 
     def access() -> HostAccess:
         svc = services(root) if services is not None else None
-        return HostAccess(root, call=reader.call, ethtool=eth, writer=writes, services=svc)
+        return HostAccess(
+            root, call=reader.call, ethtool=eth, writer=writes, services=svc, host_writes=True
+        )
 
     app = TuituneApp(
         reader,

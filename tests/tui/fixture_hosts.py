@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
@@ -65,7 +66,10 @@ class ReplayReader(HostReader):
         ethtool: Callable[[str], EthtoolReads] | None = None,
         interval: float = 1.0,
         start: float = 0.0,
+        netns: str | None = None,
     ) -> None:
+        """`netns`: present the tree as that network namespace (never entered: the tree also
+        stands for the host it lives on)."""
         found = (tree / "samples").iterdir() if (tree / "samples").is_dir() else iter(())
         dirs = sorted((p for p in found if p.name.isdigit()), key=lambda p: int(p.name))
         if not dirs:
@@ -75,6 +79,8 @@ class ReplayReader(HostReader):
         self.start = start
         self.calls = 0
         super().__init__(HostRoot.fixture(tree), ethtool=ethtool)
+        if netns is not None:
+            self.root = replace(self.root, netns=netns)
 
     def _counters(self, ifname: str | None) -> Counters:
         # Runs on the reader's kernel thread, like every read: no lock needed for `calls`.

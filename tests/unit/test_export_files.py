@@ -26,6 +26,7 @@ from tuitune.core.export import (
     build_plan,
     from_originals,
     gather_context,
+    sysctld,
 )
 from tuitune.core.host.irqbalance import IrqbalanceState
 from tuitune.core.host.root import HostRoot
@@ -161,13 +162,21 @@ def test_by_name_in_a_namespace_warns(tuned: Tuned) -> None:
     assert rules.warnings[0] == "eno49 matched by name"
     assert "network namespace lab" in rules.warnings[1]
     # A namespace's sysctls never go to /etc/sysctl.d, where the host would apply them.
-    [sysctl_file] = plan.by_format("sysctl")
-    assert sysctl_file.path == Path("/etc/tuitune/netns-lab.sysctl.conf")
-    # Host-wide sysctls: a namespace export leaves them out and says so.
-    assert plan.skipped == (
-        "net.core.rmem_max: host-wide, not exported from network namespace lab",
-        "net.core.default_qdisc: host-wide, not exported from network namespace lab",
-    )
+    own, wide = plan.by_format("sysctl")
+    assert own.path == Path("/etc/tuitune/netns-lab.sysctl.conf")
+    assert "net.ipv4.tcp_rmem" in own.text and "net.core.rmem_max" not in own.text
+    # Host-wide sysctls changed from the namespace (the screen asked first) are the host's:
+    # a file of their own in /etc/sysctl.d, with a warning that they change the whole machine.
+    assert wide.path == Path("/etc/sysctl.d/90-tuitune-from-netns-lab.conf")
+    assert [k for k, _, _ in sysctld.parse(wide.text)] == [
+        Key.sysctl("net.core.rmem_max"),
+        Key.sysctl("net.core.default_qdisc"),
+    ]
+    assert "changes the whole machine at boot" in wide.warnings[0]
+    assert "ip netns exec" not in wide.text and plan.skipped == ()
+    # Read now: the namespace's file inside the namespace, the host's on the host.
+    assert sysctld.apply_command(own.path, "lab").startswith("ip netns exec lab sysctl -p /etc/")
+    assert sysctld.apply_command(wide.path, "lab") == f"sysctl -p {wide.path}"
 
 
 def test_old_systemd_gets_only_the_keys_it_knows(tuned: Tuned) -> None:

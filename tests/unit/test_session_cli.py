@@ -4,6 +4,7 @@ what they print, their exit status, and what the tree holds afterwards."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,35 @@ def test_the_cli_default_journal_dir_is_the_journals() -> None:
     from tuitune.core.session import DEFAULT_DIR
 
     assert cli_session.DEFAULT_JOURNAL_DIR == DEFAULT_DIR
+
+
+def test_host_wide_sysctls_from_a_namespace_need_host_wide(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`apply --netns` refuses a host-wide sysctl (it changes the whole machine) and says how
+    to allow it; with --host-wide it is changed and journaled, and `restore` puts it back."""
+    import tuitune.cli_session as cli_session
+
+    # The tree stands for a namespace named "lab" and for the host it lives on.
+    monkeypatch.setattr(
+        cli_session, "_root", lambda args: replace(HostRoot.fixture(args.root), netns="lab")
+    )
+    profile = tmp_path / "wide.toml"
+    profile.write_text('[sysctl]\n"net.core.netdev_max_backlog" = 250000\n')
+    backlog = "proc/sys/net/core/netdev_max_backlog"
+
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert code == 1 and out == ""
+    assert "host-wide: not changed from inside network namespace 'lab'" in err
+    assert "(--host-wide allows it)" in err
+    assert tree.read(backlog) == "1000" and not tree.journal.exists()
+
+    code, out, err = run(capsys, "apply", str(profile), *tree.args, "--host-wide")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "changed net.core.netdev_max_backlog: 1000 -> 250000"
+    assert tree.read(backlog) == "250000"
+
+    code, out, err = run(capsys, "restore", *tree.args)
+    assert (code, err) == (0, "")
+    assert "put back net.core.netdev_max_backlog: 250000 -> 1000" in out
+    assert tree.read(backlog) == "1000"

@@ -211,13 +211,39 @@ def test_valid_input_is_made_canonical(
 
 
 def test_a_namespace_refuses_host_wide_sysctls(tmp_path: Path) -> None:
-    """Inside a namespace, a host-scope sysctl would change the whole machine: refused before
-    anything is read from the kernel (this root names a namespace but is never entered)."""
+    """Inside a namespace, a host-scope sysctl would change the whole machine: refused unless
+    the session was allowed to (this root names a namespace but is never entered)."""
     tree = build_host(tmp_path / "host")
     root = HostRoot(proc=tree / "proc", sys=tree / "sys", netns="lab", live=False)
     with HostAccess(root, call=lambda fn, *a: fn(*a)) as access:
         with pytest.raises(WriteRefused) as err:
             access.validate(BACKLOG, "5000")
         assert "host-wide: not changed from inside network namespace 'lab'" in str(err.value)
+        assert access.read(BACKLOG) == "1000"  # still read, from the host's files
         assert BACKLOG not in access.sysctl_keys()
         assert SOMAXCONN in access.sysctl_keys()
+
+
+def test_an_agreed_host_wide_change_goes_to_the_host_and_is_journaled(tmp_path: Path) -> None:
+    """With host_writes, a namespace session changes a host-wide sysctl in the host's tree
+    (not the namespace's), journals it beside the namespace's own keys, and puts it back."""
+    ns_tree = build_host(tmp_path / "ns")
+    host_tree = build_host(tmp_path / "machine")
+    backlog = "sys/net/core/netdev_max_backlog"
+    (host_tree / "proc" / backlog).write_text("2000\n")
+    root = HostRoot(proc=ns_tree / "proc", sys=ns_tree / "sys", netns="lab", live=False)
+    host = HostRoot.fixture(host_tree)
+    with HostAccess(root, call=lambda fn, *a: fn(*a), host=host, host_writes=True) as access:
+        assert access.read(BACKLOG) == "2000"
+        assert BACKLOG in access.sysctl_keys() and SOMAXCONN in access.sysctl_keys()
+        with Journal.open(access, tmp_path / "journal") as j:
+            assert j.apply(BACKLOG, "250000").status == "changed"
+            assert j.apply(SOMAXCONN, "8192").status == "changed"
+            assert (host_tree / "proc" / backlog).read_text().strip() == "250000"
+            assert (ns_tree / "proc" / backlog).read_text().strip() == "1000"
+            assert (ns_tree / "proc/sys/net/core/somaxconn").read_text().strip() == "8192"
+            assert j.originals() == {BACKLOG: "2000", SOMAXCONN: "4096"}
+            outs = j.revert_all()
+            assert {o.key: o.status for o in outs} == {BACKLOG: "changed", SOMAXCONN: "changed"}
+        assert (host_tree / "proc" / backlog).read_text().strip() == "2000"
+        assert (ns_tree / "proc/sys/net/core/somaxconn").read_text().strip() == "4096"

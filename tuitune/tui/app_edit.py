@@ -65,7 +65,10 @@ class Editor:
         elif reader.root.live and os.geteuid() != 0:
             self.read_only = "not root: read-only (changes need root: run it with sudo)"
         self.journal_dir = journal_dir or DEFAULT_DIR
-        self._make_access = access or (lambda: HostAccess(reader.root, call=reader.call))
+        # host_writes: in a namespace, the screen asks before each host-wide change (_submit).
+        self._make_access = access or (
+            lambda: HostAccess(reader.root, call=reader.call, host_writes=True)
+        )
         self._access: HostAccess | None = None
         self._access_lock = threading.Lock()  # workers may ask for it at the same time
         self.journal: Journal | None = None

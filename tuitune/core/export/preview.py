@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tuitune.core.export import sysctld
 from tuitune.core.export.build import build_plan, default_formats
 from tuitune.core.export.changes import from_journal
 from tuitune.core.export.context import ExportContext, gather_context
@@ -183,8 +184,7 @@ def next_steps(preview: Preview, written: Iterable[Path]) -> list[str]:
         if f.path not in wrote:
             continue
         if f.format == "sysctl":
-            prefix = f"ip netns exec {preview.netns} " if preview.netns else ""
-            steps.append(f"{prefix}sysctl -p {f.path}")
+            steps.append(sysctld.apply_command(f.path, preview.netns))
         elif f.path.suffix in (".rules", ".link"):
             steps.append("udevadm control --reload")
         elif f.path.suffix == ".service":

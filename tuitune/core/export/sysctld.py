@@ -4,11 +4,14 @@ Per-interface keys are written in the slash form (net/ipv4/conf/eth0.200/forward
 one in which a dot inside an interface name survives. A namespace's sysctls are not read at
 boot (the namespace does not exist yet), so an export from --netns goes to /etc/tuitune/ for
 `ip netns exec NAME sysctl -p FILE`, never to /etc/sysctl.d where it would change the host.
+Host-wide sysctls changed from such a session (the user agreed to change the whole machine)
+go to a host file of their own in /etc/sysctl.d.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tuitune.core import catalog
@@ -29,6 +32,20 @@ def path_for(ctx: ExportContext) -> Path:
     if ctx.netns:
         return ctx.etc / f"tuitune/netns-{ctx.netns}.sysctl.conf"
     return ctx.etc / FILE
+
+
+def host_path_for(ctx: ExportContext) -> Path:
+    """Host-wide sysctls changed from a namespace session: they are the host's, so systemd-sysctl
+    sets them at boot; a name of their own, so a host session's export is not overwritten."""
+    return ctx.etc / f"sysctl.d/90-tuitune-from-netns-{ctx.netns}.conf"
+
+
+def apply_command(path: Path, netns: str | None) -> str:
+    """How to have a written file read now: a namespace's file inside it; a file in sysctl.d
+    (the host's, even when exported from a namespace session) on the host."""
+    if netns and path.parent.name != "sysctl.d":
+        return f"ip netns exec {netns} sysctl -p {path}"
+    return f"sysctl -p {path}"
 
 
 def file_key(name: str) -> str:
@@ -57,12 +74,32 @@ def _summary(name: str) -> str:
 
 
 def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> Generated:
-    out = Generated()
     chosen = [c for c in changes if c.key.kind == "sysctl"]
+    if not ctx.netns:
+        return _file(chosen, ctx, check, path_for(ctx), [])
+    own = _file([c for c in chosen if c.key.scope != "host"], ctx, check, path_for(ctx), [])
+    wide = [c for c in chosen if c.key.scope == "host"]
+    if wide:
+        said = [
+            f"# Host-wide values, changed from a session in network namespace {ctx.netns}:",
+            "# one value for the whole machine and every namespace on it.",
+        ]
+        host = _file(wide, replace(ctx, netns=None), check, host_path_for(ctx), said)
+        own.files += host.files
+        own.covered |= host.covered
+        own.left_out.update(host.left_out)
+    return own
+
+
+def _file(
+    chosen: Sequence[Change], ctx: ExportContext, check: Checker, path: Path, said: list[str]
+) -> Generated:
+    out = Generated()
     warnings: list[str] = []
     notes: list[str] = []
     ns = f" in network namespace {ctx.netns}" if ctx.netns else ""
     lines = [f"# sysctls tuitune changed on {comment(ctx.host)}{ns}", f"# {written_by(ctx)}."]
+    lines += said
     if ctx.netns:
         lines += [
             "# A namespace's sysctls are not read at boot: apply this file when the namespace",
@@ -70,19 +107,18 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         ]
         notes.append(
             f"network namespace {ctx.netns}: apply with `ip netns exec {ctx.netns} sysctl -p "
-            f"{path_for(ctx)}` after creating it (systemd-sysctl only sets the host's)"
+            f"{path}` after creating it (systemd-sysctl only sets the host's)"
         )
     else:
         lines += [
             "# systemd-sysctl applies /etc/sysctl.d at boot, in lexical order;",
             "# `sysctl -p FILE` applies this file now, `tuitune verify FILE` compares.",
         ]
+    if said:
+        warnings.append(f"{path.name} changes the whole machine at boot, not only the namespace")
     lines.append(mark("sysctl", ctx))
     for c in chosen:
         name = c.key.name
-        if ctx.netns and c.key.scope == "host":
-            out.left_out[c.key] = f"host-wide, not exported from network namespace {ctx.netns}"
-            continue
         key = check(safe.sysctl_key, name)
         value = check(safe.sysctl_value, name, c.current)
         if key is None or value is None:
@@ -98,7 +134,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     if out.covered:
         text = "\n".join(lines) + "\n"
         out.files.append(
-            ExportFile("sysctl", path_for(ctx), text, warnings=tuple(warnings), notes=tuple(notes))
+            ExportFile("sysctl", path, text, warnings=tuple(warnings), notes=tuple(notes))
         )
     return out
 

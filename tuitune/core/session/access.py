@@ -17,6 +17,7 @@ import errno
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -187,6 +188,12 @@ class HostAccess:
     tree cannot produce (EIO of a kernel-managed IRQ). `services` stops and starts daemons
     (irqbalance); tests pass one limited to their stand-in process.
 
+    Host-wide sysctls of a network-namespace host are not visible from its kernel thread, so
+    they are read (and, with `host_writes`, changed) through `host`: this machine's /proc by
+    default (a tree's own files for a recorded host), on the calling thread, which lives in
+    the host's namespace. Without `host_writes` they are refused: a namespace session changes
+    the whole machine only when the user agreed (the TUI asks; `apply --host-wide`; `restore`).
+
     Public methods are thread-safe (each hops to the kernel thread); do not call them from a
     running asyncio loop's thread if a write may take long (a ring resize resets the NIC).
     """
@@ -199,12 +206,15 @@ class HostAccess:
         ethtool: Callable[[str], EthtoolLike] | None = None,
         writer: FileWriter | None = None,
         services: Services | None = None,
+        host: HostRoot | None = None,
+        host_writes: bool = False,
     ) -> None:
         self.root = root
         self.services = services or Services(root)
         self._own_kt: KernelThread | None = None
         if call is None:
-            self._own_kt = KernelThread(root.netns)
+            # A recorded tree is never entered, even when it stands for a namespace.
+            self._own_kt = KernelThread(root.netns if root.live else None)
             call = self._own_kt.call
         self._call: Callable[..., Any] = call
         self._ethtool_factory = ethtool or (Ethtool if root.live else None)
@@ -214,6 +224,13 @@ class HostAccess:
         # IRQ -> its queue names, kept for the length of one read_many (None: not read yet,
         # {}: not inside read_many). Kernel thread only.
         self._irq_parts: dict[str, list[str]] | None = {}
+        self.host_writes = host_writes
+        self._host: HostAccess | None = None
+        if root.netns is not None:
+            host = host or (HostRoot() if root.live else replace(root, netns=None))
+            if host.netns is not None:
+                raise ValueError("host: the host's own tree, not a namespace")
+            self._host = HostAccess(host, call=_direct, writer=self._writer)
 
     # ---- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -226,6 +243,8 @@ class HostAccess:
                 self._ipr = None
 
         self._call(_close)
+        if self._host is not None:
+            self._host.close()
         if self._own_kt is not None:
             self._own_kt.close()
 
@@ -242,14 +261,25 @@ class HostAccess:
 
     # ---- public API ----------------------------------------------------------------------
     def read(self, key: Key) -> str | Unavailable:
+        if self._host_wide(key):
+            return self._on_host.read(key)
         return self.run(self._read, key)
 
     def read_many(self, keys: Iterable[Key]) -> dict[Key, str | Unavailable]:
         """Current values, reading each group (all features of a device, ...) once."""
-        return self.run(self._read_many, list(keys))
+        keys = list(keys)
+        here = [k for k in keys if not self._host_wide(k)]
+        got = self.run(self._read_many, here)
+        if len(here) < len(keys):
+            got.update(self._on_host.read_many([k for k in keys if self._host_wide(k)]))
+        return {k: got[k] for k in keys}
 
     def validate(self, key: Key, text: str) -> str:
         """The canonical value to write for `text`; raises InvalidValue or WriteRefused."""
+        if self._host_wide(key):
+            if not self.host_writes:
+                raise WriteRefused(key, self._host_wide_refusal(key))
+            return self._on_host.validate(key, text)
         if key.kind == "service":
             return self._validate_service(key, text)  # see write
         return self.run(self._validate, key, text)
@@ -259,6 +289,10 @@ class HostAccess:
 
         A service is stopped and started from the calling thread, not the kernel thread: a
         daemon started from a thread that joined a network namespace would run inside it."""
+        if self._host_wide(key):
+            if not self.host_writes:
+                raise WriteRefused(key, self._host_wide_refusal(key))
+            return self._on_host.write(key, value)
         if key.kind == "service":
             return self._write(key, value)
         return self.run(self._write, key, value)
@@ -266,6 +300,8 @@ class HostAccess:
     def related(self, key: Key) -> dict[Key, str | None]:
         """`key` and the settings a write to it may change as well (the other fields of its
         ethtool group; every queue's RPS/XPS for channels), with their values (None: absent)."""
+        if self._host_wide(key):
+            return self._on_host.related(key)
         return self.run(self._related, key)
 
     def device_keys(self, ifname: str) -> list[Key]:
@@ -276,8 +312,12 @@ class HostAccess:
 
     def sysctl_keys(self) -> list[Key]:
         """Catalog sysctls that can be changed here (present, writable, readable back, and
-        per-namespace only when this host is a network namespace)."""
-        return self.run(self._sysctl_keys)
+        in a network namespace, host-wide ones only with `host_writes`), in catalog order."""
+        keys = self.run(self._sysctl_keys)
+        if self._host is not None and self.host_writes:
+            wide = {k for k in self._host.sysctl_keys() if k.scope == "host"}
+            keys = [k for k in _catalog_keys() if k in wide or k in keys]
+        return keys
 
     def feature_keys(self, ifname: str, name: str) -> list[Key]:
         """Keys for a kernel feature name or an `ethtool -K` short name (tso -> its members)."""
@@ -286,6 +326,22 @@ class HostAccess:
     def irq_key(self, ifname: str, queue: str) -> Key | None:
         """The IRQ that now serves queue `queue` ("eth2-TxRx-3") of `ifname`, if any."""
         return self.run(self._irq_key, ifname, queue)
+
+    # ---- host-wide sysctls of a namespace session ------------------------------------------
+    def _host_wide(self, key: Key) -> bool:
+        return self._host is not None and key.kind == "sysctl" and key.scope == "host"
+
+    @property
+    def _on_host(self) -> HostAccess:
+        assert self._host is not None  # only after _host_wide said so
+        return self._host
+
+    def _host_wide_refusal(self, key: Key) -> Unavailable:
+        reason = (
+            f"{key.label} is host-wide: not changed from inside network namespace "
+            f"{self.root.netns!r} without agreeing that it changes the whole machine"
+        )
+        return Unavailable("unsupported", reason)
 
     # ---- kernel thread: device objects -----------------------------------------------------
     def _eth(self, ifname: str) -> EthtoolLike | None:
@@ -572,12 +628,8 @@ class HostAccess:
             raise WriteRefused(
                 key, Unavailable("unsupported", f"{key.label}: {why}; tuitune does not change it")
             )
-        if self.root.netns is not None and entry.scope == "host":
-            reason = (
-                f"{key.label} is host-wide: not changed from inside network namespace "
-                f"{self.root.netns!r} (it would change the whole machine)"
-            )
-            raise WriteRefused(key, Unavailable("unsupported", reason))
+        if self.root.netns is not None and entry.scope == "host":  # see validate
+            raise WriteRefused(key, self._host_wide_refusal(key))
         self._current(key)
         choices = None
         if entry.choices_key:
@@ -798,6 +850,15 @@ class HostAccess:
             if q.name == queue:
                 return Key.irq(q.irq, q.name, ifname)
         return None
+
+
+def _direct(fn: Callable[..., T], *args: object) -> T:
+    """Run on the calling thread (the host side of a namespace session)."""
+    return fn(*args)
+
+
+def _catalog_keys() -> list[Key]:
+    return [Key.sysctl(e.key) for e in catalog.SYSCTLS]
 
 
 def _group_id(key: Key) -> tuple[object, ...]:

@@ -1,0 +1,52 @@
+"""A host-wide sysctl from a network-namespace session: the screen says it changes the whole
+host and asks; Esc writes nothing; yes writes it to the host's files (here a recorded tree
+that stands for both), journals it with the namespace's changes, and u puts it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from tests.tui.edit_host import EditHost, editing
+from tuitune.tui.screens import ChoiceScreen
+
+BACKLOG = "net.core.netdev_max_backlog"
+
+
+def backlog(h: EditHost) -> str:
+    return (h.tree / "proc/sys/net/core/netdev_max_backlog").read_text().strip()
+
+
+async def ask(h: EditHost, value: str) -> ChoiceScreen:
+    await h.tui.press("4")
+    assert h.app.panels["sysctls"].view.move_cursor_to(f"sysctl:{BACKLOG}")
+    await h.tui.press("e")
+    await h.wait(lambda: h.app.screen.query(Input))
+    await h.type(value)
+    await h.tui.press("enter")
+    await h.wait(lambda: isinstance(h.app.screen, ChoiceScreen))
+    assert isinstance(h.app.screen, ChoiceScreen)
+    return h.app.screen
+
+
+async def test_a_host_wide_change_from_a_namespace_asks_then_is_journaled(tmp_path: Path) -> None:
+    async with editing(tmp_path, netns="lab") as h:
+        await h.tui.press("4")
+        assert h.row("sysctls", f"sysctl:{BACKLOG}").split()[1:3] == ["1000", "host"]
+        screen = await ask(h, "250000")
+        said = " ".join(h.shown(s) for s in screen.query(Static))
+        assert "one value for the whole host, not only for netns lab" in said
+        await h.tui.press("escape")
+        await h.wait(lambda: not isinstance(h.app.screen, ChoiceScreen))
+        assert h.nothing_written() and backlog(h) == "1000"
+
+        await ask(h, "250000")
+        await h.tui.press("y")
+        await h.wait(lambda: backlog(h) == "250000")
+        await h.wait(lambda: h.row("sysctls", f"sysctl:{BACKLOG}").split()[1] == "250000")
+        journal = h.app.editor.journal
+        assert journal is not None
+        assert {k.name: v for k, v in journal.originals().items()} == {BACKLOG: "1000"}
+        await h.tui.press("u")  # undo asks nothing: it puts the original back
+        await h.wait(lambda: backlog(h) == "1000")

@@ -246,7 +246,8 @@ class TuituneApp(App[int]):
             view.empty_text = text
         self._draw_header()
         self.sampler.start()
-        self.set_interval(1.0, self._each_second)
+        # Only a trial change's countdown needs a clock: a second wake-up a second otherwise.
+        self._countdown = self.set_interval(1.0, self._each_second, pause=True)
         if self.ifname is None:
             self.action_pick()
         self.editor.offer_restore()
@@ -255,6 +256,11 @@ class TuituneApp(App[int]):
         self.editor.tick()
         if self.editor.trial_deadline is not None:
             self._draw_header()
+        else:
+            self._countdown.pause()
+
+    def start_countdown(self) -> None:
+        self._countdown.resume()
 
     def on_unmount(self) -> None:
         self.sampler.stop()

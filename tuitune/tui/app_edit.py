@@ -244,6 +244,7 @@ class Editor:
             if on_trial:
                 self.trial_deadline = time.monotonic() + self.trial_seconds
                 self.trial_label = out.key.label
+                self.app.start_countdown()
             self._report([out])
 
         self._run(work, done)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.tui.edit_host import DEV, EditHost, ScreenDevice, editing
-from tuitune.core.host.ethtool import EthtoolWriteError
+from tuitune.core.host.ethtool import Coalesce, EthtoolWriteError
 from tuitune.core.values import Unavailable
 from tuitune.tui.screens import EditorScreen
 
@@ -82,3 +82,16 @@ async def test_eperm_is_shown_read_only(tmp_path: Path) -> None:
         assert "refused net.core.somaxconn: changing it needs root" in h.tui.header()
         await h.wait(lambda: "⊘ read-only" in h.row("sysctls", "sysctl:net.core.somaxconn"))
         assert (h.tree / "proc/sys/net/core/somaxconn").read_text().strip() == "4096"
+
+
+class NoCoalesce(ScreenDevice):
+    def coalesce(self) -> Coalesce | Unavailable:
+        return Unavailable("unsupported", "coalesce: not supported by veth")
+
+
+async def test_an_unsupported_group_reads_whole_across_the_panel(tmp_path: Path) -> None:
+    """The reason is one line across the panel, not cut to the setting column (28 wide)."""
+    async with editing(tmp_path, device=NoCoalesce(DEV)) as h:
+        await h.tui.press("3")
+        row = h.row("nic", "coalescing:unavailable")
+        assert row.strip() == "coalesce: not supported by veth"

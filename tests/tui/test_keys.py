@@ -202,7 +202,7 @@ async def test_tab_and_number_keys_move_between_panels_in_the_grid(launch: Launc
             await tui.press("tab")
             assert focused() == [expected] and tui.focused() is tui.view(expected)
             if expected == "irqs":  # the footer offers the focused panel's own keys
-                assert "All IRQs" in tui.footer() and "Heat/list" not in tui.footer()
+                assert "a All" in tui.footer() and "Heat/list" not in tui.footer()
         await tui.press("shift+tab")
         assert focused() == ["sysctls"]
         await tui.press("shift+tab")

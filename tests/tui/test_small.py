@@ -83,6 +83,9 @@ async def test_80x24_header_tabs_and_footer_fit(launch: Launch) -> None:
         assert "? Keys" in tui.footer()  # the way to every other key stays visible
         # The CPU list keeps at least a few rows under the header and heat map.
         assert len([ln for ln in tui.rows_seen("cpus") if ln]) >= 5
+        for panel in "1234":  # each panel's keys still end in a whole last key
+            await tui.press(panel)
+            assert tui.footer().rstrip().endswith("b Baseline"), (panel, tui.footer())
 
 
 # -- start without an interface ---------------------------------------------------------------

@@ -229,7 +229,8 @@ def nic_rows(
             section = x.section
             b.section(section, section)
         if x.state == "unavailable":
-            b.add(x.key, ((x.label if not x.value else f"{x.label}: {x.value}", p.muted),))
+            text = x.label if not x.value else f"{x.label}: {x.value}"
+            b.add(x.key, ((text, p.muted),), wide=True)  # a reason, not a setting: whole line
             continue
         style = {"on": p.on, "off": p.off, "fixed": p.locked}.get(x.state)
         value = x.value + (f" {g.locked}" if x.state == "fixed" else "")

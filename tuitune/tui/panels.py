@@ -34,8 +34,9 @@ class IrqDropped(Message):
 
 class IrqList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "app.all_irqs", "All IRQs"),
-        Binding("e", "app.edit", "Affinity"),
+        # Short words: at 80 columns the footer must hold every key up to b Baseline.
+        Binding("a", "app.all_irqs", "All"),
+        Binding("e", "app.edit", "Edit"),
         Binding("s", "app.spread", "Spread"),
         Binding("enter,i", "app.info", "Help on row", show=False),
     ]
@@ -68,7 +69,7 @@ class NicList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "app.toggle_setting", "Toggle"),
         Binding("e", "app.edit", "Edit"),
-        Binding("enter,i", "app.info", "Help"),
+        Binding("enter,i", "app.info", "Help", show=False),  # the help strip says "Enter: more"
     ]
 
 
@@ -76,7 +77,7 @@ class SysctlList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "app.toggle_setting", "Toggle"),
         Binding("e", "app.edit", "Edit"),
-        Binding("enter,i", "app.info", "Help"),
+        Binding("enter,i", "app.info", "Help", show=False),  # the help strip says "Enter: more"
     ]
 
 

@@ -44,6 +44,7 @@ class Row:
     style: Style | None = None
     section: bool = False  # a heading line across the whole width: cells[0] is its text
     search: str = ""  # what `/` matches; empty: the plain text of the cells
+    wide: bool = False  # one cell across the whole width ("coalesce: not supported by veth")
 
     def text(self) -> str:
         return self.search or " ".join(plain_text(c) for c in self.cells)
@@ -336,6 +337,8 @@ class RowView(ScrollView, can_focus=True):
         if row.section:
             segs = cell_segments(row.cells[0], width, False, style + self.palette.section)
             return Strip(segs, width)
+        if row.wide:
+            return Strip(cell_segments(row.cells[0], width, False, style), width)
         segs = []
         for n, (i, col, w) in enumerate(self.layout_for(width)):
             if n:
@@ -355,6 +358,11 @@ class RowsBuilder:
         self.rows.append(Row(f"§{key}", (text,), section=True))
 
     def add(
-        self, key: str, *cells: CellValue, style: Style | None = None, search: str = ""
+        self,
+        key: str,
+        *cells: CellValue,
+        style: Style | None = None,
+        search: str = "",
+        wide: bool = False,
     ) -> None:
-        self.rows.append(Row(key, tuple(cells), style=style, search=search))
+        self.rows.append(Row(key, tuple(cells), style=style, search=search, wide=wide))

@@ -64,3 +64,52 @@ async def test_toggle_shows_consequences_undo_and_quit_revert(
         reader.close()
     assert veth_ns.nsexec("ethtool", "-k", veth_ns.a) == before
     assert not list(tmp_path.glob("*.journal"))  # nothing left to restore
+
+
+def tso_members(text: str) -> dict[str, str]:
+    """`ethtool -k`'s TSO members (tx-tcp*-segmentation) and their state words."""
+    out = {}
+    for line in text.splitlines():
+        name, _, rest = line.strip().partition(": ")
+        if name.startswith("tx-tcp") and name.endswith("-segmentation"):
+            out[name] = rest.split()[0]
+    return out
+
+
+async def test_g_moves_a_whole_short_name_group_as_one_step(
+    veth_ns: VethNs, tmp_path: Path
+) -> None:
+    """g on tx-tcp-segmentation is `ethtool -K IF tso off`: every changeable member off, as
+    one step that one u puts back exactly."""
+    before = veth_ns.nsexec("ethtool", "-k", veth_ns.a)
+    members = tso_members(before)
+    assert len(members) >= 4 and set(members.values()) == {"on"}, members
+    reader = HostReader(HostRoot(netns=veth_ns.ns))
+    app = TuituneApp(
+        reader,
+        veth_ns.a,
+        interval=0.1,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        show_cost=False,
+        save_settings=False,
+        journal_dir=tmp_path,
+    )
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+            await pilot.press("3")
+            assert app.panels["nic"].view.move_cursor_to("feature:tx-tcp-segmentation")
+            await pilot.press("g")
+            now = lambda: tso_members(veth_ns.nsexec("ethtool", "-k", veth_ns.a))  # noqa: E731
+            await until(pilot, lambda: set(now().values()) == {"off"})
+            await until(pilot, lambda: "tso off: changed tx-tcp-segmentation, " in screen_text(app))
+            assert app.editor.journal is not None and len(app.editor.journal.steps()) == 1
+            for name in members:
+                assert "was on" in nic_line(app, f"feature:{name}"), name
+            await pilot.press("u")
+            await until(pilot, lambda: veth_ns.nsexec("ethtool", "-k", veth_ns.a) == before)
+            await pilot.press("q")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        reader.close()
+    assert veth_ns.nsexec("ethtool", "-k", veth_ns.a) == before

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
+from tuitune.core.host.ethtool import short_name
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
@@ -585,7 +586,9 @@ class TuituneApp(App[int]):
             return ""
         note = plain_text(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
         summary = help_summary(row.key)
-        parts = ["Enter: more." if summary else "Enter: this row in full.", note, summary]
+        short = short_name(row.key[8:]) if row.key.startswith("feature:") else ""
+        group = f"g: all of {short}." if short and not self.editor.read_only else ""
+        parts = ["Enter: more." if summary else "Enter: this row in full.", group, note, summary]
         return "  ".join(p for p in parts if p)
 
     def action_info(self) -> None:
@@ -711,6 +714,9 @@ class TuituneApp(App[int]):
 
     def action_toggle_setting(self) -> None:
         self.editor.toggle()
+
+    def action_toggle_group(self) -> None:
+        self.editor.toggle_group()
 
     def action_undo(self) -> None:
         self.editor.undo()

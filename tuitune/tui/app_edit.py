@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tuitune.core.host.ethtool import short_name
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import Drift, HostAccess, Journal, Key, Outcome, host_id, list_journals
 from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 TRIAL_SECONDS = 30.0
 EDIT_ACTIONS = frozenset(
-    {"edit", "toggle_setting", "undo", "revert_all", "confirm_trial", "spread"}
+    {"edit", "toggle_setting", "toggle_group", "undo", "revert_all", "confirm_trial", "spread"}
 )
 
 
@@ -183,6 +184,38 @@ class Editor:
             self.app.notify_line("not an on/off setting: press e to type a value", True)
         else:
             self.submit(spec, spec.toggle)
+
+    def toggle_group(self) -> None:
+        """`ethtool -K IF tso off` from a row: every changeable member of the row's short name
+        to the row's toggled value, as one step (one undo), all or nothing."""
+        app, spec = self.app, self.spec()
+        short = short_name(spec.key.name) if not isinstance(spec, str) else ""
+        if isinstance(spec, str) or spec.key.kind != "feature" or not short or not spec.toggle:
+            app.notify_line("g: on an offload row with a short name (tso, gso, sg, tx...)", True)
+            return
+        if self.trial_deadline is not None:
+            app.notify_line("a trial change is waiting: y keeps it, u puts it back", True)
+            return
+        if is_risky(spec.key, self.ssh_iface):  # a trial is one setting: go one by one
+            app.notify_line(f"{spec.key.ifname} carries this SSH session: space, row by row", True)
+            return
+        ifname, target, before_nic = spec.key.ifname or "", spec.toggle, app.nic
+
+        def work(j: Journal) -> list[Outcome]:
+            return j.apply_all([(k, target) for k in j.access.feature_keys(ifname, short)])
+
+        def done(outs: list[Outcome]) -> None:
+            moved = [o for o in outs if o.status != "skipped"]
+            if not moved:
+                app.notify_line(f"{short}: every member is {target} already")
+                return
+            if any(o.status == "changed" for o in moved):
+                self.changes += 1
+                self.compare_nic = before_nic
+            names = ", ".join(o.key.name for o in moved if o.status == "changed")
+            self._report(moved, summary=f"{short} {target}: changed {names} (one step: u)")
+
+        self._run(work, done)
 
     def set_irq(self, irq: str, cpus: str) -> None:
         """The drop of a dragged IRQ onto a CPU, or a typed CPU list."""
@@ -412,7 +445,9 @@ class Editor:
     def report(self, outs: list[Outcome], prefix: str = "") -> None:
         self._report(outs, prefix)
 
-    def _report(self, outs: list[Outcome], prefix: str = "") -> None:
+    def _report(self, outs: list[Outcome], prefix: str = "", summary: str = "") -> None:
+        """Say what happened on the header's line (`summary` instead of one clause per
+        outcome, when all went well), note refusals on their rows, re-read the state."""
         lines = []
         bad = False
         for out in outs:
@@ -430,7 +465,7 @@ class Editor:
                 line += f" (it also changed {names}{more})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
-        self.app.notify_line("; ".join(lines), bad)
+        self.app.notify_line(summary if summary and not bad else "; ".join(lines), bad)
         self.app.sampler.refresh_state()
 
     @property

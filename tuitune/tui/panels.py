@@ -68,6 +68,7 @@ class IrqList(RowView):
 class NicList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "app.toggle_setting", "Toggle"),
+        Binding("g", "app.toggle_group", "Toggle the row's ethtool -K group (tso...)", show=False),
         Binding("e", "app.edit", "Edit"),
         Binding("enter,i", "app.info", "Help", show=False),  # the help strip says "Enter: more"
     ]

@@ -22,7 +22,9 @@ def test_cpulist_forms() -> None:
     assert format_cpulist({8, 0, 1, 2, 3, 10, 11}) == "0-3,8,10-11"
 
 
-@pytest.mark.parametrize("bad", ["a", "1-", "-1", "3-1", "1,,2", "0x3", "1 2", "0-7:0"])
+@pytest.mark.parametrize(
+    "bad", ["a", "1-", "-1", "3-1", "1,,2", "0x3", "1 2", "0-7:0", "²", "0-²", "٣", "0:²"]
+)
 def test_cpulist_rejects(bad: str) -> None:
     with pytest.raises(CpuListError):
         parse_cpulist(bad)

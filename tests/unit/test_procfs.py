@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
@@ -114,6 +114,9 @@ def test_softnet_cpu_column_wins_over_order() -> None:
 
 
 @given(st.text())
+@example(":²")  # a digit to str.isdigit(), not to int()
+@example("cpu² 1 2 3")
+@example("CPU0 CPU²\nNET_RX: 1 ²")
 def test_parsers_never_raise(text: str) -> None:
     parse_stat(text)
     parse_softirqs(text)

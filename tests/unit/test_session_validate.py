@@ -42,6 +42,7 @@ INVALID: list[tuple[Key, str, str]] = [
     (RX, "-1", "eno49 rings rx: cannot be negative (-1)"),
     (RX, "4097", "eno49 rings rx: 4097 is above the maximum 4096"),
     (RX, "1.5", "eno49 rings rx: '1.5' is not a whole number"),
+    (RX, "١٠٢٤", "eno49 rings rx: '١٠٢٤' is not a whole number"),  # digits, not ASCII ones
     # channels (combined max 8; no rx/tx channels, so 0 combined leaves nothing)
     (COMBINED, "", "eno49 channels combined: empty"),
     (COMBINED, "four", "eno49 channels combined: 'four' is not a whole number"),

@@ -118,7 +118,7 @@ def noop_on(e: SysctlEntry, release: str) -> bool:
 
 # --- parsing and formatting ---------------------------------------------------------------------
 
-_INT = re.compile(r"[+-]?\d+")
+_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only, like the kernel's parser
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
 
 

@@ -9,6 +9,11 @@ class CpuListError(ValueError):
     """A CPU list or mask the user typed (or a file held) is malformed."""
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes "²" (which int() refuses) and "٣"."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_cpulist(text: str) -> frozenset[int]:
     """Parse the kernel's list format: "0-3,8,10-11", "" (empty), and strides "0-7:2" (stride)."""
     text = text.strip()
@@ -22,11 +27,11 @@ def parse_cpulist(text: str) -> frozenset[int]:
         stride = 1
         if ":" in part:
             part, _, step = part.partition(":")
-            if not step.isdigit() or int(step) == 0:
+            if not _digits(step) or int(step) == 0:
                 raise CpuListError(f"bad stride in CPU list {text!r}")
             stride = int(step)
         lo_s, dash, hi_s = part.partition("-")
-        if not lo_s.isdigit() or (dash and not hi_s.isdigit()):
+        if not _digits(lo_s) or (dash and not _digits(hi_s)):
             raise CpuListError(f"{part!r} in {text!r} is not a CPU number or range like 0-3")
         lo = int(lo_s)
         hi = int(hi_s) if dash else lo

@@ -85,11 +85,11 @@ def parse_stat(text: str) -> ProcStat:
             t = _times(fields[1:])
             if t is not None:
                 total = t
-        elif head.startswith("cpu") and head[3:].isdigit():
+        elif head.startswith("cpu") and _digits(head[3:]):
             t = _times(fields[1:])
             if t is not None:
                 cpus[int(head[3:])] = t
-        elif len(fields) > 1 and fields[1].isdigit():
+        elif len(fields) > 1 and _digits(fields[1]):
             if head == "ctxt":
                 ctxt = int(fields[1])
             elif head == "intr":
@@ -109,10 +109,13 @@ class Softirqs:
         return dict(zip(self.cpus, row, strict=False))
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes "²", which int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _header_cpus(line: str) -> tuple[int, ...]:
-    return tuple(
-        int(tok[3:]) for tok in line.split() if tok.startswith("CPU") and tok[3:].isdigit()
-    )
+    return tuple(int(tok[3:]) for tok in line.split() if tok.startswith("CPU") and _digits(tok[3:]))
 
 
 def parse_softirqs(text: str) -> Softirqs:
@@ -130,7 +133,7 @@ def parse_softirqs(text: str) -> Softirqs:
             continue
         values: list[int] = []
         for tok in rest.split():
-            if not tok.isdigit():
+            if not _digits(tok):
                 break
             values.append(int(tok))
         counts[name.strip()] = tuple(values)

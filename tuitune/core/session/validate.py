@@ -14,7 +14,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.session.settings import NO_CPUS, Key
 
 U32_MAX = 0xFFFFFFFF
-_WHOLE = re.compile(r"[+-]?\d+")
+_WHOLE = re.compile(r"[+-]?[0-9]+")  # not \d: "١٥٠٠" is no MTU a user meant to type
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 

@@ -230,7 +230,8 @@ def _print_file(f: ExportFile, diff: bool) -> None:
 
 
 def _install(plan: ExportPlan) -> int:
-    from tuitune.core.export import install, sysctld
+    from tuitune.core.export import install
+    from tuitune.core.export.preview import read_now
 
     try:
         results = install(plan.files)
@@ -240,18 +241,10 @@ def _install(plan: ExportPlan) -> int:
     for r in results:
         print(r)
     wrote = [f for f in plan.files if f.path in {r.path for r in results if r.status == "written"}]
-    steps = []
-    for f in wrote:
-        if f.format == "sysctl":
-            steps.append(sysctld.apply_command(f.path, plan.netns))
-        elif f.path.suffix in (".rules", ".link"):
-            steps.append("udevadm control --reload")
-        elif f.path.suffix == ".service":
-            steps.append("systemctl daemon-reload")
-    if steps:
-        when = "each time the namespace is made" if plan.netns else "at every boot"
-        print(f"the values are live already; the files set them again {when}.")
-        print("to have them read now: " + "; ".join(dict.fromkeys(steps)))
+    lines = read_now(wrote, plan.netns)
+    if lines:
+        print(lines[0] + ".")
+        print(lines[1])
     return EXIT_OK
 
 

@@ -179,19 +179,23 @@ def next_steps(preview: Preview, written: Iterable[Path]) -> list[str]:
             f"the files are under {preview.dest_root}, laid out as under /: nothing reads them "
             "there; copy them to the host they are for"
         ]
+    return read_now([f for f in preview.files if f.path in wrote], preview.netns)
+
+
+def read_now(written: Iterable[ExportFile], netns: str | None) -> list[str]:
+    """The two lines that say the files' values are live already and how to have the
+    consumers read the written files now; none when nothing needs it."""
     steps: list[str] = []
-    for f in preview.files:
-        if f.path not in wrote:
-            continue
+    for f in written:
         if f.format == "sysctl":
-            steps.append(sysctld.apply_command(f.path, preview.netns))
+            steps.append(sysctld.apply_command(f.path, netns))
         elif f.path.suffix in (".rules", ".link"):
             steps.append("udevadm control --reload")
         elif f.path.suffix == ".service":
             steps.append("systemctl daemon-reload")
     if not steps:
         return []
-    when = "each time the namespace is made" if preview.netns else "at every boot"
+    when = "each time the namespace is made" if netns else "at every boot"
     return [
         f"the values are live already; the files set them again {when}",
         "to have them read now: " + "; ".join(dict.fromkeys(steps)),

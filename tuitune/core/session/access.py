@@ -269,7 +269,7 @@ class HostAccess:
         """Current values, reading each group (all features of a device, ...) once."""
         keys = list(keys)
         here = [k for k in keys if not self._host_wide(k)]
-        got = self.run(self._read_many, here)
+        got = self.run(self._read_many, here) if here else {}
         if len(here) < len(keys):
             got.update(self._on_host.read_many([k for k in keys if self._host_wide(k)]))
         return {k: got[k] for k in keys}
@@ -277,9 +277,7 @@ class HostAccess:
     def validate(self, key: Key, text: str) -> str:
         """The canonical value to write for `text`; raises InvalidValue or WriteRefused."""
         if self._host_wide(key):
-            if not self.host_writes:
-                raise WriteRefused(key, self._host_wide_refusal(key))
-            return self._on_host.validate(key, text)
+            return self._writable_host(key).validate(key, text)
         if key.kind == "service":
             return self._validate_service(key, text)  # see write
         return self.run(self._validate, key, text)
@@ -290,9 +288,7 @@ class HostAccess:
         A service is stopped and started from the calling thread, not the kernel thread: a
         daemon started from a thread that joined a network namespace would run inside it."""
         if self._host_wide(key):
-            if not self.host_writes:
-                raise WriteRefused(key, self._host_wide_refusal(key))
-            return self._on_host.write(key, value)
+            return self._writable_host(key).write(key, value)
         if key.kind == "service":
             return self._write(key, value)
         return self.run(self._write, key, value)
@@ -336,12 +332,14 @@ class HostAccess:
         assert self._host is not None  # only after _host_wide said so
         return self._host
 
-    def _host_wide_refusal(self, key: Key) -> Unavailable:
-        reason = (
-            f"{key.label} is host-wide: not changed from inside network namespace "
-            f"{self.root.netns!r} without agreeing that it changes the whole machine"
-        )
-        return Unavailable("unsupported", reason)
+    def _writable_host(self, key: Key) -> HostAccess:
+        if not self.host_writes:
+            reason = (
+                f"{key.label} is host-wide: not changed from inside network namespace "
+                f"{self.root.netns!r} without agreeing that it changes the whole machine"
+            )
+            raise WriteRefused(key, Unavailable("unsupported", reason))
+        return self._on_host
 
     # ---- kernel thread: device objects -----------------------------------------------------
     def _eth(self, ifname: str) -> EthtoolLike | None:
@@ -628,8 +626,6 @@ class HostAccess:
             raise WriteRefused(
                 key, Unavailable("unsupported", f"{key.label}: {why}; tuitune does not change it")
             )
-        if self.root.netns is not None and entry.scope == "host":  # see validate
-            raise WriteRefused(key, self._host_wide_refusal(key))
         self._current(key)
         choices = None
         if entry.choices_key:

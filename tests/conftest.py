@@ -5,12 +5,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-# The shared fixtures live beside the repo (../shared/fixtures); CI clones with shared/ beside it.
-SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
+# Real captures vendored from the team's shared fixtures (see tests/fixtures/captures/SOURCES.md),
+# so a plain clone runs the suite with nothing beside it.
+SHARED_FIXTURES = REPO / "tests" / "fixtures" / "captures"
 
 
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     if not SHARED_FIXTURES.is_dir():
-        pytest.fail(f"shared fixtures not found at {SHARED_FIXTURES}")
+        pytest.fail(f"vendored captures not found at {SHARED_FIXTURES}")
     return SHARED_FIXTURES

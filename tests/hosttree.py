@@ -1,4 +1,4 @@
-"""Build recorded host trees (DIR/proc, DIR/sys) from the real captures in ../shared/fixtures.
+"""Build recorded host trees (DIR/proc, DIR/sys) from the captures in tests/fixtures/captures.
 
 Pieces a capture lacks (a /proc/stat for a host whose interrupts were captured, say) are
 synthesised and listed in DIR/SYNTHESISED, so a reader of the tree knows what is real.

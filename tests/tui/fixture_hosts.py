@@ -52,7 +52,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import EthtoolReads, HostReader
 from tuitune.core.snapshot import Counters
 
-SHARED_FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
+SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "captures"
 
 
 class ReplayReader(HostReader):

@@ -2,8 +2,9 @@
 documents (tuitune.core.sources) measured when they turned it.
 
 This module holds the types, the lookup and the value parsing/formatting; the entries themselves
-(long help texts) live in tuitune.core.catalog_sysctl and the non-sysctl knobs (offloads, rings,
-coalescing, affinity...) in tuitune.core.catalog_device.
+(long help texts) are data, in tuitune/core/catalog_data/sysctl.toml, read once at import by
+`load_sysctls`. The non-sysctl knobs (offloads, rings, coalescing, affinity...) are in
+tuitune.core.catalog_device.
 
 Nothing here reads or writes /proc: callers read the text elsewhere and hand it to
 `parse_value`; `format_value` gives the text to write back.
@@ -20,7 +21,11 @@ import difflib
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
+
+from tuitune.core.catalog_load import DATA_DIR, CatalogDataError, load
+from tuitune.core.sources import SOURCE_IDS
 
 Scope = Literal["netns", "host"]
 """"netns": each network namespace has its own copy; "host": one value for the whole kernel."""
@@ -120,6 +125,7 @@ def noop_on(e: SysctlEntry, release: str) -> bool:
 
 _INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only, like the kernel's parser
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")  # a kernel version as the catalog writes it
 
 
 def _bounds_text(e: SysctlEntry) -> str:
@@ -241,12 +247,41 @@ def split_choices(text: str) -> tuple[str, ...]:
 
 # --- the catalog --------------------------------------------------------------------------------
 
-from tuitune.core.catalog_sysctl import build as _build  # noqa: E402  (entries need the types)
 
-SYSCTLS: tuple[SysctlEntry, ...] = _build()
+def check_advice(advice: tuple[Advice, ...]) -> None:
+    """ValueError unless every Advice names a known source; shared with the device help."""
+    for n, a in enumerate(advice, 1):
+        if a.source not in SOURCE_IDS:
+            known = ", ".join(sorted(SOURCE_IDS))
+            raise ValueError(f"sources #{n}: unknown source {a.source!r} (known: {known})")
+
+
+def _check_entry(e: SysctlEntry) -> None:
+    path_of(e.key)
+    for what, version in (("removed_in", e.removed_in), ("noop_since", e.noop_since)):
+        if version is not None and not _VERSION.fullmatch(version):
+            raise ValueError(f"{what}: needs a kernel version such as '4.14', got {version!r}")
+    if e.minimum is not None and e.maximum is not None and e.minimum > e.maximum:
+        raise ValueError(f"minimum {e.minimum} is above maximum {e.maximum}")
+    if (e.kind == "choice") != (e.choices_key is not None):
+        raise ValueError("choices_key is for kind 'choice', and kind 'choice' needs one")
+    check_advice(e.sources)
+
+
+def load_sysctls(path: Path = DATA_DIR / "sysctl.toml") -> tuple[SysctlEntry, ...]:
+    """The entries of a sysctl data file; CatalogDataError naming the file and entry if bad."""
+    entries = load(path, "sysctl", SysctlEntry, id_field="key", check=_check_entry)
+    keys = {e.key for e in entries}
+    for e in entries:
+        if e.choices_key is not None and e.choices_key not in keys:
+            raise CatalogDataError(
+                f"{path}: sysctl {e.key!r}: choices_key {e.choices_key!r} is not in the file"
+            )
+    return entries
+
+
+SYSCTLS: tuple[SysctlEntry, ...] = load_sysctls()
 _BY_KEY: dict[str, SysctlEntry] = {e.key: e for e in SYSCTLS}
-if len(_BY_KEY) != len(SYSCTLS):  # pragma: no cover - a catalog editing mistake
-    raise RuntimeError("duplicate key in the sysctl catalog")
 
 
 def entry(key: str) -> SysctlEntry:

@@ -281,6 +281,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             _err("no interface: name the one the run goes through (tuitune bench IFACE)")
             return EXIT_USAGE
         spec = _spec(args, peer, port, netns)
+        try:  # a notebook that cannot take the run is said before it, not after
+            _notebook(args, ifname, netns).check(write=not args.no_record)
+        except OSError as exc:
+            _err(f"notebook: {exc}")
+            return EXIT_USAGE
         hint = _lab_hint(lab) if lab is not None else None
         return _bench(args, reader, ifname, spec, hint)
 
@@ -346,7 +351,11 @@ def _record(
 
     failed = not results or any(not r.complete for r in results)
     notebook = _notebook(args, ifname, spec.netns)
-    existing = notebook.runs()
+    try:
+        existing = notebook.runs()
+    except OSError as exc:
+        _err(f"not recorded: {exc}")
+        return EXIT_FAILED
     numbers = [int(r.id[1:]) for r in existing if r.id[1:].isdigit()]
     next_number = max(numbers, default=0) + 1
     new: list[Run] = []
@@ -416,6 +425,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
             _err("name the interface (tuitune runs IFACE) or the file (--notebook FILE)")
             return EXIT_USAGE
     notebook = _notebook(args, ifname, netns)
+    try:
+        notebook.check(write=bool(args.baseline))
+    except OSError as exc:
+        _err(f"notebook: {exc}")
+        return EXIT_USAGE
     if not notebook.path.exists():
         print(f"no runs yet for {ifname or notebook.path} ({notebook.path}): tuitune bench")
         return EXIT_OK

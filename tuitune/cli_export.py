@@ -182,7 +182,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.out is not None:
         from tuitune.core.export import write_out
 
-        for written in write_out(plan.files, args.out):
+        try:
+            results = write_out(plan.files, args.out)
+        except OSError as exc:
+            _err(f"not written: {exc}")
+            return EXIT_FAILED
+        for written in results:
             print(written)
         ns = f" --netns {args.netns}" if getattr(args, "netns", None) else ""
         print(f"nothing installed; `tuitune export{ns} {args.iface} --install` puts them in place")

@@ -126,7 +126,7 @@ def test_failed_replace_leaves_no_temp_file(
     path = tmp_path / "config.toml"
     path.write_text('theme = "old"\n')
 
-    def refuse(src: object, dst: object) -> None:
+    def refuse(src: object, dst: object, **dir_fds: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", refuse)

@@ -11,12 +11,13 @@ import math
 import os
 import pwd
 import re
-import secrets
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tuitune.core import fsutil
 
 
 @dataclass(frozen=True)
@@ -38,13 +39,14 @@ def config_path(env: Mapping[str, str] = os.environ) -> Path:
     return Path(home) / ".config" / "tuitune" / "config.toml"
 
 
+CONFIG_LIMIT = 1 << 20  # a settings file; /dev/zero or a log linked here is not one
+
+
 def _read(path: Path) -> dict[str, Any]:
-    """The file's TOML document; {} when it does not exist. Raises on anything else."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    return tomllib.loads(text)
+    """The file's TOML document; {} when it does not exist. Raises on anything else (a link
+    another user made is not followed: root may be the one reading it)."""
+    data = fsutil.read_file(path, CONFIG_LIMIT, follow=True)
+    return {} if data is None else tomllib.loads(data.decode("utf-8"))
 
 
 def load_config(path: Path) -> Config:
@@ -70,26 +72,17 @@ def save_config(cfg: Config, path: Path) -> str | None:
         doc.pop("theme", None)
     else:
         doc["theme"] = cfg.theme
-    # Replace the file a symlink points to, not the symlink (dotfiles kept in a repository).
-    target = Path(os.path.realpath(path))
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    # Replace the file a link points to, not the link (dotfiles kept in a repository), when
+    # the link is ours or root's: another user's link is refused (fsutil), never followed.
+    # The old file's mode is kept (a user who chmod 600'd it keeps it so); a new one gets
+    # 0o666 trimmed by the umask, as any file the user creates.
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # os.open with 0o666 lets the umask decide the mode, as for any file the user creates.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            if target.exists():  # a user who chmod 600'd their file keeps it so
-                os.fchmod(fd, target.stat().st_mode & 0o7777)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(dumps(doc))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        fsutil.write_file(path, dumps(doc).encode("utf-8"), None, follow=True)
     except OSError as exc:
-        return f"{path}: not saved: {exc.strerror or exc}"
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, fsutil.FsError) and exc.filename != str(path):
+            reason = str(exc)  # about a directory or link on the way: name it
+        return f"{path}: not saved: {reason}"
     return None
 
 

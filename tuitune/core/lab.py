@@ -31,12 +31,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tuitune.core import fsutil
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.journal_file import DEFAULT_DIR as JOURNAL_DIR
 from tuitune.core.session.journal_file import host_id, journal_path
 
 DEFAULT_STATE_DIR = Path("/run/tuitune")  # beside the change journals; emptied at boot
 STATE_FILE = "lab.json"
+STATE_LIMIT = 1 << 16  # a few hundred bytes in truth
 NETNS_DIR = Path("/run/netns")  # where `ip netns add` names namespaces
 # One lock for every lab on the machine, whatever its state dir: a build in progress (its
 # namespaces made, its server not yet started) must not look stale to a concurrent cleanup.
@@ -104,6 +106,7 @@ def build(state_dir: Path = DEFAULT_STATE_DIR) -> Lab:
     """Make a new lab, start its iperf3 server, record it; on any failure remove what was made.
     Refuses (LabError) when `state_dir` already records a live lab: it would be lost track of."""
     with _locked():
+        _state_dir_ok(state_dir)
         if current_lab(state_dir) is not None:
             raise LabError(f"{state_dir / STATE_FILE} already records a lab: reuse it or remove it")
         tag = secrets.token_hex(3)
@@ -270,7 +273,7 @@ def _start_server(lab: Lab, timeout: float = 10.0) -> int:
     """Start `iperf3 -s` as a daemon in the peer namespace; its pid once it listens."""
     if shutil.which("iperf3") is None:
         raise LabError("iperf3 is not installed: apt install iperf3")
-    lab.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _state_dir_ok(lab.state_dir)  # iperf3 writes its pidfile there as root, following links
     with contextlib.suppress(FileNotFoundError):
         lab.pidfile.unlink()  # iperf3 refuses to start over a pidfile it finds
     cmd = ["netns", "exec", lab.peer_netns, "iperf3", "-s", "-B", lab.peer_addr,
@@ -292,11 +295,20 @@ def _start_server(lab: Lab, timeout: float = 10.0) -> int:
     )
 
 
+def _state_dir_ok(state_dir: Path) -> None:
+    """Make the state directory (0700) or check it: root's, and no one else may write it."""
+    try:
+        fsutil.open_dir(state_dir, create=True, mode=0o700).close()
+    except OSError as exc:
+        raise LabError(f"cannot use the state directory: {exc}") from None
+
+
 def _read_pidfile(path: Path) -> int | None:
     try:
-        text = path.read_text().strip("\0 \n")  # iperf3 writes the pid and a NUL
+        data = fsutil.read_file(path, 64, follow=False)
     except OSError:
         return None
+    text = (data or b"").decode("ascii", "replace").strip("\0 \n")  # the pid and a NUL
     return int(text) if text.isdigit() else None
 
 
@@ -324,7 +336,10 @@ class _Unreadable:
 def _read_state(state_dir: Path) -> Lab | _Unreadable | None:
     path = state_dir / STATE_FILE
     try:
-        doc = json.loads(path.read_text())
+        data = fsutil.read_file(path, STATE_LIMIT, follow=False)
+        if data is None:
+            return None
+        doc = json.loads(data)
         if not isinstance(doc, dict):
             raise ValueError("not a JSON object")
         return Lab.from_json(doc, state_dir)
@@ -335,24 +350,11 @@ def _read_state(state_dir: Path) -> Lab | _Unreadable | None:
 
 
 def _write_state(lab: Lab) -> None:
-    """Write the state file whole or not at all: a crash leaves the old one or the new one."""
-    state_dir = lab.state_dir
-    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = state_dir / STATE_FILE
-    tmp = state_dir / f".{STATE_FILE}.{os.getpid()}.tmp"
+    """Write the state file whole or not at all: a crash leaves the old one or the new one
+    (fsutil: a random temporary name made O_EXCL, never through a link, renamed in)."""
     data = (json.dumps(lab.to_json(), indent=2) + "\n").encode()
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    dfd = os.open(state_dir, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+    with fsutil.open_dir(lab.state_dir, create=True, mode=0o700) as d:
+        d.write_atomic(STATE_FILE, data, 0o600)
 
 
 def _drop_state(state_dir: Path) -> list[str]:
@@ -511,8 +513,13 @@ def _state(pid: int) -> str | None:
 
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
-    LOCK_PATH.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(LOCK_PATH, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    # /run/lock is world-writable (sticky): the lock is made O_EXCL|O_NOFOLLOW, or must be a
+    # root-owned file already, never another user's link or a file they could hold forever.
+    try:
+        with fsutil.open_dir(LOCK_PATH.parent, create=True) as d:
+            fd = d.open_or_create(LOCK_PATH.name, os.O_RDWR, 0o600)
+    except OSError as exc:
+        raise LabError(f"cannot take the lab lock: {exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

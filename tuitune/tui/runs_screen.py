@@ -9,8 +9,6 @@ worse reads without colour; colour (success/error of the theme) only repeats it.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -24,6 +22,7 @@ from textual.events import Click
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tuitune.core import fsutil
 from tuitune.core.bench.model import Run
 from tuitune.core.bench.notebook import Notebook, RunRow, Spread, compare, to_csv, to_markdown
 from tuitune.core.bench.settings import diff
@@ -137,18 +136,10 @@ def row_detail(row: RunRow | None) -> str:
 
 
 def write_beside(notebook: Path, suffix: str, text: str) -> Path:
-    """Write `text` next to the notebook file (same name, new suffix), atomically."""
+    """Write `text` next to the notebook file (same name, new suffix), atomically, never
+    through a link another user made (fsutil)."""
     dest = notebook.with_suffix(suffix)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    fsutil.write_file(dest, text.encode("utf-8"), 0o644, follow=True)
     return dest
 
 

@@ -14,6 +14,7 @@ Unknown fields and record types are ignored and unreadable lines skipped (counte
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
@@ -24,10 +25,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tuitune.core import fsutil
 from tuitune.core.bench import settings as st
 from tuitune.core.bench.model import DIRECTIONS, BenchResult, BenchSpec, CpuLoad, Interval, Run
 
 VERSION = 1
+NOTEBOOK_LIMIT = 256 << 20  # thousands of runs; /dev/zero or a huge file linked here is not one
 
 
 # -- JSON --------------------------------------------------------------------------------------
@@ -271,10 +274,10 @@ class Notebook:
     # -- reading ---------------------------------------------------------------------------
     def _records(self) -> list[dict[str, Any]]:
         self.skipped = 0
-        try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+        data = fsutil.read_file(self.path, NOTEBOOK_LIMIT, follow=True)
+        if data is None:
             return []
+        text = data.decode("utf-8", errors="replace")
         out = []
         for line in text.splitlines():
             if not line.strip():
@@ -329,12 +332,20 @@ class Notebook:
     # -- writing ---------------------------------------------------------------------------
     def _append(self, record: Mapping[str, Any]) -> None:
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        try:
-            os.write(fd, line)  # one write of one line: O_APPEND keeps writers apart
-        finally:
-            os.close(fd)
+        # One write of one line: O_APPEND keeps writers apart. Never through another user's
+        # link, nor into a directory they could change (fsutil).
+        fsutil.append_file(self.path, line, 0o644)
+
+    def check(self, write: bool) -> None:
+        """Raise a one-line OSError now, before a run, when the notebook cannot be read (a
+        directory, another user's link, too big) or, with `write`, written where it is."""
+        self.runs()
+        if write:
+            try:
+                fsutil.locate(self.path, write=True, follow=True)[0].close()
+            except OSError as exc:
+                if exc.errno != errno.ENOENT:  # a directory still to make is made on write
+                    raise
 
     def add(self, run: Run) -> None:
         if any(r.id == run.id for r in self.runs()):

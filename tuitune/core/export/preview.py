@@ -22,6 +22,7 @@ from tuitune.core.export.changes import from_journal
 from tuitune.core.export.context import ExportContext, gather_context
 from tuitune.core.export.files import Written, install, with_installed
 from tuitune.core.export.model import Change, ExportFile, ExportPlan, ExportRefused, Format
+from tuitune.core.fsutil import FsError
 from tuitune.core.session.access import HostAccess
 
 NOTHING = "nothing to export: no setting differs from what tuitune found at start"
@@ -149,12 +150,18 @@ class Installed:
     not_tried: tuple[Path, ...] = ()
 
 
-def why(exc: OSError) -> str:
+def why(exc: OSError, path: Path | None = None) -> str:
+    """The reason in words; it names the directory or file it is about when that is not
+    `path` (a refused --out directory, a link on the way)."""
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied (installing needs root)"
-    if exc.errno == errno.EROFS:
-        return "read-only file system"
-    return exc.strerror or str(exc)
+        reason = "permission denied (installing needs root)"
+    elif exc.errno == errno.EROFS:
+        reason = "read-only file system"
+    else:
+        reason = exc.strerror or str(exc)
+    if isinstance(exc, FsError) and path is not None and exc.filename != str(path):
+        return f"{exc.filename}: {reason}"
+    return reason
 
 
 def install_each(files: Sequence[ExportFile]) -> Installed:
@@ -165,7 +172,7 @@ def install_each(files: Sequence[ExportFile]) -> Installed:
             done += install([f])
         except OSError as exc:
             rest = tuple(g.path for g in files[i + 1 :])
-            return Installed(tuple(done), f"{f.path}: {why(exc)}", rest)
+            return Installed(tuple(done), f"{f.path}: {why(exc, f.path)}", rest)
     return Installed(tuple(done))
 
 

@@ -86,11 +86,14 @@ def parse_cpus(
     present: frozenset[int],
     allow_empty: bool,
     current: str | None = None,
+    possible: int | None = None,
 ) -> str:
     """A CPU list such as "0-3,8". Every CPU must exist and be online. `allow_empty`: "none"
     (RPS/XPS off) is a valid answer; an IRQ always needs at least one CPU. The `current`
     value is always accepted as it is: a saved state may hold an offline CPU (the kernel's
-    default affinity lists every possible CPU), and keeping a value changes nothing."""
+    default affinity lists every possible CPU), and keeping a value changes nothing.
+    `possible`: the host's CPU count (nr_cpu_ids), which bounds the list before it is expanded
+    and gives the kernel's "N" (last CPU) and "all" their meaning."""
     example = "0-3,8" if not allow_empty else "0-3,8 or none"
     s = _clean(key, text, example)
     if s.lower() == NO_CPUS:
@@ -98,10 +101,11 @@ def parse_cpus(
             return NO_CPUS
         raise InvalidValue(key, f"{key.label}: needs at least one CPU")
     try:
-        cpus = parse_cpulist(s)
+        cpus = parse_cpulist(s, possible)
+        kept = current is not None and current != NO_CPUS and cpus == parse_cpulist(current)
     except CpuListError as exc:
         raise InvalidValue(key, f"{key.label}: {exc}") from None
-    if current is not None and current != NO_CPUS and cpus == parse_cpulist(current):
+    if kept:
         return format_cpulist(cpus)
     here = format_cpulist(online) or "none"
     missing = sorted(cpus - present - online)

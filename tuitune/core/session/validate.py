@@ -19,10 +19,23 @@ _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 
 
+MESSAGE_MAX = 200  # a message repeats what was typed: a pasted 5,000 characters stay one line
+
+
+def one_line(message: str, limit: int = MESSAGE_MAX) -> str:
+    """`message` on one line of bounded length: the middle of a long one elided."""
+    text = " ".join(message.splitlines())
+    if len(text) <= limit:
+        return text
+    half = (limit - 5) // 2
+    return f"{text[:half]} ... {text[-half:]}"
+
+
 class InvalidValue(ValueError):
     """What the user typed cannot be written; the message says why. Nothing was written."""
 
     def __init__(self, key: Key, message: str) -> None:
+        message = one_line(message)
         super().__init__(message)
         self.key = key
         self.message = message
@@ -45,6 +58,9 @@ def parse_count(
     s = _clean(key, text, example)
     if not _WHOLE.fullmatch(s):
         raise InvalidValue(key, f"{key.label}: {s!r} is not a whole number")
+    if len(s.lstrip("+-").lstrip("0")) > 20:  # beyond any 64-bit value; int() stops at 4300
+        sign = "below the minimum" if s.startswith("-") else "above the maximum"
+        raise InvalidValue(key, f"{key.label}: {s[:12]}... ({len(s)} digits) is {sign}")
     v = int(s)
     if v < 0 and minimum >= 0:
         raise InvalidValue(key, f"{key.label}: cannot be negative ({v})")

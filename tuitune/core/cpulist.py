@@ -144,11 +144,10 @@ def parse_mask(text: str, nbits: int | None = None) -> frozenset[int]:
     if not text:
         return frozenset()
     limit = _bound(nbits)
-    groups = text.split(",")
-    if len(groups) > -(-limit // 32):
+    if text.count(",") >= -(-limit // 32):  # counted before split() makes a string of each
         raise CpuListError(f"mask {shown(text)} is wider than {limit} CPUs")
     value = 0
-    for group in groups:
+    for group in text.split(","):
         group = group.strip()
         if not group or len(group) > 8:
             raise CpuListError(f"bad mask group {shown(group)} in {shown(text)}")

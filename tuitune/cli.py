@@ -130,9 +130,9 @@ def _open_reader(args: argparse.Namespace) -> HostReader | None:
         root = HostRoot.fixture(args.root)
     else:
         root = HostRoot(netns=args.netns)
-    # The parser's type refuses nan and out-of-range values; `not 0 < x` refuses NaN here too,
-    # for a caller that builds args itself (tuitune lab).
-    if not 0 < args.interval <= cli_args.INTERVAL_MAX:
+    # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
+    # here too (every comparison with NaN is false), for a caller that builds args itself.
+    if not cli_args.INTERVAL_MIN <= args.interval <= cli_args.INTERVAL_MAX:
         print("tuitune: --interval must be between 0.1 and 60 seconds", file=sys.stderr)
         return None
     try:

@@ -7,9 +7,9 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from tuitune import __version__
+from tuitune import __version__, cli_args
 
 if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
@@ -37,24 +37,31 @@ def _root_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--netns",
+        type=cli_args.netns,
         metavar="NAME",
         help="read the interface inside network namespace NAME (see `ip netns list`)",
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = cli_args.Parser(
         prog="tuitune",
         description="Live tuner for fast NICs: CPUs, IRQs, softirqs, offloads, rings, sysctls.",
     )
     parser.add_argument("--version", action="version", version=f"tuitune {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    # Subparsers are Parsers too (one-line usage errors); the modules register on the base type.
+    sub = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command"),
+    )
     show = sub.add_parser("show", help="print the whole state and one second of rates")
-    show.add_argument("iface", nargs="?", help="interface (default: the default route's)")
+    show.add_argument(
+        "iface", nargs="?", type=cli_args.ifname, help="interface (default: the default route's)"
+    )
     show.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
     show.add_argument(
         "--interval",
-        type=float,
+        type=cli_args.interval,
         default=1.0,
         metavar="SECONDS",
         help="seconds between the two samples the rates come from (default 1)",
@@ -75,17 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = cli_args.Parser(
         prog="tuitune",
         usage=f"tuitune [IFACE] [options] | tuitune {{{','.join(SUBCOMMANDS)}}} ...",
         description="Live tuner for fast NICs: CPUs, IRQs, softirqs, offloads, rings, sysctls. "
         f"Subcommands: {', '.join(SUBCOMMANDS)} (see `tuitune COMMAND --help`).",
     )
     parser.add_argument("--version", action="version", version=f"tuitune {__version__}")
-    parser.add_argument("iface", nargs="?", help="interface to watch (default: pick from a list)")
+    parser.add_argument(
+        "iface",
+        nargs="?",
+        type=cli_args.ifname,
+        help="interface to watch (default: pick from a list)",
+    )
     parser.add_argument(
         "--interval",
-        type=float,
+        type=cli_args.interval,
         default=1.0,
         metavar="SECONDS",
         help="seconds between refreshes (default 1)",
@@ -118,8 +130,10 @@ def _open_reader(args: argparse.Namespace) -> HostReader | None:
         root = HostRoot.fixture(args.root)
     else:
         root = HostRoot(netns=args.netns)
-    if args.interval <= 0 or args.interval > 60:
-        print("tuitune: --interval must be between 0 and 60 seconds", file=sys.stderr)
+    # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
+    # here too (every comparison with NaN is false), for a caller that builds args itself.
+    if not cli_args.INTERVAL_MIN <= args.interval <= cli_args.INTERVAL_MAX:
+        print("tuitune: --interval must be between 0.1 and 60 seconds", file=sys.stderr)
         return None
     try:
         return HostReader(root)

@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tuitune import cli_args
+from tuitune.core.bench.limits import MAX_CPU, MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 
 if TYPE_CHECKING:
     from tuitune.core.bench.load import LoadTracker
@@ -29,13 +33,30 @@ def _err(msg: str) -> None:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    # ASCII digits, and a length bound before int(): int() takes "١٢" and refuses 5,000 digits
+    # with a ValueError of its own.
+    s = text.strip()
+    shown = s if len(s) <= 20 else s[:20] + "..."
+    if not (s.isascii() and s.lstrip("+-").isdigit()):
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number")
+    if len(s) > 12:
+        raise argparse.ArgumentTypeError(f"{shown} is out of range")
+    value = int(s)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
     return value
+
+
+def _upto(high: int) -> Callable[[str], int]:
+    """A whole number 1..high (iperf3's own limits: it refuses more)."""
+
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range (1..{high})")
+        return value
+
+    return parse
 
 
 def _port(text: str) -> int:
@@ -47,9 +68,11 @@ def _port(text: str) -> int:
 
 def _pinning(text: str) -> tuple[int, int | None]:
     """-A N or N,M: the client's CPU, and the server's."""
-    parts = text.split(",")
-    if len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a CPU number N, or N,M (client,server)")
+    parts = [p.strip() for p in text.split(",")]
+    ok = all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts)
+    if len(parts) > 2 or not ok or any(int(p) > MAX_CPU for p in parts):
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        raise argparse.ArgumentTypeError(f"{shown!r}: give a CPU number N, or N,M (client,server)")
     return int(parts[0]), int(parts[1]) if len(parts) == 2 else None
 
 
@@ -62,28 +85,48 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "Without --peer, the lab built by `tuitune lab` is used. Each run is recorded with "
         "every setting it ran with (see `tuitune runs`).",
     )
-    bench.add_argument("iface", nargs="?", help="the interface the run goes through")
+    bench.add_argument(
+        "iface", nargs="?", type=cli_args.ifname, help="the interface the run goes through"
+    )
     bench.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
     bench.add_argument(
         "--port", "-p", type=_port, metavar="N", help="the server's port (default 5201)"
     )
     bench.add_argument(
-        "-t", dest="duration", type=_positive, default=10, metavar="SEC", help="seconds (10)"
+        "-t",
+        dest="duration",
+        type=_upto(MAX_DURATION),
+        default=10,
+        metavar="SEC",
+        help="seconds (10)",
     )
     bench.add_argument(
-        "-P", dest="streams", type=_positive, default=1, metavar="N", help="parallel streams"
+        "-P",
+        dest="streams",
+        type=_upto(MAX_STREAMS),
+        default=1,
+        metavar="N",
+        help="parallel streams",
     )
     way = bench.add_mutually_exclusive_group()
     way.add_argument("--reverse", "-R", action="store_true", help="the peer sends")
     way.add_argument("--bidir", action="store_true", help="both send at once")
-    bench.add_argument("-l", dest="length", metavar="LEN", help="buffer length (128K, 1M)")
+    bench.add_argument(
+        "-l", dest="length", type=cli_args.length, metavar="LEN", help="buffer length (128K, 1M)"
+    )
     bench.add_argument(
         "-A", dest="pin", type=_pinning, metavar="N[,M]", help="pin the client (and server) CPU"
     )
     bench.add_argument(
-        "--repeats", type=_positive, default=1, metavar="N", help="runs; the table shows the median"
+        "--repeats",
+        type=_upto(MAX_REPEATS),
+        default=1,
+        metavar="N",
+        help="runs; the table shows the median",
     )
-    bench.add_argument("--netns", metavar="NS", help="run inside network namespace NS")
+    bench.add_argument(
+        "--netns", type=cli_args.netns, metavar="NS", help="run inside network namespace NS"
+    )
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
     bench.set_defaults(func=cmd_bench)
@@ -95,8 +138,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "range over repeats of throughput, retransmits and CPU, the change against the "
         "baseline run, and the settings that differ from it.",
     )
-    runs.add_argument("iface", nargs="?", help="the interface (default: the lab's)")
-    runs.add_argument("--netns", metavar="NS", help="the interface is in network namespace NS")
+    runs.add_argument(
+        "iface", nargs="?", type=cli_args.ifname, help="the interface (default: the lab's)"
+    )
+    runs.add_argument(
+        "--netns",
+        type=cli_args.netns,
+        metavar="NS",
+        help="the interface is in network namespace NS",
+    )
     fmt = runs.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print a Markdown table")
     fmt.add_argument("--csv", action="store_true", help="print CSV")

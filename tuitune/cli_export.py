@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tuitune import cli_args
+
 if TYPE_CHECKING:
     from tuitune.core.export import ExportFile, ExportPlan
     from tuitune.core.host.root import HostRoot
@@ -28,7 +30,12 @@ DEFAULT_JOURNAL_DIR = Path("/run/tuitune")  # tuitune.core.session.journal_file.
 
 
 def _host_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--netns", metavar="NAME", help="the interface is in network namespace NAME")
+    p.add_argument(
+        "--netns",
+        type=cli_args.netns,
+        metavar="NAME",
+        help="the interface is in network namespace NAME",
+    )
     p.add_argument(
         "--root", type=Path, metavar="DIR", help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc)"
     )
@@ -44,7 +51,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--install. Formats: sysctl, udev, link, nm, affinity (default: the ones the changes "
         "need, plus link and nm when the host runs systemd-networkd or NetworkManager).",
     )
-    export.add_argument("iface", help="the interface whose settings to export")
+    export.add_argument(
+        "iface", type=cli_args.ifname, help="the interface whose settings to export"
+    )
     export.add_argument("--format", metavar="LIST", help="comma-separated formats to write")
     where = export.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, metavar="DIR", help="write the files into DIR")
@@ -84,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "and write its CPUs to /proc/irq/N/smp_affinity_list. --follow keeps running and "
         "writes them again whenever the link comes up (drivers reset affinity on reopen).",
     )
-    aff.add_argument("iface")
+    aff.add_argument("iface", type=cli_args.ifname)
     aff.add_argument(
         "--file", type=Path, metavar="FILE", help="default: /etc/tuitune/affinity-IFACE.conf"
     )

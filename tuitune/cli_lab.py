@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tuitune import cli_args
+
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
 
@@ -42,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mode.add_argument("--status", action="store_true", help="show the lab and stale leftovers")
     lab.add_argument(
         "--interval",
-        type=float,
+        type=cli_args.interval,
         default=1.0,
         metavar="SECONDS",
         help="seconds between refreshes (default 1)",

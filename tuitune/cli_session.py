@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tuitune import cli_args
+
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session.outcome import Outcome
@@ -22,7 +24,9 @@ DEFAULT_JOURNAL_DIR = Path("/run/tuitune")  # tuitune.core.session.journal_file.
 
 
 def _host_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--netns", metavar="NAME", help="the host is network namespace NAME")
+    p.add_argument(
+        "--netns", type=cli_args.netns, metavar="NAME", help="the host is network namespace NAME"
+    )
     p.add_argument(
         "--root", type=Path, metavar="DIR", help="a recorded host tree (DIR/proc, DIR/sys)"
     )
@@ -62,7 +66,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "`tuitune restore` puts the originals back later.",
     )
     apply.add_argument("file", type=Path, help="show --json output or a TOML profile")
-    apply.add_argument("iface", nargs="?", help="interface (default: the one the file names)")
+    apply.add_argument(
+        "iface",
+        nargs="?",
+        type=cli_args.ifname,
+        help="interface (default: the one the file names)",
+    )
     _host_args(apply)
     apply.add_argument(
         "--dry-run", action="store_true", help="print what would change; change nothing"
@@ -176,6 +185,7 @@ def _host_wide_refused(root: HostRoot, key: Key) -> bool:
 def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.host.netdev import interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
+    from tuitune.core.names import ifname_problem
     from tuitune.core.session import HostAccess, InvalidValue, Journal, JournalError, WriteRefused
     from tuitune.core.session.profile import ProfileError, load, resolve
 
@@ -189,6 +199,10 @@ def cmd_apply(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_USAGE
     ifname = args.iface or profile.ifname
+    problem = ifname_problem(ifname) if ifname else None
+    if problem is not None:  # the file's name: checked before it is ever part of a path
+        _err(f"{args.file}: {problem}")
+        return EXIT_USAGE
     try:
         access = HostAccess(root, host_writes=args.host_wide)
     except NetnsError as exc:

@@ -127,6 +127,7 @@ async def editing(
     interval: float = 0.25,
     samples: int = 200,
     netns: str | None = None,
+    possible: str | None = None,
 ) -> AsyncIterator[EditHost]:
     # Enough samples that the CPU rows (drop targets) stay for the whole test.
     built, _ = host_32cpu(tmp_path / "host", samples=samples)
@@ -135,6 +136,8 @@ async def editing(
     write_sysctls(tree, SYSCTLS)
     (tree / "sys/devices/system/cpu/online").write_text("0-30\n")
     (tree / "sys/devices/system/cpu/present").write_text("0-31\n")
+    if possible is not None:  # devices/system/cpu/possible: the bound of a typed CPU list
+        (tree / "sys/devices/system/cpu/possible").write_text(possible + "\n")
     dev = device or ScreenDevice(DEV)
     writes = Writes(tree, refuse or {})
 

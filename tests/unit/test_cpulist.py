@@ -18,7 +18,7 @@ from tuitune.core.cpulist import (
 def test_cpulist_forms() -> None:
     assert parse_cpulist("0-3,8") == {0, 1, 2, 3, 8}
     assert parse_cpulist("") == frozenset()
-    assert parse_cpulist("0-7:2") == {0, 2, 4, 6}
+    assert parse_cpulist("0-7:2/4") == {0, 1, 4, 5}  # the kernel's used/group syntax
     assert format_cpulist({8, 0, 1, 2, 3, 10, 11}) == "0-3,8,10-11"
 
 

@@ -195,7 +195,7 @@ def test_settings_that_cannot_change_here_are_refused_states(
         (ADAPTIVE, "0", "off"),
         (RPS, "2,0-1", "0-2"),
         (RPS, "NONE", "none"),
-        (IRQ, "0-2:2", "0,2"),
+        (IRQ, "0-2:1/2", "0,2"),
         (IRQ, "0-3", "0-3"),  # the current value, offline CPU 3 and all: keeping it is fine
         (FLOWS, "0", "0"),
         (FLOWS, "4096", "4096"),

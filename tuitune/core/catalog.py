@@ -123,7 +123,9 @@ def noop_on(e: SysctlEntry, release: str) -> bool:
 
 # --- parsing and formatting ---------------------------------------------------------------------
 
-_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only, like the kernel's parser
+# ASCII digits only, like the kernel's parser; 20 at most (a 64-bit value), so int() never
+# meets 5,000 digits (its own ValueError, a message about Python, not the sysctl).
+_INT = re.compile(r"[+-]?0*[0-9]{1,20}")
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]+")
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")  # a kernel version as the catalog writes it
 

@@ -152,7 +152,11 @@ class Editor:
                 spec.hint,
                 error,
                 typed=start,
-                preview=partial(mask_preview, ncpus=spec.cpus) if spec.cpus else None,
+                preview=(
+                    partial(mask_preview, ncpus=spec.cpus, possible=spec.possible)
+                    if spec.cpus
+                    else None
+                ),
             ),
             lambda text: self.submit(spec, text) if text is not None else None,
         )

@@ -20,19 +20,20 @@ from textual.events import Click, DescendantFocus
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from tuitune.core.bench.limits import (
+    MAX_CPU,
+    MAX_DURATION,
+    MAX_REPEATS,
+    MAX_STREAMS,
+    BadLength,
+    parse_length,
+)
 from tuitune.core.bench.model import DIRECTIONS, BenchSpec, Direction
 from tuitune.core.cpulist import format_cpulist
 
-# iperf3's own limits: -P takes 1..128 streams; a port is 16 bits.
-MAX_STREAMS = 128
-MAX_DURATION = 86400
-MAX_REPEATS = 100
 # A host name, an IPv4 or IPv6 address (with a %zone): nothing a shell or iperf3 would read
 # as an option or a second word.
 _PEER = re.compile(r"[A-Za-z0-9_.:%\[\]-]+")
-# iperf3 -l: a number with an optional K/M/G suffix (1024-based).
-_LENGTH = re.compile(r"(\d+)([KMG]?)", re.IGNORECASE)
-_SCALE = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 FIELDS: tuple[tuple[str, str], ...] = (
     ("peer", "peer"),
@@ -70,8 +71,11 @@ def _int(
         if empty is not None:
             return empty
         return None
-    if not text.isdigit():
-        return FormError(name, f"{text!r} is not a whole number")
+    if not (text.isascii() and text.isdigit()):  # "²".isdigit() holds, and int() refuses it
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        return FormError(name, f"{shown!r} is not a whole number")
+    if len(text.lstrip("0")) > len(str(high)):  # and int() never sees 5,000 digits
+        return FormError(name, f"{text[:12]}... is out of range ({low}..{high})")
     n = int(text)
     if not low <= n <= high:
         return FormError(name, f"{n} is out of range ({low}..{high})")
@@ -80,7 +84,7 @@ def _int(
 
 def _cpu(values: Mapping[str, str], name: str, online: frozenset[int] | None) -> int | FormError:
     """-1 for empty (not pinned), the CPU, or why not."""
-    got = _int(values, name, 0, 65535)
+    got = _int(values, name, 0, MAX_CPU)
     if got is None:
         return -1
     if isinstance(got, FormError):
@@ -119,14 +123,12 @@ def parse_form(
         return streams or FormError("streams", "missing")
     if direction not in DIRECTIONS:
         return FormError("direction", f"one of {', '.join(DIRECTIONS)}")
-    length: str | None = values.get("length", "").strip().upper() or None
+    length: str | None = values.get("length", "").strip() or None
     if length is not None:
-        m = _LENGTH.fullmatch(length)
-        if m is None:
-            return FormError("length", f"{length!r}: a size like 128K, 1M or 1460 (bytes)")
-        size = int(m.group(1)) * _SCALE[m.group(2)]
-        if not 1 <= size <= 1024**3:
-            return FormError("length", f"{length} is out of range (1 byte..1G)")
+        try:
+            length = parse_length(length)
+        except BadLength as exc:
+            return FormError("length", str(exc))
     client = _cpu(values, "client_cpu", online)
     if isinstance(client, FormError):
         return client

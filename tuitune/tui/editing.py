@@ -27,6 +27,7 @@ class EditSpec:
     hint: str  # bounds or format, shown under the editor
     toggle: str | None = None  # for on/off settings: the value a toggle writes
     cpus: int = 0  # for CPU-list settings: how many CPUs the hex mask beside it covers
+    possible: int | None = None  # the host's CPU numbers (nr_cpu_ids): bounds a typed list
 
 
 def _nic_irq_queue(nic: NicState | None, irq: str) -> str | None:
@@ -84,7 +85,11 @@ def edit_spec(
             current = format_cpulist(aff.smp_affinity)
         ncpus = len(host.topology.cpus) if host is not None else 0
         return EditSpec(
-            Key.irq(rest, queue, ifname if queue else None), current, cpus_hint, cpus=ncpus
+            Key.irq(rest, queue, ifname if queue else None),
+            current,
+            cpus_hint,
+            cpus=ncpus,
+            possible=host.topology.possible if host is not None else None,
         )
     if ifname is None or nic is None:
         return "pick an interface first"
@@ -130,7 +135,9 @@ def edit_spec(
             return q.cpus.reason
         key = Key.rps_cpus(ifname, rest) if rest.startswith("rx") else Key.xps_cpus(ifname, rest)
         ncpus = len(host.topology.cpus) if host is not None else 0
-        return EditSpec(key, format_cpulist(q.cpus) or "none", cpus_hint + ", or none", cpus=ncpus)
+        possible = host.topology.possible if host is not None else None
+        current = format_cpulist(q.cpus) or "none"
+        return EditSpec(key, current, cpus_hint + ", or none", cpus=ncpus, possible=possible)
     return "this line cannot be changed"
 
 
@@ -205,14 +212,28 @@ def state_note(out: Outcome, locked: str = "") -> str | None:
     return mark + (tail if tail.startswith("not supported") else f"not supported: {tail}")
 
 
-def mask_preview(text: str, ncpus: int) -> str:
+def mask_preview(text: str, ncpus: int, possible: int | None = None) -> str:
     """The hex mask the kernel will show for a typed CPU list (32-bit groups, comma-separated),
-    or what is wrong with the list: shown live under the editor."""
+    or what is wrong with the list: shown live under the editor, rebuilt on every keystroke, so
+    the list is bounded by the host's CPUs before it is expanded, and the line by PREVIEW_MAX
+    (a mask of thousands of CPUs would push the editor's error off the screen)."""
     text = text.strip()
     if text in ("", "none"):
         return "mask: 0 (no CPU)"
     try:
-        cpus = parse_cpulist(text)
+        cpus = parse_cpulist(text, possible)
+        mask = format_mask(cpus, max(ncpus, max(cpus, default=0) + 1))
     except CpuListError as exc:
-        return f"not a CPU list: {exc}"
-    return f"mask: {format_mask(cpus, max(ncpus, max(cpus, default=0) + 1))}"
+        return _clip(f"not a CPU list: {exc}")
+    return _clip(f"mask: {mask}")
+
+
+PREVIEW_MAX = 76  # one line of the editor's box at 80 columns
+
+
+def _clip(line: str) -> str:
+    """Elide the middle: a mask's low CPUs are at its right end, a message's point at its left."""
+    if len(line) <= PREVIEW_MAX:
+        return line
+    head = PREVIEW_MAX // 2
+    return line[:head] + "…" + line[-(PREVIEW_MAX - head - 1) :]

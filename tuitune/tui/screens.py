@@ -155,6 +155,7 @@ class EditorScreen(ModalScreen[str | None]):
     }
     EditorScreen .hint { color: $text-muted; }
     EditorScreen .error { color: $error; }
+    EditorScreen #editor-preview { max-height: 2; overflow: hidden; }
     EditorScreen Input { margin: 1 0 0 0; }
     """
 

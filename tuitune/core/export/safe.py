@@ -48,7 +48,7 @@ _ID_PATH = _Token("A-Za-z0-9_.:+-", "C{1,200}")
 _MAC = _Token("0-9a-f:", "[0-9a-f]{2}(:[0-9a-f]{2}){5,31}")
 _PATH = _Token("A-Za-z0-9_./+-", "/C*")
 _COUNT = _Token("0-9", r"\d{1,10}")
-_CPUS = _Token("0-9,:-", "C+")
+_CPUS = _Token("0-9,:/-", "C+")  # the kernel's list syntax, 0-7:1/2 too
 # Per-interface sysctl trees: the part after the prefix is an interface name, dots and all.
 IFACE_SYSCTL_TREES = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.")
 

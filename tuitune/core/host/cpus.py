@@ -26,6 +26,9 @@ class Topology:
     isolated: frozenset[int]  # isolcpus=
     nohz_full: frozenset[int]  # nohz_full=
     nodes: dict[int, frozenset[int]]  # NUMA node -> CPUs
+    # How many CPU numbers the kernel can have (max of /sys/.../cpu/possible + 1): the bound of
+    # every CPU list typed for this host. None where the file is missing (a recorded tree).
+    possible: int | None = None
 
     def order(self) -> list[int]:
         """CPUs grouped by NUMA node, then package, core and thread: how a tuner reads a host."""
@@ -41,6 +44,12 @@ def _cpulist(root: HostRoot, rel: str) -> frozenset[int] | None:
         return parse_cpulist(root.read_sys(rel))
     except (OSError, CpuListError):
         return None
+
+
+def possible_cpus(root: HostRoot) -> int | None:
+    """nr_cpu_ids of the host (through its tree, so --root works), or None if unknown."""
+    found = _cpulist(root, "devices/system/cpu/possible")
+    return max(found) + 1 if found else None
 
 
 def _int(root: HostRoot, rel: str) -> int | None:
@@ -101,4 +110,5 @@ def read_topology(root: HostRoot, stat_cpus: frozenset[int] | None = None) -> To
         isolated=_cpulist(root, f"{base}/isolated") or frozenset(),
         nohz_full=_cpulist(root, f"{base}/nohz_full") or frozenset(),
         nodes=nodes,
+        possible=possible_cpus(root),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
 from tuitune.core.host.root import HostRoot, read_int, read_parsed, read_value
+from tuitune.core.names import ifname_problem
 from tuitune.core.values import Unavailable
 
 COUNTER_NAMES = (
@@ -96,7 +97,7 @@ def netlink_counters(msg: Any) -> LinkCounters:
 
 
 def interface_exists(root: HostRoot, ifname: str) -> bool:
-    if not ifname or "/" in ifname or ifname in (".", ".."):
+    if ifname_problem(ifname) is not None:  # never a path: 5,000 characters are ENAMETOOLONG
         return False
     return root.sys_path(f"class/net/{ifname}").exists()
 

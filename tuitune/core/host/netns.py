@@ -18,6 +18,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from tuitune.core.names import netns_problem
+
 T = TypeVar("T")
 
 CLONE_FS = 0x00000200
@@ -44,8 +46,9 @@ def _check(ret: int, what: str) -> None:
 
 
 def netns_path(name: str) -> str:
-    if not name or "/" in name or name in (".", ".."):
-        raise NetnsError(f"invalid network namespace name {name!r}")
+    problem = netns_problem(name)  # a path component: bounded, no '/', '.', '..' or newline
+    if problem is not None:
+        raise NetnsError(problem)
     return os.path.join(NETNS_RUN_DIR, name)
 
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, parse_cpulist
+from tuitune.core.host.cpus import possible_cpus
 from tuitune.core.host.ethtool import (
     LEGACY_FEATURE_ALIASES,
     Channels,
@@ -356,7 +357,7 @@ class HostAccess:
         return self._ipr
 
     def _cpus(self) -> tuple[frozenset[int], frozenset[int]]:
-        """(online, present) CPUs of the host."""
+        """(online, present) CPUs of the host (see _possible for the bound of a typed list)."""
 
         def one(name: str) -> frozenset[int]:
             text = read_value(self.root.sys_path(f"devices/system/cpu/{name}"), name)
@@ -367,6 +368,10 @@ class HostAccess:
 
         online, present = one("online"), one("present")
         return online, present | online
+
+    def _possible(self) -> int | None:
+        """The host's nr_cpu_ids: a typed CPU list is bounded by it before it is expanded."""
+        return possible_cpus(self.root)
 
     # ---- kernel thread: reads --------------------------------------------------------------
     def _read(self, key: Key) -> str | Unavailable:
@@ -581,9 +586,14 @@ class HostAccess:
         if k in ("rps_cpus", "xps_cpus", "irq_affinity"):
             current = self._current(key)  # the queue / IRQ must exist
             online, present = self._cpus()
-            allow_empty = k != "irq_affinity"
             return v.parse_cpus(
-                key, text, online=online, present=present, allow_empty=allow_empty, current=current
+                key,
+                text,
+                online=online,
+                present=present,
+                allow_empty=k != "irq_affinity",
+                current=current,
+                possible=self._possible(),
             )
         if k == "rps_flow_cnt":
             self._current(key)

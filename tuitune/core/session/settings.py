@@ -75,6 +75,13 @@ class Key:
     name: str = ""
     queue: str | None = None
 
+    def __post_init__(self) -> None:
+        # The one place every key passes (profiles, the CLI, the screen, journals): a sysctl
+        # named in slash form (net/core/somaxconn, as under /proc/sys) becomes the dotted key,
+        # so the journal, restore and export never see two spellings of one setting.
+        if self.kind == "sysctl" and isinstance(self.name, str) and "/" in self.name:
+            object.__setattr__(self, "name", self.name.strip().strip("/").replace("/", "."))
+
     # ---- constructors ------------------------------------------------------------------
     @classmethod
     def sysctl(cls, key: str) -> Key:

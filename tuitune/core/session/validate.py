@@ -19,10 +19,23 @@ _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 
 
+MESSAGE_MAX = 200  # a message repeats what was typed: a pasted 5,000 characters stay one line
+
+
+def one_line(message: str, limit: int = MESSAGE_MAX) -> str:
+    """`message` on one line of bounded length: the middle of a long one elided."""
+    text = " ".join(message.splitlines())
+    if len(text) <= limit:
+        return text
+    half = (limit - 5) // 2
+    return f"{text[:half]} ... {text[-half:]}"
+
+
 class InvalidValue(ValueError):
     """What the user typed cannot be written; the message says why. Nothing was written."""
 
     def __init__(self, key: Key, message: str) -> None:
+        message = one_line(message)
         super().__init__(message)
         self.key = key
         self.message = message
@@ -45,6 +58,9 @@ def parse_count(
     s = _clean(key, text, example)
     if not _WHOLE.fullmatch(s):
         raise InvalidValue(key, f"{key.label}: {s!r} is not a whole number")
+    if len(s.lstrip("+-").lstrip("0")) > 20:  # beyond any 64-bit value; int() stops at 4300
+        sign = "below the minimum" if s.startswith("-") else "above the maximum"
+        raise InvalidValue(key, f"{key.label}: {s[:12]}... ({len(s)} digits) is {sign}")
     v = int(s)
     if v < 0 and minimum >= 0:
         raise InvalidValue(key, f"{key.label}: cannot be negative ({v})")
@@ -86,11 +102,14 @@ def parse_cpus(
     present: frozenset[int],
     allow_empty: bool,
     current: str | None = None,
+    possible: int | None = None,
 ) -> str:
     """A CPU list such as "0-3,8". Every CPU must exist and be online. `allow_empty`: "none"
     (RPS/XPS off) is a valid answer; an IRQ always needs at least one CPU. The `current`
     value is always accepted as it is: a saved state may hold an offline CPU (the kernel's
-    default affinity lists every possible CPU), and keeping a value changes nothing."""
+    default affinity lists every possible CPU), and keeping a value changes nothing.
+    `possible`: the host's CPU count (nr_cpu_ids), which bounds the list before it is expanded
+    and gives the kernel's "N" (last CPU) and "all" their meaning."""
     example = "0-3,8" if not allow_empty else "0-3,8 or none"
     s = _clean(key, text, example)
     if s.lower() == NO_CPUS:
@@ -98,10 +117,11 @@ def parse_cpus(
             return NO_CPUS
         raise InvalidValue(key, f"{key.label}: needs at least one CPU")
     try:
-        cpus = parse_cpulist(s)
+        cpus = parse_cpulist(s, possible)
+        kept = current is not None and current != NO_CPUS and cpus == parse_cpulist(current)
     except CpuListError as exc:
         raise InvalidValue(key, f"{key.label}: {exc}") from None
-    if current is not None and current != NO_CPUS and cpus == parse_cpulist(current):
+    if kept:
         return format_cpulist(cpus)
     here = format_cpulist(online) or "none"
     missing = sorted(cpus - present - online)

@@ -1,0 +1,36 @@
+"""What iperf3 itself accepts (src/iperf.h of iperf 3.x), checked before a run is started, so
+the CLI and the form refuse a bad value with one line instead of handing it to iperf3 (which
+reads "-l x" as its default and "-l 1T" as an overflowed int)."""
+
+from __future__ import annotations
+
+import re
+
+MAX_STREAMS = 128  # MAX_STREAMS
+MAX_DURATION = 86400  # MAX_TIME, seconds
+MAX_REPEATS = 100  # tuitune's own: a notebook group of runs
+MAX_LENGTH = 1024 * 1024  # MAX_BLOCKSIZE: -l above 1 MiB is "block size too large"
+MAX_CPU = 65535  # -A takes a CPU number; no host has more
+
+# A whole number of bytes with an optional K or M (1024-based, either case), ASCII only: \d
+# would take "١٢٨", which iperf3 does not.
+_LENGTH = re.compile(r"([0-9]{1,8})([KkMm]?)")
+_SCALE = {"": 1, "K": 1024, "M": 1024**2}
+
+
+class BadLength(ValueError):
+    """An iperf3 -l value tuitune will not pass on; the message says why (one line)."""
+
+
+def parse_length(text: str) -> str:
+    """iperf3's -l as tuitune passes it ("128K"), or BadLength."""
+    s = text.strip()
+    m = _LENGTH.fullmatch(s)
+    if m is None:
+        shown = s if len(s) <= 20 else s[:20] + "..."
+        raise BadLength(f"{shown!r}: a size like 128K, 1M or 1460 (bytes)")
+    unit = m.group(2).upper()
+    size = int(m.group(1)) * _SCALE[unit]
+    if not 1 <= size <= MAX_LENGTH:
+        raise BadLength(f"{s} is out of range (1 byte..1M, iperf3's largest block)")
+    return f"{int(m.group(1))}{unit}"

@@ -324,6 +324,11 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
     with access:
         if not _check_iface(access, args.iface):
             return EXIT_USAGE
+        try:
+            affinity.plan(access, args.iface, pins)
+        except affinity.ForeignIrq as exc:
+            _err(f"{shown(path)}: {exc}; nothing was changed")
+            return EXIT_FAILED  # also with --follow: the file itself is wrong
 
         def run_once() -> bool:
             try:

@@ -56,7 +56,10 @@ class Profile:
 
 def shown(value: object) -> str:
     """A value from a file, quoted for a message: one line, at most ~60 characters, and safe
-    for any nesting (reprlib stops at a few levels; repr would recurse into all of them)."""
+    for any nesting (reprlib stops at a few levels; repr would recurse into all of them).
+    true, false and null are spelled as in the file."""
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
     try:
         return _repr.repr(value)
     except (RecursionError, ValueError):  # ValueError: an int of more than 4300 digits

@@ -4,8 +4,9 @@ Each malformed input is refused with ONE line that names the file and what is wr
 non-zero exit, and zero writes: on a recorded host tree (every file of the tree compared
 before and after) and, for the real write path, on a veth in a throwaway namespace (`ip -d
 link show`, `ethtool -k`, `ethtool -l` and the queues' RPS/XPS compared before and after).
-The show documents here were accepted on the code before this test (exit 0, "nothing to
-change"): their malformed fields were skipped as if absent.
+On the code before this test, 15 of the 19 spoilt show documents were accepted (exit 0,
+"nothing to change": their malformed fields were skipped as if absent), three were
+tracebacks and one was refused without naming the file.
 """
 
 from __future__ import annotations

@@ -311,6 +311,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_apply_affinity(args: argparse.Namespace) -> int:
+    from tuitune.core.docfile import DocumentError, shown
     from tuitune.core.export import affinity
 
     root = _root(args)
@@ -320,10 +321,16 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
     try:
         pins = affinity.read_pins(path)
     except FileNotFoundError:
-        _err(f"no affinity file {path}; `tuitune export {args.iface} --format affinity` makes one")
+        _err(
+            f"no affinity file {shown(path)}; `tuitune export {args.iface} --format affinity` "
+            "makes one"
+        )
         return EXIT_USAGE
-    except (OSError, affinity.AffinityFileError) as exc:
-        _err(f"{path}: {exc}; nothing was changed")
+    except DocumentError as exc:
+        _err(f"{exc}; nothing was changed")
+        return EXIT_FAILED
+    except affinity.AffinityFileError as exc:
+        _err(f"{shown(path)}: {exc}; nothing was changed")
         return EXIT_FAILED
     access = _access(root)
     if access is None:
@@ -331,9 +338,19 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
     with access:
         if not _check_iface(access, args.iface):
             return EXIT_USAGE
+        try:
+            affinity.plan(access, args.iface, pins)
+        except affinity.ForeignIrq as exc:
+            _err(f"{shown(path)}: {exc}; nothing was changed")
+            return EXIT_FAILED  # also with --follow: the file itself is wrong
 
         def run_once() -> bool:
-            results = affinity.apply(access, args.iface, pins)
+            try:
+                results = affinity.apply(access, args.iface, pins)
+            except affinity.ForeignIrq as exc:
+                # Checked again on each run: IRQ numbers change when the device reopens.
+                _err(f"{shown(path)}: {exc}; nothing was changed")
+                return False
             for r in results:
                 print(r, flush=True)
             return all(r.ok for r in results)

@@ -183,11 +183,13 @@ def _host_wide_refused(root: HostRoot, key: Key) -> bool:
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
+    from tuitune.core.docfile import shown
     from tuitune.core.host.netdev import interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.names import ifname_problem
     from tuitune.core.session import HostAccess, InvalidValue, Journal, JournalError, WriteRefused
     from tuitune.core.session.profile import ProfileError, load, resolve
+    from tuitune.core.session.profile_model import one_line
 
     root = _root(args)
     if root is None:
@@ -225,13 +227,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 errors.append(exc.state.reason + hint)
         if errors:
             for line in errors:
-                _err(line)
-            _err(f"nothing was changed: {len(errors)} problem(s) in {args.file}")
+                _err(one_line(line))  # names from the file never break a problem in two
+            _err(f"nothing was changed: {len(errors)} problem(s) in {shown(args.file)}")
             return EXIT_FAILED
         current = access.read_many([k for k, _ in pairs])
         changes = [(k, t) for k, t in pairs if current[k] != targets[k]]
         if not changes:
-            print(f"nothing to change: every setting already has its value from {args.file}")
+            print(f"nothing to change: every setting already has its value from {shown(args.file)}")
             return EXIT_OK
         if args.dry_run:
             for key, _ in changes:
@@ -252,6 +254,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
         n = sum(o.status == "changed" for o in outcomes)
         print(f"changed {n} setting(s); `tuitune restore{_ns_flag(root)}` puts the originals back")
         return EXIT_OK
-    print(f"{args.file} was not applied (see above); `tuitune restore{_ns_flag(root)}` puts back")
+    restore = f"`tuitune restore{_ns_flag(root)}`"
+    print(f"{shown(args.file)} was not applied (see above); {restore} puts back")
     print("anything still recorded")
     return EXIT_FAILED

@@ -15,6 +15,7 @@ the export is:
 
 from __future__ import annotations
 
+import errno
 import select
 import shlex
 import socket
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.export import safe
 from tuitune.core.export.common import mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
@@ -331,14 +333,34 @@ def irq_of(root: HostRoot, queue: str) -> str | None:
     return None
 
 
-def apply(access: HostAccess, ifname: str, pins: Sequence[Pin]) -> list[Applied]:
-    """Resolve each queue to its IRQ now and write its CPUs (read back to confirm)."""
-    out = []
+class ForeignIrq(AffinityFileError):
+    """The file names an IRQ that is not one of the interface's own; nothing was applied."""
+
+
+def plan(access: HostAccess, ifname: str, pins: Sequence[Pin]) -> list[tuple[Pin, Key | None]]:
+    """Each pin with the IRQ of `ifname` that serves its queue now (None: none serves it now,
+    say while the link is down). A queue name that an IRQ of anything else answers to (another
+    NIC's queue, a disk's) raises ForeignIrq: the file is for `ifname`'s IRQs only, as the
+    IRQ map of `ifname` sees them, so a file naming others is refused before any write."""
+    out: list[tuple[Pin, Key | None]] = []
+    foreign = []
     for pin in pins:
         key = access.irq_key(ifname, pin.queue)
         if key is None:
             irq = access.run(irq_of, access.root, pin.queue)
-            key = None if irq is None else Key.irq(irq, pin.queue, ifname)
+            if irq is not None:
+                foreign.append(f"line {pin.line}: {pin.queue} is IRQ {irq}, not one of {ifname}'s")
+        out.append((pin, key))
+    if foreign:
+        raise ForeignIrq("; ".join(foreign))
+    return out
+
+
+def apply(access: HostAccess, ifname: str, pins: Sequence[Pin]) -> list[Applied]:
+    """Resolve each queue to its IRQ now and write its CPUs (read back to confirm). Raises
+    ForeignIrq, before any write, when a queue is served by an IRQ that is not `ifname`'s."""
+    out = []
+    for pin, key in plan(access, ifname, pins):
         if key is None:
             out.append(Applied(pin.queue, None, "missing", reason="no IRQ serves it now"))
             continue
@@ -461,5 +483,12 @@ def default_file(root: HostRoot, ifname: str) -> Path:
 
 
 def read_pins(path: Path) -> list[Pin]:
-    """The pins of an affinity file; AffinityFileError for a bad line, OSError if unreadable."""
-    return parse(path.read_text())
+    """The pins of an affinity file: AffinityFileError for a bad line, FileNotFoundError when
+    there is none, DocumentError when it is not a readable regular file of UTF-8 text."""
+    try:
+        text = read_document(path)
+    except DocumentError as exc:
+        if exc.errno == errno.ENOENT:
+            raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
+        raise
+    return parse(text)

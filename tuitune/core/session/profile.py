@@ -8,13 +8,25 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import catalog
-from tuitune.core.cpulist import format_cpulist
+from tuitune.core.docfile import DocumentError, read_document
+from tuitune.core.docfile import shown as shown_path
 from tuitune.core.session.access import HostAccess
+from tuitune.core.session.profile_model import (
+    ALL_QUEUES,
+    COALESCE_NAMES,
+    Profile,
+    ProfileError,
+    Request,
+    check_ifname,
+    check_name,
+    is_text,
+    one_line,
+    plain,
+    shown,
+)
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     ETHTOOL_GROUPS,
@@ -25,8 +37,8 @@ from tuitune.core.session.settings import (
     Key,
     Kind,
 )
+from tuitune.core.session.showdoc import parse_show_json
 
-ALL_QUEUES = "*"
 # Profile tables under [interface] -> the kind of setting they hold.
 _TABLES: dict[str, Kind] = {
     "features": "feature",
@@ -58,48 +70,47 @@ _ORDER: tuple[Kind, ...] = (
 )
 
 
-class ProfileError(ValueError):
-    """The file is not a profile or a show document, or holds something unreadable."""
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    kind: Kind
-    name: str  # sysctl key, feature (or ethtool -K short name), field, queue, IRQ queue name
-    text: str  # the value as text, checked later by the setting's own validation
-    origin: str  # where it came from, for messages: "[interface.rings] rx"
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    ifname: str | None  # the interface the file names, if any
-    requests: tuple[Request, ...]
-    source: str  # "profile" or "show --json"
-
-    @property
-    def needs_interface(self) -> bool:
-        return any(r.kind != "sysctl" for r in self.requests)
-
-
 def load(path: Path, *, netns: str | None = None) -> Profile:
     """Read a TOML profile or a `show --json` document (decided by the content, not the name).
     `netns`: the target is a network namespace, so a show document's host-wide sysctls (which
-    `show` lists but a namespace cannot set) are left out."""
+    `show` lists but a namespace cannot set) are left out. Every problem is a ProfileError of
+    one line that names the file."""
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ProfileError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if text.lstrip().startswith("{"):
+        text = read_document(path)
+    except DocumentError as exc:
+        raise ProfileError(str(exc)) from None
+    name = shown_path(path)
+    try:
+        if text.lstrip().startswith("{"):
+            try:
+                doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_nan)
+            except RecursionError:
+                raise ProfileError("not valid JSON: nested too deeply") from None
+            except ValueError as exc:  # JSONDecodeError, duplicates, NaN, a 5000-digit number
+                raise ProfileError(f"not valid JSON: {exc}") from None
+            return parse_show_json(doc, netns=netns)
         try:
-            doc = json.loads(text)
-        except ValueError as exc:
-            raise ProfileError(f"{path}: not valid JSON: {exc}") from exc
-        return parse_show_json(doc, netns=netns)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: not a TOML profile: {exc}") from exc
-    return parse_toml(data)
+            data = tomllib.loads(text)
+        except RecursionError:
+            raise ProfileError("not a TOML profile: nested too deeply") from None
+        except ValueError as exc:  # TOMLDecodeError, a 5000-digit number
+            raise ProfileError(f"not a TOML profile: {exc}") from None
+        return parse_toml(data)
+    except ProfileError as exc:
+        raise ProfileError(one_line(f"{name}: {exc}")) from None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {shown(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_nan(word: str) -> object:
+    raise ValueError(f"{word} is not a number JSON allows")
 
 
 # ---- TOML profiles ---------------------------------------------------------------------------
@@ -114,6 +125,8 @@ def _text(kind: Kind, value: object, origin: str) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
+        if not is_text(value):
+            raise ProfileError(f"{origin}: {shown(value)} is not one line of text")
         return value
     if isinstance(value, list) and all(
         isinstance(x, int) and not isinstance(x, bool) for x in value
@@ -121,7 +134,7 @@ def _text(kind: Kind, value: object, origin: str) -> str:
         sep = " " if kind == "sysctl" else ","
         return sep.join(str(x) for x in value) if value else NO_CPUS
     raise ProfileError(
-        f"{origin}: {value!r} is not a number, a switch, a name or a list of numbers"
+        f"{origin}: {shown(value)} is not a number, a switch, a name or a list of numbers"
     )
 
 
@@ -132,23 +145,46 @@ def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
     return t
 
 
+def _check_key(kind: Kind, name: str, origin: str) -> None:
+    """The names each table may hold, so that a typo or a hostile name stops at the file."""
+    if kind in QUEUE_KINDS:
+        if name != ALL_QUEUES:
+            check_name("queue", name, origin)
+            side = "tx-" if kind == "xps_cpus" else "rx-"
+            if not name.startswith(side):
+                raise ProfileError(f'{origin}: {kind} is set on {side}N queues (or "*")')
+        return
+    fields = {"ring": RING_FIELDS, "channels": CHANNEL_FIELDS, "pause": PAUSE_FIELDS}.get(kind)
+    if fields is not None and name not in fields:
+        raise ProfileError(f"{origin}: unknown (known: {', '.join(fields)})")
+    if kind == "coalesce" and name not in COALESCE_NAMES:
+        raise ProfileError(f"{origin}: not a coalescing parameter (ethtool -C names)")
+    check_name({"irq_affinity": "irq", "feature": "feature"}.get(kind, "field"), name, origin)
+
+
 def parse_toml(data: Mapping[str, Any]) -> Profile:
     unknown = set(data) - {"tuitune", "sysctl", "interface"}
     if unknown:
-        raise ProfileError(
-            f"unknown table(s) {', '.join(sorted(unknown))}: expected sysctl, interface"
-        )
+        listed = ", ".join(plain(u) for u in sorted(unknown)[:5])
+        raise ProfileError(f"unknown table(s) {listed}: expected sysctl, interface")
     meta = _table(data, "tuitune", "")
-    if meta.get("profile", 1) != 1:
-        raise ProfileError(f"profile version {meta.get('profile')!r}: this tuitune reads version 1")
-    requests = [
-        Request("sysctl", key, _text("sysctl", value, f"[sysctl] {key}"), f"[sysctl] {key}")
-        for key, value in _table(data, "sysctl", "").items()
-    ]
+    for key in meta:
+        if key != "profile":
+            raise ProfileError(f"[tuitune] {plain(key)}: unknown (known: profile)")
+    version = meta.get("profile", 1)
+    if type(version) is not int or version != 1:
+        raise ProfileError(f"profile version {shown(version)}: this tuitune reads version 1")
+    requests = []
+    for key, value in _table(data, "sysctl", "").items():
+        origin = f"[sysctl] {plain(key)}"
+        check_name("sysctl", key, origin)
+        requests.append(Request("sysctl", key, _text("sysctl", value, origin), origin))
     iface = _table(data, "interface", "")
     ifname = iface.get("name")
-    if ifname is not None and not isinstance(ifname, str):
-        raise ProfileError("[interface] name must be a string")
+    if ifname is not None:
+        if not isinstance(ifname, str):
+            raise ProfileError("[interface] name must be a string")
+        check_ifname(ifname, "[interface] name")
     for field, value in iface.items():
         if field == "name":
             continue
@@ -159,107 +195,13 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
             continue
         if field not in _TABLES:
             known = ", ".join(["name", "mtu", "txqueuelen", *_TABLES])
-            raise ProfileError(f"[interface] {field}: unknown (known: {known})")
+            raise ProfileError(f"[interface] {plain(field)}: unknown (known: {known})")
         kind = _TABLES[field]
         for name, v in _table(iface, field, "interface.").items():
-            origin = f"[interface.{field}] {name}"
+            origin = f"[interface.{field}] {plain(name)}"
+            _check_key(kind, name, origin)
             requests.append(Request(kind, name, _text(kind, v, origin), origin))
     return Profile(ifname, tuple(requests), "profile")
-
-
-# ---- show --json documents -------------------------------------------------------------------
-
-
-def _group(iface: Mapping[str, Any], section: str) -> Mapping[str, Any] | None:
-    """A group of a show document, or None when it was unavailable on that host."""
-    value = iface.get(section)
-    if isinstance(value, Mapping) and "unavailable" not in value:
-        return value
-    return None
-
-
-def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
-    if not isinstance(doc, Mapping) or doc.get("schema") != "tuitune.show":
-        raise ProfileError("not a `tuitune show --json` document (no schema tuitune.show)")
-    if doc.get("version") != 1:
-        raise ProfileError(f"show document version {doc.get('version')!r}: this tuitune reads 1")
-    requests: list[Request] = []
-    try:
-        for s in doc.get("sysctls") or ():
-            key, value = s["key"], s["value"]
-            try:
-                e = catalog.entry(key)
-            except KeyError:
-                continue
-            if value is None or not e.writable or not e.readable or e.kind == "trigger":
-                continue
-            if netns is not None and e.scope == "host":
-                continue  # show lists them; a namespace cannot set them
-            requests.append(Request("sysctl", key, str(value), f"sysctls {key}"))
-        iface = doc.get("interface")
-        ifname = None
-        if isinstance(iface, Mapping):
-            ifname = iface["link"]["ifname"]
-            requests += _interface_requests(iface)
-    except (KeyError, TypeError) as exc:
-        raise ProfileError(
-            f"malformed show document: {exc!r} missing or of the wrong type"
-        ) from exc
-    return Profile(ifname, tuple(requests), "show --json")
-
-
-def _interface_requests(iface: Mapping[str, Any]) -> list[Request]:
-    out: list[Request] = []
-    link = iface["link"]
-    link_fields: tuple[tuple[Kind, str], ...] = (("mtu", "mtu"), ("txqueuelen", "txqlen"))
-    for kind_, name in link_fields:
-        if isinstance(link.get(name), int):
-            out.append(Request(kind_, "", str(link[name]), f"interface.link.{name}"))
-    feats = iface.get("features")
-    if isinstance(feats, list):
-        for f in feats:
-            if f["available"] and not f["never_changed"]:  # ethtool's [fixed] otherwise
-                state = "on" if f["requested"] else "off"
-                out.append(Request("feature", f["name"], state, f"interface.features {f['name']}"))
-    groups: tuple[tuple[Kind, str, tuple[str, ...]], ...] = (
-        ("ring", "rings", RING_FIELDS),
-        ("channels", "channels", CHANNEL_FIELDS),
-    )
-    for kind, section, fields in groups:
-        g = _group(iface, section)
-        if g is not None:
-            for fname in fields:
-                attr = fname.replace("-", "_")
-                if g.get(f"{attr}_max"):  # a device without that ring/channel kind: max 0
-                    out.append(Request(kind, fname, str(g[attr]), f"interface.{section}.{attr}"))
-    pause = _group(iface, "pause")
-    if pause is not None:
-        for fname in PAUSE_FIELDS:
-            state = "on" if pause[fname] else "off"
-            out.append(Request("pause", fname, state, f"interface.pause.{fname}"))
-    coalesce = _group(iface, "coalesce")
-    if coalesce is not None:
-        for pname, value in coalesce["params"].items():
-            out.append(Request("coalesce", pname, str(value), f"interface.coalesce {pname}"))
-    for q in iface.get("queues") or ():
-        cpus = q["cpus"]
-        if isinstance(cpus, list):
-            qkind: Kind = "rps_cpus" if q["name"].startswith("rx-") else "xps_cpus"
-            text = format_cpulist(cpus) if cpus else NO_CPUS
-            out.append(Request(qkind, q["name"], text, f"interface.queues {q['name']}"))
-        if isinstance(q.get("rps_flow_cnt"), int):
-            out.append(
-                Request("rps_flow_cnt", q["name"], str(q["rps_flow_cnt"]), f"queues {q['name']}")
-            )
-    affinity = iface.get("irq_affinity") or {}
-    for irq in iface.get("irqs") or ():
-        aff = affinity.get(irq["irq"])
-        if aff is not None and isinstance(aff.get("smp_affinity"), list) and aff["smp_affinity"]:
-            text = format_cpulist(aff["smp_affinity"])
-            out.append(
-                Request("irq_affinity", irq["name"], text, f"IRQ {irq['irq']} {irq['name']}")
-            )
-    return out
 
 
 # ---- resolution on a host --------------------------------------------------------------------
@@ -273,6 +215,7 @@ def resolve(
     errors: list[str] = []
     wanted: dict[Key, str] = {}
     explicit_features: dict[Key, str] = {}
+    named_queues: dict[Key, str] = {}  # queue settings asked for by name -> where
     device_keys: list[Key] | None = None
     for r in profile.requests:
         if r.kind == "sysctl":
@@ -298,7 +241,9 @@ def resolve(
                     if key.kind == r.kind:
                         wanted[key] = r.text
             else:
-                wanted[Key(r.kind, ifname, r.name)] = r.text
+                key = Key(r.kind, ifname, r.name)
+                wanted[key] = r.text
+                named_queues[key] = r.origin
         elif r.kind == "irq_affinity":
             irq_key = access.irq_key(ifname, r.name)
             if irq_key is None:
@@ -308,5 +253,82 @@ def resolve(
         else:  # "service" (see _ORDER)
             errors.append(f"{r.origin}: a {r.kind} is not set from a profile")
     wanted.update(explicit_features)  # a full feature name wins over a short name covering it
+    if ifname is not None:
+        errors += _drop_vanishing_queues(access, ifname, wanted, named_queues, device_keys)
     ordered = sorted(wanted.items(), key=lambda kv: _ORDER.index(kv[0].kind))
     return ordered, errors
+
+
+def _drop_vanishing_queues(
+    access: HostAccess,
+    ifname: str,
+    wanted: dict[Key, str],
+    named: Mapping[Key, str],
+    device_keys: list[Key] | None,
+) -> list[str]:
+    """Channels are written before queue settings (_ORDER): when they lower the queue count,
+    the queues beyond it are gone by the time their turn comes. Found here, before the first
+    write: `"*"` covers only the queues that remain, and a queue named outright that will not
+    remain is a problem. Raising the count adds queues that cannot be checked yet (apply
+    again). Returns the problems; `wanted` loses the settings of queues that go away."""
+    queue_keys = [k for k in wanted if k.kind in QUEUE_KINDS]
+    if not queue_keys or not any(k.kind == "channels" for k in wanted):
+        return []
+    after = _queues_after(access, ifname, wanted, device_keys or access.device_keys(ifname))
+    if not after:
+        return []  # channels cannot be read here (their own validation says so) or predicted
+    errors = []
+    for key in queue_keys:
+        side, _, index = key.name.partition("-")
+        if side not in after or int(index) < after[side]:
+            continue
+        del wanted[key]
+        if key in named:
+            errors.append(
+                f"{named[key]}: {ifname} will have {after[side]} {side} queue(s) once its "
+                f"channels are changed: {key.name} will not exist"
+            )
+    return errors
+
+
+def _queues_after(
+    access: HostAccess, ifname: str, wanted: Mapping[Key, str], device_keys: list[Key]
+) -> dict[str, int] | None:
+    """How many rx and tx queues `ifname` will have once the channel counts in `wanted` are
+    written: rx + combined channels (tx + combined), which is how drivers size their queues
+    (veth: rx and tx; NICs: combined). A side whose queues do not add up so now (a driver
+    with traffic classes, say) is left out: no guess is better than a wrong one."""
+    keys = [Key.field(ifname, "channels", f) for f in CHANNEL_FIELDS]
+    now = access.read_many(keys)
+    old: dict[str, int] = {}
+    for key in keys:
+        value = now[key]
+        if not isinstance(value, str) or not (value.isascii() and value.isdigit()):
+            return None
+        old[key.name] = int(value)
+    new = dict(old)
+    for key in keys:
+        text = wanted.get(key, "").strip()
+        if text.isascii() and text.isdigit():  # anything else fails its own validation
+            new[key.name] = int(text)
+    queues: dict[str, set[str]] = {"rx": set(), "tx": set()}
+    for key in device_keys:
+        if key.kind in QUEUE_KINDS:
+            queues[key.name.partition("-")[0]].add(key.name)
+    return {
+        side: new[side] + new["combined"]
+        for side in ("rx", "tx")
+        if len(queues[side]) == old[side] + old["combined"]
+    }
+
+
+__all__ = [
+    "ALL_QUEUES",
+    "Profile",
+    "ProfileError",
+    "Request",
+    "load",
+    "parse_show_json",
+    "parse_toml",
+    "resolve",
+]

@@ -493,7 +493,7 @@ class Journal:
             bad = bad_original(key, self._state.originals[key])
             if bad is not None:  # reported, and the rest is still restored
                 now = _value(self.access.read(key))
-                results[key] = Outcome(key, "failed", None, now, f"{key.label}: {bad}")
+                results[key] = Outcome(key, "failed", None, now, bad)
                 drifted.add(key)
         for _ in range(4):
             wrote = False
@@ -514,7 +514,7 @@ class Journal:
                 try:
                     out = self._write_back(key, orig)
                 except (ValueError, TypeError, OverflowError) as exc:  # not a value it takes
-                    why = f"{key.label}: the journal's original {orig!r} cannot be written: {exc}"
+                    why = f"the journal's original {orig!r} cannot be written: {exc}"
                     out = Outcome(key, "failed", now, now, why)
                     drifted.add(key)
                 if key not in results or out.status != "skipped":

@@ -116,4 +116,4 @@ def bad_original(key: Key, value: str | None) -> str | None:
     if ok:
         return None
     shown = value if len(value) <= 40 else value[:40] + "..."
-    return f"the journal's original {shown!r} is not a {key.label} value; left as it is"
+    return f"the journal's original {shown!r} is not a value it can take; left as it is"

@@ -47,6 +47,8 @@ FILES = {
     "sys/class/net/eno49/tx_queue_len": "1000",
 }
 del tuitune  # only imported for the side effect above
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "journals"
+IRQ = "proc/irq/102/smp_affinity_list"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -55,8 +57,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def state(tree: Path) -> dict[str, str]:
-    return {rel: " ".join((tree / rel).read_text().split()) for rel in FILES}
+def state(tree: Path, files: dict[str, str] = FILES) -> dict[str, str]:
+    return {rel: " ".join((tree / rel).read_text().split()) for rel in files}
 
 
 @pytest.fixture
@@ -187,3 +189,38 @@ def test_a_plain_user_is_told_restore_needs_root(roots_journals: Path, listing: 
     assert code == 1 and out == "", err
     assert len(err.splitlines()) == 1 and "needs root" in err, err
     assert (roots_journals / "host.journal").exists()
+
+
+def test_a_journal_written_by_the_previous_version_still_restores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.session import host_id
+
+    tree = build_host(tmp_path / "host")
+    rps = "sys/class/net/eno49/queues/rx-1/rps_cpus"
+    originals = {**FILES, rps: (tree / rps).read_text().strip(), IRQ: "1"}
+    assert state(tree, originals) == originals
+    applied = {  # what the journal says tuitune left (tcp_rmem was forgotten: it stays)
+        "proc/sys/net/core/netdev_max_backlog": "250000",
+        "proc/sys/net/ipv4/tcp_rmem": "4096 87380 16777216",
+        "sys/class/net/eno49/mtu": "9000",
+        "sys/class/net/eno49/tx_queue_len": "10000",
+        rps: "7",
+        IRQ: "2",
+    }
+    for rel, value in applied.items():
+        (tree / rel).write_text(value + "\n")
+    jdir = tmp_path / "journal"
+    jdir.mkdir(mode=0o700)
+    journal = jdir / f"{host_id(HostRoot.fixture(tree))}.journal"
+    journal.write_bytes((FIXTURES / "main-v1.journal").read_bytes())
+    journal.chmod(0o600)
+
+    code, out, err = run(capsys, "restore", "--root", str(tree), "--journal-dir", str(jdir))
+
+    assert (code, err) == (0, ""), out
+    assert "unreadable" not in out
+    want = {**originals, "proc/sys/net/ipv4/tcp_rmem": "4096 87380 16777216"}
+    assert state(tree, want) == want
+    assert list(jdir.glob("*.journal*")) == []

@@ -599,7 +599,7 @@ class Journal:
             self._undo_last(True)
             raise JournalWriteError(f"{exc}; not applied, put back") from None
         spec = {
-            "dir": str(self._file.directory),
+            "dir": os.path.abspath(self._file.directory),  # the watchdog runs from /
             "host": self.host,
             "id": trial_id,
             "deadline": deadline,

@@ -102,13 +102,6 @@ def identity(root: HostRoot) -> dict[str, Any]:
     return {"boot": boot, "ns": ns}
 
 
-def ensure_dir(directory: Path) -> None:
-    """Create the journal directory 0700, or check an existing one (see journal_dir.py)."""
-    fd = open_dir(directory, create=True)
-    if fd is not None:
-        os.close(fd)
-
-
 def journal_path(directory: Path, host: str) -> Path:
     return directory / f"{host}{SUFFIX}"
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session import HostAccess, Journal, JournalBusy
+from tuitune.core.session import HostAccess, Journal, JournalBusy, host_id
+from tuitune.core.session.journal_dir import LOCK_DIR
 
 from .conftest import VethNs
 
@@ -38,3 +39,5 @@ def test_a_second_journal_dir_does_not_bypass_the_lock(veth_ns: VethNs, tmp_path
         finally:
             first.detach()
         Journal.open(access, tmp_path / "two").detach()  # free again once released
+    # Namespaces come and go: a live host's lock file leaves with its holder.
+    assert not (LOCK_DIR / f"{host_id(HostRoot(netns=veth_ns.ns))}.lock").exists()

@@ -261,8 +261,8 @@ class Journal:
         self._file = jfile
         self._state = JournalState()
         self._seen = 0  # how far into the file the state has been replayed
-        # Why the journal can no longer be written (a full disk), once an append failed: no
-        # change goes ahead after that; putting values back still does (see `_write_back`).
+        # Why the last append that failed did (a full disk): a change whose intent or undo step
+        # cannot be recorded is put back; putting values back goes on without records.
         self.degraded: str | None = None
         self.set_aside: Path | None = None  # where `close` kept a journal with unreadable records
         self._sync()
@@ -387,10 +387,8 @@ class Journal:
         for i, (key, target) in enumerate(targets):
             try:
                 out, entries = self._write_one(key, target)
-            except JournalWriteError:  # nothing written for this one: put back the others
-                raise self._abandon(done) from None
-            if self.degraded is not None:  # written, but the journal could not say so
-                raise self._abandon([*done, (out, entries)]) from None
+            except JournalWriteError as exc:  # nothing written for this one
+                raise self._abandon(done, str(exc)) from None
             if out.ok:
                 outcomes.append(out)
                 done.append((out, entries))
@@ -414,30 +412,25 @@ class Journal:
         return outcomes
 
     def _commit(self, done: list[tuple[Outcome, list[Entry]]]) -> None:
-        """Record what was written as one undo step; if the journal cannot (or could not
-        record every write), put it all back and raise JournalWriteError: a change the
-        journal does not hold could never be restored."""
+        """Record what was written as one undo step; if the journal cannot, put it all back
+        and raise JournalWriteError: a change that cannot be undone as one is not made."""
         entries = [e for _, es in done for e in es]
-        if self.degraded is None:
-            if not entries:
-                return
-            try:
-                self._push(entries)
-                return
-            except JournalWriteError:
-                pass
-        raise self._abandon(done)
+        if not entries:
+            return
+        try:
+            self._push(entries)
+        except JournalWriteError as exc:
+            raise self._abandon(done, str(exc)) from None
 
-    def _abandon(self, done: list[tuple[Outcome, list[Entry]]]) -> JournalWriteError:
+    def _abandon(self, done: list[tuple[Outcome, list[Entry]]], why: str) -> JournalWriteError:
         """Put back what `done` wrote, newest first; the error saying so."""
         undone = self._put_back([e for _, es in reversed(done) for e in reversed(es)])
         n = sum(o.status == "changed" for o, _ in done)
         if not undone:
             back = f" ({n} setting(s) written and put back)" if n else ""
-            return JournalWriteError(f"{self.degraded}; nothing was changed{back}")
+            return JournalWriteError(f"{why}; nothing was changed{back}")
         return JournalWriteError(
-            f"{self.degraded}; not applied{undone} (`tuitune restore` puts back what the "
-            "journal holds)"
+            f"{why}; not applied{undone} (`tuitune restore` puts back what the journal holds)"
         )
 
     def undo(self, force: bool = False) -> list[Outcome]:
@@ -726,8 +719,6 @@ class Journal:
     def _record(self, *records: Record) -> None:
         """Append records, which must be on disk before what they guard happens. Raises
         JournalWriteError (nothing appended) when the journal cannot be written."""
-        if self.degraded is not None:
-            raise JournalWriteError(self.degraded)
         try:
             self._file.append(*records)
         except JournalWriteError as exc:
@@ -736,10 +727,10 @@ class Journal:
         self._sync()
 
     def _note(self, *records: Record) -> None:
-        """Append records that only keep the journal tidy (a value came back, a step was
-        undone); with a journal that cannot be written, they hold in memory only. The file
-        then still holds more originals than needed, which a later restore finds already
-        back in place."""
+        """Append records that only keep the journal tidy (what a write left, a value came
+        back, a step was undone); with a journal that cannot be written, they hold in memory
+        only. The file then holds more originals than needed, which a later restore finds
+        already back in place; the originals and intents it needs were on disk first."""
         try:
             self._record(*records)
         except JournalWriteError:
@@ -824,8 +815,8 @@ class Journal:
         except WriteRefused as exc:
             refused = exc.state
         after = self.access.related(key)
-        # If this cannot be recorded, `degraded` is set: a change is then put back by its
-        # caller (`_commit`), and a value put back needs no record to be right.
+        # Only a note: the original and the intent were on disk before the write, and that is
+        # what a restore needs (without it, the settings it touched read as unknown).
         self._note({"t": "done", "vals": [[k.to_json(), val] for k, val in after.items()]})
         return effects, refused, after
 
@@ -833,12 +824,11 @@ class Journal:
         """Write a value tuitune had before (undo, revert, restore): through the journal when
         it can be written, else straight to the kernel, since the journal already holds what
         to restore and a full disk must not stop a restore."""
-        if self.degraded is None:
-            try:
-                out, _ = self._write_one(key, value)
-                return out
-            except JournalWriteError:
-                pass  # the intent could not be recorded: nothing written yet
+        try:
+            out, _ = self._write_one(key, value)
+            return out
+        except JournalWriteError:
+            pass  # the intent could not be recorded: nothing written yet
         now = _value(self.access.read(key))
         if now == value:
             return Outcome(key, "skipped", now, now)

@@ -17,7 +17,8 @@ Concurrency: `NAME.lock` is held with flock(2) by the process journaling that ho
 its pid, so a second tuitune can say who is in the way. The kernel drops the lock when the
 holder dies, even by SIGKILL, so `tuitune restore` after a crash is never locked out. The lock
 of the live host or one of its namespaces is in /run/tuitune whatever the journal directory
-(LOCK_DIR), so a second --journal-dir cannot let two tuitunes change one host.
+(LOCK_DIR), so a second --journal-dir cannot let two tuitunes change one host; its holder
+removes it as it leaves (still holding it), so namespaces that come and go leave no lock files.
 """
 
 from __future__ import annotations
@@ -182,6 +183,16 @@ def lock_holder(directory: Path, host: str) -> int | None:
         os.close(fd)
 
 
+def _named(fd: int, dfd: int, name: str) -> bool:
+    """Whether `name` in directory `dfd` is still the file open as `fd`."""
+    try:
+        there = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except OSError:
+        return False
+    here = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
 def _pid_in(fd: int) -> int | None:
     try:
         text = os.pread(fd, 32, 0).decode().strip()
@@ -200,6 +211,7 @@ class JournalFile:
         self.path = journal_path(directory, host)
         self._dfd = -1
         self._lock_fd = -1
+        self._lock_dfd = -1  # where a lock to remove on release is
         self._fd = -1
         try:
             dfd = open_dir(directory, create=True)
@@ -236,21 +248,35 @@ class JournalFile:
         return parse(data[:end]), offset + end
 
     def _lock(self) -> int:
+        """Take the host's lock. A live host's lock file is removed by its holder as it leaves
+        (/run/tuitune is shared by every namespace that comes and goes), so a lock taken on a
+        file that is no longer the one under that name is dropped and taken again."""
         where = lock_dir(self.directory, self.host)
-        dfd = self._dfd if where == self.directory else open_dir(where, create=True)
+        dfd = open_dir(where, create=True)
         if dfd is None:
             raise JournalError(f"cannot open the lock directory {where}")
+        name = f"{self.host}.lock"
         try:
-            fd, _ = create_in(dfd, f"{self.host}.lock", os.O_RDWR, where)
-        finally:
-            if dfd != self._dfd:
-                os.close(dfd)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pid = _pid_in(fd)
-            os.close(fd)
-            raise JournalBusy(self.host, pid) from None
+            for _ in range(8):
+                fd, _ = create_in(dfd, name, os.O_RDWR, where)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    pid = _pid_in(fd)
+                    os.close(fd)
+                    raise JournalBusy(self.host, pid) from None
+                if _named(fd, dfd, name):
+                    break
+                os.close(fd)  # its holder removed it while leaving: take the new one
+            else:
+                raise JournalBusy(self.host, None)
+        except BaseException:
+            os.close(dfd)
+            raise
+        if self.host.startswith("tree-"):
+            os.close(dfd)  # a tree's lock stays beside its journal
+        else:
+            self._lock_dfd = dfd
         # Who holds it, for the message of a second tuitune; a full disk only loses that.
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
@@ -327,7 +353,12 @@ class JournalFile:
 
     def release(self) -> None:
         """Close the file and drop the lock; the journal stays on disk for `tuitune restore`."""
-        for name in ("_fd", "_lock_fd", "_dfd"):
+        if self._lock_fd >= 0 and self._lock_dfd >= 0:  # removed while still held
+            name = f"{self.host}.lock"
+            if _named(self._lock_fd, self._lock_dfd, name):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=self._lock_dfd)
+        for name in ("_fd", "_lock_fd", "_lock_dfd", "_dfd"):
             fd = getattr(self, name)
             if fd >= 0:
                 os.close(fd)

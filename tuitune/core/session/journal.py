@@ -290,21 +290,25 @@ class Journal:
                 discarded = f"a journal from an earlier boot or namespace was set aside: {dest}"
                 head = None
             now = {"pid": os.getpid(), "time": time.time()}
-            if head is None:
-                jfile.append(
-                    {
-                        "t": "head",
-                        "v": FORMAT_VERSION,
-                        "host": jfile.host,
-                        **ident,
-                        "root": _root_spec(root),
-                        **now,
-                    }
-                )
+            first = {
+                "t": "head",
+                "v": FORMAT_VERSION,
+                "host": jfile.host,
+                **ident,
+                "root": _root_spec(root),
+                **now,
+            }
+            if head is None and (discarded or not records):  # a new journal starts with it
+                try:
+                    jfile.append(first)
+                except JournalWriteError as exc:
+                    jfile.remove()  # an empty journal would only stand in a restore's way
+                    also = f"; {discarded}" if discarded else ""
+                    raise JournalWriteError(f"{exc}{also}") from None
             else:
                 # Only a note of who opened it: a full disk must not stop a restore.
                 with contextlib.suppress(JournalWriteError):
-                    jfile.append({"t": "session", **now})
+                    jfile.append(first if head is None else {"t": "session", **now})
             journal = cls(access, jfile)
         except BaseException:
             jfile.release()

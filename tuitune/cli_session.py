@@ -117,29 +117,49 @@ def _print_outcome(out: Outcome, verb: str) -> None:
         print(f"NOT {verb} {out.key.label}: {out.reason}")
 
 
+def _list(directory: Path) -> int:
+    from tuitune.core.session import JournalError, list_journals
+
+    try:
+        found = list_journals(directory)
+    except JournalError as exc:
+        _err(str(exc))
+        return EXIT_FAILED
+    if not found:
+        print(f"no change journals in {directory}")
+    for j in found:
+        if j.problem is not None:
+            print(f"{j.host}: cannot be read: {j.problem}")
+            continue
+        who = f"held by tuitune pid {j.holder}" if j.holder else "no tuitune running"
+        print(f"{j.host}: {len(j.originals)} setting(s) to restore, {who} ({j.path})")
+        for key, orig in j.originals.items():
+            left = j.expected.get(key)
+            print(f"    {key.label}: original {orig}, tuitune left {left or 'unknown'}")
+        for why in j.unreadable:
+            print(f"    unreadable record: {why}")
+    return EXIT_FAILED if any(j.problem or j.unreadable for j in found) else EXIT_OK
+
+
 def cmd_restore(args: argparse.Namespace) -> int:
     from tuitune.core.host.netns import NetnsError
-    from tuitune.core.session import HostAccess, Journal, JournalError, list_journals
-    from tuitune.core.session.journal_file import host_id, journal_path, lock_holder
+    from tuitune.core.session import HostAccess, Journal, JournalError
+    from tuitune.core.session.journal_file import host_id, journal_exists, journal_path, lock_holder
 
     directory: Path = args.journal_dir
     if args.list:
-        found = list_journals(directory)
-        if not found:
-            print(f"no change journals in {directory}")
-        for j in found:
-            who = f"held by tuitune pid {j.holder}" if j.holder else "no tuitune running"
-            print(f"{j.host}: {len(j.originals)} setting(s) to restore, {who} ({j.path})")
-            for key, orig in j.originals.items():
-                left = j.expected.get(key)
-                print(f"    {key.label}: original {orig}, tuitune left {left or 'unknown'}")
-        return EXIT_OK
+        return _list(directory)
     root = _root(args)
     if root is None:
         return EXIT_USAGE
     host = host_id(root)
     path = journal_path(directory, host)
-    if not path.exists():
+    try:
+        exists = journal_exists(directory, host)
+    except JournalError as exc:
+        _err(f"{exc}; nothing was restored")
+        return EXIT_FAILED
+    if not exists:
         print(f"nothing to restore: no journal for {host} in {directory}")
         return EXIT_OK
     holder = lock_holder(directory, host)
@@ -162,19 +182,30 @@ def cmd_restore(args: argparse.Namespace) -> int:
             return EXIT_FAILED
         if journal.discarded:
             print(journal.discarded)
+        unreadable = journal.unreadable()
         if not journal.originals():
             journal.close(keep=True)
-            print(f"nothing to restore for {host}")
-            return EXIT_OK
-        outcomes = journal.close(keep=False, force=args.force)
+            if not unreadable:
+                print(f"nothing to restore for {host}")
+                return EXIT_OK
+            outcomes = []
+        else:
+            outcomes = journal.close(keep=False, force=args.force)
     for out in outcomes:
         _print_outcome(out, "put back")
+    if journal.degraded is not None:
+        print(f"note: {journal.degraded}; restored without recording it")
+    for why in unreadable:
+        print(f"NOT put back: an unreadable journal record: {why}")
     bad = [o for o in outcomes if not o.ok]
-    if not bad:
+    if unreadable and journal.set_aside is not None:
+        print(f"{len(unreadable)} unreadable record(s): the journal is kept as {journal.set_aside}")
+    if not bad and not unreadable:
         print(f"restored {host}: every recorded original is back")
         return EXIT_OK
-    hint = "" if args.force else " (--force also overwrites what others changed)"
-    print(f"{len(bad)} setting(s) not restored; still recorded in {path}{hint}")
+    if bad:
+        hint = "" if args.force else " (--force also overwrites what others changed)"
+        print(f"{len(bad)} setting(s) not restored; still recorded in {path}{hint}")
     return EXIT_FAILED
 
 
@@ -242,10 +273,15 @@ def cmd_apply(args: argparse.Namespace) -> int:
         try:
             journal = Journal.open(access, args.journal_dir)
         except JournalError as exc:
-            _err(str(exc))
+            _err(f"{exc}; nothing was changed")
             return EXIT_FAILED
+        if journal.discarded:
+            print(journal.discarded)
         try:
             outcomes = journal.apply_all(changes)
+        except JournalError as exc:  # the journal could not be written: all put back
+            _err(str(exc))
+            return EXIT_FAILED
         finally:
             journal.detach()  # the originals stay recorded for `tuitune restore`
     for out in outcomes:

@@ -6,6 +6,7 @@ inside a namespace with a unique name, and the namespace is deleted even when th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 import pytest
 
 from tuitune.core.host.netns import KernelThread
+from tuitune.core.host.root import HostRoot
+from tuitune.core.session import journal_dir
+from tuitune.core.session.journal_file import host_id
 
 pytestmark = pytest.mark.kernel
 
@@ -66,3 +70,7 @@ def veth_ns() -> Iterator[VethNs]:
         if kt is not None:
             kt.close()
         subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+        # The one-writer lock of a namespace is host-wide (in /run/tuitune), whatever
+        # journal directory the test used: leave none behind.
+        with contextlib.suppress(OSError):
+            os.unlink(journal_dir.LOCK_DIR / f"{host_id(HostRoot(netns=ns))}.lock")

@@ -218,6 +218,21 @@ def test_the_original_is_on_disk_before_the_write(tmp_path: Path) -> None:
 
 
 def test_journal_files_are_root_only(tmp_path: Path) -> None:
+    h = Host(tmp_path)
+    with h.open() as j:
+        j.apply(IRQ101, "1")
+        path = j.path
+    h.access.close()
+    assert stat.S_IMODE(os.stat(h.dir).st_mode) == 0o700  # created by tuitune
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    [lock] = h.dir.glob("*.lock")
+    assert stat.S_IMODE(os.stat(lock).st_mode) == 0o600
+
+
+def test_an_existing_journal_directory_keeps_its_mode(tmp_path: Path) -> None:
+    # Changed from main, where it asserted the hole: an existing 0755 directory was chmod'ed
+    # to 0700. tuitune never changes the mode of a directory it did not create (a 1777 one
+    # lost its sticky world-writable mode); one nobody else can write is used as it is.
     d = tmp_path / "journal"
     d.mkdir(mode=0o755)
     os.chmod(d, 0o755)
@@ -226,10 +241,8 @@ def test_journal_files_are_root_only(tmp_path: Path) -> None:
         j.apply(IRQ101, "1")
         path = j.path
     h.access.close()
-    assert stat.S_IMODE(os.stat(d).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(d).st_mode) == 0o755
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    [lock] = d.glob("*.lock")
-    assert stat.S_IMODE(os.stat(lock).st_mode) == 0o600
 
 
 def test_a_journal_directory_owned_by_someone_else_is_refused(tmp_path: Path) -> None:

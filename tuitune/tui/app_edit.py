@@ -100,6 +100,8 @@ class Editor:
     def _journal(self) -> Journal:
         if self.journal is None:
             self.journal = Journal.open(self.access(), self.journal_dir)
+            if self.journal.discarded:  # an earlier journal's originals: never set aside unsaid
+                self.app.call_from_thread(self.app.notify_line, self.journal.discarded, True)
         return self.journal
 
     def read_key(self, key: Key, done: Callable[[str | Unavailable], None]) -> None:
@@ -386,7 +388,11 @@ class Editor:
         if self.read_only:
             return
         me = host_id(self.app.reader.root)
-        found = [j for j in list_journals(self.journal_dir) if j.host == me and j.originals]
+        try:
+            journals = list_journals(self.journal_dir)
+        except JournalError:
+            return  # unreadable here: the first change says why
+        found = [j for j in journals if j.host == me and j.originals]
         if not found or found[0].holder is not None:
             return
         n = len(found[0].originals)

@@ -30,6 +30,8 @@ every method first replays what the file holds beyond what this process has seen
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import time
 import uuid
@@ -41,16 +43,21 @@ from typing import Any
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import watchdog
 from tuitune.core.session.access import HostAccess, WriteRefused
+from tuitune.core.session.journal_dir import names_in
 from tuitune.core.session.journal_file import (
     DEFAULT_DIR,
     SUFFIX,
+    UNREADABLE,
+    JournalError,
     JournalFile,
+    JournalWriteError,
     Record,
     host_id,
     identity,
     lock_holder,
     read_records,
 )
+from tuitune.core.session.journal_records import bad_original, check
 from tuitune.core.session.outcome import Drift, Effect, Outcome, Status
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue
@@ -109,6 +116,18 @@ class JournalState:
     steps: list[list[Entry]] = field(default_factory=list)
     trial: Record | None = None  # the trial change waiting for confirmation, if any
     trial_end: Record | None = None  # how the last trial ended
+    unreadable: list[str] = field(default_factory=list)  # records that could not be replayed
+
+    def feed(self, rec: Record) -> None:
+        """Replay one record, or count it as unreadable (never dropped silently: what it
+        held may be an original that then stays changed)."""
+        try:
+            if rec.get("t") == UNREADABLE:
+                raise ValueError(str(rec.get("why")))
+            check(rec)
+            self.apply(rec)
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            self.unreadable.append(_unreadable(rec, exc))
 
     def apply(self, rec: Record) -> None:
         t = rec.get("t")
@@ -160,10 +179,7 @@ class JournalState:
     def replay(cls, records: Iterable[Record]) -> JournalState:
         state = cls()
         for rec in records:
-            try:
-                state.apply(rec)
-            except (KeyError, ValueError, TypeError, IndexError):
-                continue  # a record this version cannot read: skip it, keep the rest
+            state.feed(rec)
         return state
 
     def matches(self, key: Key, value: str | None) -> bool:
@@ -185,21 +201,35 @@ class JournalSummary:
     originals: dict[Key, str | None]
     expected: dict[Key, str | None]  # what tuitune last wrote (None: unknown or absent)
     started: float | None
+    unreadable: tuple[str, ...] = ()  # records that could not be replayed
+    problem: str | None = None  # why the file itself could not be read (nothing else is set)
 
 
 def _value(v: str | Unavailable | None) -> str | None:
     return None if v is None or isinstance(v, Unavailable) else v
 
 
+def _unreadable(rec: Record, exc: Exception) -> str:
+    if rec.get("t") == UNREADABLE:
+        return str(rec.get("why"))
+    why = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+    text = json.dumps(rec, ensure_ascii=False)
+    return f"{why}: {text if len(text) <= 100 else text[:100] + '...'}"
+
+
 def list_journals(directory: Path = DEFAULT_DIR) -> list[JournalSummary]:
+    """The journals in `directory` ([] when it does not exist). Raises JournalError when the
+    directory cannot be read or trusted (not root, another user's); a journal file that cannot
+    be is listed with its `problem`."""
     out = []
-    try:
-        paths = sorted(directory.glob(f"*{SUFFIX}"))
-    except OSError:
-        return []
-    for path in paths:
-        host = path.name[: -len(SUFFIX)]
-        state = JournalState.replay(read_records(path))
+    for name in names_in(directory, SUFFIX) or []:
+        path = directory / name
+        host = name[: -len(SUFFIX)]
+        try:
+            records, problem = read_records(path), None
+        except JournalError as exc:
+            records, problem = [], str(exc)
+        state = JournalState.replay(records)
         head = state.head or {}
         root = head.get("root") or {}
         out.append(
@@ -211,6 +241,8 @@ def list_journals(directory: Path = DEFAULT_DIR) -> list[JournalSummary]:
                 originals=dict(state.originals),
                 expected={k: (e[-1] if e else None) for k, e in state.expected.items()},
                 started=head.get("time"),
+                unreadable=tuple(state.unreadable),
+                problem=problem,
             )
         )
     return out
@@ -229,6 +261,10 @@ class Journal:
         self._file = jfile
         self._state = JournalState()
         self._seen = 0  # how far into the file the state has been replayed
+        # Why the last append that failed did (a full disk): a change whose intent or undo step
+        # cannot be recorded is put back; putting values back goes on without records.
+        self.degraded: str | None = None
+        self.set_aside: Path | None = None  # where `close` kept a journal with unreadable records
         self._sync()
         self.discarded: str | None = None  # set when a stale journal was put aside on open
         self.recovered = bool(self._state.originals)  # an earlier session left values
@@ -254,19 +290,25 @@ class Journal:
                 discarded = f"a journal from an earlier boot or namespace was set aside: {dest}"
                 head = None
             now = {"pid": os.getpid(), "time": time.time()}
-            if head is None:
-                jfile.append(
-                    {
-                        "t": "head",
-                        "v": FORMAT_VERSION,
-                        "host": jfile.host,
-                        **ident,
-                        "root": _root_spec(root),
-                        **now,
-                    }
-                )
+            first = {
+                "t": "head",
+                "v": FORMAT_VERSION,
+                "host": jfile.host,
+                **ident,
+                "root": _root_spec(root),
+                **now,
+            }
+            if head is None and (discarded or not records):  # a new journal starts with it
+                try:
+                    jfile.append(first)
+                except JournalWriteError as exc:
+                    jfile.remove()  # an empty journal would only stand in a restore's way
+                    also = f"; {discarded}" if discarded else ""
+                    raise JournalWriteError(f"{exc}{also}") from None
             else:
-                jfile.append({"t": "session", **now})
+                # Only a note of who opened it: a full disk must not stop a restore.
+                with contextlib.suppress(JournalWriteError):
+                    jfile.append(first if head is None else {"t": "session", **now})
             journal = cls(access, jfile)
         except BaseException:
             jfile.release()
@@ -294,6 +336,11 @@ class Journal:
         self._sync()
         return {k: (e[-1] if e else None) for k, e in self._state.expected.items()}
 
+    def unreadable(self) -> list[str]:
+        """Records of the file that could not be replayed (what each held, in a line)."""
+        self._sync()
+        return list(self._state.unreadable)
+
     @property
     def can_undo(self) -> bool:
         self._sync()
@@ -315,9 +362,8 @@ class Journal:
             return Outcome(key, "invalid", reason=exc.message)
         except WriteRefused as exc:
             return Outcome(key, "refused", reason=exc.state.reason, state=exc.state)
-        out, entries = self._write_one(key, target)
-        if out.status == "changed":
-            self._push(entries)
+        out, entries = self._write_one(key, target)  # JournalWriteError: nothing written
+        self._commit([(out, entries)] if out.status == "changed" else [])
         return out
 
     def apply_all(self, changes: Sequence[tuple[Key, str]]) -> list[Outcome]:
@@ -343,7 +389,10 @@ class Journal:
         outcomes: list[Outcome] = []
         done: list[tuple[Outcome, list[Entry]]] = []
         for i, (key, target) in enumerate(targets):
-            out, entries = self._write_one(key, target)
+            try:
+                out, entries = self._write_one(key, target)
+            except JournalWriteError as exc:  # nothing written for this one
+                raise self._abandon(done, str(exc)) from None
             if out.ok:
                 outcomes.append(out)
                 done.append((out, entries))
@@ -363,10 +412,30 @@ class Journal:
             ]
             self._cleanup({e.key for _, es in done for e in es} | {key})
             return [*rolled, out, *rest]
-        entries = [e for _, es in done for e in es]
-        if entries:
-            self._push(entries)
+        self._commit(done)
         return outcomes
+
+    def _commit(self, done: list[tuple[Outcome, list[Entry]]]) -> None:
+        """Record what was written as one undo step; if the journal cannot, put it all back
+        and raise JournalWriteError: a change that cannot be undone as one is not made."""
+        entries = [e for _, es in done for e in es]
+        if not entries:
+            return
+        try:
+            self._push(entries)
+        except JournalWriteError as exc:
+            raise self._abandon(done, str(exc)) from None
+
+    def _abandon(self, done: list[tuple[Outcome, list[Entry]]], why: str) -> JournalWriteError:
+        """Put back what `done` wrote, newest first; the error saying so."""
+        undone = self._put_back([e for _, es in reversed(done) for e in reversed(es)])
+        n = sum(o.status == "changed" for o, _ in done)
+        if not undone:
+            back = f" ({n} setting(s) written and put back)" if n else ""
+            return JournalWriteError(f"{why}; nothing was changed{back}")
+        return JournalWriteError(
+            f"{why}; not applied{undone} (`tuitune restore` puts back what the journal holds)"
+        )
 
     def undo(self, force: bool = False) -> list[Outcome]:
         """Undo the last step (one edit, or one applied profile). Empty when nothing to undo.
@@ -395,14 +464,14 @@ class Journal:
         for e in reversed(step):
             if e.before is None:
                 continue  # it did not exist before: it goes away with what created it
-            out, _ = self._write_one(e.key, e.before)
+            out = self._write_back(e.key, e.before)
             if not out.ok:
                 redo = self._put_back([Entry(d.key, d.after, d.before) for d in reversed(undone)])
                 reason = f"{out.reason}; undo abandoned, the step is left as it was{redo}"
                 return [*outs, Outcome(out.key, out.status, out.before, out.after, reason)]
             outs.append(out)
             undone.append(e)
-        self._record({"t": "undo"})
+        self._note({"t": "undo"})
         self._cleanup({e.key for e in step})
         return outs
 
@@ -417,6 +486,12 @@ class Journal:
         order = list(reversed(self._state.originals))
         results: dict[Key, Outcome] = {}
         drifted: set[Key] = set()
+        for key in order:
+            bad = bad_original(key, self._state.originals[key])
+            if bad is not None:  # reported, and the rest is still restored
+                now = _value(self.access.read(key))
+                results[key] = Outcome(key, "failed", None, now, bad)
+                drifted.add(key)
         for _ in range(4):
             wrote = False
             for key in order:
@@ -433,7 +508,12 @@ class Journal:
                     results[key] = self._drift_outcome(Drift(key, self._last(key), now))
                     drifted.add(key)
                     continue
-                out, _ = self._write_one(key, orig)
+                try:
+                    out = self._write_back(key, orig)
+                except (ValueError, TypeError, OverflowError) as exc:  # not a value it takes
+                    why = f"the journal's original {orig!r} cannot be written: {exc}"
+                    out = Outcome(key, "failed", now, now, why)
+                    drifted.add(key)
                 if key not in results or out.status != "skipped":
                     results[key] = out
                 wrote = wrote or out.status == "changed"
@@ -454,8 +534,8 @@ class Journal:
                 why = f"moved again by another revert: now {now}, original {orig}"
                 results[key] = Outcome(key, "failed", got.before, now, why)
         if settled:
-            self._record({"t": "forget", "k": [k.to_json() for k in settled]})
-        self._record({"t": "clear"})
+            self._note({"t": "forget", "k": [k.to_json() for k in settled]})
+        self._note({"t": "clear"})
         return [results[k] for k in order]
 
     def adopt(self, key: Key) -> None:
@@ -501,18 +581,22 @@ class Journal:
             return out, None
         trial_id = uuid.uuid4().hex[:12]
         deadline = time.time() + seconds
-        self._record(
-            {
-                "t": "trial",
-                "id": trial_id,
-                "k": key.to_json(),
-                "before": out.before,
-                "after": out.after,
-                "deadline": deadline,
-            }
-        )
+        try:
+            self._record(
+                {
+                    "t": "trial",
+                    "id": trial_id,
+                    "k": key.to_json(),
+                    "before": out.before,
+                    "after": out.after,
+                    "deadline": deadline,
+                }
+            )
+        except JournalWriteError as exc:  # no record, no watchdog: no trial
+            self._undo_last(True)
+            raise JournalWriteError(f"{exc}; not applied, put back") from None
         spec = {
-            "dir": str(self._file.directory),
+            "dir": os.path.abspath(self._file.directory),  # the watchdog runs from /
             "host": self.host,
             "id": trial_id,
             "deadline": deadline,
@@ -525,7 +609,7 @@ class Journal:
             self.expire_trial(trial_id, by="tuitune")
             reason = f"not applied: the revert watchdog could not start ({exc}); put back"
             return Outcome(key, "failed", out.before, out.before, reason), None
-        self._record({"t": "trial-helper", "id": trial_id, "pid": pid})
+        self._note({"t": "trial-helper", "id": trial_id, "pid": pid})
         return out, self.trial
 
     def confirm(self) -> bool:
@@ -574,7 +658,7 @@ class Journal:
             how = "drift"
         else:
             how = "failed"
-        self._record(
+        self._note(
             {
                 "t": "trial-end",
                 "id": trial_id,
@@ -618,6 +702,8 @@ class Journal:
         if not keep and self._state.originals:
             outs += self.revert_all(force)
         if keep or not self._state.originals:
+            if self._state.unreadable:  # kept for a human: what they held is still unknown
+                self.set_aside = self._file.set_aside(".unreadable", reopen=False)
             self._file.remove()
         else:
             self._file.release()
@@ -635,18 +721,32 @@ class Journal:
 
     # ---- internals -------------------------------------------------------------------------
     def _record(self, *records: Record) -> None:
-        self._file.append(*records)
+        """Append records, which must be on disk before what they guard happens. Raises
+        JournalWriteError (nothing appended) when the journal cannot be written."""
+        try:
+            self._file.append(*records)
+        except JournalWriteError as exc:
+            self.degraded = str(exc)
+            raise
         self._sync()
+
+    def _note(self, *records: Record) -> None:
+        """Append records that only keep the journal tidy (what a write left, a value came
+        back, a step was undone); with a journal that cannot be written, they hold in memory
+        only. The file then holds more originals than needed, which a later restore finds
+        already back in place; the originals and intents it needs were on disk first."""
+        try:
+            self._record(*records)
+        except JournalWriteError:
+            for rec in records:
+                self._state.feed(rec)
 
     def _sync(self) -> None:
         """Replay what the file holds beyond what was seen: the state is always the replay of
         the file, including records a trial watchdog appended."""
         records, self._seen = self._file.read_from(self._seen)
         for rec in records:
-            try:
-                self._state.apply(rec)
-            except (KeyError, ValueError, TypeError, IndexError):
-                continue
+            self._state.feed(rec)
 
     def _push(self, entries: list[Entry]) -> None:
         rows = [[e.key.to_json(), e.before, e.after] for e in entries]
@@ -719,8 +819,40 @@ class Journal:
         except WriteRefused as exc:
             refused = exc.state
         after = self.access.related(key)
-        self._record({"t": "done", "vals": [[k.to_json(), val] for k, val in after.items()]})
+        # Only a note: the original and the intent were on disk before the write, and that is
+        # what a restore needs (without it, the settings it touched read as unknown).
+        self._note({"t": "done", "vals": [[k.to_json(), val] for k, val in after.items()]})
         return effects, refused, after
+
+    def _write_back(self, key: Key, value: str) -> Outcome:
+        """Write a value tuitune had before (undo, revert, restore): through the journal when
+        it can be written, else straight to the kernel, since the journal already holds what
+        to restore and a full disk must not stop a restore."""
+        try:
+            out, _ = self._write_one(key, value)
+            return out
+        except JournalWriteError:
+            pass  # the intent could not be recorded: nothing written yet
+        now = _value(self.access.read(key))
+        if now == value:
+            return Outcome(key, "skipped", now, now)
+        refused, after = self._direct(key, value)
+        got = after[key]
+        if refused is not None:
+            status: Status = "refused" if got == now else "failed"
+            return Outcome(key, status, now, got, refused.reason, refused)
+        if got != value:
+            return Outcome(key, "failed", now, got, f"the kernel kept {got}, not {value}")
+        return Outcome(key, "changed", now, got)
+
+    def _direct(self, key: Key, value: str) -> tuple[Unavailable | None, dict[Key, str | None]]:
+        """Write without a journal record (only ever a value tuitune had before)."""
+        refused: Unavailable | None = None
+        try:
+            self.access.write(key, value)
+        except WriteRefused as exc:
+            refused = exc.state
+        return refused, {key: _value(self.access.read(key))}
 
     def _put_back(self, entries: Iterable[Entry]) -> str:
         """Write each entry's `before` (in the order given); "" or a note of what failed."""
@@ -736,6 +868,8 @@ class Journal:
                 continue
             try:
                 _, refused, after = self._kernel_write(e.key, e.before, {e.key: now}, [])
+            except JournalWriteError:  # a value put back needs no record: write it anyway
+                refused, after = self._direct(e.key, e.before)
             except OSError as exc:  # the journal itself failed: say so, keep going
                 failed.append(f"{e.key.label}: {exc}")
                 continue
@@ -753,7 +887,7 @@ class Journal:
         now = self.access.read_many(candidates)
         gone = [k for k in candidates if _value(now[k]) == self._state.originals[k]]
         if gone:
-            self._record({"t": "forget", "k": [k.to_json() for k in gone]})
+            self._note({"t": "forget", "k": [k.to_json() for k in gone]})
 
 
 def _root_spec(root: HostRoot) -> dict[str, Any]:

@@ -39,12 +39,14 @@ def _tree_uids(root: HostRoot, pid: str) -> tuple[int, ...] | None:
     return None
 
 
-def _tree_pids(root: HostRoot, comm: str) -> list[int]:
+def _named(root: HostRoot, comm: str) -> list[str]:
+    """The pids (as /proc entries) whose name is `comm`: the cheap first pass, one small read
+    per process."""
     try:
         entries = os.listdir(root.proc)
     except OSError:
         return []
-    pids = []
+    found = []
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -52,8 +54,16 @@ def _tree_pids(root: HostRoot, comm: str) -> list[int]:
             name = root.read_proc(f"{entry}/comm").strip()
         except (OSError, UnicodeDecodeError):
             continue  # gone between listdir and read, or not a name
+        if name == comm[:COMM_LEN]:
+            found.append(entry)
+    return found
+
+
+def _tree_pids(root: HostRoot, comm: str) -> list[int]:
+    pids = []
+    for entry in _named(root, comm):
         uids = _tree_uids(root, entry)
-        if name == comm[:COMM_LEN] and (uids is None or not any(uids)):
+        if uids is None or not any(uids):
             pids.append(int(entry))
     return pids
 
@@ -75,35 +85,31 @@ def root_binary_problem(pid: int) -> str | None:
     return None
 
 
-def _live_pids(comm: str) -> list[int]:
+def _live_pids(root: HostRoot, comm: str) -> list[int]:
     import psutil  # only here: it costs start-up time every other path does not need
 
     pids = []
-    for p in psutil.process_iter(["name", "uids"]):
+    for entry in _named(root, comm):
         try:
-            # psutil may lengthen a 15-character name from the command line: compare the
-            # kernel's part only.
-            if (p.info["name"] or "")[:COMM_LEN] != comm[:COMM_LEN]:
-                continue
-            uids = p.info["uids"]
-            if uids is None or any(uids):
-                continue  # not root's: whoever it is, it is not the system's daemon
-            try:
-                if root_binary_problem(p.pid) is not None:
-                    continue
-            except PermissionError:
-                if os.geteuid() == 0:
-                    continue
-            except OSError:
-                continue  # gone meanwhile, or a kernel thread (no executable)
+            uids = psutil.Process(int(entry)).uids()
         except psutil.Error:
             continue
-        pids.append(p.pid)
+        if any(uids):
+            continue  # not root's: whoever it is, it is not the system's daemon
+        try:
+            if root_binary_problem(int(entry)) is not None:
+                continue
+        except PermissionError:
+            if os.geteuid() == 0:
+                continue
+        except OSError:
+            continue  # gone meanwhile, or a kernel thread (no executable)
+        pids.append(int(entry))
     return pids
 
 
 def daemon_pids(root: HostRoot, comm: str) -> tuple[int, ...]:
     """The pids of `comm` that count as the system's daemon (see the module's docstring)."""
     if root.live and root.proc == _REAL_PROC:
-        return tuple(sorted(_live_pids(comm)))
+        return tuple(sorted(_live_pids(root, comm)))
     return tuple(sorted(_tree_pids(root, comm)))

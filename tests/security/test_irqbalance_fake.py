@@ -132,7 +132,9 @@ def shared_dir_fake() -> Iterator[Fake]:
     yield from make_fake(0, 0, 0o777)
 
 
-def test_a_process_nobody_named_irqbalance_is_not_the_daemon(nobodys_fake: Fake) -> None:
+def test_a_process_nobody_named_irqbalance_is_not_the_daemon(
+    nobodys_fake: Fake, tmp_path: Path
+) -> None:
     fake = nobodys_fake
     proc = fake.start_as_nobody()
     try:
@@ -143,14 +145,13 @@ def test_a_process_nobody_named_irqbalance_is_not_the_daemon(nobodys_fake: Fake)
         assert proc.pid not in read_irqbalance(HostRoot()).pids  # the header's "running"
         with HostAccess(HostRoot(), services=only_it) as access:
             assert access.read(IRQBALANCE) == STOPPED
-            journal = Journal.open(access, Path(tempfile.mkdtemp(prefix="tuitune-j-")))
+            journal = Journal.open(access, tmp_path / "journal")
             try:
                 out = journal.apply(IRQBALANCE, "stopped")
                 assert out.status != "changed"
                 assert journal.originals() == {}  # nothing of it is recorded to start again
             finally:
                 journal.close(keep=True)
-                shutil.rmtree(journal.path.parent, ignore_errors=True)
         assert proc.poll() is None  # never signalled
         assert fake.runs() == [str(NOBODY)]
     finally:
@@ -205,7 +206,9 @@ def test_restore_refuses_a_journal_entry_naming_it_and_restores_the_rest(
     assert entry in origs
     assert mtu(veth_ns, veth_ns.a) == "9000"
 
-    restore = ["restore", "--netns", veth_ns.ns, "--journal-dir", str(jdir)]
+    # --force: another test's stand-in (a root-run copy named irqbalance, which counts) may run
+    # meanwhile; without it restore would call that drift and never try the entry at all.
+    restore = ["restore", "--force", "--netns", veth_ns.ns, "--journal-dir", str(jdir)]
     done = subprocess.run(
         [sys.executable, "-m", "tuitune", *restore],
         capture_output=True,

@@ -1,6 +1,9 @@
 """Stopping irqbalance for a session, against real processes: a harmless stand-in (a copy of
 sleep named irqbalance, so its comm is "irqbalance") plays the daemon; the real irqbalance is
-never run here (it would move the host's IRQs).
+never run here (it would move the host's IRQs). The stand-in counts as the system's daemon only
+because root started it from a root-owned file in directories only root can write to (pytest's
+tmp_path); the same copy in a directory others can write to is neither stopped nor started
+(last test; a process of another user named irqbalance: tests/security/test_irqbalance_fake.py).
 
 Stopping sends SIGTERM and records the exact argv and IRQBALANCE_* environment first; undo,
 revert and `tuitune restore` after a lost session start an identical process again (its
@@ -24,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.session import HostAccess, InvalidValue, Journal, Key
 from tuitune.core.session.journal_file import read_records
 from tuitune.core.session.service import STOPPED, Services
 
@@ -184,3 +187,23 @@ def test_restore_after_a_lost_session_starts_it_again(stand_in: StandIn, tmp_pat
     [pid] = stand_in.pids()
     assert stand_in.cmdline(pid) == stand_in.argv
     assert "IRQBALANCE_BANNED_CPULIST=1" in stand_in.environ(pid)
+
+
+def test_the_same_copy_in_a_directory_others_can_write_is_not_the_daemon(
+    stand_in: StandIn, tmp_path: Path
+) -> None:
+    """Anyone could have swapped that file: it is not counted, so never stopped or recorded, and
+    its command line is never started again (as a journal entry would ask)."""
+    assert stand_in.exe.parent == tmp_path
+    value = f"running: IRQBALANCE_BANNED_CPULIST=1 {stand_in.exe} 4242 17"
+    services = stand_in.services()
+    assert services.read(IRQBALANCE) == value
+    tmp_path.chmod(0o777)
+    try:
+        assert services.instances("irqbalance") == []
+        assert services.read(IRQBALANCE) == STOPPED
+        with pytest.raises(InvalidValue, match="is a directory others can write to"):
+            services.validate(IRQBALANCE, value)
+    finally:
+        tmp_path.chmod(0o700)
+    assert stand_in.pids() == [stand_in.first.pid]  # untouched

@@ -2,8 +2,9 @@
 or cancel. Whatever moves the IRQ (a typed CPU list, a drag onto a CPU, the spread plan).
 
 irqbalance is played by a harmless stand-in (a copy of sleep named irqbalance, so its comm is
-"irqbalance"), never by the real daemon, which would move this machine's IRQs. The IRQs moved
-are the fixture tree's. Stopping it sends SIGTERM; revert (R, or quitting with revert) starts
+"irqbalance"), never by the real daemon, which would move this machine's IRQs; it counts as the
+daemon because root runs it from a file only root can change (see host/daemon.py). The IRQs
+moved are the fixture tree's. Stopping it sends SIGTERM; revert (R, or quitting with revert) starts
 an identical process again, checked in /proc/PID/cmdline.
 """
 

@@ -152,8 +152,8 @@ def test_missing_iperf3_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    real = labmod.shutil.which
-    monkeypatch.setattr(labmod.shutil, "which", lambda t: None if t == "iperf3" else real(t))
+    real = labmod.proc.find  # programs are found only through tuitune.core.proc
+    monkeypatch.setattr(labmod.proc, "find", lambda t: None if t == "iperf3" else real(t))
     assert cli_lab.cmd_lab(args_for("--no-tui", "--state-dir", str(tmp_path))) == 2
     assert "apt install iperf3" in capsys.readouterr().err
     assert not (tmp_path / "lab.json").exists()

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import signal
 import subprocess
 import time
@@ -31,7 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import fsutil
+from tuitune.core import fsutil, proc
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.journal_file import DEFAULT_DIR as JOURNAL_DIR
 from tuitune.core.session.journal_file import host_id, journal_path
@@ -99,7 +98,7 @@ class Lab:
 def missing_tools() -> list[str]:
     """What the lab needs and this machine lacks, each with the command that installs it."""
     need = {"ip": "apt install iproute2", "iperf3": "apt install iperf3"}
-    return [f"{tool} ({how})" for tool, how in need.items() if shutil.which(tool) is None]
+    return [f"{tool} ({how})" for tool, how in need.items() if proc.find(tool) is None]
 
 
 def build(state_dir: Path = DEFAULT_STATE_DIR) -> Lab:
@@ -243,9 +242,10 @@ def describe(lab: Lab) -> list[str]:
 
 # -- building -----------------------------------------------------------------------------------
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        ["ip", *args], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
-    )
+    try:
+        done = proc.run(["ip", *args], timeout=30)
+    except proc.ProgramRefused as exc:
+        raise LabError(str(exc)) from None
     if check and done.returncode != 0:
         raise LabError(f"`ip {' '.join(args)}` failed: {done.stderr.strip() or done.returncode}")
     return done
@@ -271,7 +271,7 @@ def _make_namespaces(lab: Lab) -> None:
 
 def _start_server(lab: Lab, timeout: float = 10.0) -> int:
     """Start `iperf3 -s` as a daemon in the peer namespace; its pid once it listens."""
-    if shutil.which("iperf3") is None:
+    if proc.find("iperf3") is None:
         raise LabError("iperf3 is not installed: apt install iperf3")
     _state_dir_ok(lab.state_dir)  # iperf3 writes its pidfile there as root, following links
     with contextlib.suppress(FileNotFoundError):

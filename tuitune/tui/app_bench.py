@@ -10,7 +10,6 @@ LoadTracker, so the result keeps tuitune's own per-CPU peaks beside iperf3's num
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -19,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tuitune.core.bench.iperf import find_iperf3
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
@@ -122,7 +122,7 @@ class BenchController:
             notes.append(
                 f"the lab's peer {lab.peer_addr} runs an iperf3 server in {lab.peer_netns}"
             )
-        if self.command is None and shutil.which("iperf3") is None:
+        if self.command is None and find_iperf3() is None:
             notes.append("iperf3 is not installed here: apt install iperf3")
         if not app.reader.root.live:
             notes.append("a recorded host tree: the run measures this machine, not that host")

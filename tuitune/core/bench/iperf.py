@@ -20,11 +20,11 @@ error.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from tuitune.core import proc
 from tuitune.core.bench.model import DEFAULT_PORT, BenchResult, BenchSpec, Interval
 
 # A peer that does not answer at all would make connect() wait for the kernel's SYN retries
@@ -54,8 +54,8 @@ _ERROR = re.compile(r"^iperf3: (?:error|interrupt) - (?P<msg>.*)$")
 
 
 def find_iperf3() -> str | None:
-    """The iperf3 executable on PATH, or None."""
-    return shutil.which("iperf3")
+    """The iperf3 executable in the trusted system directories (tuitune.core.proc), or None."""
+    return proc.find("iperf3")
 
 
 def command(spec: BenchSpec, iperf3: str = "iperf3") -> list[str]:

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tuitune.core import proc as programs
 from tuitune.core.bench.iperf import (
     CONNECT_TIMEOUT_MS,
     IperfParser,
@@ -123,17 +124,12 @@ class BenchRunner:
         if argv is None:
             return parser.finish(failure=missing_message())
         try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,  # iperf3 writes its errors to stderr
-                text=True,
-                bufsize=1,
-                errors="replace",
-            )
-        except FileNotFoundError:
+            # iperf3 writes its errors to stderr: one stream, in order.
+            proc = programs.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        except (FileNotFoundError, programs.ProgramMissing):
             return parser.finish(failure=_not_found(argv[0]))
+        except programs.ProgramRefused as exc:
+            return parser.finish(failure=f"not run: {exc}")
         except OSError as exc:
             return parser.finish(failure=f"could not start {argv[0]}: {exc.strerror or exc}")
         with self._lock:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tuitune import __version__
+from tuitune.core import proc
 from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.export.device import DeviceMatch, identify
 from tuitune.core.host.irqbalance import CONFIG_FILES, IrqbalanceState, read_irqbalance
@@ -28,7 +29,6 @@ from tuitune.core.values import Unavailable
 
 DEFAULT_ETHTOOL = "/usr/sbin/ethtool"
 DEFAULT_TUITUNE = "/usr/local/bin/tuitune"
-SBIN_PATH = "/usr/sbin:/sbin:/usr/bin:/bin"
 DEFAULT_LINK_FILES = (
     Path("/usr/lib/systemd/network/99-default.link"),
     Path("/lib/systemd/network/99-default.link"),
@@ -90,14 +90,9 @@ def default_policy(files: Sequence[Path] = DEFAULT_LINK_FILES) -> tuple[str, ...
 
 def systemd_version() -> int | None:
     """The installed udev/systemd version (`udevadm --version`: "252")."""
-    udevadm = shutil.which("udevadm", path=SBIN_PATH + ":" + os.environ.get("PATH", ""))
-    if udevadm is None:
-        return None
     try:
-        out = subprocess.run(
-            [udevadm, "--version"], capture_output=True, text=True, timeout=10, check=False
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
+        out = proc.run(["udevadm", "--version"], timeout=10).stdout
+    except (proc.ProgramRefused, OSError, subprocess.TimeoutExpired):
         return None
     m = re.match(r"\s*(\d+)", out)
     return int(m.group(1)) if m else None
@@ -119,13 +114,19 @@ def running(root: HostRoot, comm: str) -> bool:
 
 
 def tuitune_command() -> str:
-    """The tuitune a systemd unit should start: the one on PATH, else this one's script."""
+    """The tuitune a systemd unit should start: the one on PATH, else this one's script. The
+    unit runs it as root at every boot, so only a path root alone can change is taken."""
     found = shutil.which("tuitune")
-    if found:
-        return os.path.abspath(found)
     script = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
-    if script is not None and script.name == "tuitune" and script.exists():
-        return str(script)
+    candidates = [os.path.abspath(found)] if found else []
+    if script is not None and script.name == "tuitune":
+        candidates.append(str(script))
+    for path in candidates:
+        try:
+            proc.check_program(path, owners=frozenset({0}))
+        except proc.ProgramRefused:
+            continue
+        return path
     return DEFAULT_TUITUNE
 
 
@@ -156,7 +157,7 @@ def gather_context(access: HostAccess, ifname: str, *, now: float | None = None)
         host = root.read_proc("sys/kernel/hostname").strip() or "localhost"
     except OSError:
         host = "localhost"
-    ethtool = shutil.which("ethtool", path=SBIN_PATH) or DEFAULT_ETHTOOL
+    ethtool = proc.find("ethtool") or DEFAULT_ETHTOOL
     return ExportContext(
         ifname=ifname,
         match=match,

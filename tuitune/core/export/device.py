@@ -11,11 +11,11 @@ PCI address in sysfs, which is what path_id gives for a PCI NIC.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from typing import Literal
 
+from tuitune.core import proc
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.host.root import HostRoot, read_value
 
@@ -45,15 +45,15 @@ class DeviceMatch:
 
 def udev_path_id(root: HostRoot, ifname: str) -> str | None:
     """ID_PATH from `udevadm test-builtin path_id` (inside the namespace for --netns)."""
-    udevadm = shutil.which("udevadm")
+    udevadm = proc.find("udevadm")
     if udevadm is None or not root.live:
         return None
     cmd = [udevadm, "test-builtin", "path_id", f"/sys/class/net/{ifname}"]
     if root.netns is not None:
         cmd = ["ip", "netns", "exec", root.netns, *cmd]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        out = proc.run(cmd, timeout=30)
+    except (proc.ProgramRefused, OSError, subprocess.TimeoutExpired):
         return None
     for line in out.stdout.splitlines():
         if line.startswith("ID_PATH="):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import dataclass
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
+from tuitune.core.host.daemon import daemon_pids
 from tuitune.core.host.root import HostRoot
 
 CONFIG_FILES = ("default/irqbalance", "sysconfig/irqbalance")
@@ -23,21 +23,9 @@ class IrqbalanceState:
 
 
 def _pids(root: HostRoot) -> tuple[int, ...]:
-    pids = []
-    try:
-        entries = os.listdir(root.proc)
-    except OSError:
-        return ()
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            comm = root.read_proc(f"{entry}/comm").strip()
-        except OSError:
-            continue  # the process went away between listdir and read
-        if comm == "irqbalance":
-            pids.append(int(entry))
-    return tuple(sorted(pids))
+    """The system's irqbalance: root's, from a binary only root can replace. A process anyone
+    started and called irqbalance is not it (see host/daemon.py)."""
+    return daemon_pids(root, "irqbalance")
 
 
 def _parse_env(text: str) -> dict[str, str]:

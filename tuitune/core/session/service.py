@@ -10,11 +10,19 @@ it again, and the read-back after a restart verifies that it runs as before:
                                                    any other process: the IRQBALANCE_*
         variables of its environment and its argv (/proc/PID/cmdline), shell-quoted. Stopped
         with SIGTERM; started again detached (own session, cwd /, stdio on /dev/null) with that
-        argv and those variables, PATH set to the standard one.
+        argv and those variables, PATH set to the trusted directories (tuitune.core.proc).
 
-Finding it is the header's detection (a process whose comm is "irqbalance"); zombies do not
-count. Stopping is refused when the daemon runs in another network namespace than tuitune (it
-would be started again in the wrong one) or several differently started copies run.
+Finding it is the header's detection: a process whose comm is "irqbalance" AND that is the
+system's daemon (uid 0, its executable one only root can replace: host/daemon.py); zombies do
+not count. Whoever else names a process irqbalance is never stopped, recorded or started.
+Stopping is refused when the daemon runs in another network namespace than tuitune (it would be
+started again in the wrong one) or several differently started copies run.
+
+Starting it again, which runs as root, takes a value from a journal, so the value is checked
+every time, whoever wrote it: only the unit irqbalance.service, or a program named irqbalance
+whose path only root can change (a bare name is looked up in the trusted system directories
+only), and no argument that names a file or directory another user can change (irqbalance
+runs its --policyscript, and writes its --pid file, as root).
 """
 
 from __future__ import annotations
@@ -24,15 +32,15 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
+import stat
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tuitune.core import proc
 from tuitune.core.host.irqbalance import _pids as comm_pids
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.settings import Key
@@ -42,10 +50,11 @@ from tuitune.core.values import Unavailable
 SERVICES = ("irqbalance",)
 STOPPED = "stopped"
 RUNNING = "running"
-STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _UNIT = re.compile(r"[A-Za-z0-9@._:\\-]+\.service")
 _UNIT_VALUE = re.compile(r"running \(systemd unit ([^)]+)\)")
 _ENV = re.compile(r"(IRQBALANCE_[A-Z0-9_]*)=([^\n\r]*)")  # multi-line values are left out
+_UNITS = frozenset(f"{name}.service" for name in SERVICES)  # the only units ever started
+ROOT_ONLY = frozenset({0})
 _STOP_WORDS = ("stopped", "stop", "off")
 _RUN_WORDS = ("running", "run", "start", "on")
 
@@ -140,7 +149,12 @@ def _unit(cgroup: bytes | None) -> str | None:
 
 
 def _run(argv: Sequence[str]) -> tuple[int, str]:
-    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=120, check=False)
+    try:
+        done = proc.run(argv, timeout=120)
+    except proc.ProgramRefused as exc:
+        return 127, str(exc)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return 1, str(exc)
     return done.returncode, (done.stderr or done.stdout).strip()
 
 
@@ -232,7 +246,7 @@ class Services:
         return out
 
     def way_of(self, inst: Instance) -> Way:
-        if self.systemd and inst.unit is not None:
+        if self.systemd and inst.unit in _UNITS:
             return Way(unit=inst.unit)
         return Way(argv=inst.argv, env=inst.env)
 
@@ -303,16 +317,17 @@ class Services:
         if not self.root.live:
             raise ServiceRefused(Unavailable("unsupported", f"{key.label}: a recorded host tree"))
         if way.unit is not None:
+            if way.unit != f"{key.name}.service":
+                raise InvalidValue(
+                    key, f"{key.label}: tuitune starts only the unit {key.name}.service"
+                )
             if not self.systemd:
                 raise ServiceRefused(
                     Unavailable("unsupported", f"{key.label}: systemd does not run this host")
                 )
             return
-        exe = _executable(way.argv[0])
-        if exe is None or exe.name != key.name:
-            raise InvalidValue(
-                key, f"{key.label}: {way.argv[0]!r} is not an executable named {key.name}"
-            )
+        _system_binary(key, way.argv[0])
+        _check_arguments(key, way.argv[1:])
 
     # ---- writing ------------------------------------------------------------------------
     def write(self, key: Key, value: str) -> None:
@@ -338,11 +353,11 @@ class Services:
 
     def _stop(self, key: Key) -> None:
         found = self.instances(key.name)
-        units = {i.unit for i in found if self.systemd and i.unit is not None}
+        units = {u for i in found if (u := self.way_of(i).unit) is not None}
         for unit in sorted(units):
             self._systemctl(key, "stop", unit)
         for inst in found:
-            if self.systemd and inst.unit is not None:
+            if self.way_of(inst).unit is not None:
                 continue
             if not any(i.pid == inst.pid for i in self.instances(key.name)):
                 continue  # gone meanwhile: never signal a pid that may have been reused
@@ -361,20 +376,19 @@ class Services:
             )
 
     def _spawn(self, key: Key, way: Way) -> None:
-        exe = _executable(way.argv[0])
-        assert exe is not None  # _check_startable
-        spec = {
-            "exe": str(exe),
-            "argv": list(way.argv),
-            "env": {"PATH": STANDARD_PATH, **dict(way.env)},
-        }
-        done = subprocess.run(
-            [sys.executable, "-I", "-c", _SPAWN, json.dumps(spec)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        try:
+            spec = {
+                "exe": _system_binary(key, way.argv[0]),  # checked again, right before
+                "argv": list(way.argv),
+                "env": proc.clean_env(dict(way.env)),
+            }
+            done = proc.run(proc.python_code_argv(_SPAWN, json.dumps(spec)), timeout=60)
+        except InvalidValue as exc:
+            raise ServiceRefused(Unavailable("error", exc.message)) from None
+        except (proc.ProgramRefused, ValueError, OSError, subprocess.TimeoutExpired) as exc:
+            raise ServiceRefused(
+                Unavailable("error", f"{key.label}: could not start it: {exc}")
+            ) from None
         if done.returncode != 0 or not done.stdout.strip().isdigit():
             why = done.stderr.strip() or f"status {done.returncode}"
             raise ServiceRefused(Unavailable("error", f"{key.label}: could not start it: {why}"))
@@ -388,13 +402,48 @@ class Services:
             time.sleep(0.02)
 
 
-def _executable(argv0: str) -> Path | None:
-    """The program argv[0] names: an absolute path, or looked up in the standard PATH."""
-    found = argv0 if os.path.isabs(argv0) else shutil.which(argv0, path=STANDARD_PATH)
-    if found is None:
-        return None
-    path = Path(found)
-    return path if path.is_file() and os.access(path, os.X_OK) else None
+def _system_binary(key: Key, argv0: str) -> str:
+    """The path to exec for argv[0]: the system's own program named like the service, whose
+    path only root can change; a bare name is looked up in the trusted directories only.
+    Raises InvalidValue, a one-line reason."""
+    try:
+        if os.path.isabs(argv0):
+            proc.check_program(argv0, owners=ROOT_ONLY)
+            path = argv0
+        elif "/" in argv0:
+            raise proc.ProgramRefused(argv0, "a relative path is never run")
+        else:
+            path = proc.resolve(argv0)
+            proc.check_program(path, owners=ROOT_ONLY)
+    except proc.ProgramRefused as exc:
+        raise InvalidValue(
+            key, f"{key.label}: {argv0!r} is not the system's {key.name}: {exc.why}"
+        ) from None
+    if os.path.basename(path) != key.name:
+        raise InvalidValue(key, f"{key.label}: {argv0!r} is not an executable named {key.name}")
+    return path
+
+
+def _check_arguments(key: Key, args: Sequence[str]) -> None:
+    """Refuse an argument naming a file another user can change: irqbalance runs its
+    --policyscript and writes its --pid file as root. Anything with a "/" (or after "=") is
+    taken for a path, relative ones from / (the daemon's cwd)."""
+    for arg in args:
+        value = arg.partition("=")[2] if arg.startswith("-") and "=" in arg else arg
+        if "/" not in value:
+            continue
+        path = os.path.normpath(os.path.join("/", value))
+        try:
+            if os.path.lexists(path):
+                proc.check_path(path, owners=ROOT_ONLY)
+            else:  # to be created: a sticky directory would let others create it first
+                parent = proc.check_path(os.path.dirname(path), owners=ROOT_ONLY)
+                if os.stat(parent).st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                    raise proc.ProgramRefused(path, f"others can create it in {parent}")
+        except proc.ProgramRefused as exc:
+            raise InvalidValue(
+                key, f"{key.label}: argument {arg!r} names a path others can change: {exc.why}"
+            ) from None
 
 
 def _own_netns() -> str | None:

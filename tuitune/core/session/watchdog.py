@@ -11,7 +11,10 @@ step through the journal, verifies by reading back, and records how it ended.
 systemd-run would be the other way (a transient timer unit); this helper needs nothing but
 Python and works where systemd does not run (containers, this project's test VMs).
 
-Run as `python -m tuitune.core.session.watchdog SPEC_JSON`; `spawn` does that.
+`spawn` starts it as `python -I -c BOOT PKG tuitune.core.session.watchdog SPEC_JSON` (see
+tuitune.core.proc): isolated mode, so neither the current directory nor PYTHONPATH and the like
+put a module on sys.path, a clean environment, cwd /, and the tuitune package imported from
+exactly the directory this tuitune runs from.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tuitune.core import proc as programs
+
 GRACE_SECONDS = 1.5  # after the deadline: the live tuitune reverts first, the watchdog second
 POLL_SECONDS = 0.25
 MODULE = "tuitune.core.session.watchdog"
@@ -33,14 +38,15 @@ MODULE = "tuitune.core.session.watchdog"
 
 def spawn(spec: dict[str, Any]) -> int:
     """Start a detached watchdog for `spec`; returns its pid. Raises OSError if it cannot."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", MODULE, json.dumps(spec)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own session: a terminal hangup does not reach it
-        close_fds=True,
-    )
+    try:
+        proc = programs.popen(
+            programs.python_module_argv(MODULE, json.dumps(spec)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own session: a terminal hangup does not reach it
+        )
+    except programs.ProgramRefused as exc:
+        raise OSError(str(exc)) from None
     assert proc.stdout is not None
     line = proc.stdout.readline()
     proc.stdout.close()
@@ -51,12 +57,14 @@ def spawn(spec: dict[str, Any]) -> int:
 
 
 def is_watchdog(pid: int) -> bool:
-    """Whether `pid` is (still) a trial watchdog, so that a reused pid is never signalled."""
+    """Whether `pid` is (still) a trial watchdog, so that a reused pid is never signalled: our
+    own user's process (a journal names the pid), started the way `spawn` starts it."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        owner = os.stat(f"/proc/{pid}").st_uid
     except OSError:
         return False
-    return MODULE.encode() in cmdline
+    return owner == os.geteuid() and MODULE.encode() in cmdline.split(b"\0")
 
 
 def stop(pid: int | None) -> None:

@@ -59,7 +59,7 @@ def open_in_tree(path: Path, flags: int, jail: str | None, what: str) -> int:
         real = os.readlink(f"/proc/self/fd/{pfd}")
         if not _inside(real, jail):
             raise KernelFileError(
-                Unavailable("permission", f"{what}: a link out of the host tree, not followed")
+                Unavailable("error", f"{what}: a link out of the host tree, not followed")
             )
         mode = os.fstat(pfd).st_mode
         want_dir = bool(flags & os.O_DIRECTORY)

@@ -159,7 +159,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         first = reader.counters(ifname)
         if root.live:
             time.sleep(args.interval)
-        snap = reader.snapshot(ifname)
+        try:
+            snap = reader.snapshot(ifname)
+        except UnknownInterface as exc:  # deleted during the interval
+            print(f"tuitune: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    # A file that could not be read is shown as missing numbers, and named here.
+    for problem in snap.counters.problems:
+        print(f"tuitune: {problem}", file=sys.stderr)
     # Per-CPU detail only for the interface's IRQs: that is all show prints.
     detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
     rates = compute_rates(first, snap.counters, detail) if root.live else None

@@ -46,7 +46,7 @@ from tests.hosttree import (
 )
 from tuitune.core.cpulist import format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.interrupts import Interrupts, parse_interrupts
-from tuitune.core.host.netdev import read_counters
+from tuitune.core.host.netdev import interface_exists, read_counters
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import EthtoolReads, HostReader
@@ -95,6 +95,7 @@ class ReplayReader(HostReader):
             softirqs=parse_softirqs(s.read_proc("softirqs")),
             softnet=parse_softnet(s.read_net("softnet_stat"), sorted(stat.cpus)),
             link=read_counters(s, ifname) if ifname else None,
+            link_gone=ifname is not None and not interface_exists(self.root, ifname),
         )
 
 

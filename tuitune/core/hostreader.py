@@ -38,7 +38,7 @@ from tuitune.core.host.netdev import (
 )
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
-from tuitune.core.host.root import HostRoot
+from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
 from tuitune.core.values import Unavailable
@@ -159,6 +159,17 @@ class HostReader:
     def snapshot(self, ifname: str | None) -> Snapshot:
         return self._kt.call(self._snapshot, ifname, self._host_wide_sysctls())
 
+    def forget(self, ifname: str) -> None:
+        """Drop what is cached about an interface that went away (its device reader knows the
+        old device's driver and features): a device that takes the name is read afresh."""
+
+        def _forget() -> None:
+            et = self._ethtool.pop(ifname, None)
+            if et is not None:
+                et.close()
+
+        self._kt.call(_forget)
+
     def call(self, fn: Any, *args: object) -> Any:
         """Run fn on the kernel thread (the editing layer uses this for writes)."""
         return self._kt.call(fn, *args)
@@ -180,16 +191,28 @@ class HostReader:
         return et
 
     def _counters(self, ifname: str | None) -> Counters:
+        """A file that cannot be read counts as empty and is named in `problems`: the other
+        files' numbers still reach the screen."""
         root = self.root
-        stat = parse_stat(root.read_proc("stat"))
+        problems: list[Unavailable] = []
+
+        def text(got: str | Unavailable) -> str:
+            if isinstance(got, Unavailable):
+                problems.append(got)
+                return ""
+            return got
+
+        stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
         link = read_counters(root, ifname, self._iproute()) if ifname else None
         return Counters(
             time=time.monotonic(),
             stat=stat,
-            interrupts=self._irq_parser.parse(root.read_proc("interrupts")),
-            softirqs=parse_softirqs(root.read_proc("softirqs")),
-            softnet=parse_softnet(root.read_net("softnet_stat"), sorted(stat.cpus)),
+            interrupts=self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE))),
+            softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE))),
+            softnet=parse_softnet(text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus)),
             link=link,
+            link_gone=ifname is not None and link is None,
+            problems=tuple(problems),
         )
 
     def _nic_state(
@@ -210,7 +233,8 @@ class HostReader:
             driver = features = rings = coalesce = channels = pause = stats = NOT_RECORDED
         bus = getattr(driver, "bus_info", None) or placement.bus
         if interrupts is None:
-            interrupts = parse_interrupts(root.read_proc("interrupts"))
+            text = root.proc_text("interrupts", BIG_FILE)
+            interrupts = parse_interrupts(text if isinstance(text, str) else "")
         irqs = nic_irqs(
             interrupts,
             ifname,
@@ -237,12 +261,11 @@ class HostReader:
         root = self.root
 
         def proc_text(rel: str, default: str) -> str:
-            try:
-                return root.read_proc(rel).strip()
-            except OSError:
-                return default
+            text = root.proc_text(rel)
+            return text.strip() if isinstance(text, str) else default
 
-        stat_cpus = frozenset(parse_stat(root.read_proc("stat")).cpus)
+        stat = root.proc_text("stat", BIG_FILE)
+        stat_cpus = frozenset(parse_stat(stat if isinstance(stat, str) else "").cpus)
         kernel = proc_text("sys/kernel/osrelease", "unknown kernel")
         return HostState(
             hostname=proc_text("sys/kernel/hostname", "unknown host"),

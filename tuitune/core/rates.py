@@ -140,10 +140,12 @@ def _irq_rates(
         if prev.counts == row.counts:  # most rows on a real host: nothing to add up
             irq_rates[row.irq] = IrqRate(row.irq, 0.0, {})
             continue
-        # Sums are exact only if no cell went down (a wrap or a reset): test that in C.
+        # Sums are exact only if no cell went down (a wrap or a reset): test that in C. A row
+        # with fewer counts than CPUs (a cut line) cannot join the column sums either.
         exact = (
             not same_columns
             or len(prev.counts) != len(row.counts)
+            or len(row.counts) != len(cpus_b)
             or any(map(gt, prev.counts, row.counts))
         )
         total = sum(row.counts) - sum(prev.counts)

@@ -9,15 +9,18 @@ topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at o
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
-from tuitune.core.hostreader import HostReader
+from tuitune.core.host.root import KernelFileError
+from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.rates import Rates, compute_rates
 from tuitune.core.snapshot import Counters, HostState, NicState
+from tuitune.core.values import Unavailable
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +40,8 @@ class Sample:
     host: HostState | None  # fresh host state when re-read this tick, else None
     all_affinity: dict[str, IrqAffinity] | None  # every IRQ's affinity, when asked for
     cost: float  # seconds this sample took to read and compute: the tool's own footprint
-    error: str | None = None  # a read that failed: shown, and the loop goes on
+    error: str | None = None  # one line: a read that failed, shown, and the loop goes on
+    gone: bool = False  # the watched interface is not there (deleted); counters go on
 
 
 class Sampler:
@@ -74,6 +78,7 @@ class Sampler:
         self._last_sample: Sample | None = None
         self._baseline: Baseline | None = None
         self._nic: NicState | None = None
+        self._gone = False  # the interface was missing at the last tick
         self.seq = 0
 
     # -- control (any thread) ---------------------------------------------------------------
@@ -152,9 +157,12 @@ class Sampler:
                 nic = self._nic = self.reader.nic_state(
                     self.ifname, with_stats=False, interrupts=last.counters.interrupts
                 )
+        except UnknownInterface:
+            cost = time.perf_counter() - start
+            return replace(last, nic=None, host=None, cost=cost, gone=True, error=None)
         except Exception as exc:  # the same as a failed tick: shown, not fatal
             cost = time.perf_counter() - start
-            return replace(last, nic=None, host=None, cost=cost, error=str(exc))
+            return replace(last, nic=None, host=None, cost=cost, error=describe(exc, self.ifname))
         cost = time.perf_counter() - start
         return replace(last, nic=nic, host=host, all_affinity=None, cost=cost)
 
@@ -170,14 +178,35 @@ class Sampler:
             if host_due:
                 host = self.reader.host_state()
             counters = self.reader.counters(self.ifname)
-            if slow and self.ifname:
-                nic = self._nic = self.reader.nic_state(
-                    self.ifname, with_stats=False, interrupts=counters.interrupts
-                )
-        except Exception as exc:  # a vanished interface or an unreadable file: shown, not fatal
+            if self.ifname and counters.link_gone != self._gone:
+                # Gone: forget its device reader (a new device may take the name). Back: read
+                # its state now, whatever the cadence: it may not be the device it was.
+                self._gone = counters.link_gone
+                slow = slow or not self._gone
+                if self._gone:
+                    self.reader.forget(self.ifname)
+            if slow and self.ifname and not self._gone:
+                try:
+                    nic = self._nic = self.reader.nic_state(
+                        self.ifname, with_stats=False, interrupts=counters.interrupts
+                    )
+                except UnknownInterface:  # deleted since the counters were read
+                    self._gone = True
+                    self.reader.forget(self.ifname)
+        except Exception as exc:  # an unexpected failure: one line on screen, the loop goes on
             cost = time.perf_counter() - start
             return Sample(
-                self.seq, None, None, None, self._baseline, None, None, None, cost, str(exc)
+                self.seq,
+                None,
+                None,
+                None,
+                self._baseline,
+                None,
+                None,
+                None,
+                cost,
+                describe(exc, self.ifname),
+                self._gone,
             )
         if self._want_baseline is not None:
             self._baseline = Baseline(counters, self._nic) if self._want_baseline else None
@@ -204,12 +233,39 @@ class Sampler:
             host=host,
             all_affinity=all_aff,
             cost=time.perf_counter() - start,
+            error=problems_line(counters.problems),
+            gone=self._gone,
         )
+
+
+def problems_line(problems: tuple[Unavailable, ...]) -> str | None:
+    """The files a tick could not read, as one line: "/proc/stat: not UTF-8 text, not read"."""
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return problems[0].reason + more
+
+
+def describe(exc: Exception, ifname: str | None) -> str:
+    """An unexpected failure in words, on one line: never a repr like (19, 'No such device')."""
+    if isinstance(exc, UnknownInterface):
+        return f"{exc.ifname}: no such interface"
+    if isinstance(exc, KernelFileError):
+        return exc.state.reason
+    if isinstance(exc, OSError) and exc.filename and exc.errno:
+        return f"{exc.filename}: {os.strerror(exc.errno)}"
+    code = getattr(exc, "code", None)  # pyroute2's NetlinkError carries the errno here
+    if not isinstance(code, int) or code <= 0:
+        code = exc.errno if isinstance(exc, OSError) else None
+    if isinstance(code, int) and code > 0:
+        return f"{ifname or 'host'}: reading failed: {os.strerror(code)}"
+    text = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return f"{ifname or 'host'}: reading failed: {text}"
 
 
 def _all_affinity(reader: HostReader, counters: Counters) -> dict[str, IrqAffinity]:
     return {
         row.irq: read_irq_affinity(reader.root, row.irq)
         for row in counters.interrupts.rows
-        if row.irq.isdigit()
+        if row.irq.isascii() and row.irq.isdigit()
     }

@@ -30,6 +30,8 @@ class Counters:
     softirqs: Softirqs
     softnet: dict[int, SoftnetRow]
     link: LinkCounters | None  # the watched interface's counters, if any
+    link_gone: bool = False  # an interface was asked for and is not there (deleted)
+    problems: tuple[Unavailable, ...] = ()  # files that could not be read: read as empty
 
 
 @dataclass(frozen=True, slots=True)

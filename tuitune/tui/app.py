@@ -280,16 +280,23 @@ class TuituneApp(App[int]):
         if not self.is_running:  # a sample that arrives while the app shuts down
             return
         s = message.sample
+        previous = self.sample
+        gone_changed = s.gone != bool(previous and previous.gone)
+        if gone_changed:
+            # Gone: its last state is not its state now, and the NIC and IRQ panels say so.
+            self.nic = None if s.gone else self.nic
+            text = f"{self.ifname} is gone: waiting for it" if s.gone else "reading..."
+            for name in ("nic", "irqs"):
+                self.panels[name].view.empty_text = text
         if s.nic is not None:
             self.nic = s.nic
         if s.host is not None:
             self.host = s.host
-        previous = self.sample
         self.sample = s
         # The NIC and sysctl panels change only when their state was re-read or the baseline
         # came or went: redrawing them every tick would be work for nothing.
         base_changed = previous is None or (previous.baseline is None) != (s.baseline is None)
-        self._redraw(state=s.nic is not None or s.host is not None or base_changed)
+        self._redraw(state=s.nic is not None or s.host is not None or base_changed or gone_changed)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
         self.samples_drawn += 1
@@ -326,6 +333,7 @@ class TuituneApp(App[int]):
             read_only=self.editor.read_only,
             trial=self._trial_text(),
             changes=len(self.editor.journal.originals()) if self.editor.journal else 0,
+            gone=bool(s and s.gone),
         )
         text = header_text(data, self.palette)
         header = self.query_one("#header", Static)

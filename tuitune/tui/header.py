@@ -30,6 +30,7 @@ class HeaderData:
     read_only: str | None = None  # why nothing can be changed, if so
     trial: str | None = None  # the countdown of a trial change
     changes: int = 0  # settings that differ from what tuitune found
+    gone: bool = False  # the interface was deleted: waiting for it to come back
 
 
 def _link_line(d: HeaderData, p: Palette) -> Text:
@@ -40,6 +41,8 @@ def _link_line(d: HeaderData, p: Palette) -> Text:
         t.append(" to pick one", style=p.muted)
         return t
     t.append(d.ifname, style="bold")
+    if d.gone:
+        return t.append("  GONE: the interface was deleted; waiting for it to come back", p.warn)
     if nic is None:
         return t.append("  reading...", style=p.muted)
     drv = nic.driver

@@ -75,7 +75,7 @@ def _dev_port(root: HostRoot, ifname: str) -> str | None:
             return None
     except OSError:
         return None
-    port = read_value(root.sys_path(f"class/net/{ifname}/dev_port"), "dev_port")
+    port = read_value(root, root.sys_path(f"class/net/{ifname}/dev_port"), "dev_port")
     return port if isinstance(port, str) and port.isdigit() else None
 
 
@@ -84,8 +84,8 @@ def identify(root: HostRoot, ifname: str, *, use_udevadm: bool = True) -> Device
     if path:
         return DeviceMatch("path", path, _dev_port(root, ifname))
     base = f"class/net/{ifname}"
-    assign = read_value(root.sys_path(f"{base}/addr_assign_type"), "addr_assign_type")
-    address = read_value(root.sys_path(f"{base}/address"), "address")
+    assign = read_value(root, root.sys_path(f"{base}/addr_assign_type"), "addr_assign_type")
+    address = read_value(root, root.sys_path(f"{base}/address"), "address")
     if assign == NET_ADDR_PERM and isinstance(address, str) and address.strip("0:"):
         return DeviceMatch("mac", address.lower())
     why = "no ID_PATH (not on a bus udev can name)"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from tuitune.core.cpulist import CpuListError, parse_cpulist
-from tuitune.core.host.root import HostRoot
+from tuitune.core.cpulist import parse_cpulist
+from tuitune.core.host.root import HostRoot, read_int, read_parsed
+from tuitune.core.values import Unavailable
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +40,8 @@ class Topology:
 
 
 def _cpulist(root: HostRoot, rel: str) -> frozenset[int] | None:
-    try:
-        return parse_cpulist(root.read_sys(rel))
-    except (OSError, CpuListError):
-        return None
+    value = read_parsed(root, root.sys_path(rel), rel, parse_cpulist)
+    return None if isinstance(value, Unavailable) else value
 
 
 def possible_cpus(root: HostRoot) -> int | None:
@@ -53,10 +51,8 @@ def possible_cpus(root: HostRoot) -> int | None:
 
 
 def _int(root: HostRoot, rel: str) -> int | None:
-    try:
-        return int(root.read_sys(rel).strip())
-    except (OSError, ValueError):
-        return None
+    value = read_int(root, root.sys_path(rel), rel)
+    return None if isinstance(value, Unavailable) else value
 
 
 def read_topology(root: HostRoot, stat_cpus: frozenset[int] | None = None) -> Topology:
@@ -69,11 +65,11 @@ def read_topology(root: HostRoot, stat_cpus: frozenset[int] | None = None) -> To
     known = set(present or ()) | set(online)
     nodes: dict[int, frozenset[int]] = {}
     try:
-        node_dirs = os.listdir(root.sys_path("devices/system/node"))
+        node_dirs = root.listdir(root.sys_path("devices/system/node"))
     except OSError:
         node_dirs = []
     for d in node_dirs:
-        if d.startswith("node") and d[4:].isdigit():
+        if d.startswith("node") and d[4:].isascii() and d[4:].isdigit():
             cpus = _cpulist(root, f"devices/system/node/{d}/cpulist")
             if cpus is not None:
                 nodes[int(d[4:])] = cpus

@@ -48,7 +48,7 @@ def _named(root: HostRoot, comm: str) -> list[str]:
         return []
     found = []
     for entry in entries:
-        if not entry.isdigit():
+        if not (entry.isascii() and entry.isdigit()):
             continue
         try:
             name = root.read_proc(f"{entry}/comm").strip()

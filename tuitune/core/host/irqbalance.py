@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
 from tuitune.core.host.daemon import daemon_pids
 from tuitune.core.host.root import HostRoot
+from tuitune.core.values import Unavailable
 
 CONFIG_FILES = ("default/irqbalance", "sysconfig/irqbalance")
 
@@ -49,10 +50,10 @@ def read_irqbalance(root: HostRoot) -> IrqbalanceState:
     env: dict[str, str] = {}
     for rel in CONFIG_FILES:
         path = root.etc / rel
-        try:
-            env = _parse_env(path.read_text())
-        except OSError:
+        text = root.read_file(path, str(path))
+        if isinstance(text, Unavailable):
             continue
+        env = _parse_env(text)
         config_file = str(path)
         break
     banned: frozenset[int] = frozenset()

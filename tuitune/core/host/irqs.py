@@ -19,12 +19,14 @@ class IrqAffinity:
 
 
 def _list(root: HostRoot, irq: str, name: str) -> frozenset[int] | Unavailable:
-    return read_parsed(root.proc_path(f"irq/{irq}/{name}"), f"IRQ {irq} {name}", parse_cpulist)
+    return read_parsed(
+        root, root.proc_path(f"irq/{irq}/{name}"), f"IRQ {irq} {name}", parse_cpulist
+    )
 
 
 def read_irq_affinity(root: HostRoot, irq: str) -> IrqAffinity:
-    node = read_int(root.proc_path(f"irq/{irq}/node"), f"IRQ {irq} node")
-    hint = read_value(root.proc_path(f"irq/{irq}/affinity_hint"), "affinity_hint")
+    node = read_int(root, root.proc_path(f"irq/{irq}/node"), f"IRQ {irq} node")
+    hint = read_value(root, root.proc_path(f"irq/{irq}/affinity_hint"), "affinity_hint")
     return IrqAffinity(
         irq=irq,
         smp_affinity=_list(root, irq, "smp_affinity_list"),

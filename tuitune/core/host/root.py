@@ -1,7 +1,17 @@
-"""One root object for every kernel path, so tests and --root read a fixture tree instead."""
+"""One root object for every kernel path, so tests and --root read a fixture tree instead.
+
+Every read of a kernel file (or a recorded tree's file) goes through `read_kernel_file`: a
+refusal, a missing file, a directory or a loop where a file should be, bytes that are not
+UTF-8, a file larger than its bound, or a link out of a --root tree all become an
+`Unavailable`. A --root tree is another user's: it may hold links to root-only files, FIFOs,
+devices or endless files, and tuitune reads it as root.
+"""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,13 +21,107 @@ from tuitune.core.values import Unavailable, from_oserror
 
 T = TypeVar("T")
 
+# A one-value file (a sysfs attribute is one page, a sysctl a few bytes; a cpulist of 8192
+# CPUs a few KB). Text beyond this is not a kernel value.
+SMALL_FILE = 1 << 20
+# /proc/interrupts is 13 MB on a 1152-CPU host; this leaves room for about 5000 CPUs. A bigger
+# file in a --root tree is refused rather than read into memory.
+BIG_FILE = 64 << 20
+
+
+class KernelFileError(OSError):
+    """A kernel file that could not be read for a reason other than the kernel's own errno
+    (not UTF-8, too large, a link out of the tree). An OSError, so that callers which already
+    treat a refusal as a state treat this one the same way."""
+
+    def __init__(self, state: Unavailable) -> None:
+        super().__init__(errno.EIO, state.reason)
+        self.state = state
+
+
+def _inside(real: str, jail: str) -> bool:
+    return real == jail or real.startswith(jail.rstrip("/") + "/")
+
+
+def open_in_tree(path: Path, flags: int, jail: str | None, what: str) -> int:
+    """os.open(path, flags), except that inside a --root tree (`jail`, a resolved directory)
+    the file must be a regular file that is really inside the tree.
+
+    The path is resolved once with O_PATH, which opens nothing for I/O (no driver's open()
+    runs: a link to a device or a FIFO has no effect), the resolved file is checked, and that
+    same inode is then reopened through /proc/self/fd: no second walk for a racing rename or
+    a swapped link to change."""
+    if jail is None:
+        return os.open(path, flags | os.O_CLOEXEC)
+    # O_NOFOLLOW asked for: a link as the last part is then refused below (not a regular file).
+    pfd = os.open(path, os.O_PATH | os.O_CLOEXEC | (flags & os.O_NOFOLLOW))
+    try:
+        real = os.readlink(f"/proc/self/fd/{pfd}")
+        if not _inside(real, jail):
+            raise KernelFileError(
+                Unavailable("error", f"{what}: a link out of the host tree, not followed")
+            )
+        mode = os.fstat(pfd).st_mode
+        want_dir = bool(flags & os.O_DIRECTORY)
+        if want_dir and not stat.S_ISDIR(mode):
+            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        if not want_dir and not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise KernelFileError(Unavailable("error", f"{what}: {kind}, not read"))
+        return os.open(f"/proc/self/fd/{pfd}", (flags & ~os.O_NOFOLLOW) | os.O_CLOEXEC)
+    finally:
+        os.close(pfd)
+
+
+def read_text(path: Path, what: str, limit: int = SMALL_FILE, jail: str | None = None) -> str:
+    """The text of one kernel file, at most `limit` bytes; raises OSError (KernelFileError
+    for what is not an errno). Prefer read_kernel_file, which returns a state instead."""
+    fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
+    too_big = KernelFileError(Unavailable("error", f"{what}: larger than {_size(limit)}, not read"))
+    try:
+        if os.fstat(fd).st_size > limit:  # a tree's file says so at once
+            raise too_big
+        chunks: list[bytes] = []
+        total = 0
+        # /proc files report size 0: read until EOF, one byte past the bound to know it is over.
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise too_big
+    finally:
+        os.close(fd)
+    try:
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise KernelFileError(Unavailable("error", f"{what}: not UTF-8 text, not read")) from None
+    # As Path.read_text() did: the kernel never writes \r, a copied capture might.
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def read_kernel_file(
+    path: Path, what: str, limit: int = SMALL_FILE, jail: str | None = None
+) -> str | Unavailable:
+    """Read a kernel file; every failure is an Unavailable state, never an exception."""
+    try:
+        return read_text(path, what, limit, jail)
+    except KernelFileError as exc:
+        return exc.state
+    except OSError as exc:
+        return from_oserror(exc, what)
+
 
 @dataclass(frozen=True, slots=True)
 class HostRoot:
     """Where /proc and /sys are, and which network namespace (if any) the host layer reads.
 
     With a fixture tree, `proc` and `sys` point into it; `live` is False there so that nothing
-    tries netlink or ioctl against this machine's kernel on behalf of a recorded host.
+    tries netlink or ioctl against this machine's kernel on behalf of a recorded host, and
+    `jail` (the tree, resolved) keeps every read inside it.
     """
 
     proc: Path = Path("/proc")
@@ -25,11 +129,13 @@ class HostRoot:
     netns: str | None = None
     live: bool = True
     etc: Path = Path("/etc")
+    jail: str | None = None  # a --root tree: no read follows a link out of it
 
     @classmethod
     def fixture(cls, tree: Path) -> HostRoot:
         """A recorded host: `tree/proc` and `tree/sys`, read-only, no netlink."""
-        return cls(proc=tree / "proc", sys=tree / "sys", live=False, etc=tree / "etc")
+        real = os.path.realpath(tree)
+        return cls(proc=tree / "proc", sys=tree / "sys", live=False, etc=tree / "etc", jail=real)
 
     def proc_path(self, rel: str) -> Path:
         return self.proc / rel
@@ -37,29 +143,55 @@ class HostRoot:
     def sys_path(self, rel: str) -> Path:
         return self.sys / rel
 
-    def read_proc(self, rel: str) -> str:
-        return (self.proc / rel).read_text()
-
-    def read_net(self, rel: str) -> str:
+    def _net_rel(self, rel: str) -> str:
         """/proc/net/REL as the calling thread sees it. /proc/net is /proc/self/net, the main
         thread's namespace; the kernel thread of a --netns host must read thread-self."""
-        return self.read_proc(f"thread-self/net/{rel}" if self.live else f"net/{rel}")
+        return f"thread-self/net/{rel}" if self.live else f"net/{rel}"
 
-    def read_sys(self, rel: str) -> str:
-        return (self.sys / rel).read_text()
+    # -- reads that return a state (the host layer's) ----------------------------------------
+    def read_file(self, path: Path, what: str, limit: int = SMALL_FILE) -> str | Unavailable:
+        return read_kernel_file(path, what, limit, self.jail)
+
+    def proc_text(self, rel: str, limit: int = SMALL_FILE) -> str | Unavailable:
+        return self.read_file(self.proc / rel, f"/proc/{rel}", limit)
+
+    def net_text(self, rel: str, limit: int = SMALL_FILE) -> str | Unavailable:
+        return self.read_file(self.proc / self._net_rel(rel), f"/proc/net/{rel}", limit)
+
+    def sys_text(self, rel: str, limit: int = SMALL_FILE) -> str | Unavailable:
+        return self.read_file(self.sys / rel, f"/sys/{rel}", limit)
+
+    # -- reads that raise OSError (KernelFileError included) ----------------------------------
+    def read_proc(self, rel: str, limit: int = BIG_FILE) -> str:
+        return read_text(self.proc / rel, f"/proc/{rel}", limit, self.jail)
+
+    def read_net(self, rel: str, limit: int = BIG_FILE) -> str:
+        return read_text(self.proc / self._net_rel(rel), f"/proc/net/{rel}", limit, self.jail)
+
+    def read_sys(self, rel: str, limit: int = SMALL_FILE) -> str:
+        return read_text(self.sys / rel, f"/sys/{rel}", limit, self.jail)
+
+    def listdir(self, path: Path) -> list[str]:
+        """The names in a directory (raises OSError); inside the tree, as for reads."""
+        fd = open_in_tree(path, os.O_RDONLY | os.O_DIRECTORY, self.jail, str(path))
+        try:
+            return os.listdir(fd)
+        finally:
+            os.close(fd)
 
 
-def read_value(path: Path, what: str) -> str | Unavailable:
+def read_value(root: HostRoot, path: Path, what: str) -> str | Unavailable:
     """Read a one-value kernel file; a refusal becomes an Unavailable state."""
-    try:
-        return path.read_text().strip()
-    except OSError as exc:
-        return from_oserror(exc, what)
+    text = root.read_file(path, what)
+    return text if isinstance(text, Unavailable) else text.strip()
 
 
-def read_parsed(path: Path, what: str, parse: Callable[[str], T]) -> T | Unavailable:
-    """Read a one-value kernel file and parse it; a refusal or a malformed value is a state."""
-    text = read_value(path, what)
+def read_parsed(
+    root: HostRoot, path: Path, what: str, parse: Callable[[str], T]
+) -> T | Unavailable:
+    """Read a one-value kernel file and parse it; a refusal or a malformed value is a state.
+    `parse` raises ValueError (CpuListError is one) for text it cannot read."""
+    text = read_value(root, path, what)
     if isinstance(text, Unavailable):
         return text
     try:
@@ -68,11 +200,13 @@ def read_parsed(path: Path, what: str, parse: Callable[[str], T]) -> T | Unavail
         return Unavailable("error", f"{what}: {exc}")
 
 
-def read_int(path: Path, what: str) -> int | Unavailable:
-    text = read_value(path, what)
+def read_int(root: HostRoot, path: Path, what: str) -> int | Unavailable:
+    text = read_value(root, path, what)
     if isinstance(text, Unavailable):
         return text
-    try:
-        return int(text)
-    except ValueError:
-        return Unavailable("error", f"{what}: unexpected value {text!r}")
+    digits = text[1:] if text.startswith("-") else text
+    # ASCII digits, and few: int() also takes other scripts' digits, and raises ValueError
+    # past 4300 of them; neither is a kernel number.
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 40:
+        return Unavailable("error", f"{what}: unexpected value {text[:40]!r}")
+    return int(text)

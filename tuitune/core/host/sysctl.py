@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.values import Unavailable, from_oserror
+from tuitune.core.values import Unavailable
 
 
 def sysctl_path(key: str) -> str:
@@ -12,11 +12,10 @@ def sysctl_path(key: str) -> str:
 
 
 def read_sysctl(root: HostRoot, key: str) -> str | Unavailable:
-    try:
-        text = root.read_proc(sysctl_path(key))
-    except FileNotFoundError:
-        return Unavailable("missing", f"{key}: not on this kernel")
-    except OSError as exc:
-        return from_oserror(exc, key)
+    text = root.read_file(root.proc_path(sysctl_path(key)), key)
+    if isinstance(text, Unavailable):
+        if text.kind == "missing":
+            return Unavailable("missing", f"{key}: not on this kernel")
+        return text
     # The kernel separates triples with tabs; one space reads the same and exports cleanly.
     return " ".join(text.split())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -41,7 +42,7 @@ from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.netdev import read_placement, read_queues
 from tuitune.core.host.netns import KernelThread
-from tuitune.core.host.root import HostRoot, read_int, read_value
+from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree, read_int, read_value
 from tuitune.core.host.sysctl import read_sysctl, sysctl_path
 from tuitune.core.session import validate as v
 from tuitune.core.session.outcome import Effect
@@ -122,10 +123,11 @@ GroupRead = Values | Unavailable
 FileWriter = Callable[[Path, str], None]
 
 
-def write_file(path: Path, text: str) -> None:
+def write_file(path: Path, text: str, jail: str | None = None) -> None:
     """One write(2) of a /proc or /sys value (or a fixture tree's file): the kernel's answer
-    comes back as the OSError of that write. Never creates a file."""
-    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW)
+    comes back as the OSError of that write. Never creates a file. In a --root tree (`jail`)
+    the file must be inside the tree: a linked directory never leads the write out of it."""
+    fd = open_in_tree(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW, jail, str(path))
     try:
         os.write(fd, text.encode() + b"\n")
     finally:
@@ -135,6 +137,8 @@ def write_file(path: Path, text: str) -> None:
 def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
     """A kernel's errno on a write, in plain words."""
     code, label = exc.errno, key.label
+    if isinstance(exc, KernelFileError):  # not the kernel's answer: the tree's file was refused
+        return Unavailable(exc.state.kind, f"{label}: {exc.state.reason}")
     shown = f" {value}" if value is not None else ""
     if code == errno.EIO and key.kind == "irq_affinity":
         return Unavailable(
@@ -220,7 +224,7 @@ class HostAccess:
         self._call: Callable[..., Any] = call
         self._ethtool_factory = ethtool or (Ethtool if root.live else None)
         self._ethtool: dict[str, EthtoolLike] = {}
-        self._writer = writer or write_file
+        self._writer = writer or functools.partial(write_file, jail=root.jail)
         self._ipr: Any | None = None
         # IRQ -> its queue names, kept for the length of one read_many (None: not read yet,
         # {}: not inside read_many). Kernel thread only.
@@ -360,7 +364,7 @@ class HostAccess:
         """(online, present) CPUs of the host (see _possible for the bound of a typed list)."""
 
         def one(name: str) -> frozenset[int]:
-            text = read_value(self.root.sys_path(f"devices/system/cpu/{name}"), name)
+            text = read_value(self.root, self.root.sys_path(f"devices/system/cpu/{name}"), name)
             try:
                 return parse_cpulist(text) if isinstance(text, str) else frozenset()
             except CpuListError:
@@ -491,10 +495,12 @@ class HostAccess:
                 "index": int(msg["index"]),
             }
         base = f"class/net/{ifname}"
-        mtu = read_int(self.root.sys_path(f"{base}/mtu"), f"{ifname} mtu")
+        mtu = read_int(self.root, self.root.sys_path(f"{base}/mtu"), f"{ifname} mtu")
         if isinstance(mtu, Unavailable):
             return mtu
-        txq = read_int(self.root.sys_path(f"{base}/tx_queue_len"), f"{ifname} txqueuelen")
+        txq = read_int(
+            self.root, self.root.sys_path(f"{base}/tx_queue_len"), f"{ifname} txqueuelen"
+        )
         return {
             "mtu": mtu,
             "min_mtu": None,
@@ -555,7 +561,7 @@ class HostAccess:
             irq = self._irq_number(key)
         except WriteRefused as exc:
             return exc.state
-        text = read_value(self.root.proc_path(f"irq/{irq}/smp_affinity_list"), key.label)
+        text = read_value(self.root, self.root.proc_path(f"irq/{irq}/smp_affinity_list"), key.label)
         if isinstance(text, Unavailable):
             return text
         try:

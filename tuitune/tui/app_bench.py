@@ -186,7 +186,7 @@ class BenchController:
     def _capture(self, ifname: str) -> tuple[dict[str, str], str]:
         """The settings the run runs with (worker thread)."""
         try:
-            return capture(self.app.editor.access(), ifname), ""
+            return capture(self.app.session.access(), ifname), ""
         except Exception as exc:  # a reading problem must not stop the benchmark
             return {}, f"settings not read ({exc})"
 

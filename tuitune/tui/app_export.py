@@ -41,12 +41,12 @@ class Exporter:
 
     def load(self, ifname: str) -> Preview | str:
         """Worker thread: the preview, from the journal `tuitune export` reads too."""
-        editor = self.app.editor
+        session = self.app.session
         try:
-            # The editor's access (made on first use, shared with its journal): the app's way
+            # The session's access (made on first use, shared with its journal): the app's way
             # to reach the host, which tests inject.
-            access = editor.access()
-            return prepare(access, editor.journal_dir, ifname, dest_root=self.export_root)
+            access = session.access()
+            return prepare(access, session.journal_dir, ifname, dest_root=self.export_root)
         except JournalError as exc:
             return f"cannot read the change journal: {exc}"
         except NetnsError as exc:

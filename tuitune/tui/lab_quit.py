@@ -37,10 +37,8 @@ def ask_remove_lab(
 
     def job() -> None:
         try:
-            journal = app.editor.journal
-            if journal is not None:
-                # Its namespace is about to go: nothing will be left to restore.
-                journal.close(keep=True)
+            # Its namespace is about to go: nothing will be left to restore.
+            app.session.forget()
             take_down(lab)
         except (LabError, JournalError, OSError) as exc:
             app.call_from_thread(app.notify_line, f"could not remove the lab: {exc}", True)

@@ -782,7 +782,8 @@ class TuituneApp(App[int]):
 
     async def action_quit(self) -> None:
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
-            ask_remove_lab(self, self.lab, lambda: self.editor.quit(self.exit), self.lab_down)
+            quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
+            ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)
             return
         self.editor.quit(self.exit)
 

@@ -207,8 +207,12 @@ class TuituneApp(App[int]):
                 reader.root, reader.root.live if editable is None else editable
             ),
         )
+        self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
-        self.app_bench = BenchController(self, notebook_path=notebook_path)  # B, N, X
+        # B, N, X
+        self.app_bench = BenchController(
+            self, self.bench_strip, notebook_path=notebook_path, lab=lab
+        )
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
 
     # -- setup ---------------------------------------------------------------------------
@@ -238,7 +242,7 @@ class TuituneApp(App[int]):
             for name in ("cpus", "nic", "irqs", "sysctls"):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
-        yield BenchStrip(id="bench-strip")
+        yield self.bench_strip
         yield Footer()
 
     def on_mount(self) -> None:
@@ -279,6 +283,8 @@ class TuituneApp(App[int]):
 
     def _on_theme(self) -> None:
         self.palette = Palette.from_variables(self.get_css_variables())
+        self.bench_strip.look = self.look()
+        self.bench_strip.redraw()
         if self.sample is not None:
             self._redraw()
 
@@ -309,6 +315,15 @@ class TuituneApp(App[int]):
 
     def on_editor_trial_started(self, message: Editor.TrialStarted) -> None:
         self._countdown.resume()
+
+    def on_bench_controller_event(self, message: BenchController.Event) -> None:
+        self.app_bench.on_message(message)
+
+    def on_bench_controller_ended(self, message: BenchController.Ended) -> None:
+        self.app_bench.on_message(message)
+
+    def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
+        self.app_bench.on_message(message)
 
     # -- sampling --------------------------------------------------------------------------
     def _deliver(self, sample: Sample) -> None:

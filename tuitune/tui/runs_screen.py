@@ -13,7 +13,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -28,11 +28,9 @@ from tuitune.core.bench.model import Run
 from tuitune.core.bench.notebook import Notebook, RunRow, Spread, compare, to_csv, to_markdown
 from tuitune.core.bench.settings import diff
 from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.look import DEFAULT_LOOK, Look
 from tuitune.tui.palette import DEFAULT_PALETTE, Palette
 from tuitune.tui.rowview import CellValue, Column, Row, RowView
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
 
 COLUMNS = [
     Column("", 4),  # "base" or the mark of a run picked for compare
@@ -205,16 +203,13 @@ class RunsScreen(ModalScreen[None]):
     RunsScreen #runs-keys { height: auto; color: $text-muted; }
     """
 
-    def __init__(self, notebook: Notebook) -> None:
+    def __init__(self, notebook: Notebook, look: Look = DEFAULT_LOOK) -> None:
         super().__init__()
         self.notebook = notebook
+        self.look = look
         self.rows: list[RunRow] = []
         self.marked: list[str] = []
         self.status = ""
-
-    @property
-    def tapp(self) -> TuituneApp:
-        return cast("TuituneApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -235,7 +230,7 @@ class RunsScreen(ModalScreen[None]):
             )
 
     def on_mount(self) -> None:
-        self.set_class(self.tapp.ascii, "-ascii")
+        self.set_class(self.look.ascii, "-ascii")
         view = self.query_one(RunsList)
         view.empty_text = (
             f"no runs yet in {self.notebook.path}: B runs a benchmark, and every run lands here"
@@ -255,15 +250,15 @@ class RunsScreen(ModalScreen[None]):
             self.say(f"cannot read {self.notebook.path}: {exc.strerror or exc}", True)
         groups = {r.group for r in self.rows}
         self.marked = [m for m in self.marked if m in groups]
-        app = self.tapp
-        self.view.set_rows(runs_rows(self.rows, self.marked, app.glyphs, app.palette))
+        look = self.look
+        self.view.set_rows(runs_rows(self.rows, self.marked, look.glyphs, look.palette))
         if self.notebook.skipped:
             self.say(f"{self.notebook.skipped} unreadable line(s) in the notebook skipped", True)
         self._detail()
 
     def say(self, text: str, warn: bool = False) -> None:
         self.status = text
-        style = self.tapp.palette.warn if warn else Style()
+        style = self.look.palette.warn if warn else Style()
         self.query_one("#runs-status", Static).update(Text(text, style=style))
 
     def cursor(self) -> RunRow | None:
@@ -302,8 +297,8 @@ class RunsScreen(ModalScreen[None]):
             self.marked.remove(row.group)
         else:
             self.marked = [*self.marked, row.group][-2:]  # a third mark replaces the oldest
-        app = self.tapp
-        self.view.set_rows(runs_rows(self.rows, self.marked, app.glyphs, app.palette))
+        look = self.look
+        self.view.set_rows(runs_rows(self.rows, self.marked, look.glyphs, look.palette))
         self.view.action_cursor(1)
         n = len(self.marked)
         self.say(
@@ -331,15 +326,16 @@ class RunsScreen(ModalScreen[None]):
         if run_a is None or run_b is None:
             self.say("that run is gone from the notebook", True)
             return
-        app = self.tapp
-        rows = compare_rows(run_a, run_b, app.palette)
+        rows = compare_rows(run_a, run_b, self.look.palette)
         sizes = {r.group: r.repeats for r in self.rows}
         notes = [
             f"{g} is the first of {sizes[g]} repeats (the runs table shows their median)"
             for g in (a, b)
             if sizes.get(g, 1) > 1
         ]
-        self.app.push_screen(CompareScreen(run_a.id, run_b.id, rows, "; ".join(notes)))
+        self.app.push_screen(
+            CompareScreen(run_a.id, run_b.id, rows, "; ".join(notes), ascii=self.look.ascii)
+        )
 
     def action_markdown(self) -> None:
         self._write(".md", to_markdown(self.rows), "Markdown")
@@ -393,8 +389,11 @@ class CompareScreen(ModalScreen[None]):
     CompareScreen .hint { color: $text-muted; height: auto; }
     """
 
-    def __init__(self, a: str, b: str, rows: list[Row], note: str = "") -> None:
+    def __init__(
+        self, a: str, b: str, rows: list[Row], note: str = "", *, ascii: bool = False
+    ) -> None:
         super().__init__()
+        self.ascii = ascii
         self.a, self.b = a, b
         self.rows = rows
         self.note = note
@@ -412,7 +411,7 @@ class CompareScreen(ModalScreen[None]):
             yield Static("Esc: back to the runs   arrows, PgUp/PgDn: scroll", classes="hint")
 
     def on_mount(self) -> None:
-        self.set_class(bool(getattr(self.app, "ascii", False)), "-ascii")
+        self.set_class(self.ascii, "-ascii")
         view = self.query_one(RowView)
         view.set_rows(self.rows)
         view.focus()

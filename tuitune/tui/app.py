@@ -95,20 +95,15 @@ class TuituneApp(App[int]):
     #header { height: auto; max-height: 6; padding: 0 1; }
     #tabbar { height: 1; display: none; }
     #body { height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 1fr; }
-    .panel { border: round $primary 50%; border-title-color: $text-muted; }
-    .panel:focus-within { border: round $accent; border-title-color: $accent; }
+    .panel { border: $tt-border $primary 50%; border-title-color: $text-muted; }
+    .panel:focus-within { border: $tt-border $accent; border-title-color: $accent; }
     #heatmap { display: none; margin-bottom: 1; }
     #filter { dock: bottom; display: none; height: 1; border: none; padding: 0 1; }
     TuituneApp.-tabs #tabbar { display: block; }
     TuituneApp.-tabs #body { layout: vertical; }
     TuituneApp.-tabs .panel { display: none; }
     TuituneApp.-tabs .panel.-active { display: block; }
-    TuituneApp.-ascii .panel { border: ascii $primary 50%; }
-    TuituneApp.-ascii .panel:focus-within { border: ascii $accent; }
-    TuituneApp.-ascii TextScreen > Vertical, TuituneApp.-ascii PickerScreen > Vertical,
-    TuituneApp.-ascii EditorScreen > Vertical, TuituneApp.-ascii ChoiceScreen > Vertical {
-        border: ascii $accent;
-    }
+    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. */
     TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -224,6 +219,13 @@ class TuituneApp(App[int]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
+
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        # The one border type of every box tuitune draws (panels, screens): the console font
+        # has no rounded corners. Not from the theme: it follows the terminal, not the colours.
+        variables["tt-border"] = "ascii" if self.ascii else "round"
+        return variables
 
     def get_driver_class(self) -> type[Driver]:
         # The stock Linux driver polls for keys ten times a second; ours waits (driver.py).

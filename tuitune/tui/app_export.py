@@ -34,7 +34,7 @@ class Exporter:
         title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
         look = shell.look()
         shell.push_screen(
-            ExportScreen(title, lambda: self.load(ifname), self.install, look.palette, look.ascii)
+            ExportScreen(title, lambda: self.load(ifname), self.install, look.palette)
         )
 
     def load(self, ifname: str) -> Preview | str:

@@ -195,9 +195,8 @@ class RunsScreen(ModalScreen[None]):
     RunsScreen { align: center middle; }
     RunsScreen > Vertical {
         width: 100%; height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
-    RunsScreen.-ascii > Vertical { border: ascii $accent; }
     RunsScreen #runs-detail { height: 2; color: $text-muted; }
     RunsScreen #runs-status { height: auto; max-height: 2; }
     RunsScreen #runs-keys { height: auto; color: $text-muted; }
@@ -230,7 +229,6 @@ class RunsScreen(ModalScreen[None]):
             )
 
     def on_mount(self) -> None:
-        self.set_class(self.look.ascii, "-ascii")
         view = self.query_one(RunsList)
         view.empty_text = (
             f"no runs yet in {self.notebook.path}: B runs a benchmark, and every run lands here"
@@ -333,9 +331,7 @@ class RunsScreen(ModalScreen[None]):
             for g in (a, b)
             if sizes.get(g, 1) > 1
         ]
-        self.app.push_screen(
-            CompareScreen(run_a.id, run_b.id, rows, "; ".join(notes), ascii=self.look.ascii)
-        )
+        self.app.push_screen(CompareScreen(run_a.id, run_b.id, rows, "; ".join(notes)))
 
     def action_markdown(self) -> None:
         self._write(".md", to_markdown(self.rows), "Markdown")
@@ -383,17 +379,13 @@ class CompareScreen(ModalScreen[None]):
     CompareScreen { align: center middle; }
     CompareScreen > Vertical {
         width: 100%; height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
-    CompareScreen.-ascii > Vertical { border: ascii $accent; }
     CompareScreen .hint { color: $text-muted; height: auto; }
     """
 
-    def __init__(
-        self, a: str, b: str, rows: list[Row], note: str = "", *, ascii: bool = False
-    ) -> None:
+    def __init__(self, a: str, b: str, rows: list[Row], note: str = "") -> None:
         super().__init__()
-        self.ascii = ascii
         self.a, self.b = a, b
         self.rows = rows
         self.note = note
@@ -411,7 +403,6 @@ class CompareScreen(ModalScreen[None]):
             yield Static("Esc: back to the runs   arrows, PgUp/PgDn: scroll", classes="hint")
 
     def on_mount(self) -> None:
-        self.set_class(self.ascii, "-ascii")
         view = self.query_one(RowView)
         view.set_rows(self.rows)
         view.focus()

@@ -143,7 +143,7 @@ def _list(directory: Path) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from tuitune.core.host.netns import NetnsError
-    from tuitune.core.session import HostAccess, Journal, JournalError
+    from tuitune.core.session import JournalError, Session
     from tuitune.core.session.journal_file import host_id, journal_exists, journal_path, lock_holder
 
     directory: Path = args.journal_dir
@@ -168,29 +168,30 @@ def cmd_restore(args: argparse.Namespace) -> int:
             f"tuitune (pid {holder}) is still running on {host}: quit it, it asks to keep or revert"
         )
         return EXIT_FAILED
+    # An original recorded from a namespace may be host-wide (the user agreed then).
+    session = Session(root, journal_dir=directory, host_writes=True)
     try:
-        # An original recorded from a namespace may be host-wide (the user agreed then).
-        access = HostAccess(root, host_writes=True)
+        session.access()
     except NetnsError as exc:
         _err(f"{exc}; the journal is kept: {path}")
         return EXIT_FAILED
-    with access:
+    with session:
         try:
-            journal = Journal.open(access, directory)
+            journal = session.open_journal()
         except JournalError as exc:
             _err(str(exc))
             return EXIT_FAILED
         if journal.discarded:
             print(journal.discarded)
         unreadable = journal.unreadable()
-        if not journal.originals():
-            journal.close(keep=True)
+        if not session.pending:
+            session.forget()
             if not unreadable:
                 print(f"nothing to restore for {host}")
                 return EXIT_OK
             outcomes = []
         else:
-            outcomes = journal.close(keep=False, force=args.force)
+            outcomes = session.restore(force=args.force)
     for out in outcomes:
         _print_outcome(out, "put back")
     if journal.degraded is not None:
@@ -218,7 +219,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.host.netdev import interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.names import ifname_problem
-    from tuitune.core.session import HostAccess, InvalidValue, Journal, JournalError, WriteRefused
+    from tuitune.core.session import InvalidValue, JournalError, Session, WriteRefused
     from tuitune.core.session.profile import ProfileError, load, resolve
     from tuitune.core.session.profile_model import one_line
 
@@ -236,12 +237,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
     if problem is not None:  # the file's name: checked before it is ever part of a path
         _err(f"{args.file}: {problem}")
         return EXIT_USAGE
+    session = Session(root, journal_dir=args.journal_dir, host_writes=args.host_wide)
     try:
-        access = HostAccess(root, host_writes=args.host_wide)
+        access = session.access()
     except NetnsError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    with access:
+    with session:
         if profile.needs_interface and ifname and not access.run(interface_exists, root, ifname):
             known = ", ".join(access.run(list_interfaces, root)) or "none"
             _err(f"no interface {ifname!r}; interfaces here: {known}")
@@ -271,19 +273,19 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 print(f"would change {key.label}: {current[key]} -> {targets[key]}")
             return EXIT_OK
         try:
-            journal = Journal.open(access, args.journal_dir)
+            journal = session.open_journal()
         except JournalError as exc:
             _err(f"{exc}; nothing was changed")
             return EXIT_FAILED
         if journal.discarded:
             print(journal.discarded)
         try:
-            outcomes = journal.apply_all(changes)
+            outcomes = session.run(lambda j: j.apply_all(changes))
         except JournalError as exc:  # the journal could not be written: all put back
             _err(str(exc))
             return EXIT_FAILED
         finally:
-            journal.detach()  # the originals stay recorded for `tuitune restore`
+            session.release()  # the originals stay recorded for `tuitune restore`
     for out in outcomes:
         _print_outcome(out, "changed")
     if all(o.ok for o in outcomes):

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -28,7 +28,7 @@ from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
 from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.session import HostAccess
+from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui import glyphs as glyphs_mod
@@ -42,6 +42,7 @@ from tuitune.tui.export_screen import ExportScreen
 from tuitune.tui.header import HeaderData, header_text
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
+from tuitune.tui.look import Look
 from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
 from tuitune.tui.nicpanel import nic_rows
 from tuitune.tui.palette import Palette
@@ -56,6 +57,7 @@ from tuitune.tui.panels import (
 )
 from tuitune.tui.rowview import Column, Row, RowView, plain_text
 from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
+from tuitune.tui.shell import Selection
 from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.sysctlpanel import help_summary, help_text, sysctl_rows
 from tuitune.tui.themes import (
@@ -67,12 +69,7 @@ from tuitune.tui.themes import (
 
 # Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
 WIDE_MIN = (150, 40)
-
-
-class SampleReady(Message):
-    def __init__(self, sample: Sample) -> None:
-        super().__init__()
-        self.sample = sample
+T = TypeVar("T")
 
 
 @dataclass
@@ -81,6 +78,16 @@ class Baseline:
 
 
 class TuituneApp(App[int]):
+    """The live screen. It is the `Shell` (tui/shell.py) its controllers see: the editor, the
+    benchmark and the export get `self` typed as that Protocol, and post messages up."""
+
+    class SampleReady(Message):
+        """A sample from the Sampler's thread."""
+
+        def __init__(self, sample: Sample) -> None:
+            super().__init__()
+            self.sample = sample
+
     TITLE = "tuitune"
     ENABLE_COMMAND_PALETTE = False  # every action has its own key; ^p would only confuse
     CSS = """
@@ -88,20 +95,15 @@ class TuituneApp(App[int]):
     #header { height: auto; max-height: 6; padding: 0 1; }
     #tabbar { height: 1; display: none; }
     #body { height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 1fr; }
-    .panel { border: round $primary 50%; border-title-color: $text-muted; }
-    .panel:focus-within { border: round $accent; border-title-color: $accent; }
+    .panel { border: $tt-border $primary 50%; border-title-color: $text-muted; }
+    .panel:focus-within { border: $tt-border $accent; border-title-color: $accent; }
     #heatmap { display: none; margin-bottom: 1; }
     #filter { dock: bottom; display: none; height: 1; border: none; padding: 0 1; }
     TuituneApp.-tabs #tabbar { display: block; }
     TuituneApp.-tabs #body { layout: vertical; }
     TuituneApp.-tabs .panel { display: none; }
     TuituneApp.-tabs .panel.-active { display: block; }
-    TuituneApp.-ascii .panel { border: ascii $primary 50%; }
-    TuituneApp.-ascii .panel:focus-within { border: ascii $accent; }
-    TuituneApp.-ascii TextScreen > Vertical, TuituneApp.-ascii PickerScreen > Vertical,
-    TuituneApp.-ascii EditorScreen > Vertical, TuituneApp.-ascii ChoiceScreen > Vertical {
-        border: ascii $accent;
-    }
+    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. */
     TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -188,14 +190,24 @@ class TuituneApp(App[int]):
         self._header_height = -1
         self.panels = make_panels()
         self._filter_target: RowView | None = None
-        self.editor = Editor(
-            self,
-            editable=reader.root.live if editable is None else editable,
+        # The host's change session; host_writes: in a namespace, the screen asks before each
+        # host-wide change (Editor._submit).
+        self.session = Session(
+            reader.root,
             journal_dir=journal_dir,
             access=access,
-            trial_seconds=trial_seconds,
+            call=reader.call,
+            host_writes=True,
+            read_only=read_only_reason(
+                reader.root, reader.root.live if editable is None else editable
+            ),
         )
-        self.app_bench = BenchController(self, notebook_path=notebook_path)  # B, N, X
+        self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
+        self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
+        # B, N, X
+        self.app_bench = BenchController(
+            self, self.bench_strip, notebook_path=notebook_path, lab=lab
+        )
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
 
     # -- setup ---------------------------------------------------------------------------
@@ -207,6 +219,13 @@ class TuituneApp(App[int]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
+
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        # The one border type of every box tuitune draws (panels, screens): the console font
+        # has no rounded corners. Not from the theme: it follows the terminal, not the colours.
+        variables["tt-border"] = "ascii" if self.ascii else "round"
+        return variables
 
     def get_driver_class(self) -> type[Driver]:
         # The stock Linux driver polls for keys ten times a second; ours waits (driver.py).
@@ -225,7 +244,7 @@ class TuituneApp(App[int]):
             for name in ("cpus", "nic", "irqs", "sysctls"):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
-        yield BenchStrip(id="bench-strip")
+        yield self.bench_strip
         yield Footer()
 
     def on_mount(self) -> None:
@@ -260,23 +279,59 @@ class TuituneApp(App[int]):
         else:
             self._countdown.pause()
 
-    def start_countdown(self) -> None:
-        self._countdown.resume()
-
     def on_unmount(self) -> None:
         self.sampler.stop()
         use_ascii_scrollbars(False)
 
     def _on_theme(self) -> None:
         self.palette = Palette.from_variables(self.get_css_variables())
+        self.bench_strip.look = self.look()
+        self.bench_strip.redraw()
         if self.sample is not None:
             self._redraw()
 
+    # -- the Shell its controllers see (tui/shell.py) ------------------------------------------
+    def selection(self) -> Selection:
+        view = self.panels[self.active].view
+        return Selection(self.ifname, self.nic, self.host, view.cursor_key)
+
+    def look(self) -> Look:
+        return Look(self.glyphs, self.palette, self.ascii)
+
+    def in_thread(
+        self, work: Callable[[], T], then: Callable[[T], None] | None = None, *, group: str
+    ) -> None:
+        def job() -> None:
+            result = work()
+            if then is not None:
+                self.call_from_thread(self._then, then, result)
+
+        self.run_worker(job, thread=True, exit_on_error=False, group=group)
+
+    def _then(self, then: Callable[[T], None], result: T) -> None:
+        if self.is_running:  # a result that arrives while the app shuts down
+            then(result)
+
+    def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
+        self.sampler.refresh_state()
+
+    def on_editor_trial_started(self, message: Editor.TrialStarted) -> None:
+        self._countdown.resume()
+
+    def on_bench_controller_event(self, message: BenchController.Event) -> None:
+        self.app_bench.on_message(message)
+
+    def on_bench_controller_ended(self, message: BenchController.Ended) -> None:
+        self.app_bench.on_message(message)
+
+    def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
+        self.app_bench.on_message(message)
+
     # -- sampling --------------------------------------------------------------------------
     def _deliver(self, sample: Sample) -> None:
-        self.post_message(SampleReady(sample))  # from the sampler thread: thread-safe
+        self.post_message(TuituneApp.SampleReady(sample))  # from the sampler thread: thread-safe
 
-    def on_sample_ready(self, message: SampleReady) -> None:
+    def on_tuitune_app_sample_ready(self, message: TuituneApp.SampleReady) -> None:
         if not self.is_running:  # a sample that arrives while the app shuts down
             return
         s = message.sample
@@ -330,9 +385,9 @@ class TuituneApp(App[int]):
             cost_ms=s.cost * 1000 if s and self.show_cost else None,
             error=s.error if s else None,
             notice=self.notice,
-            read_only=self.editor.read_only,
+            read_only=self.session.read_only,
             trial=self._trial_text(),
-            changes=len(self.editor.journal.originals()) if self.editor.journal else 0,
+            changes=len(self.session.originals()),
             gone=bool(s and s.gone),
         )
         text = header_text(data, self.palette)
@@ -595,7 +650,7 @@ class TuituneApp(App[int]):
         note = plain_text(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
         summary = help_summary(row.key)
         short = short_name(row.key[8:]) if row.key.startswith("feature:") else ""
-        group = f"g: all of {short}." if short and not self.editor.read_only else ""
+        group = f"g: all of {short}." if short and not self.session.read_only else ""
         parts = ["Enter: more." if summary else "Enter: this row in full.", group, note, summary]
         return "  ".join(p for p in parts if p)
 
@@ -752,13 +807,14 @@ class TuituneApp(App[int]):
 
     async def action_quit(self) -> None:
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
-            ask_remove_lab(self, self.lab, lambda: self.editor.quit(self.exit), self.lab_down)
+            quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
+            ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)
             return
         self.editor.quit(self.exit)
 
     def on_irq_dropped(self, message: IrqDropped) -> None:
-        if self.editor.read_only:
-            self.notify_line(self.editor.read_only, True)
+        if self.session.read_only:
+            self.notify_line(self.session.read_only, True)
             return
         self.editor.set_irq(message.irq, str(message.cpu))
 
@@ -778,6 +834,6 @@ class TuituneApp(App[int]):
         typing = isinstance(self.focused, Input)
         if typing and action not in ("quit", "clear_filter", "next_panel"):
             return False
-        if action in EDIT_ACTIONS and self.editor.read_only:
+        if action in EDIT_ACTIONS and self.session.read_only:
             return None  # shown greyed out in the footer; the header says why
         return True

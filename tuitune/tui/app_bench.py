@@ -1,44 +1,77 @@
 """Benchmarks from the live screen: the form (B), the run in the bottom strip, the notebook
 (N). The app's side of tuitune.core.bench, like app_edit.py is the app's side of the journal.
 
-The runner calls back on its own thread: every event hops to the UI thread as a message to
-the strip (post_message is thread-safe and never blocks the runner). Reading the settings a
-run ran with (netlink, ethtool, dozens of files) and writing the notebook happen in thread
-workers, never on the event loop. While a repeat runs, each sample the app draws also feeds a
-LoadTracker, so the result keeps tuitune's own per-CPU peaks beside iperf3's numbers.
+The runner calls back on its own thread: every event goes up to the App as a typed message
+(`BenchController.Event`, then `Ended`; post_message is thread-safe and never blocks the
+runner, and one queue keeps them in order), and the App hands it back to `on_message` here.
+Reading the settings a run ran with (netlink, ethtool, dozens of files) and writing the
+notebook happen in thread workers, never on the event loop. While a repeat runs, each sample
+the app draws also feeds a LoadTracker, so the result keeps tuitune's own per-CPU peaks
+beside iperf3's numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
 
 from tuitune.core.bench.iperf import find_iperf3
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
-from tuitune.core.bench.runner import BenchRunner, Finished, IntervalEvent, Started
+from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
 from tuitune.core.bench.settings import capture
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
+from tuitune.core.session import Session
 from tuitune.tui.bench_form import BenchFormScreen, FormDefaults
-from tuitune.tui.bench_view import STOP_KEY, BenchStrip, Hop, LiveRun
+from tuitune.tui.bench_view import STOP_KEY, BenchStrip, LiveRun
 from tuitune.tui.runs_screen import RunsScreen
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
+from tuitune.tui.shell import Shell
 
 
 class BenchController:
-    """Owned by TuituneApp (`app.app_bench`)."""
+    """The benchmark's side of the screen: `strip` is the App's BenchStrip, `lab` the lab of
+    `tuitune lab` (its peer is the default server)."""
 
-    def __init__(self, app: TuituneApp, *, notebook_path: Path | None = None) -> None:
-        self.app = app
+    class Event(Message):
+        """A runner event (Started, IntervalEvent, Finished), posted from the runner's thread."""
+
+        def __init__(self, event: BenchEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    class Ended(Message):
+        """`runner` has ended; posted after its last Event."""
+
+        def __init__(self, runner: BenchRunner) -> None:
+            super().__init__()
+            self.runner = runner
+
+    class Recorded(Message):
+        """The notebook writer's news: run `rid` is in `path`, or `problem` says why not."""
+
+        def __init__(self, rid: str = "", path: str = "", problem: str = "") -> None:
+            super().__init__()
+            self.rid, self.path, self.problem = rid, path, problem
+
+    def __init__(
+        self,
+        shell: Shell,
+        strip: BenchStrip,
+        *,
+        notebook_path: Path | None = None,
+        lab: Lab | None = None,
+    ) -> None:
+        self.shell = shell
+        self.session: Session = shell.session
+        self.lab = lab
         self.notebook_path = notebook_path  # None: the default file of the watched interface
         self.command: Sequence[str] | None = None  # tests: replay a recorded iperf3 output
         self.runner: BenchRunner | None = None
@@ -50,7 +83,8 @@ class BenchController:
         self._started = ""
         self._ifname = ""  # the interface and notebook of the request under way: picking
         self._notebook: Notebook | None = None  # another interface mid-run changes neither
-        self._strip: BenchStrip | None = None
+        self._strip = strip
+        strip.on_stop = self.stop  # the app is leaving: stop iperf3
         # Notebook writes, one at a time and in order: a later repeat names the first's id
         # as its group, so it must not be written before it.
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tuitune-notebook")
@@ -58,39 +92,33 @@ class BenchController:
 
     # -- pieces ------------------------------------------------------------------------------
     def strip(self) -> BenchStrip:
-        if self._strip is None:
-            self._strip = self.app.query_one(BenchStrip)
-            self._strip.on_stop = self.stop
         return self._strip
 
     def notebook(self) -> Notebook:
         if self.notebook_path is not None:
             return Notebook(self.notebook_path)
-        netns = self.app.reader.root.netns
-        return Notebook(Notebook.default_path(self.app.ifname or "none", netns=netns))
+        netns = self.session.root.netns
+        ifname = self.shell.selection().ifname
+        return Notebook(Notebook.default_path(ifname or "none", netns=netns))
 
     @property
     def running(self) -> bool:
         return self.runner is not None
 
-    def _lab(self) -> Any:
-        return getattr(self.app, "lab", None)
-
     def _server_hint(self) -> str | None:
         """The exact command that starts the lab's server, for a "refused" error."""
-        lab = self._lab()
+        lab = self.lab
         if lab is None:
             return None
-        port = getattr(lab, "port", 5201)
-        return f"ip netns exec {lab.peer_netns} iperf3 -s -B {lab.peer_addr} -p {port} -D"
+        return f"ip netns exec {lab.peer_netns} iperf3 -s -B {lab.peer_addr} -p {lab.port} -D"
 
     # -- B: the form -------------------------------------------------------------------------
     def open_form(self) -> None:
-        app = self.app
+        app = self.shell
         if self.running:
             app.notify_line(f"a benchmark is running: {STOP_KEY} stops it", True)
             return
-        if app.ifname is None:
+        if app.selection().ifname is None:
             app.notify_line("pick an interface first (n): the notebook is kept per interface", True)
             return
         app.push_screen(BenchFormScreen(self.defaults()), self._submitted)
@@ -98,7 +126,8 @@ class BenchController:
     def defaults(self) -> FormDefaults:
         """The last request of this session, else the notebook's last, else iperf3's defaults;
         the lab's peer whenever a lab is set."""
-        app = self.app
+        sel = self.shell.selection()
+        root = self.session.root
         spec = self.last_spec
         if spec is None:
             try:
@@ -106,16 +135,16 @@ class BenchController:
             except (OSError, ValueError):
                 runs = []
             spec = runs[-1].spec if runs else BenchSpec(peer="")
-        lab = self._lab()
+        lab = self.lab
         peer_hint = "a host running `iperf3 -s` (start it there first)"
         server_online = None
         if lab is not None:
-            spec = replace(spec, peer=lab.peer_addr, port=getattr(lab, "port", spec.port))
+            spec = replace(spec, peer=lab.peer_addr, port=lab.port)
             peer_hint = f"the lab's peer {lab.peer_addr} (its iperf3 server runs already)"
-        online = app.host.topology.online if app.host is not None else None
+        online = sel.host.topology.online if sel.host is not None else None
         if lab is not None:
             server_online = online  # the lab's peer is this machine
-        netns = app.reader.root.netns
+        netns = root.netns
         spec = replace(spec, netns=netns)
         notes = []
         if lab is not None:
@@ -124,7 +153,7 @@ class BenchController:
             )
         if self.command is None and find_iperf3() is None:
             notes.append("iperf3 is not installed here: apt install iperf3")
-        if not app.reader.root.live:
+        if not root.live:
             notes.append("a recorded host tree: the run measures this machine, not that host")
         return FormDefaults(
             spec=spec,
@@ -139,7 +168,8 @@ class BenchController:
     def _cpu_hint(self) -> str:
         """Where the NIC's interrupts land, so the user can pin iperf3 elsewhere (the seeds'
         lever: the application on the IRQ's core starves its softirq)."""
-        nic, ifname = self.app.nic, self.app.ifname
+        sel = self.shell.selection()
+        nic, ifname = sel.nic, sel.ifname
         pin = "iperf3 -A client,server pins them"
         if nic is None or not nic.irqs:
             return f"{ifname} has no IRQs of its own; {pin}"
@@ -162,12 +192,11 @@ class BenchController:
 
     # -- a run -----------------------------------------------------------------------------
     def start(self, spec: BenchSpec) -> None:
-        app = self.app
         self.last_spec = spec
         self.live = LiveRun(spec)
         self.recorded = []
         self._group = ""
-        self._ifname = app.ifname or ""
+        self._ifname = self.shell.selection().ifname or ""
         self._notebook = self.notebook()
         self.strip().show_run(self.live)
         # A placeholder, so B refuses a second run while the settings are read.
@@ -176,17 +205,16 @@ class BenchController:
         )
         runner = self.runner
         ifname = self._ifname
-
-        def job() -> None:
-            settings, problem = self._capture(ifname)
-            self._hop(partial(self._go, runner, settings, problem))
-
-        app.run_worker(job, thread=True, exit_on_error=False, group="bench")
+        self.shell.in_thread(
+            lambda: self._capture(ifname),
+            lambda got: self._go(runner, *got),
+            group="bench",
+        )
 
     def _capture(self, ifname: str) -> tuple[dict[str, str], str]:
         """The settings the run runs with (worker thread)."""
         try:
-            return capture(self.app.editor.access(), ifname), ""
+            return capture(self.session.access(), ifname), ""
         except Exception as exc:  # a reading problem must not stop the benchmark
             return {}, f"settings not read ({exc})"
 
@@ -197,24 +225,30 @@ class BenchController:
         if problem:
             self.live.note = problem
         runner.start()
-        app = self.app
+        shell = self.shell
 
         def waiter() -> None:
             runner.wait()
-            self._hop(partial(self._all_done, runner))
+            # Posted from here, after the runner posted its last event: the same queue.
+            shell.post_message(BenchController.Ended(runner))
 
-        app.run_worker(waiter, thread=True, exit_on_error=False, group="bench")
+        shell.in_thread(waiter, group="bench")
 
-    def _hop(self, fn: Callable[[], None]) -> None:
-        """From any thread: run fn on the UI thread, in order with the other events."""
-        strip = self._strip
-        if strip is not None:
-            strip.post_message(Hop(fn))
+    def _on_event(self, event: BenchEvent) -> None:
+        self.shell.post_message(BenchController.Event(event))  # runner thread
 
-    def _on_event(self, event: object) -> None:
-        self._hop(partial(self._event, event))  # runner thread
+    def on_message(self, message: Event | Ended | Recorded) -> None:
+        """The App hands back what this controller posted (UI thread)."""
+        if isinstance(message, BenchController.Event):
+            self._event(message.event)
+        elif isinstance(message, BenchController.Ended):
+            self._all_done(message.runner)
+        elif message.problem:
+            self._set_note(f"not recorded: {message.problem}")
+        else:
+            self._recorded(message.rid, message.path)
 
-    def _event(self, event: object) -> None:
+    def _event(self, event: BenchEvent) -> None:
         live = self.live
         if live is None:
             return
@@ -265,6 +299,7 @@ class BenchController:
         spec, settings, started = live.spec, dict(self.settings), self._started
         ifname = self._ifname
         request = self.live
+        shell = self.shell
 
         def job() -> None:
             try:
@@ -272,11 +307,11 @@ class BenchController:
                 group = self._group if self.live is request and self._group else rid
                 notebook.add(Run(rid, group, ifname, started, spec, result, load, settings))
             except (OSError, ValueError) as exc:
-                self._hop(partial(self._set_note, f"not recorded: {exc}"))
+                shell.post_message(BenchController.Recorded(problem=str(exc)))
                 return
             if self.live is request:
                 self._group = group
-            self._hop(partial(self._recorded, rid, str(notebook.path)))
+            shell.post_message(BenchController.Recorded(rid, str(notebook.path)))
 
         self._writer.submit(job)
 
@@ -308,7 +343,7 @@ class BenchController:
             self.live = None
             self.strip().show_run(None)
             return
-        self.app.notify_line("no benchmark running (B starts one)", True)
+        self.shell.notify_line("no benchmark running (B starts one)", True)
 
     def stop(self) -> None:
         """Stop iperf3 (the app is leaving, or the user asked)."""
@@ -323,8 +358,10 @@ class BenchController:
 
     # -- N: the notebook -----------------------------------------------------------------------
     def open_runs(self) -> None:
-        app = self.app
-        if app.ifname is None and self.notebook_path is None:
-            app.notify_line("pick an interface first (n): the notebook is kept per interface", True)
+        shell = self.shell
+        if shell.selection().ifname is None and self.notebook_path is None:
+            shell.notify_line(
+                "pick an interface first (n): the notebook is kept per interface", True
+            )
             return
-        app.push_screen(RunsScreen(self.notebook()))
+        shell.push_screen(RunsScreen(self.notebook(), shell.look()))

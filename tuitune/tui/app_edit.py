@@ -9,21 +9,20 @@ other features (tx off turns TSO off) shows its consequences.
 
 from __future__ import annotations
 
-import os
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from textual.message import Message
 
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session import Drift, HostAccess, Journal, Key, Outcome, host_id, list_journals
+from tuitune.core.session import DriftNews, Journal, Key, Outcome, Session
 from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
-from tuitune.core.session.journal_file import DEFAULT_DIR, JournalError
+from tuitune.core.session.journal_file import JournalError
 from tuitune.core.session.risk import is_risky, ssh_interface
-from tuitune.core.snapshot import NicState
+from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 from tuitune.tui.edit_choices import ChoiceListScreen
 from tuitune.tui.edit_irqbalance import IrqbalanceGate
@@ -36,9 +35,7 @@ from tuitune.tui.editing import (
     state_note,
 )
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
+from tuitune.tui.shell import Shell
 
 TRIAL_SECONDS = 30.0
 EDIT_ACTIONS = frozenset(
@@ -47,35 +44,25 @@ EDIT_ACTIONS = frozenset(
 
 
 class Editor:
-    """The app's side of the journal. Owned by TuituneApp; every kernel call off the UI thread."""
+    """The screen's side of the journal: every kernel call off the UI thread, through the
+    shell's Session. It posts `StateChanged` when the host state should be re-read and
+    `TrialStarted` when a trial change's countdown begins."""
+
+    class StateChanged(Message):
+        """Something was written (or drifted): re-read the NIC and host state now."""
+
+    class TrialStarted(Message):
+        """A trial change is waiting for y: count the seconds down on the header."""
 
     def __init__(
         self,
-        app: TuituneApp,
+        shell: Shell,
         *,
-        editable: bool,
-        journal_dir: Path | None,
-        access: Callable[[], HostAccess] | None,
+        env: Mapping[str, str],
         trial_seconds: float = TRIAL_SECONDS,
     ) -> None:
-        self.app = app
-        reader = app.reader
-        self.read_only: str | None = None
-        if not editable:
-            self.read_only = "read-only (a recorded host tree)"
-        elif reader.root.live and os.geteuid() != 0:
-            self.read_only = "not root: read-only (changes need root: run it with sudo)"
-        self.journal_dir = journal_dir or DEFAULT_DIR
-        # host_writes: in a namespace, the screen asks before each host-wide change (_submit).
-        self._make_access = access or (
-            lambda: HostAccess(reader.root, call=reader.call, host_writes=True)
-        )
-        self._access: HostAccess | None = None
-        self._access_lock = threading.Lock()  # workers may ask for it at the same time
-        self.journal: Journal | None = None
-        # One journal call at a time: workers run on threads, and the per-sample drift check
-        # must not interleave its replay of the journal file with a change being recorded.
-        self._lock = threading.Lock()
+        self.shell = shell
+        self.session: Session = shell.session
         self._checking = False  # a drift check is under way: the next sample skips its own
         self.trial_seconds = trial_seconds
         self.trial_deadline: float | None = None
@@ -83,71 +70,66 @@ class Editor:
         self.changes = 0
         self.compare_nic: NicState | None = None  # the NIC just before the last change
         self.compare_sysctls: dict[str, str] | None = None
-        self.drift: dict[str, Drift] = {}  # row key -> a value someone else changed
-        self.states: dict[str, str] = {}  # row key -> a kernel refusal, shown as a state
-        self.irqbalance = IrqbalanceGate(self)
+        self.irqbalance = IrqbalanceGate(shell, self)
         # The interface carrying this SSH session, from the machine's own routing table.
-        self.ssh_iface = ssh_interface(HostRoot(), app.env) if reader.root.live else None
+        live = self.session.root.live
+        self.ssh_iface = ssh_interface(HostRoot(), env) if live else None
+
+    @property
+    def journal(self) -> Journal | None:
+        return self.session.journal
 
     # -- journal (worker thread) --------------------------------------------------------------
-    def access(self) -> HostAccess:
-        """The host's settings (shared with the journal); made on first use."""
-        with self._access_lock:
-            if self._access is None:
-                self._access = self._make_access()
-            return self._access
-
-    def _journal(self) -> Journal:
-        if self.journal is None:
-            self.journal = Journal.open(self.access(), self.journal_dir)
-            if self.journal.discarded:  # an earlier journal's originals: never set aside unsaid
-                self.app.call_from_thread(self.app.notify_line, self.journal.discarded, True)
-        return self.journal
-
     def read_key(self, key: Key, done: Callable[[str | Unavailable], None]) -> None:
         """Read one setting off the UI thread (no journal needed), then `done(value)` on it."""
-        app = self.app
-
-        def job() -> None:
-            value = self.access().read(key)
-            app.call_from_thread(done, value)
-
-        app.run_worker(job, thread=True, exit_on_error=False, group="edit-read")
+        session = self.session
+        self.shell.in_thread(lambda: session.access().read(key), done, group="edit-read")
 
     def run_journal(self, work: Callable[[Journal], Any], done: Callable[[Any], None]) -> None:
         self._run(work, done)
 
     def _run(self, work: Callable[[Journal], Any], done: Callable[[Any], None]) -> None:
         """Run `work(journal)` off the UI thread, then `done(result)` on it."""
-        app = self.app
+        session, shell = self.session, self.shell
 
-        def job() -> None:
+        def job() -> tuple[Any, str | None]:
+            fresh = session.journal is None
             try:
-                with self._lock:
-                    result = work(self._journal())
+                value = session.run(work)
             except JournalError as exc:
-                app.call_from_thread(app.notify_line, f"cannot change anything: {exc}", True)
-                return
-            app.call_from_thread(done, result)
+                return None, f"cannot change anything: {exc}"
+            journal = session.journal
+            if fresh and journal is not None and journal.discarded:
+                # An earlier journal's originals were set aside: never without saying so.
+                return value, journal.discarded
+            return value, None
 
-        app.run_worker(job, thread=True, exit_on_error=False, group="edit")
+        def back(result: tuple[Any, str | None]) -> None:
+            value, note = result
+            if value is None and note is not None:
+                shell.notify_line(note, True)
+                return
+            done(value)
+            if note is not None:
+                shell.notify_line(note, True)
+
+        shell.in_thread(job, back, group="edit")
 
     # -- entry points (UI thread) -------------------------------------------------------------
     def spec(self) -> EditSpec | str:
-        app = self.app
-        view = app.panels[app.active].view
-        return edit_spec(view.cursor_key, app.ifname, app.nic, app.host)
+        sel = self.shell.selection()
+        return edit_spec(sel.row, sel.ifname, sel.nic, sel.host)
 
     def edit(self, error: str = "", typed: str | None = None) -> None:
         spec = self.spec()
         if isinstance(spec, str):
-            self.app.notify_line(spec, True)
+            self.shell.notify_line(spec, True)
             return
         if has_choices(spec.key):
             self._pick(spec, error)
             return
         start = spec.current if typed is None else typed
-        self.app.push_screen(
+        self.shell.push_screen(
             EditorScreen(
                 spec.key.label,
                 spec.current,
@@ -165,36 +147,32 @@ class Editor:
 
     def _pick(self, spec: EditSpec, error: str) -> None:
         """A value from a list (congestion control...): read the list, then offer it."""
-        app = self.app
-
-        def job() -> None:
-            found = sysctl_choices(self.access(), spec.key)
-            app.call_from_thread(show, found)
+        shell, session = self.shell, self.session
 
         def show(found: Choices | str) -> None:
             if isinstance(found, str):
-                app.notify_line(found, True)
+                shell.notify_line(found, True)
                 return
-            app.push_screen(
+            shell.push_screen(
                 ChoiceListScreen(spec.key.label, found, error),
                 lambda name: self.submit(spec, name) if name is not None else None,
             )
 
-        app.run_worker(job, thread=True, exit_on_error=False, group="edit-read")
+        shell.in_thread(lambda: sysctl_choices(session.access(), spec.key), show, group="edit-read")
 
     def toggle(self) -> None:
         spec = self.spec()
         if isinstance(spec, str):
-            self.app.notify_line(spec, True)
+            self.shell.notify_line(spec, True)
         elif spec.toggle is None:
-            self.app.notify_line("not an on/off setting: press e to type a value", True)
+            self.shell.notify_line("not an on/off setting: press e to type a value", True)
         else:
             self.submit(spec, spec.toggle)
 
     def toggle_group(self) -> None:
         """`ethtool -K IF tso off` from a row: every changeable member of the row's short name
         to the row's toggled value, as one step (one undo), all or nothing."""
-        app, spec = self.app, self.spec()
+        app, spec = self.shell, self.spec()
         short = short_name(spec.key.name) if not isinstance(spec, str) else ""
         if isinstance(spec, str) or spec.key.kind != "feature" or not short or not spec.toggle:
             app.notify_line("g: on an offload row with a short name (tso, gso, sg, tx...)", True)
@@ -205,7 +183,7 @@ class Editor:
         if is_risky(spec.key, self.ssh_iface):  # a trial is one setting: go one by one
             app.notify_line(f"{spec.key.ifname} carries this SSH session: space, row by row", True)
             return
-        ifname, target, before_nic = spec.key.ifname or "", spec.toggle, app.nic
+        ifname, target, before_nic = spec.key.ifname or "", spec.toggle, app.selection().nic
 
         def work(j: Journal) -> list[Outcome]:
             return j.apply_all([(k, target) for k in j.access.feature_keys(ifname, short)])
@@ -225,9 +203,9 @@ class Editor:
 
     def set_irq(self, irq: str, cpus: str) -> None:
         """The drop of a dragged IRQ onto a CPU, or a typed CPU list."""
-        app = self.app
-        queue = next((q.name for q in app.nic.irqs if q.irq == irq), None) if app.nic else None
-        key = Key.irq(irq, queue, app.ifname if queue else None)
+        sel = self.shell.selection()
+        queue = next((q.name for q in sel.nic.irqs if q.irq == irq), None) if sel.nic else None
+        key = Key.irq(irq, queue, sel.ifname if queue else None)
         self.submit(EditSpec(key, "", ""), cpus)
 
     def submit(self, spec: EditSpec, text: str) -> None:
@@ -237,8 +215,8 @@ class Editor:
             self._submit(spec, text)
 
     def _submit(self, spec: EditSpec, text: str) -> None:
-        app = self.app
-        host = app.host
+        app = self.shell
+        host = app.selection().host
         if spec.key.kind == "sysctl" and spec.key.scope == "host" and host and host.netns:
 
             def answer(choice: str | None) -> None:
@@ -258,12 +236,13 @@ class Editor:
         self._apply(spec, text)
 
     def _apply(self, spec: EditSpec, text: str) -> None:
-        app = self.app
+        app = self.shell
         if self.trial_deadline is not None:
             app.notify_line("a trial change is waiting: y keeps it, u puts it back", True)
             return
-        before_nic = app.nic
-        before_sysctls = _sysctls(app)
+        sel = app.selection()
+        before_nic = sel.nic
+        before_sysctls = _sysctls(sel.host)
         risky = is_risky(spec.key, self.ssh_iface)
 
         def work(j: Journal) -> tuple[Outcome, bool]:
@@ -283,34 +262,38 @@ class Editor:
             if on_trial:
                 self.trial_deadline = time.monotonic() + self.trial_seconds
                 self.trial_label = out.key.label
-                self.app.start_countdown()
+                app.post_message(Editor.TrialStarted())
             self._report([out])
 
         self._run(work, done)
 
     def spread(self) -> None:
         """Propose one queue per core over the NIC-local CPUs; apply it only when confirmed."""
-        app = self.app
-        if app.nic is None or app.host is None or not app.nic.irqs:
-            app.notify_line("no queue IRQs to spread (pick a NIC with IRQs of its own)", True)
+        sel = self.shell.selection()
+        if sel.nic is None or sel.host is None or not sel.nic.irqs:
+            self.shell.notify_line(
+                "no queue IRQs to spread (pick a NIC with IRQs of its own)", True
+            )
             return
         self.irqbalance.before_move(self._spread)
 
     def _spread(self) -> None:
-        app = self.app
-        if app.nic is None or app.host is None:
+        app = self.shell
+        sel = app.selection()
+        if sel.nic is None or sel.host is None:
             return
-        plan = spread_plan(app.nic, app.host)
+        plan = spread_plan(sel.nic, sel.host)
         lines = [f"{q.name:<24} IRQ {q.irq:>5}  ->  CPU {cpu}" for q, cpu in plan]
         warn = ""
-        if app.host.irqbalance.running and not self.irqbalance.stopped:
+        if sel.host.irqbalance.running and not self.irqbalance.stopped:
             warn = "\nirqbalance is running: it will move these IRQs again unless told not to."
 
         def answer(choice: str | None) -> None:
             if choice != "y":
                 return
-            changes = [(Key.irq(q.irq, q.name, app.ifname), str(cpu)) for q, cpu in plan]
-            before_nic = app.nic
+            now = app.selection()
+            changes = [(Key.irq(q.irq, q.name, now.ifname), str(cpu)) for q, cpu in plan]
+            before_nic = now.nic
 
             def done(outs: list[Outcome]) -> None:
                 changed = [o for o in outs if o.status == "changed"]
@@ -336,31 +319,16 @@ class Editor:
         """After every sample: did someone else change what tuitune set? Only the settings
         tuitune holds are read (a few files), so a change made outside shows on the next
         sample, not at the next full re-read. Shown, never undone."""
-        journal = self.journal
-        if journal is None or self._checking:
+        if self.session.journal is None or self._checking:
             return
         self._checking = True
-        app = self.app
+        app = self.shell
 
-        def job() -> None:
-            found: list[Drift] | None = None
-            if self._lock.acquire(blocking=False):  # a change under way: the next sample
-                try:
-                    found = journal.check_drift()
-                except (JournalError, OSError):
-                    found = None
-                finally:
-                    self._lock.release()
-            app.call_from_thread(done, found)
-
-        def done(found: list[Drift] | None) -> None:
+        def done(news: DriftNews | None) -> None:
             self._checking = False
-            if found is None or not app.is_running:
+            if news is None:  # no journal, a change under way (the next sample), unreadable
                 return
-            drift = {row_key_of(d.key): d for d in found}
-            new = [d for k, d in drift.items() if self.drift.get(k) != d]
-            moved = drift != self.drift
-            self.drift = drift
+            new = news.new
             if new:
                 d = new[0]
                 more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
@@ -369,39 +337,38 @@ class Editor:
                     "left as it is",
                     True,
                 )
-            if moved:  # re-read now: the rows show the new value beside the note
-                app.sampler.refresh_state()
+            if news.moved:  # re-read now: the rows show the new value beside the note
+                app.post_message(Editor.StateChanged())
 
-        app.run_worker(job, thread=True, exit_on_error=False, group="edit-drift")
+        app.in_thread(self.session.check_drift, done, group="edit-drift")
 
     def row_notes(self) -> dict[str, str]:
         """Row key -> what the row says instead of its usual note: a kernel refusal as a state
         (locked, not supported, needs root), or drift (which wins: it is newer news)."""
-        notes = dict(self.states)
-        for key, d in self.drift.items():
-            notes[key] = f"drift: now {d.found}, tuitune set {d.expected}"
+        notes: dict[str, str] = {}
+        locked = self.shell.look().glyphs.locked
+        for key, out in self.session.refusals.items():
+            note = state_note(out, locked)
+            if note is not None:
+                notes[row_key_of(key)] = note
+        for key, d in self.session.drift.items():
+            notes[row_key_of(key)] = f"drift: now {d.found}, tuitune set {d.expected}"
         return notes
 
     def offer_restore(self) -> None:
         """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
         kept changes). Offer to put them back; never do it unasked."""
-        if self.read_only:
+        if self.session.read_only:
             return
-        me = host_id(self.app.reader.root)
-        try:
-            journals = list_journals(self.journal_dir)
-        except JournalError:
-            return  # unreadable here: the first change says why
-        found = [j for j in journals if j.host == me and j.originals]
-        if not found or found[0].holder is not None:
+        n = self.session.leftover()
+        if not n:
             return
-        n = len(found[0].originals)
 
         def answer(choice: str | None) -> None:
             if choice == "r":
                 self._journal_op(lambda j: j.revert_all(), "nothing to restore", trial=True)
 
-        self.app.push_screen(
+        self.shell.push_screen(
             ChoiceScreen(
                 "Settings from an earlier run",
                 f"An earlier tuitune on this host recorded {n} original value(s) it did not put "
@@ -419,12 +386,12 @@ class Editor:
 
     def confirm_trial(self) -> None:
         if self.trial_deadline is None:
-            self.app.notify_line("no trial change is waiting", True)
+            self.shell.notify_line("no trial change is waiting", True)
             return
 
         def done(ok: bool) -> None:
             self.trial_deadline = None
-            self.app.notify_line(f"kept: {self.trial_label}" if ok else "the trial had ended")
+            self.shell.notify_line(f"kept: {self.trial_label}" if ok else "the trial had ended")
 
         self._run(lambda j: j.confirm(), done)
 
@@ -438,13 +405,14 @@ class Editor:
         self, op: Callable[[Journal], list[Outcome]], empty: str, trial: bool = False
     ) -> None:
         if self.journal is None and not trial:
-            self.app.notify_line(empty, True)
+            self.shell.notify_line(empty, True)
             return
-        before_nic, before_sysctls = self.app.nic, _sysctls(self.app)
+        sel = self.shell.selection()
+        before_nic, before_sysctls = sel.nic, _sysctls(sel.host)
 
         def done(outs: list[Outcome]) -> None:
             if not outs:
-                self.app.notify_line(empty, True)
+                self.shell.notify_line(empty, True)
                 return
             self.trial_deadline = None
             self.compare_nic, self.compare_sysctls = before_nic, before_sysctls
@@ -460,13 +428,8 @@ class Editor:
         outcome, when all went well), note refusals on their rows, re-read the state."""
         lines = []
         bad = False
+        self.session.note(outs)  # refusals that are states, shown on their rows (row_notes)
         for out in outs:
-            row = row_key_of(out.key)
-            note = state_note(out, self.app.glyphs.locked)
-            if note is not None:
-                self.states[row] = note
-            elif out.status == "changed":
-                self.states.pop(row, None)
             word = prefix if prefix and out.status == "changed" else out.status
             line = f"{word} {out.describe()}"
             if out.also:  # what the kernel changed along with it: the rows say "was ..."
@@ -475,12 +438,12 @@ class Editor:
                 line += f" (it also changed {names}{more})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
-        self.app.notify_line(summary if summary and not bad else "; ".join(lines), bad)
-        self.app.sampler.refresh_state()
+        self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)
+        self.shell.post_message(Editor.StateChanged())
 
     @property
     def pending(self) -> bool:
-        return self.journal is not None and bool(self.journal.originals())
+        return self.session.pending
 
     def quit(self, exit_app: Callable[[], None]) -> None:
         """Ask whether to keep or revert what this session changed, then leave."""
@@ -488,7 +451,7 @@ class Editor:
             self._close(forget=True)
             exit_app()
             return
-        n = len(self.journal.originals()) if self.journal else 0
+        n = len(self.session.originals())
 
         def answer(choice: str | None) -> None:
             if choice == "k":
@@ -506,7 +469,7 @@ class Editor:
 
                 self._run(lambda j: j.revert_all(), done)
 
-        self.app.push_screen(
+        self.shell.push_screen(
             ChoiceScreen(
                 "Leave tuitune",
                 f"{n} setting(s) differ from what tuitune found. Keep them (`tuitune restore` "
@@ -518,14 +481,13 @@ class Editor:
 
     def _close(self, forget: bool) -> None:
         """forget: nothing left to restore, delete the journal; else leave it for restore."""
-        if self.journal is not None:
-            if forget:
-                self.journal.close(keep=True)
-            else:
-                self.journal.detach()
+        if forget:
+            self.session.forget()
+        else:
+            self.session.release()
 
 
-def _sysctls(app: TuituneApp) -> dict[str, str] | None:
-    if app.host is None:
+def _sysctls(host: HostState | None) -> dict[str, str] | None:
+    if host is None:
         return None
-    return {v.key: v.value for v in app.host.sysctls if isinstance(v.value, str)}
+    return {v.key: v.value for v in host.sysctls if isinstance(v.value, str)}

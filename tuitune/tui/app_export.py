@@ -7,46 +7,44 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tuitune.core.export import ExportFile
 from tuitune.core.export.preview import Installed, Preview, install_each, prepare
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.session import JournalError
 from tuitune.tui.export_screen import ExportScreen
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
+from tuitune.tui.shell import Shell
 
 
 class Exporter:
     """`export_root` stands for `/` when set: files are previewed against, and installed
     under, that directory (tests, or staging files for another host); None: the real paths."""
 
-    def __init__(self, app: TuituneApp, export_root: Path | None = None) -> None:
-        self.app = app
+    def __init__(self, shell: Shell, export_root: Path | None = None) -> None:
+        self.shell = shell
         self.export_root = export_root
 
     def open(self) -> None:
-        app = self.app
-        ifname = app.ifname
+        shell = self.shell
+        ifname = shell.selection().ifname
         if ifname is None:
-            app.notify_line("no interface picked: press n to pick one, then E", True)
+            shell.notify_line("no interface picked: press n to pick one, then E", True)
             return
-        netns = app.reader.root.netns
+        netns = shell.session.root.netns
         title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
-        app.push_screen(
-            ExportScreen(title, lambda: self.load(ifname), self.install, app.palette, app.ascii)
+        look = shell.look()
+        shell.push_screen(
+            ExportScreen(title, lambda: self.load(ifname), self.install, look.palette)
         )
 
     def load(self, ifname: str) -> Preview | str:
         """Worker thread: the preview, from the journal `tuitune export` reads too."""
-        editor = self.app.editor
+        session = self.shell.session
         try:
-            # The editor's access (made on first use, shared with its journal): the app's way
+            # The session's access (made on first use, shared with its journal): the app's way
             # to reach the host, which tests inject.
-            access = editor.access()
-            return prepare(access, editor.journal_dir, ifname, dest_root=self.export_root)
+            access = session.access()
+            return prepare(access, session.journal_dir, ifname, dest_root=self.export_root)
         except JournalError as exc:
             return f"cannot read the change journal: {exc}"
         except NetnsError as exc:

@@ -261,9 +261,8 @@ class BenchFormScreen(ModalScreen[BenchSpec | None]):
     BenchFormScreen { align: center middle; }
     BenchFormScreen > Vertical {
         width: 90%; max-width: 100; height: auto; max-height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
-    BenchFormScreen.-ascii > Vertical { border: ascii $accent; }
     BenchFormScreen .row { height: 1; }
     BenchFormScreen .label { width: 13; }
     BenchFormScreen .short { width: 12; }
@@ -323,7 +322,6 @@ class BenchFormScreen(ModalScreen[BenchSpec | None]):
             )
 
     def on_mount(self) -> None:
-        self.set_class(bool(getattr(self.app, "ascii", False)), "-ascii")
         first = "#bench-peer" if not self.defaults.spec.peer else "#bench-duration"
         self.query_one(first, Input).focus()
 

@@ -12,21 +12,18 @@ import statistics
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal
 
 from rich.style import Style
 from rich.text import Text
-from textual.message import Message
 from textual.widgets import Static
 
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
 from tuitune.core.bench.notebook import spec_summary
 from tuitune.core.units import bitrate
 from tuitune.tui.glyphs import Glyphs, bar, heat_char
+from tuitune.tui.look import DEFAULT_LOOK, Look
 from tuitune.tui.palette import Palette
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
 
 State = Literal["starting", "running", "done", "failed", "cancelled"]
 STOP_KEY = "X"  # stops a run; closes the strip once it has ended
@@ -213,18 +210,10 @@ def _end_lines(run: LiveRun, width: int, p: Palette) -> list[Text]:
     return lines
 
 
-class Hop(Message):
-    """Run `fn` on the UI thread: the runner's thread posts these (post_message is
-    thread-safe and, unlike call_from_thread, never blocks it)."""
-
-    def __init__(self, fn: Callable[[], None]) -> None:
-        super().__init__()
-        self.fn = fn
-
-
 class BenchStrip(Static):
     """Below the panels, above the footer (in the flow, not docked: docked widgets on one
-    edge overlap); hidden until the first run."""
+    edge overlap); hidden until the first run. The App sets `look` (glyphs, palette) and
+    redraws it when the theme changes."""
 
     DEFAULT_CSS = """
     BenchStrip {
@@ -234,8 +223,9 @@ class BenchStrip(Static):
     BenchStrip.-shown { display: block; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, look: Look = DEFAULT_LOOK) -> None:
         super().__init__("", id=id, markup=False)
+        self.look = look
         self.run: LiveRun | None = None
         self.on_stop: Callable[[], None] | None = None  # the app is leaving: stop iperf3
 
@@ -248,19 +238,15 @@ class BenchStrip(Static):
         if self.run is None:
             self.update("")
             return
-        app = cast("TuituneApp", self.app)
-        width = max(20, (self.size.width or app.size.width) - 2)
-        self.update(strip_text(self.run, width, app.glyphs, app.palette))
+        width = max(20, (self.size.width or self.app.size.width) - 2)
+        self.update(strip_text(self.run, width, self.look.glyphs, self.look.palette))
 
     def on_mount(self) -> None:
-        if cast("TuituneApp", self.app).ascii:
+        if self.look.ascii:
             self.styles.text_overflow = "clip"  # the console font has no ellipsis
 
     def on_resize(self) -> None:
         self.redraw()
-
-    def on_hop(self, message: Hop) -> None:
-        message.fn()
 
     def on_unmount(self) -> None:
         if self.on_stop is not None:

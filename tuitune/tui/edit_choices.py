@@ -19,19 +19,18 @@ class ChoiceListScreen(ModalScreen[str | None]):
     """The options as a list (the current one marked and under the cursor): Enter applies the
     highlighted one, Esc cancels. A refusal from the kernel shows under the list."""
 
-    SCOPED_CSS = False  # the ASCII border rule below names the app's class
+    SCOPED_CSS = False  # its rules name the screen themselves
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     ChoiceListScreen { align: center middle; }
     ChoiceListScreen > Vertical {
         width: 90%; max-width: 80; height: auto; max-height: 90%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
     ChoiceListScreen OptionList { height: auto; max-height: 12; padding: 0; margin: 1 0 0 0; }
     ChoiceListScreen OptionList, ChoiceListScreen OptionList:focus { border: none; }
     ChoiceListScreen .hint { color: $text-muted; }
     ChoiceListScreen .error { color: $error; }
-    TuituneApp.-ascii ChoiceListScreen > Vertical { border: ascii $accent; }
     """
 
     def __init__(self, label: str, choices: Choices, error: str = "") -> None:

@@ -5,15 +5,13 @@ undo, revert and the quit prompt start it again, as it ran), move anyway, or can
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from tuitune.core.session import Key, Outcome
+from tuitune.core.session import Journal, Key, Outcome
 from tuitune.core.session.service import STOPPED
 from tuitune.core.values import Unavailable
 from tuitune.tui.screens import ChoiceScreen
-
-if TYPE_CHECKING:
-    from tuitune.tui.app_edit import Editor
+from tuitune.tui.shell import Shell
 
 IRQBALANCE = Key.service("irqbalance")
 QUESTION = (
@@ -28,10 +26,19 @@ CHOICES = [
 ]
 
 
+class Changes(Protocol):
+    """What the gate needs of the editor (app_edit.Editor): read, change, report."""
+
+    def read_key(self, key: Key, done: Callable[[str | Unavailable], None]) -> None: ...
+    def run_journal(self, work: Callable[[Journal], Any], done: Callable[[Any], None]) -> None: ...
+    def report(self, outs: list[Outcome], prefix: str = "") -> None: ...
+
+
 class IrqbalanceGate:
     """Asks before the first IRQ move while irqbalance runs; silent once answered."""
 
-    def __init__(self, editor: Editor) -> None:
+    def __init__(self, shell: Shell, editor: Changes) -> None:
+        self.shell = shell
         self.editor = editor
         self.settled = False  # answered "stop" or "move anyway": never asked again
         self.stopped = False  # tuitune stopped it (and holds how it ran)
@@ -47,7 +54,7 @@ class IrqbalanceGate:
         if isinstance(value, Unavailable) or value == STOPPED:
             then()  # not running (or no /proc to tell): nothing to warn about
             return
-        app = self.editor.app
+        app = self.shell
 
         def answer(choice: str | None) -> None:
             if choice == "m":
@@ -67,6 +74,6 @@ class IrqbalanceGate:
                 self.settled = self.stopped = True
                 then()
             else:
-                self.editor.app.notify_line(f"no IRQ moved: {out.describe()}", True)
+                self.shell.notify_line(f"no IRQ moved: {out.describe()}", True)
 
         self.editor.run_journal(lambda j: j.apply(IRQBALANCE, "stopped"), done)

@@ -162,9 +162,8 @@ class ExportScreen(ModalScreen[None]):
     ExportScreen { align: center middle; }
     ExportScreen > Vertical {
         width: 100%; height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
-    ExportScreen.-ascii > Vertical { border: ascii $accent; }
     ExportScreen #export-bar { height: auto; }
     ExportScreen #export-where { height: auto; text-style: bold; }
     ExportScreen #export-scroll { height: 1fr; }
@@ -178,14 +177,12 @@ class ExportScreen(ModalScreen[None]):
         load: Loader,
         install: Installer,
         palette: Palette,
-        ascii: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.loader = load
         self.installer = install
         self.palette = palette
-        self.ascii = ascii
         self.preview: Preview | None = None
         self.index = 0
         self.whole = False
@@ -203,7 +200,6 @@ class ExportScreen(ModalScreen[None]):
             yield Static(HINT, classes="hint", markup=False)
 
     def on_mount(self) -> None:
-        self.set_class(self.ascii, "-ascii")
         self.query_one("#export-status", Static).display = False
         self.query_one(VerticalScroll).focus()
         self.action_reload()

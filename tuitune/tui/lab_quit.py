@@ -8,46 +8,48 @@ to the usual quit flow (keep or revert pending changes).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from tuitune.core.lab import Lab, LabError, remove
 from tuitune.core.session.journal_file import JournalError
 from tuitune.tui.screens import ChoiceScreen
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
+from tuitune.tui.shell import Shell
 
 QUESTION = "Remove the lab (namespaces, veth, iperf3 server)?"
 
 
 def ask_remove_lab(
-    app: TuituneApp,
+    shell: Shell,
     lab: Lab,
     then: Callable[[], None],
+    leave: Callable[[], None],
     down: Callable[[Lab], list[str]] | None = None,
 ) -> None:
-    """Ask keep/remove; `then()` on keep, remove then exit on remove, nothing on Esc."""
+    """Ask keep/remove; `then()` on keep, remove then `leave()` on remove, nothing on Esc."""
     take_down = down or remove
+    session = shell.session
 
     def answer(choice: str | None) -> None:
         if choice == "k":
             then()
         elif choice == "r":
-            app.run_worker(job, thread=True, exit_on_error=False, group="lab")
+            shell.in_thread(job, done, group="lab")
 
-    def job() -> None:
+    def job() -> str | None:
         try:
-            journal = app.editor.journal
-            if journal is not None:
-                # Its namespace is about to go: nothing will be left to restore.
-                journal.close(keep=True)
+            # Its namespace is about to go: nothing will be left to restore.
+            session.forget()
             take_down(lab)
         except (LabError, JournalError, OSError) as exc:
-            app.call_from_thread(app.notify_line, f"could not remove the lab: {exc}", True)
-            return
-        app.call_from_thread(app.exit)
+            return f"could not remove the lab: {exc}"
+        return None
 
-    app.push_screen(
+    def done(problem: str | None) -> None:
+        if problem is not None:
+            shell.notify_line(problem, True)
+            return
+        leave()
+
+    shell.push_screen(
         ChoiceScreen(
             "Leave tuitune",
             f"{QUESTION}\nLab {lab.name}: netns {lab.netns} and {lab.peer_netns}, "

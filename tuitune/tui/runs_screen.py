@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -27,11 +27,9 @@ from tuitune.core.bench.model import Run
 from tuitune.core.bench.notebook import Notebook, RunRow, Spread, compare, to_csv, to_markdown
 from tuitune.core.bench.settings import diff
 from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.look import DEFAULT_LOOK, Look
 from tuitune.tui.palette import DEFAULT_PALETTE, Palette
 from tuitune.tui.rowview import CellValue, Column, Row, RowView
-
-if TYPE_CHECKING:
-    from tuitune.tui.app import TuituneApp
 
 COLUMNS = [
     Column("", 4),  # "base" or the mark of a run picked for compare
@@ -188,24 +186,20 @@ class RunsScreen(ModalScreen[None]):
     RunsScreen { align: center middle; }
     RunsScreen > Vertical {
         width: 100%; height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
-    RunsScreen.-ascii > Vertical { border: ascii $accent; }
     RunsScreen #runs-detail { height: 2; color: $text-muted; }
     RunsScreen #runs-status { height: auto; max-height: 2; }
     RunsScreen #runs-keys { height: auto; color: $text-muted; }
     """
 
-    def __init__(self, notebook: Notebook) -> None:
+    def __init__(self, notebook: Notebook, look: Look = DEFAULT_LOOK) -> None:
         super().__init__()
         self.notebook = notebook
+        self.look = look
         self.rows: list[RunRow] = []
         self.marked: list[str] = []
         self.status = ""
-
-    @property
-    def tapp(self) -> TuituneApp:
-        return cast("TuituneApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -226,7 +220,6 @@ class RunsScreen(ModalScreen[None]):
             )
 
     def on_mount(self) -> None:
-        self.set_class(self.tapp.ascii, "-ascii")
         view = self.query_one(RunsList)
         view.empty_text = (
             f"no runs yet in {self.notebook.path}: B runs a benchmark, and every run lands here"
@@ -246,15 +239,15 @@ class RunsScreen(ModalScreen[None]):
             self.say(f"cannot read {self.notebook.path}: {exc.strerror or exc}", True)
         groups = {r.group for r in self.rows}
         self.marked = [m for m in self.marked if m in groups]
-        app = self.tapp
-        self.view.set_rows(runs_rows(self.rows, self.marked, app.glyphs, app.palette))
+        look = self.look
+        self.view.set_rows(runs_rows(self.rows, self.marked, look.glyphs, look.palette))
         if self.notebook.skipped:
             self.say(f"{self.notebook.skipped} unreadable line(s) in the notebook skipped", True)
         self._detail()
 
     def say(self, text: str, warn: bool = False) -> None:
         self.status = text
-        style = self.tapp.palette.warn if warn else Style()
+        style = self.look.palette.warn if warn else Style()
         self.query_one("#runs-status", Static).update(Text(text, style=style))
 
     def cursor(self) -> RunRow | None:
@@ -293,8 +286,8 @@ class RunsScreen(ModalScreen[None]):
             self.marked.remove(row.group)
         else:
             self.marked = [*self.marked, row.group][-2:]  # a third mark replaces the oldest
-        app = self.tapp
-        self.view.set_rows(runs_rows(self.rows, self.marked, app.glyphs, app.palette))
+        look = self.look
+        self.view.set_rows(runs_rows(self.rows, self.marked, look.glyphs, look.palette))
         self.view.action_cursor(1)
         n = len(self.marked)
         self.say(
@@ -322,8 +315,7 @@ class RunsScreen(ModalScreen[None]):
         if run_a is None or run_b is None:
             self.say("that run is gone from the notebook", True)
             return
-        app = self.tapp
-        rows = compare_rows(run_a, run_b, app.palette)
+        rows = compare_rows(run_a, run_b, self.look.palette)
         sizes = {r.group: r.repeats for r in self.rows}
         notes = [
             f"{g} is the first of {sizes[g]} repeats (the runs table shows their median)"
@@ -378,9 +370,8 @@ class CompareScreen(ModalScreen[None]):
     CompareScreen { align: center middle; }
     CompareScreen > Vertical {
         width: 100%; height: 100%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
-    CompareScreen.-ascii > Vertical { border: ascii $accent; }
     CompareScreen .hint { color: $text-muted; height: auto; }
     """
 
@@ -403,7 +394,6 @@ class CompareScreen(ModalScreen[None]):
             yield Static("Esc: back to the runs   arrows, PgUp/PgDn: scroll", classes="hint")
 
     def on_mount(self) -> None:
-        self.set_class(bool(getattr(self.app, "ascii", False)), "-ascii")
         view = self.query_one(RowView)
         view.set_rows(self.rows)
         view.focus()

@@ -57,7 +57,7 @@ class TextScreen(ModalScreen[None]):
     TextScreen { align: center middle; }
     TextScreen > Vertical {
         width: 90%; max-width: 100; height: 90%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
     TextScreen .hint { color: $text-muted; height: 1; }
     """
@@ -92,7 +92,7 @@ class PickerScreen(ModalScreen[str | None]):
     PickerScreen { align: center middle; }
     PickerScreen > Vertical {
         width: 90%; max-width: 90; height: auto; max-height: 90%;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
     PickerScreen OptionList { height: auto; max-height: 20; padding: 0; }
     PickerScreen OptionList, PickerScreen OptionList:focus { border: none; }
@@ -151,7 +151,7 @@ class EditorScreen(ModalScreen[str | None]):
     EditorScreen { align: center middle; }
     EditorScreen > Vertical {
         width: 90%; max-width: 80; height: auto;
-        border: round $accent; background: $surface; padding: 0 1;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
     }
     EditorScreen .hint { color: $text-muted; }
     EditorScreen .error { color: $error; }
@@ -208,7 +208,7 @@ class ChoiceScreen(ModalScreen[str | None]):
     ChoiceScreen { align: center middle; }
     ChoiceScreen > Vertical {
         width: 90%; max-width: 80; height: auto;
-        border: round $warning; background: $surface; padding: 0 1;
+        border: $tt-border $warning; background: $surface; padding: 0 1;
     }
     ChoiceScreen .hint { color: $text-muted; }
     """

@@ -1,5 +1,6 @@
-"""The change session: setting addresses, validated writes, and the on-disk change journal
-(apply, verify, undo, revert all, restore after a crash). No UI imports."""
+"""The change session: setting addresses, validated writes, the on-disk change journal (apply,
+verify, undo, revert all, restore after a crash) and `Session`, which ties them together for
+one host. No UI imports."""
 
 from tuitune.core.session.access import HostAccess, WriteRefused
 from tuitune.core.session.journal import (
@@ -13,6 +14,7 @@ from tuitune.core.session.journal import (
 from tuitune.core.session.journal_file import DEFAULT_DIR, JournalBusy, JournalError, host_id
 from tuitune.core.session.outcome import Drift, Effect, Outcome
 from tuitune.core.session.risk import is_risky, ssh_interface
+from tuitune.core.session.session import DriftNews, Session, read_only_reason
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue
 
@@ -20,6 +22,7 @@ __all__ = [
     "DEFAULT_DIR",
     "DEFAULT_TRIAL_SECONDS",
     "Drift",
+    "DriftNews",
     "Effect",
     "HostAccess",
     "InvalidValue",
@@ -30,10 +33,12 @@ __all__ = [
     "JournalSummary",
     "Key",
     "Outcome",
+    "Session",
     "Trial",
     "WriteRefused",
     "host_id",
     "is_risky",
     "list_journals",
+    "read_only_reason",
     "ssh_interface",
 ]

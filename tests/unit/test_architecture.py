@@ -1,0 +1,52 @@
+"""The architecture, checked: the import-linter contracts in pyproject.toml hold (only the
+entry point imports the App; the core imports neither Textual, Rich nor the UI), and importing
+every module of the core really leaves Textual and Rich out of the interpreter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_import_contracts_hold() -> None:
+    """`lint-imports` of this venv on pyproject.toml's contracts: a module under tuitune/tui
+    that imports tuitune.tui.app (even under TYPE_CHECKING), or a core module that imports
+    textual or rich directly or through another module, breaks it."""
+    lint = Path(sys.executable).parent / "lint-imports"
+    assert lint.exists(), "import-linter is in the test extras: pip install -e '.[test]'"
+    done = subprocess.run(
+        [str(lint), "--no-cache", "--config", str(REPO / "pyproject.toml")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    report = done.stdout + done.stderr
+    assert done.returncode == 0, report
+    assert "0 broken" in report, report
+
+
+CHECK = """
+import importlib, pkgutil, sys
+import tuitune.core as core
+names = [m.name for m in pkgutil.walk_packages(core.__path__, "tuitune.core.")]
+for name in names:
+    importlib.import_module(name)
+ui = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich"))
+print(len(names), " ".join(ui))
+"""
+
+
+def test_importing_the_whole_core_loads_no_ui() -> None:
+    """In a fresh, isolated interpreter (-I: no cwd, no PYTHONPATH), import every module
+    under tuitune.core; Textual and Rich must not be among the modules loaded."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", CHECK], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    count, _, loaded = done.stdout.strip().partition(" ")
+    assert int(count) > 40  # the walk found the core's modules, not an empty package
+    assert loaded == "", f"tuitune.core pulled in: {loaded}"

@@ -77,7 +77,7 @@ FILES: dict[str, tuple[bytes, str]] = {
     "queue-side": (b'[interface.xps_cpus]\n"rx-0" = "0"\n', "xps_cpus is set on tx-N queues"),
     "newline-value": (b'[interface]\nmtu = "1500\\n1"\n', "is not one line of text"),
     "ring-field": (b"[interface.rings]\nrxx = 1\n", "[interface.rings] rxx: unknown (known: rx,"),
-    "ifname": (b'[interface]\nname = "../../etc"\n', "is not an interface name"),
+    "ifname": (b'[interface]\nname = "../../etc"\n', "holds '/' or ':', which no device name can"),
     "version-true": (b"[tuitune]\nprofile = true\n", "profile version true"),
     "coalesce-name": (b'[interface.coalesce]\n"rx-usecs\\u001b[2J" = 1\n', "not a coalescing"),
 }
@@ -120,7 +120,7 @@ SHOW_MUTATIONS: dict[str, tuple[Callable[[Doc], Doc], str]] = {
     ),
     "ifname-5": (
         lambda d: _set(d, ("interface", "link", "ifname"), 5),
-        "interface.link.ifname: 5 is not an interface name",
+        "interface.link.ifname: interface name 5 is not text",
     ),
     "txqlen-text": (
         lambda d: _set(d, ("interface", "link", "txqlen"), "1000"),

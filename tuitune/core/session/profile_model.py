@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from tuitune.core.host.ethtool import COALESCE_IOCTL_NAMES
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
+from tuitune.core.names import ifname_problem
 from tuitune.core.session.settings import Kind
 
 ALL_QUEUES = "*"
@@ -102,17 +103,12 @@ def check_name(kind: str, name: object, where: str) -> str:
 
 
 def check_ifname(name: object, where: str) -> str:
-    """An interface name as the kernel accepts one (dev_valid_name): 1 to 15 bytes, not . or
-    .., no '/', ':' or white space; printable, so that messages naming it stay on one line."""
-    if not isinstance(name, str):
-        raise ProfileError(f"{where}: {shown(name)} is not an interface name")
-    if (
-        not 0 < len(name.encode("utf-8", "replace")) <= 15
-        or name in (".", "..")
-        or not name.isprintable()
-        or any(c in "/:" or c.isspace() for c in name)
-    ):
-        raise ProfileError(f"{where}: {shown(name)} is not an interface name")
+    """An interface name as the kernel accepts one (core/names.py: dev_valid_name, printable,
+    so that messages naming it stay on one line)."""
+    problem = ifname_problem(name)
+    if problem is not None:
+        raise ProfileError(f"{where}: {problem}")
+    assert isinstance(name, str)  # ifname_problem says so otherwise
     return name
 
 

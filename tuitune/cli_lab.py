@@ -82,12 +82,21 @@ def _command() -> str:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
-    from tuitune.core import lab as labmod
 
     if os.geteuid() != 0:
         _say(f"the lab needs root (it creates network namespaces): run `{_as_root_hint(args)}`")
         return EXIT_USAGE
     state_dir: Path = args.state_dir
+    try:
+        return _lab(args, state_dir)
+    except OSError as exc:  # the state dir is not ours (fsutil says why), or unreadable
+        _say(str(exc))
+        return EXIT_FAILED
+
+
+def _lab(args: argparse.Namespace, state_dir: Path) -> int:
+    from tuitune.core import lab as labmod
+
     if args.status:
         return _status(state_dir)
     if args.down:

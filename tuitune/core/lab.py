@@ -17,6 +17,7 @@ exist is read from /run/netns, which processes are inside one from /proc/*/task/
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -32,6 +33,7 @@ from typing import Any
 
 from tuitune.core import fsutil, proc
 from tuitune.core.host.root import HostRoot
+from tuitune.core.names import ifname_problem
 from tuitune.core.session.journal_file import DEFAULT_DIR as JOURNAL_DIR
 from tuitune.core.session.journal_file import host_id, journal_path
 
@@ -85,6 +87,14 @@ class Lab:
         text = {n: doc[n] for n in names}
         if not all(isinstance(v, str) and v for v in text.values()):
             raise ValueError("a name or address is missing")
+        # `--down` deletes these namespaces as root: only a lab's own names are believed.
+        tag = text["name"]
+        if (text["netns"], text["peer_netns"]) != (LAB_PREFIX + tag, PEER_PREFIX + tag) or not (
+            _LAB_NS.match(text["netns"])
+        ):
+            raise ValueError("its namespaces are not a tuitune lab's")
+        if any(ifname_problem(text[n]) for n in ("ifname", "peer_ifname")):
+            raise ValueError("an interface name is not one")
         server, owner = doc.get("server_pid"), doc.get("owner_pid")
         if not all(p is None or (isinstance(p, int) and p > 0) for p in (server, owner)):
             raise ValueError("a pid is not a positive integer")
@@ -333,10 +343,29 @@ class _Unreadable:
         self.path, self.reason = path, reason
 
 
+def _trusted_state(path: Path) -> bytes | None:
+    """The state file's bytes, None when there is none. It names the namespaces `--down`
+    deletes and the pid it kills, as root: only a file of ours, in a directory nobody else
+    can write, is believed."""
+    try:
+        d, name = fsutil.locate(path, write=True, follow=False)
+    except fsutil.FsError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        raise
+    with d:
+        st = d.lstat(name)
+        if st is None:
+            return None
+        if st.st_uid != os.geteuid():
+            raise fsutil.UnsafePath(path, f"owned by uid {st.st_uid}, not by this user")
+        return d.read(name, STATE_LIMIT)
+
+
 def _read_state(state_dir: Path) -> Lab | _Unreadable | None:
     path = state_dir / STATE_FILE
     try:
-        data = fsutil.read_file(path, STATE_LIMIT, follow=False)
+        data = _trusted_state(path)
         if data is None:
             return None
         doc = json.loads(data)
@@ -358,11 +387,20 @@ def _write_state(lab: Lab) -> None:
 
 
 def _drop_state(state_dir: Path) -> list[str]:
+    """Delete the state file, relative to its checked directory: a user's directory (or a
+    link on the way to it) never has root delete a name there."""
     path = state_dir / STATE_FILE
     try:
-        path.unlink()
-    except FileNotFoundError:
-        return []
+        d, name = fsutil.locate(path, write=True, follow=False)
+    except fsutil.FsError as exc:
+        if exc.errno == errno.ENOENT:
+            return []
+        raise
+    with d:
+        try:
+            os.unlink(name, dir_fd=d.fd)
+        except FileNotFoundError:
+            return []
     return [f"state file {path}"]
 
 

@@ -442,7 +442,9 @@ def _check_arguments(key: Key, args: Sequence[str]) -> None:
                     raise proc.ProgramRefused(path, f"others can create it in {parent}")
         except proc.ProgramRefused as exc:
             raise InvalidValue(
-                key, f"{key.label}: argument {arg!r} names a path others can change: {exc.why}"
+                # The reason names the path; the argument itself would push it past one line.
+                key,
+                f"{key.label}: an argument names a path others can change: {exc.why}",
             ) from None
 
 

@@ -208,7 +208,7 @@ def reread_costs(lab: labmod.Lab, repeats: int = 30) -> dict[str, float]:
                 parts[name].append(time.perf_counter() - t)
                 assert out.status == "changed", out
         finally:
-            journal.close(keep=False)
+            journal.close_restoring()
             shutil.rmtree(jdir, ignore_errors=True)
     return {k: statistics.median(v) * 1000 for k, v in parts.items()}
 

@@ -156,7 +156,7 @@ def test_random_edits_then_revert_all_restore_everything(veth_ns: VethNs, tmp_pa
                 assert out.ok or (out.status == "refused" and "no queue" in (out.reason or "")), out
                 if out.status == "changed":
                     undo_to.append(now)
-            outs = j.close(keep=False)
+            outs = j.close_restoring()
             assert all(o.ok for o in outs), outs
             assert not j.path.exists()
         assert state(veth_ns, dev, tree) == before

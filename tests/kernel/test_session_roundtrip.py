@@ -145,7 +145,7 @@ def test_the_kernel_holds_what_was_asked_for(lab: Lab) -> None:
         assert lab.link()["mtu"] == "9000"
         assert "rx-1" not in lab.sh("ls", f"/sys/class/net/{lab.dev}/queues")
         assert re.search(r"RX:\s+1\n", lab.channels())
-        j.close(keep=False)
+        j.close_restoring()
     assert lab.sys("queues/rx-1/rps_cpus") == "0"
     assert lab.link()["mtu"] == "1500"
 

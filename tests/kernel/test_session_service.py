@@ -139,7 +139,7 @@ def test_stop_records_the_argv_and_undo_starts_an_identical_process(
             assert os.getsid(pid) == pid  # its own session: no terminal hangs it up
             assert access.read(IRQBALANCE) == original
         finally:
-            journal.close(keep=True)
+            journal.close_keeping_changes()
 
 
 def test_revert_leaves_a_daemon_someone_else_started_alone(
@@ -164,7 +164,7 @@ def test_revert_leaves_a_daemon_someone_else_started_alone(
                 by_hand.terminate()
                 by_hand.wait(timeout=30)
         finally:
-            journal.close(keep=True)
+            journal.close_keeping_changes()
 
 
 def test_restore_after_a_lost_session_starts_it_again(stand_in: StandIn, tmp_path: Path) -> None:

@@ -151,7 +151,7 @@ def test_a_process_nobody_named_irqbalance_is_not_the_daemon(
                 assert out.status != "changed"
                 assert journal.originals() == {}  # nothing of it is recorded to start again
             finally:
-                journal.close(keep=True)
+                journal.close_keeping_changes()
         assert proc.poll() is None  # never signalled
         assert fake.runs() == [str(NOBODY)]
     finally:

@@ -176,7 +176,7 @@ def test_restore_refuses_while_a_tuitune_holds_the_host(
         assert code == 1
         assert err.startswith("tuitune: tuitune (pid ") and "is still running on tree-" in err
         assert tree.read("proc/sys/net/core/netdev_max_backlog") == "5"
-        journal.close(keep=False)
+        journal.close_restoring()
     assert tree.read("proc/sys/net/core/netdev_max_backlog") == "1000"
 
 

@@ -49,7 +49,7 @@ def test_a_line_break_is_invalid_and_nothing_is_written(
     with HostAccess(HostRoot.fixture(tree), ethtool=lambda _n: dev, writer=writer) as access:
         journal = Journal.open(access, tmp_path / "journal")
         out = journal.apply(key, text)
-        journal.close(keep=True)
+        journal.close_keeping_changes()
     assert out.status == "invalid", out
     assert (files, dev.writes) == ([], [])
 
@@ -67,6 +67,6 @@ def test_a_triple_takes_the_line_break_as_a_separator_and_writes_one_line(
     with HostAccess(HostRoot.fixture(tree), writer=writer) as access:
         journal = Journal.open(access, tmp_path / "journal")
         out = journal.apply(Key.sysctl("net.ipv4.tcp_rmem"), "4096 87380\n6291456")
-        journal.close(keep=True)
+        journal.close_keeping_changes()
     assert out.status == "changed"
     assert written == ["4096 87380 6291456"]

@@ -83,7 +83,7 @@ def test_a_released_journal_still_answers_what_it_held(host: Host) -> None:
     j.detach()
     assert j.originals() == {IRQ101: "0-3"}
     j2 = host.open()
-    j2.close(keep=True)
+    j2.close_keeping_changes()
     assert j2.originals() == {IRQ101: "0-3"}
 
 
@@ -276,7 +276,7 @@ def test_a_reopened_journal_recovers_what_a_dead_session_left(host: Host) -> Non
     again = host.open()
     assert again.recovered
     assert again.originals() == {IRQ101: "0-3", BACKLOG: "1000"}
-    outs = again.close(keep=False)
+    outs = again.close_restoring()
     assert [o.status for o in outs] == ["changed", "changed"]
     assert host.affinity(101) == "0-3" and host.proc("sys/net/core/netdev_max_backlog") == "1000"
     assert not j.path.exists()
@@ -338,7 +338,7 @@ def test_forget_leaves_an_outside_change_alone(host: Host) -> None:
         j.apply(IRQ101, "1")
         j.forget(IRQ101)
         assert j.originals() == {} and not j.can_undo
-        assert j.close(keep=False) == []
+        assert j.close_restoring() == []
     assert host.affinity(101) == "1"
 
 
@@ -388,7 +388,7 @@ def test_restore_follows_the_queue_when_its_irq_number_moved(host: Host) -> None
 def test_close_keep_deletes_the_journal_and_leaves_the_values(host: Host) -> None:
     j = host.open()
     j.apply(IRQ101, "1")
-    assert j.close(keep=True) == []
+    assert j.close_keeping_changes() == []
     assert not j.path.exists() and host.affinity(101) == "1"
 
 
@@ -452,7 +452,7 @@ def test_any_edits_then_revert_all_give_back_the_original(edits: list[tuple[obje
                 else:
                     assert isinstance(key, Key)
                     assert j.apply(key, text).ok
-            outs = j.close(keep=False)
+            outs = j.close_restoring()
             assert all(o.ok for o in outs), outs
             assert not j.path.exists()
         assert h.access.read_many(keys) == start

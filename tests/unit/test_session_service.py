@@ -168,7 +168,7 @@ def test_systemd_unit_is_stopped_and_started_through_systemctl(tmp_path: Path) -
             }
         ]
         [back] = j.revert_all()
-        j.close(keep=True)
+        j.close_keeping_changes()
     assert back.status == "changed", back.reason
     assert systemctl.calls[-1] == ["systemctl", "start", "irqbalance.service"]
     assert services.read(IRQBALANCE) == "running (systemd unit irqbalance.service)"
@@ -192,7 +192,7 @@ def test_a_failing_systemctl_is_a_refusal_that_changes_nothing(tmp_path: Path) -
             "irqbalance service: systemctl stop irqbalance.service failed: Access denied"
         )
         assert j.originals() == {}  # nothing changed, nothing left to restore
-        j.close(keep=True)
+        j.close_keeping_changes()
     assert calls == [["systemctl", "stop", "irqbalance.service"]]
 
 

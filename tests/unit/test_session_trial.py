@@ -60,7 +60,7 @@ def test_confirm_keeps_the_change_and_ends_the_watchdog(tree: Tree) -> None:
         assert (other.status, other.reason) == ("refused", TRIAL_PENDING)
         assert j.confirm()
         assert j.trial is None and not j.confirm()
-        assert j.last_trial_end is not None and j.last_trial_end["how"] == "confirmed"
+        assert j.last_trial_end is not None and j.last_trial_end.how == "confirmed"
         assert eventually(lambda: not wd.is_watchdog(trial.pid or 0))
         assert tree.affinity() == "1"
         assert j.apply(BACKLOG, "5").status == "changed"  # free again
@@ -76,7 +76,7 @@ def test_revert_trial_puts_it_back_now(tree: Tree) -> None:
         [out] = j.revert_trial()
         assert (out.status, out.after) == ("changed", "0-3")
         assert j.last_trial_end is not None
-        assert (j.last_trial_end["how"], j.last_trial_end["by"]) == ("reverted", "tuitune")
+        assert (j.last_trial_end.how, j.last_trial_end.by) == ("reverted", "tuitune")
         assert j.originals() == {} and not j.can_undo
         assert eventually(lambda: not wd.is_watchdog(trial.pid or 0))
     assert tree.affinity() == "0-3"
@@ -88,7 +88,7 @@ def test_undo_and_close_put_a_pending_trial_back(tree: Tree) -> None:
     assert [o.status for o in j.undo()] == ["changed"]
     assert tree.affinity() == "0-3"
     j.apply_trial(IRQ, "2", seconds=60)
-    j.close(keep=True)  # keeping means the confirmed changes; a trial was never confirmed
+    j.close_keeping_changes()  # keeping means the confirmed changes; a trial was never confirmed
     assert tree.affinity() == "0-3"
 
 

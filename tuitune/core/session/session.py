@@ -152,7 +152,7 @@ class Session:
         change nobody confirmed is put back first."""
         with self._lock:
             journal, self._journal = self._journal, None
-            return journal.close(keep=True) if journal is not None else []
+            return journal.close_keeping_changes() if journal is not None else []
 
     def restore(self, force: bool = False) -> list[Outcome]:
         """Put every original back and let go of the journal: deleted when all came back,
@@ -160,7 +160,7 @@ class Session:
         with self._lock:
             journal = self._open()
             try:
-                return journal.close(keep=False, force=force)
+                return journal.close_restoring(force)
             finally:
                 self._journal = None
 

@@ -95,7 +95,7 @@ def _trial_open(directory: Path, host: str, trial_id: str) -> bool:
     from tuitune.core.session.journal_file import journal_path, read_records
 
     state = JournalState.replay(read_records(journal_path(directory, host)))
-    return state.trial is not None and state.trial.get("id") == trial_id
+    return state.trial is not None and state.trial.id == trial_id
 
 
 def run(spec: dict[str, Any]) -> int:

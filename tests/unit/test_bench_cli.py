@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_bench_notebook import filled
-from tuitune import cli, cli_bench
+from tuitune import cli
+from tuitune.cli import bench as cli_bench
 
 
 @dataclass

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tuitune import cli_lab
+from tuitune.cli import lab as cli_lab
 from tuitune.core import lab as labmod
 from tuitune.core.lab import Lab
 

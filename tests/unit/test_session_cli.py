@@ -200,7 +200,7 @@ def test_a_show_json_snapshot_is_a_state_to_go_back_to(
 
 
 def test_the_cli_default_journal_dir_is_the_journals() -> None:
-    from tuitune import cli_session
+    from tuitune.cli import session as cli_session
     from tuitune.core.session import DEFAULT_DIR
 
     assert cli_session.DEFAULT_JOURNAL_DIR == DEFAULT_DIR
@@ -211,7 +211,7 @@ def test_host_wide_sysctls_from_a_namespace_need_host_wide(
 ) -> None:
     """`apply --netns` refuses a host-wide sysctl (it changes the whole machine) and says how
     to allow it; with --host-wide it is changed and journaled, and `restore` puts it back."""
-    import tuitune.cli_session as cli_session
+    import tuitune.cli.session as cli_session
 
     # The tree stands for a namespace named "lab" and for the host it lives on.
     monkeypatch.setattr(

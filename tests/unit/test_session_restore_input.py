@@ -23,7 +23,7 @@ import pytest
 
 # Everything restore imports, loaded while still root: the interpreter lives under /root,
 # which the plain user of `as_nobody` cannot read.
-import tuitune.cli_session
+import tuitune.cli.session
 import tuitune.core.host.netns
 import tuitune.core.session.access
 import tuitune.core.session.journal

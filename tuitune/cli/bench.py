@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuitune import cli_args
+from tuitune.cli import _common as cli_args
 from tuitune.core.bench.limits import MAX_CPU, MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 
 if TYPE_CHECKING:

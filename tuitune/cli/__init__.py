@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from tuitune import __version__, cli_args
+from tuitune import __version__
+from tuitune.cli import _common as cli_args
 
 if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
@@ -68,14 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _root_args(show)
     show.set_defaults(func=cmd_show)
-    from tuitune import cli_export, cli_session
+    from tuitune.cli import export as cli_export
+    from tuitune.cli import session as cli_session
 
     cli_session.register(sub)
     cli_export.register(sub)
-    from tuitune import cli_lab
+    from tuitune.cli import lab as cli_lab
 
     cli_lab.register(sub)
-    from tuitune import cli_bench
+    from tuitune.cli import bench as cli_bench
 
     cli_bench.register(sub)
     return parser

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune import cli_args
+from tuitune.cli import _common as cli_args
 
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab

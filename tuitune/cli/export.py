@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune import cli_args
+from tuitune.cli import _common as cli_args
 
 if TYPE_CHECKING:
     from tuitune.core.export import ExportFile, ExportPlan

@@ -1,4 +1,4 @@
-"""The user's settings file, ~/.config/tuitune/config.toml.
+"""The user's settings file, ~/.config/tuitune/config.toml (where: tuitune.core.paths).
 
 Reading never fails (a missing or broken file gives the defaults) and writing never raises (a
 read-only home gives a message), because neither is worth stopping a tuning session for.
@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
-import pwd
 import re
 import tomllib
 from collections.abc import Mapping
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import fsutil
+from tuitune.core import fsutil, paths
 
 
 @dataclass(frozen=True)
@@ -26,17 +25,7 @@ class Config:
 
 
 def config_path(env: Mapping[str, str] = os.environ) -> Path:
-    xdg = env.get("XDG_CONFIG_HOME", "")
-    # The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "tuitune" / "config.toml"
-    home = env.get("HOME")
-    if not home:
-        try:
-            home = pwd.getpwuid(os.getuid()).pw_dir
-        except KeyError:  # a uid without a passwd entry, as in some containers
-            home = "/"
-    return Path(home) / ".config" / "tuitune" / "config.toml"
+    return paths.config_dir(env) / "config.toml"
 
 
 CONFIG_LIMIT = 1 << 20  # a settings file; /dev/zero or a log linked here is not one

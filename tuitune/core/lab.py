@@ -31,13 +31,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import fsutil, proc
+from tuitune.core import fsutil, paths, proc
 from tuitune.core.host.root import HostRoot
 from tuitune.core.names import ifname_problem
 from tuitune.core.session.journal_file import DEFAULT_DIR as JOURNAL_DIR
 from tuitune.core.session.journal_file import host_id, journal_path
 
-DEFAULT_STATE_DIR = Path("/run/tuitune")  # beside the change journals; emptied at boot
+DEFAULT_STATE_DIR = paths.RUN_DIR  # beside the change journals; emptied at boot
 STATE_FILE = "lab.json"
 STATE_LIMIT = 1 << 16  # a few hundred bytes in truth
 NETNS_DIR = Path("/run/netns")  # where `ip netns add` names namespaces

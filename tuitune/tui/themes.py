@@ -16,7 +16,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 import tuitune
-from tuitune.core.config import config_path
+from tuitune.core import paths
 
 DEFAULT_THEME = "tuitune-dark"
 CONSOLE_THEME = "tuitune-console"
@@ -45,7 +45,7 @@ CUSTOM_VARIABLES = tuple(k for k in THEME_VARIABLE_DEFAULTS if not k.startswith(
 def theme_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
     """User themes first, then the checkout's themes/ (editable install), then the installed
     copy under sys.prefix (wheel install, from pyproject's data-files)."""
-    dirs = [config_path(os.environ if env is None else env).parent / "themes"]
+    dirs = [paths.config_dir(os.environ if env is None else env) / "themes"]
     checkout = Path(tuitune.__file__).resolve().parents[1]
     # Installed from a wheel that parent is site-packages, where a "themes" is someone else's.
     if (checkout / "pyproject.toml").is_file():

@@ -17,7 +17,6 @@ import csv
 import errno
 import io
 import json
-import os
 import socket
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,7 +24,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import fsutil
+from tuitune.core import fsutil, paths
 from tuitune.core.bench import settings as st
 from tuitune.core.bench.model import DIRECTIONS, BenchResult, BenchSpec, CpuLoad, Interval, Run
 
@@ -245,11 +244,6 @@ def _stats(runs: Sequence[Run]) -> tuple[Spread, Spread, Spread, Spread]:
 
 
 # -- the file ----------------------------------------------------------------------------------
-def _state_home() -> Path:
-    env = os.environ.get("XDG_STATE_HOME")
-    return Path(env) if env else Path.home() / ".local" / "state"
-
-
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
@@ -264,7 +258,7 @@ class Notebook:
     @staticmethod
     def default_path(ifname: str, netns: str | None = None, state_dir: Path | None = None) -> Path:
         """$XDG_STATE_HOME/tuitune/runs/<host>[-<netns>]-<ifname>.jsonl"""
-        base = state_dir if state_dir is not None else _state_home() / "tuitune" / "runs"
+        base = state_dir if state_dir is not None else paths.runs_dir()
         parts = [socket.gethostname() or "host"]
         if netns:
             parts.append(netns)

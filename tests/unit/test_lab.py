@@ -181,3 +181,38 @@ def test_the_root_hint_names_a_command_sudo_finds(
     # sudo's PATH has only the system directories: a virtualenv's tuitune needs its path.
     monkeypatch.setattr(sys, "argv", [argv0])
     assert cli_lab._as_root_hint(args_for()) == hint
+
+
+def test_the_lab_opens_the_live_screen_without_rewriting_its_arguments(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`tuitune lab` hands the lab's namespace and interface to the live screen as arguments;
+    it used to overwrite argparse's namespace (root, netns, iface, and a new `lab`) so that
+    cli.py's cmd_tui would find them."""
+    import tuitune.cli.live
+
+    lab = a_lab(tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(labmod, "missing_tools", lambda: [])
+    monkeypatch.setattr(labmod, "find_stale", lambda state_dir: [])
+    monkeypatch.setattr(labmod, "current_lab", lambda state_dir: lab)
+    monkeypatch.setattr(labmod, "reuse", lambda found: found)
+    opened: list[dict[str, object]] = []
+    monkeypatch.setattr(tuitune.cli.live, "run_tui", lambda **kw: opened.append(kw) or 0)
+    args = args_for("--state-dir", str(tmp_path), "--theme", "mono")
+    before = vars(args).copy()
+    assert cli_lab.cmd_lab(args) == 0
+    assert opened == [
+        {
+            "tree": None,
+            "netns": "tuitune-lab-abc123",
+            "iface": "veth-lab",
+            "interval": 1.0,
+            "theme": "mono",
+            "lab": lab,
+        }
+    ]
+    assert vars(args) == before
+    assert (
+        "lab abc123 stays: `tuitune --netns tuitune-lab-abc123 veth-lab`" in capsys.readouterr().err
+    )

@@ -200,10 +200,10 @@ def test_a_show_json_snapshot_is_a_state_to_go_back_to(
 
 
 def test_the_cli_default_journal_dir_is_the_journals() -> None:
-    from tuitune.cli import session as cli_session
+    from tuitune.cli import _common
     from tuitune.core.session import DEFAULT_DIR
 
-    assert cli_session.DEFAULT_JOURNAL_DIR == DEFAULT_DIR
+    assert _common.DEFAULT_JOURNAL_DIR == DEFAULT_DIR
 
 
 def test_host_wide_sysctls_from_a_namespace_need_host_wide(
@@ -215,7 +215,7 @@ def test_host_wide_sysctls_from_a_namespace_need_host_wide(
 
     # The tree stands for a namespace named "lab" and for the host it lives on.
     monkeypatch.setattr(
-        cli_session, "_root", lambda args: replace(HostRoot.fixture(args.root), netns="lab")
+        cli_session, "host_root", lambda args: replace(HostRoot.fixture(args.root), netns="lab")
     )
     profile = tmp_path / "wide.toml"
     profile.write_text('[sysctl]\n"net.core.netdev_max_backlog" = 250000\n')

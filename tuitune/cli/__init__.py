@@ -1,21 +1,19 @@
-"""Command line: picks a mode. Heavy imports (Rich, Textual, pyroute2) happen per mode."""
+"""Command line: picks a mode. Heavy imports (Rich, Textual, pyroute2) happen per mode.
+
+One module per family of subcommands (live: show and the TUI; session: apply, restore;
+export: export, verify, apply-affinity; lab; bench: bench, runs), and what they share in
+_common (exit codes, the one-line error, the host arguments, the argument types).
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from tuitune import __version__
-from tuitune.cli import _common as cli_args
+from tuitune.cli import _common, live
 
-if TYPE_CHECKING:
-    from tuitune.core.hostreader import HostReader
-
-EXIT_USAGE = 2
 SUBCOMMANDS = (
     "show",
     "apply",
@@ -29,23 +27,10 @@ SUBCOMMANDS = (
 )
 
 
-def _root_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--root",
-        type=Path,
-        metavar="DIR",
-        help="read a recorded host tree (DIR/proc, DIR/sys) instead of this machine",
-    )
-    p.add_argument(
-        "--netns",
-        type=cli_args.netns,
-        metavar="NAME",
-        help="read the interface inside network namespace NAME (see `ip netns list`)",
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = cli_args.Parser(
+    from tuitune.cli import bench, export, lab, session
+
+    parser = _common.Parser(
         prog="tuitune",
         description="Live tuner for fast NICs: CPUs, IRQs, softirqs, offloads, rings, sysctls.",
     )
@@ -55,163 +40,21 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    show = sub.add_parser("show", help="print the whole state and one second of rates")
-    show.add_argument(
-        "iface", nargs="?", type=cli_args.ifname, help="interface (default: the default route's)"
-    )
-    show.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
-    show.add_argument(
-        "--interval",
-        type=cli_args.interval,
-        default=1.0,
-        metavar="SECONDS",
-        help="seconds between the two samples the rates come from (default 1)",
-    )
-    _root_args(show)
-    show.set_defaults(func=cmd_show)
-    from tuitune.cli import export as cli_export
-    from tuitune.cli import session as cli_session
-
-    cli_session.register(sub)
-    cli_export.register(sub)
-    from tuitune.cli import lab as cli_lab
-
-    cli_lab.register(sub)
-    from tuitune.cli import bench as cli_bench
-
-    cli_bench.register(sub)
+    for family in (live, session, export, lab, bench):
+        family.register(sub)
     return parser
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
-    parser = cli_args.Parser(
+    parser = _common.Parser(
         prog="tuitune",
         usage=f"tuitune [IFACE] [options] | tuitune {{{','.join(SUBCOMMANDS)}}} ...",
         description="Live tuner for fast NICs: CPUs, IRQs, softirqs, offloads, rings, sysctls. "
         f"Subcommands: {', '.join(SUBCOMMANDS)} (see `tuitune COMMAND --help`).",
     )
     parser.add_argument("--version", action="version", version=f"tuitune {__version__}")
-    parser.add_argument(
-        "iface",
-        nargs="?",
-        type=cli_args.ifname,
-        help="interface to watch (default: pick from a list)",
-    )
-    parser.add_argument(
-        "--interval",
-        type=cli_args.interval,
-        default=1.0,
-        metavar="SECONDS",
-        help="seconds between refreshes (default 1)",
-    )
-    parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
-    _root_args(parser)
+    live.tui_args(parser)
     return parser
-
-
-def _pick_interface(reader: HostReader, wanted: str | None) -> str | None:
-    from tuitune.core.host.netdev import default_route_interface
-
-    if wanted:
-        reader.check_interface(wanted)
-        return wanted
-    found: str | None = reader.call(default_route_interface, reader.root)
-    return found
-
-
-def _open_reader(args: argparse.Namespace) -> HostReader | None:
-    """The reader for --root/--netns, or None after printing why it cannot be had."""
-    from tuitune.core.host.netns import NetnsError
-    from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader
-
-    if args.root is not None:
-        if not (args.root / "proc").is_dir():
-            print(f"tuitune: {args.root} has no proc/ directory: not a host tree", file=sys.stderr)
-            return None
-        root = HostRoot.fixture(args.root)
-    else:
-        root = HostRoot(netns=args.netns)
-    # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
-    # here too (every comparison with NaN is false), for a caller that builds args itself.
-    if not cli_args.INTERVAL_MIN <= args.interval <= cli_args.INTERVAL_MAX:
-        print("tuitune: --interval must be between 0.1 and 60 seconds", file=sys.stderr)
-        return None
-    try:
-        return HostReader(root)
-    except NetnsError as exc:
-        print(f"tuitune: {exc}", file=sys.stderr)
-        return None
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    from tuitune.core.hostreader import UnknownInterface
-    from tuitune.core.rates import compute_rates
-
-    reader = _open_reader(args)
-    if reader is None:
-        return EXIT_USAGE
-    root = reader.root
-    with reader:
-        try:
-            ifname = _pick_interface(reader, args.iface)
-        except UnknownInterface as exc:
-            print(f"tuitune: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        first = reader.counters(ifname)
-        if root.live:
-            time.sleep(args.interval)
-        try:
-            snap = reader.snapshot(ifname)
-        except UnknownInterface as exc:  # deleted during the interval
-            print(f"tuitune: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-    # A file that could not be read is shown as missing numbers, and named here.
-    for problem in snap.counters.problems:
-        print(f"tuitune: {problem}", file=sys.stderr)
-    # Per-CPU detail only for the interface's IRQs: that is all show prints.
-    detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
-    rates = compute_rates(first, snap.counters, detail) if root.live else None
-    if args.json:
-        from tuitune.core.jsondoc import show_document
-
-        json.dump(show_document(snap, rates), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        from tuitune.show import print_show
-
-        print_show(snap, rates)
-    return 0
-
-
-def cmd_tui(args: argparse.Namespace) -> int:
-    from tuitune.core.hostreader import UnknownInterface
-
-    reader = _open_reader(args)
-    if reader is None:
-        return EXIT_USAGE
-    with reader:
-        if args.iface:
-            try:
-                reader.check_interface(args.iface)
-            except UnknownInterface as exc:
-                print(f"tuitune: {exc}", file=sys.stderr)
-                return EXIT_USAGE
-        from tuitune.tui.app import TuituneApp
-
-        try:
-            app = TuituneApp(
-                reader,
-                args.iface,
-                interval=args.interval,
-                theme=args.theme,
-                lab=getattr(args, "lab", None),  # `tuitune lab`: leaving offers to remove it
-            )
-        except ValueError as exc:  # an unknown --theme: say which exist
-            print(f"tuitune: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        app.run()
-    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,7 +70,6 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["--"]:
             argv = argv[1:]
         args = build_tui_parser().parse_args(argv)
-        args.func = cmd_tui
     try:
         result: int = args.func(args)
         return result

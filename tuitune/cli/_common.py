@@ -1,5 +1,8 @@
-"""Argument types shared by every subcommand: each refuses a bad value with one line from
-argparse (exit status 2) before anything reads the host, writes or starts a program.
+"""What every subcommand shares: exit codes, the one-line error, the host arguments
+(--root, --netns, --journal-dir) and the argument types. Each type refuses a bad value with one
+line from argparse (exit status 2) before anything reads the host, writes or starts a program.
+
+Kept light (no Rich, Textual or pyroute2): `import tuitune.cli` is on every command's path.
 
 Why here and not in each command: `--interval nan` passed every `<= 0 or > 60` check (NaN
 compares false) and spun the screen; a 5,000-character interface name reached os.stat as a
@@ -10,11 +13,23 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
-from typing import NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
-from tuitune.core.bench.limits import BadLength, parse_length
+from tuitune.core import paths
+from tuitune.core.bench.limits import MAX_CPU, BadLength, parse_length
 from tuitune.core.names import ifname_problem, netns_problem
+
+if TYPE_CHECKING:
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.hostreader import HostReader
+
+# 0 done; 1 something could not be done, differs or failed; 2 a usage error (bad option, file,
+# interface or namespace), as argparse itself exits.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_JOURNAL_DIR = paths.RUN_DIR
 
 INTERVAL_MIN, INTERVAL_MAX = 0.1, 60.0  # seconds between samples (iperf3's -i has the same)
 
@@ -70,3 +85,105 @@ def length(text: str) -> str:
         return parse_length(text)
     except BadLength as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def positive(text: str) -> int:
+    # ASCII digits, and a length bound before int(): int() takes "١٢" and refuses 5,000 digits
+    # with a ValueError of its own.
+    s = text.strip()
+    shown = s if len(s) <= 20 else s[:20] + "..."
+    if not (s.isascii() and s.lstrip("+-").isdigit()):
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number")
+    if len(s) > 12:
+        raise argparse.ArgumentTypeError(f"{shown} is out of range")
+    value = int(s)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
+    return value
+
+
+def upto(high: int) -> Callable[[str], int]:
+    """A whole number 1..high (iperf3's own limits: it refuses more)."""
+
+    def parse(text: str) -> int:
+        value = positive(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range (1..{high})")
+        return value
+
+    return parse
+
+
+def port(text: str) -> int:
+    value = positive(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (1-65535)")
+    return value
+
+
+def pinning(text: str) -> tuple[int, int | None]:
+    """-A N or N,M: the client's CPU, and the server's."""
+    parts = [p.strip() for p in text.split(",")]
+    ok = all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts)
+    if len(parts) > 2 or not ok or any(int(p) > MAX_CPU for p in parts):
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        raise argparse.ArgumentTypeError(f"{shown!r}: give a CPU number N, or N,M (client,server)")
+    return int(parts[0]), int(parts[1]) if len(parts) == 2 else None
+
+
+def err(msg: str) -> None:
+    """A problem, one line on stderr (stdout stays the command's output)."""
+    print(f"tuitune: {msg}", file=sys.stderr)
+
+
+def host_args(
+    p: argparse.ArgumentParser, netns_help: str = "the host is network namespace NAME"
+) -> None:
+    """--root and --netns: which host a command reads (and writes)."""
+    p.add_argument(
+        "--root",
+        type=Path,
+        metavar="DIR",
+        help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc) instead of this machine",
+    )
+    p.add_argument("--netns", type=netns, metavar="NAME", help=netns_help)
+
+
+def journal_dir_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--journal-dir",
+        type=Path,
+        default=DEFAULT_JOURNAL_DIR,
+        metavar="DIR",
+        help=f"where change journals live (default {DEFAULT_JOURNAL_DIR})",
+    )
+
+
+def tree_problem(tree: Path) -> str | None:
+    """Why --root DIR is not a host tree, or None."""
+    return None if (tree / "proc").is_dir() else f"{tree} has no proc/ directory: not a host tree"
+
+
+def host_root(args: argparse.Namespace, netns: str | None = None) -> HostRoot | None:
+    """The host --root/--netns name (`netns` when --netns is not given), or None after saying
+    why --root is not a host tree."""
+    from tuitune.core.host.root import HostRoot
+
+    if args.root is not None:
+        problem = tree_problem(args.root)
+        if problem is not None:
+            err(problem)
+            return None
+        return HostRoot.fixture(args.root)
+    return HostRoot(netns=args.netns or netns)
+
+
+def pick_interface(reader: HostReader, wanted: str | None) -> str | None:
+    """`wanted` once the host has it (UnknownInterface if not), else the default route's."""
+    from tuitune.core.host.netdev import default_route_interface
+
+    if wanted:
+        reader.check_interface(wanted)
+        return wanted
+    found: str | None = reader.call(default_route_interface, reader.root)
+    return found

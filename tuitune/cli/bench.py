@@ -10,13 +10,19 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuitune.cli import _common as cli_args
-from tuitune.core.bench.limits import MAX_CPU, MAX_DURATION, MAX_REPEATS, MAX_STREAMS
+from tuitune.cli import _common
+from tuitune.cli._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    err,
+    pick_interface,
+)
+from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 
 if TYPE_CHECKING:
     from tuitune.core.bench.load import LoadTracker
@@ -24,56 +30,6 @@ if TYPE_CHECKING:
     from tuitune.core.bench.notebook import Notebook, RunRow
     from tuitune.core.bench.runner import BenchEvent
     from tuitune.core.hostreader import HostReader
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def _err(msg: str) -> None:
-    print(f"tuitune: {msg}", file=sys.stderr)
-
-
-def _positive(text: str) -> int:
-    # ASCII digits, and a length bound before int(): int() takes "١٢" and refuses 5,000 digits
-    # with a ValueError of its own.
-    s = text.strip()
-    shown = s if len(s) <= 20 else s[:20] + "..."
-    if not (s.isascii() and s.lstrip("+-").isdigit()):
-        raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number")
-    if len(s) > 12:
-        raise argparse.ArgumentTypeError(f"{shown} is out of range")
-    value = int(s)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
-    return value
-
-
-def _upto(high: int) -> Callable[[str], int]:
-    """A whole number 1..high (iperf3's own limits: it refuses more)."""
-
-    def parse(text: str) -> int:
-        value = _positive(text)
-        if value > high:
-            raise argparse.ArgumentTypeError(f"{value} is out of range (1..{high})")
-        return value
-
-    return parse
-
-
-def _port(text: str) -> int:
-    value = _positive(text)
-    if value > 65535:
-        raise argparse.ArgumentTypeError(f"{value} is not a port (1-65535)")
-    return value
-
-
-def _pinning(text: str) -> tuple[int, int | None]:
-    """-A N or N,M: the client's CPU, and the server's."""
-    parts = [p.strip() for p in text.split(",")]
-    ok = all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts)
-    if len(parts) > 2 or not ok or any(int(p) > MAX_CPU for p in parts):
-        shown = text if len(text) <= 20 else text[:20] + "..."
-        raise argparse.ArgumentTypeError(f"{shown!r}: give a CPU number N, or N,M (client,server)")
-    return int(parts[0]), int(parts[1]) if len(parts) == 2 else None
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,16 +42,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "every setting it ran with (see `tuitune runs`).",
     )
     bench.add_argument(
-        "iface", nargs="?", type=cli_args.ifname, help="the interface the run goes through"
+        "iface", nargs="?", type=_common.ifname, help="the interface the run goes through"
     )
     bench.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
     bench.add_argument(
-        "--port", "-p", type=_port, metavar="N", help="the server's port (default 5201)"
+        "--port", "-p", type=_common.port, metavar="N", help="the server's port (default 5201)"
     )
     bench.add_argument(
         "-t",
         dest="duration",
-        type=_upto(MAX_DURATION),
+        type=_common.upto(MAX_DURATION),
         default=10,
         metavar="SEC",
         help="seconds (10)",
@@ -103,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument(
         "-P",
         dest="streams",
-        type=_upto(MAX_STREAMS),
+        type=_common.upto(MAX_STREAMS),
         default=1,
         metavar="N",
         help="parallel streams",
@@ -112,20 +68,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     way.add_argument("--reverse", "-R", action="store_true", help="the peer sends")
     way.add_argument("--bidir", action="store_true", help="both send at once")
     bench.add_argument(
-        "-l", dest="length", type=cli_args.length, metavar="LEN", help="buffer length (128K, 1M)"
+        "-l", dest="length", type=_common.length, metavar="LEN", help="buffer length (128K, 1M)"
     )
     bench.add_argument(
-        "-A", dest="pin", type=_pinning, metavar="N[,M]", help="pin the client (and server) CPU"
+        "-A",
+        dest="pin",
+        type=_common.pinning,
+        metavar="N[,M]",
+        help="pin the client (and server) CPU",
     )
     bench.add_argument(
         "--repeats",
-        type=_upto(MAX_REPEATS),
+        type=_common.upto(MAX_REPEATS),
         default=1,
         metavar="N",
         help="runs; the table shows the median",
     )
     bench.add_argument(
-        "--netns", type=cli_args.netns, metavar="NS", help="run inside network namespace NS"
+        "--netns", type=_common.netns, metavar="NS", help="run inside network namespace NS"
     )
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
@@ -139,11 +99,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "baseline run, and the settings that differ from it.",
     )
     runs.add_argument(
-        "iface", nargs="?", type=cli_args.ifname, help="the interface (default: the lab's)"
+        "iface", nargs="?", type=_common.ifname, help="the interface (default: the lab's)"
     )
     runs.add_argument(
         "--netns",
-        type=cli_args.netns,
+        type=_common.netns,
         metavar="NS",
         help="the interface is in network namespace NS",
     )
@@ -311,7 +271,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     ifname, netns, port, peer, lab = _resolve(args)
     if peer is None:
-        _err(
+        err(
             "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab first "
             "with `tuitune lab`"
         )
@@ -319,35 +279,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     try:
         reader = HostReader(HostRoot(netns=netns))
     except NetnsError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_USAGE
     with reader:
         try:
-            ifname = _interface(reader, ifname)
+            ifname = pick_interface(reader, ifname)
         except UnknownInterface as exc:
-            _err(str(exc))
+            err(str(exc))
             return EXIT_USAGE
         if ifname is None:
-            _err("no interface: name the one the run goes through (tuitune bench IFACE)")
+            err("no interface: name the one the run goes through (tuitune bench IFACE)")
             return EXIT_USAGE
         spec = _spec(args, peer, port, netns)
         try:  # a notebook that cannot take the run is said before it, not after
             _notebook(args, ifname, netns).check(write=not args.no_record)
         except OSError as exc:
-            _err(f"notebook: {exc}")
+            err(f"notebook: {exc}")
             return EXIT_USAGE
         hint = _lab_hint(lab) if lab is not None else None
         return _bench(args, reader, ifname, spec, hint)
-
-
-def _interface(reader: HostReader, wanted: str | None) -> str | None:
-    from tuitune.core.host.netdev import default_route_interface
-
-    if wanted:
-        reader.check_interface(wanted)
-        return wanted
-    found: str | None = reader.call(default_route_interface, reader.root)
-    return found
 
 
 def _bench(
@@ -362,7 +312,7 @@ def _bench(
     try:
         settings = capture(access, ifname)
     except Exception as exc:  # a settings read must not stop the measurement
-        _err(f"settings not read ({exc}); the run is recorded without them")
+        err(f"settings not read ({exc}); the run is recorded without them")
         settings = {}
     finally:
         access.close()
@@ -404,7 +354,7 @@ def _record(
     try:
         existing = notebook.runs()
     except OSError as exc:
-        _err(f"not recorded: {exc}")
+        err(f"not recorded: {exc}")
         return EXIT_FAILED
     numbers = [int(r.id[1:]) for r in existing if r.id[1:].isdigit()]
     next_number = max(numbers, default=0) + 1
@@ -425,7 +375,7 @@ def _record(
             for run in new:
                 notebook.add(run)
         except (OSError, ValueError) as exc:
-            _err(f"not recorded: {exc}")
+            err(f"not recorded: {exc}")
             return EXIT_FAILED
         ids = new[0].id + (f"..{new[-1].id}" if len(new) > 1 else "")
         print(f"recorded as {ids} in {notebook.path}")
@@ -472,13 +422,13 @@ def cmd_runs(args: argparse.Namespace) -> int:
         if lab is not None and netns in (None, lab.netns):
             ifname, netns = lab.ifname, lab.netns
         else:
-            _err("name the interface (tuitune runs IFACE) or the file (--notebook FILE)")
+            err("name the interface (tuitune runs IFACE) or the file (--notebook FILE)")
             return EXIT_USAGE
     notebook = _notebook(args, ifname, netns)
     try:
         notebook.check(write=bool(args.baseline))
     except OSError as exc:
-        _err(f"notebook: {exc}")
+        err(f"notebook: {exc}")
         return EXIT_USAGE
     if not notebook.path.exists():
         print(f"no runs yet for {ifname or notebook.path} ({notebook.path}): tuitune bench")
@@ -487,13 +437,13 @@ def cmd_runs(args: argparse.Namespace) -> int:
         try:
             notebook.set_baseline(args.baseline)
         except ValueError as exc:
-            _err(str(exc))
+            err(str(exc))
             return EXIT_USAGE
     if args.compare:
         found = [notebook.find(i) for i in args.compare]
         missing = [i for i, r in zip(args.compare, found, strict=True) if r is None]
         if missing:
-            _err(f"no run {', '.join(missing)} in {notebook.path}")
+            err(f"no run {', '.join(missing)} in {notebook.path}")
             return EXIT_USAGE
         a, b = found
         assert a is not None and b is not None
@@ -512,5 +462,5 @@ def cmd_runs(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(to_text(rows))
     if notebook.skipped:
-        _err(f"{notebook.skipped} unreadable line(s) in {notebook.path} skipped")
+        err(f"{notebook.skipped} unreadable line(s) in {notebook.path} skipped")
     return EXIT_OK

@@ -13,32 +13,29 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.cli import _common as cli_args
+from tuitune.cli import _common
+from tuitune.cli._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    err,
+    host_args,
+    host_root,
+    journal_dir_arg,
+)
 
 if TYPE_CHECKING:
     from tuitune.core.export import ExportFile, ExportPlan
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_JOURNAL_DIR = Path("/run/tuitune")  # tuitune.core.session.journal_file.DEFAULT_DIR
-
 
 def _host_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--netns",
-        type=cli_args.netns,
-        metavar="NAME",
-        help="the interface is in network namespace NAME",
-    )
-    p.add_argument(
-        "--root", type=Path, metavar="DIR", help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc)"
-    )
+    host_args(p, netns_help="the interface is in network namespace NAME")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,9 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--install. Formats: sysctl, udev, link, nm, affinity (default: the ones the changes "
         "need, plus link and nm when the host runs systemd-networkd or NetworkManager).",
     )
-    export.add_argument(
-        "iface", type=cli_args.ifname, help="the interface whose settings to export"
-    )
+    export.add_argument("iface", type=_common.ifname, help="the interface whose settings to export")
     export.add_argument("--format", metavar="LIST", help="comma-separated formats to write")
     where = export.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, metavar="DIR", help="write the files into DIR")
@@ -64,13 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--diff", action="store_true", help="print each file as a diff against the installed one"
     )
     _host_args(export)
-    export.add_argument(
-        "--journal-dir",
-        type=Path,
-        default=DEFAULT_JOURNAL_DIR,
-        metavar="DIR",
-        help=f"where change journals live (default {DEFAULT_JOURNAL_DIR})",
-    )
+    journal_dir_arg(export)
     export.set_defaults(func=cmd_export)
 
     verify = subparsers.add_parser(
@@ -93,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "and write its CPUs to /proc/irq/N/smp_affinity_list. --follow keeps running and "
         "writes them again whenever the link comes up (drivers reset affinity on reopen).",
     )
-    aff.add_argument("iface", type=cli_args.ifname)
+    aff.add_argument("iface", type=_common.ifname)
     aff.add_argument(
         "--file", type=Path, metavar="FILE", help="default: /etc/tuitune/affinity-IFACE.conf"
     )
@@ -104,21 +93,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     aff.set_defaults(func=cmd_apply_affinity)
 
 
-def _err(msg: str) -> None:
-    print(f"tuitune: {msg}", file=sys.stderr)
-
-
-def _root(args: argparse.Namespace, netns: str | None = None) -> HostRoot | None:
-    from tuitune.core.host.root import HostRoot
-
-    if args.root is not None:
-        if not (args.root / "proc").is_dir():
-            _err(f"{args.root} has no proc/ directory: not a host tree")
-            return None
-        return HostRoot.fixture(args.root)
-    return HostRoot(netns=args.netns or netns)
-
-
 def _access(root: HostRoot) -> HostAccess | None:
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.session import HostAccess
@@ -126,7 +100,7 @@ def _access(root: HostRoot) -> HostAccess | None:
     try:
         return HostAccess(root)
     except NetnsError as exc:
-        _err(str(exc))
+        err(str(exc))
         return None
 
 
@@ -136,7 +110,7 @@ def _check_iface(access: HostAccess, ifname: str) -> bool:
     if access.run(interface_exists, access.root, ifname):
         return True
     known = ", ".join(access.run(list_interfaces, access.root)) or "none"
-    _err(f"no interface {ifname!r}; interfaces here: {known}")
+    err(f"no interface {ifname!r}; interfaces here: {known}")
     return False
 
 
@@ -152,9 +126,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         formats = formats_of(args.format) if args.format else None
     except ValueError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_USAGE
-    root = _root(args)
+    root = host_root(args)
     access = None if root is None else _access(root)
     if root is None or access is None:
         return EXIT_USAGE
@@ -171,18 +145,18 @@ def cmd_export(args: argparse.Namespace) -> int:
         try:
             changes, unreadable = from_journal(access, args.journal_dir, args.iface)
         except JournalError as exc:
-            _err(str(exc))
+            err(str(exc))
             return EXIT_FAILED
         ctx = gather_context(access, args.iface)
         try:
             plan = build_plan(changes, ctx, formats)
         except ExportRefused as exc:
             for problem in exc.problems:
-                _err(problem)
-            _err("nothing was written: these values cannot go into a file safely")
+                err(problem)
+            err("nothing was written: these values cannot go into a file safely")
             return EXIT_FAILED
     for line in unreadable:
-        _err(line)
+        err(line)
     _report(plan)
     if not plan.files:
         return EXIT_OK
@@ -194,7 +168,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         try:
             results = write_out(plan.files, args.out)
         except OSError as exc:
-            _err(f"not written: {exc}")
+            err(f"not written: {exc}")
             return EXIT_FAILED
         for written in results:
             print(written)
@@ -217,19 +191,19 @@ def _exists(path: Path) -> bool:
 def _report(plan: ExportPlan) -> None:
     """Warnings, notes and left-out settings, on stderr (stdout carries the files)."""
     for line in plan.warnings:
-        _err(line)
+        err(line)
     seen: set[str] = set()
     for f in plan.files:
         for w in f.warnings:
             if w not in seen:
                 seen.add(w)
-                _err(f"warning: {w}")
+                err(f"warning: {w}")
         for n in f.notes:
             if n not in seen:
                 seen.add(n)
-                _err(f"note: {n}")
+                err(f"note: {n}")
     for line in plan.skipped:
-        _err(f"left out: {line}")
+        err(f"left out: {line}")
 
 
 def _print_file(f: ExportFile, diff: bool) -> None:
@@ -250,7 +224,7 @@ def _install(plan: ExportPlan) -> int:
     try:
         results = install(plan.files)
     except OSError as exc:
-        _err(f"install failed: {exc}")
+        err(f"install failed: {exc}")
         return EXIT_FAILED
     for r in results:
         print(r)
@@ -280,7 +254,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         paths += found
 
     def open_access(netns: str | None) -> HostAccess:
-        root = _root(args, netns)
+        root = host_root(args, netns)
         if root is None:
             raise SystemExit(EXIT_USAGE)
         access = _access(root)
@@ -291,10 +265,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         report = verify(paths, open_access)
     except NetnsError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_FAILED
     for problem in report.problems:
-        _err(problem)
+        err(problem)
     for diff in report.differences:
         print(diff)
     if report.ok:
@@ -314,23 +288,23 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
     from tuitune.core.docfile import DocumentError, shown
     from tuitune.core.export import affinity
 
-    root = _root(args)
+    root = host_root(args)
     if root is None:
         return EXIT_USAGE
     path: Path = args.file or affinity.default_file(root, args.iface)
     try:
         pins = affinity.read_pins(path)
     except FileNotFoundError:
-        _err(
+        err(
             f"no affinity file {shown(path)}; `tuitune export {args.iface} --format affinity` "
             "makes one"
         )
         return EXIT_USAGE
     except DocumentError as exc:
-        _err(f"{exc}; nothing was changed")
+        err(f"{exc}; nothing was changed")
         return EXIT_FAILED
     except affinity.AffinityFileError as exc:
-        _err(f"{shown(path)}: {exc}; nothing was changed")
+        err(f"{shown(path)}: {exc}; nothing was changed")
         return EXIT_FAILED
     access = _access(root)
     if access is None:
@@ -341,7 +315,7 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
         try:
             affinity.plan(access, args.iface, pins)
         except affinity.ForeignIrq as exc:
-            _err(f"{shown(path)}: {exc}; nothing was changed")
+            err(f"{shown(path)}: {exc}; nothing was changed")
             return EXIT_FAILED  # also with --follow: the file itself is wrong
 
         def run_once() -> bool:
@@ -349,7 +323,7 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
                 results = affinity.apply(access, args.iface, pins)
             except affinity.ForeignIrq as exc:
                 # Checked again on each run: IRQ numbers change when the device reopens.
-                _err(f"{shown(path)}: {exc}; nothing was changed")
+                err(f"{shown(path)}: {exc}; nothing was changed")
                 return False
             for r in results:
                 print(r, flush=True)

@@ -17,13 +17,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.cli import _common as cli_args
+from tuitune.cli import _common
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
+from tuitune.core import paths
 
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_STATE_DIR = Path("/run/tuitune")  # tuitune.core.lab.DEFAULT_STATE_DIR
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mode.add_argument("--status", action="store_true", help="show the lab and stale leftovers")
     lab.add_argument(
         "--interval",
-        type=cli_args.interval,
+        type=_common.interval,
         default=1.0,
         metavar="SECONDS",
         help="seconds between refreshes (default 1)",
@@ -53,15 +52,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lab.add_argument(
         "--state-dir",
         type=Path,
-        default=DEFAULT_STATE_DIR,
+        default=paths.RUN_DIR,
         metavar="DIR",
-        help=f"where the lab's state file lives (default {DEFAULT_STATE_DIR})",
+        help=f"where the lab's state file lives (default {paths.RUN_DIR})",
     )
     lab.set_defaults(func=cmd_lab)
-
-
-def _say(msg: str) -> None:
-    print(f"tuitune: {msg}", file=sys.stderr)
 
 
 def _as_root_hint(args: argparse.Namespace) -> str:
@@ -84,13 +79,13 @@ def _command() -> str:
 def cmd_lab(args: argparse.Namespace) -> int:
 
     if os.geteuid() != 0:
-        _say(f"the lab needs root (it creates network namespaces): run `{_as_root_hint(args)}`")
+        err(f"the lab needs root (it creates network namespaces): run `{_as_root_hint(args)}`")
         return EXIT_USAGE
     state_dir: Path = args.state_dir
     try:
         return _lab(args, state_dir)
     except OSError as exc:  # the state dir is not ours (fsutil says why), or unreadable
-        _say(str(exc))
+        err(str(exc))
         return EXIT_FAILED
 
 
@@ -105,22 +100,22 @@ def _lab(args: argparse.Namespace, state_dir: Path) -> int:
         return EXIT_OK
     missing = labmod.missing_tools()
     if missing:
-        _say(f"the lab needs {', '.join(missing)}")
+        err(f"the lab needs {', '.join(missing)}")
         return EXIT_USAGE
     stale = labmod.find_stale(state_dir)
     if stale:
         removed = labmod.clean_stale(state_dir)
-        _say(f"removed a stale lab: {'; '.join(stale)}: {', '.join(removed) or 'nothing left'}")
+        err(f"removed a stale lab: {'; '.join(stale)}: {', '.join(removed) or 'nothing left'}")
     try:
         lab = labmod.current_lab(state_dir)
         if lab is not None:
             lab = labmod.reuse(lab)
-            _say(f"reusing lab {lab.name}")
+            err(f"reusing lab {lab.name}")
         else:
             lab = labmod.build(state_dir)
-            _say(f"built lab {lab.name}")
+            err(f"built lab {lab.name}")
     except labmod.LabError as exc:
-        _say(str(exc))
+        err(str(exc))
         return EXIT_FAILED
     if args.no_tui:
         print("\n".join(labmod.describe(lab)))
@@ -131,15 +126,21 @@ def _lab(args: argparse.Namespace, state_dir: Path) -> int:
 def _tui(args: argparse.Namespace, lab: Lab) -> int:
     """The live screen on the lab's end, through the same path as `tuitune --netns NS IFACE`;
     leaving it offers to remove the lab."""
-    from tuitune.cli import cmd_tui
+    from tuitune.cli.live import run_tui
     from tuitune.core.lab import current_lab
 
-    args.root, args.netns, args.iface, args.lab = None, lab.netns, lab.ifname, lab
-    code = cmd_tui(args)
+    code = run_tui(
+        tree=None,
+        netns=lab.netns,
+        iface=lab.ifname,
+        interval=args.interval,
+        theme=args.theme,
+        lab=lab,
+    )
     if current_lab(lab.state_dir) is None:
-        _say(f"lab {lab.name} removed")
+        err(f"lab {lab.name} removed")
     else:
-        _say(
+        err(
             f"lab {lab.name} stays: `tuitune --netns {lab.netns} {lab.ifname}` watches it, "
             "`tuitune lab --down` removes it"
         )

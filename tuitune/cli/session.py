@@ -8,35 +8,24 @@ not valid), 2 a usage error (unreadable file, unknown interface or namespace).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.cli import _common as cli_args
+from tuitune.cli import _common
+from tuitune.cli._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    err,
+    host_args,
+    host_root,
+    journal_dir_arg,
+)
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session.outcome import Outcome
     from tuitune.core.session.settings import Key
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_JOURNAL_DIR = Path("/run/tuitune")  # tuitune.core.session.journal_file.DEFAULT_DIR
-
-
-def _host_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--netns", type=cli_args.netns, metavar="NAME", help="the host is network namespace NAME"
-    )
-    p.add_argument(
-        "--root", type=Path, metavar="DIR", help="a recorded host tree (DIR/proc, DIR/sys)"
-    )
-    p.add_argument(
-        "--journal-dir",
-        type=Path,
-        default=DEFAULT_JOURNAL_DIR,
-        metavar="DIR",
-        help=f"where change journals live (default {DEFAULT_JOURNAL_DIR})",
-    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Put back every original value recorded by tuitune for this host (or "
         "--netns NAME). Prints each value put back and what could not be, and why.",
     )
-    _host_args(restore)
+    host_args(restore)
+    journal_dir_arg(restore)
     restore.add_argument(
         "--list", action="store_true", help="list the journals and what they hold; change nothing"
     )
@@ -69,10 +59,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     apply.add_argument(
         "iface",
         nargs="?",
-        type=cli_args.ifname,
+        type=_common.ifname,
         help="interface (default: the one the file names)",
     )
-    _host_args(apply)
+    host_args(apply)
+    journal_dir_arg(apply)
     apply.add_argument(
         "--dry-run", action="store_true", help="print what would change; change nothing"
     )
@@ -83,21 +74,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the whole machine (refused without it)",
     )
     apply.set_defaults(func=cmd_apply)
-
-
-def _err(msg: str) -> None:
-    print(f"tuitune: {msg}", file=sys.stderr)
-
-
-def _root(args: argparse.Namespace) -> HostRoot | None:
-    from tuitune.core.host.root import HostRoot
-
-    if args.root is not None:
-        if not (args.root / "proc").is_dir():
-            _err(f"{args.root} has no proc/ directory: not a host tree")
-            return None
-        return HostRoot.fixture(args.root)
-    return HostRoot(netns=args.netns)
 
 
 def _ns_flag(root: HostRoot) -> str:
@@ -123,7 +99,7 @@ def _list(directory: Path) -> int:
     try:
         found = list_journals(directory)
     except JournalError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_FAILED
     if not found:
         print(f"no change journals in {directory}")
@@ -149,7 +125,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     directory: Path = args.journal_dir
     if args.list:
         return _list(directory)
-    root = _root(args)
+    root = host_root(args)
     if root is None:
         return EXIT_USAGE
     host = host_id(root)
@@ -157,14 +133,14 @@ def cmd_restore(args: argparse.Namespace) -> int:
     try:
         exists = journal_exists(directory, host)
     except JournalError as exc:
-        _err(f"{exc}; nothing was restored")
+        err(f"{exc}; nothing was restored")
         return EXIT_FAILED
     if not exists:
         print(f"nothing to restore: no journal for {host} in {directory}")
         return EXIT_OK
     holder = lock_holder(directory, host)
     if holder:
-        _err(
+        err(
             f"tuitune (pid {holder}) is still running on {host}: quit it, it asks to keep or revert"
         )
         return EXIT_FAILED
@@ -173,13 +149,13 @@ def cmd_restore(args: argparse.Namespace) -> int:
     try:
         session.access()
     except NetnsError as exc:
-        _err(f"{exc}; the journal is kept: {path}")
+        err(f"{exc}; the journal is kept: {path}")
         return EXIT_FAILED
     with session:
         try:
             journal = session.open_journal()
         except JournalError as exc:
-            _err(str(exc))
+            err(str(exc))
             return EXIT_FAILED
         if journal.discarded:
             print(journal.discarded)
@@ -223,30 +199,30 @@ def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.session.profile import ProfileError, load, resolve
     from tuitune.core.session.profile_model import one_line
 
-    root = _root(args)
+    root = host_root(args)
     if root is None:
         return EXIT_USAGE
     try:
         # A show document's host-wide values are left out in a namespace unless asked for.
         profile = load(args.file, netns=None if args.host_wide else root.netns)
     except ProfileError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_USAGE
     ifname = args.iface or profile.ifname
     problem = ifname_problem(ifname) if ifname else None
     if problem is not None:  # the file's name: checked before it is ever part of a path
-        _err(f"{args.file}: {problem}")
+        err(f"{args.file}: {problem}")
         return EXIT_USAGE
     session = Session(root, journal_dir=args.journal_dir, host_writes=args.host_wide)
     try:
         access = session.access()
     except NetnsError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_USAGE
     with session:
         if profile.needs_interface and ifname and not access.run(interface_exists, root, ifname):
             known = ", ".join(access.run(list_interfaces, root)) or "none"
-            _err(f"no interface {ifname!r}; interfaces here: {known}")
+            err(f"no interface {ifname!r}; interfaces here: {known}")
             return EXIT_USAGE
         pairs, errors = resolve(access, profile, ifname)
         targets: dict[Key, str] = {}
@@ -260,8 +236,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 errors.append(exc.state.reason + hint)
         if errors:
             for line in errors:
-                _err(one_line(line))  # names from the file never break a problem in two
-            _err(f"nothing was changed: {len(errors)} problem(s) in {shown(args.file)}")
+                err(one_line(line))  # names from the file never break a problem in two
+            err(f"nothing was changed: {len(errors)} problem(s) in {shown(args.file)}")
             return EXIT_FAILED
         current = access.read_many([k for k, _ in pairs])
         changes = [(k, t) for k, t in pairs if current[k] != targets[k]]
@@ -275,14 +251,14 @@ def cmd_apply(args: argparse.Namespace) -> int:
         try:
             journal = session.open_journal()
         except JournalError as exc:
-            _err(f"{exc}; nothing was changed")
+            err(f"{exc}; nothing was changed")
             return EXIT_FAILED
         if journal.discarded:
             print(journal.discarded)
         try:
             outcomes = session.run(lambda j: j.apply_all(changes))
         except JournalError as exc:  # the journal could not be written: all put back
-            _err(str(exc))
+            err(str(exc))
             return EXIT_FAILED
         finally:
             session.release()  # the originals stay recorded for `tuitune restore`

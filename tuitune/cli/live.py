@@ -1,0 +1,169 @@
+"""`tuitune show` (the state and one interval of rates, printed) and the live screen
+(`tuitune [IFACE]`, and `tuitune lab` on the lab's end): the two that watch a host.
+
+The only module that starts the TUI (import-linter's "app-on-top" contract)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tuitune.cli import _common
+from tuitune.cli._common import EXIT_USAGE, err, pick_interface
+
+if TYPE_CHECKING:
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.lab import Lab
+
+NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    show = subparsers.add_parser("show", help="print the whole state and one second of rates")
+    show.add_argument(
+        "iface", nargs="?", type=_common.ifname, help="interface (default: the default route's)"
+    )
+    show.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
+    show.add_argument(
+        "--interval",
+        type=_common.interval,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between the two samples the rates come from (default 1)",
+    )
+    _common.host_args(show, netns_help=NETNS_HELP)
+    show.set_defaults(func=cmd_show)
+
+
+def tui_args(parser: argparse.ArgumentParser) -> None:
+    """The live screen's options (`tuitune [IFACE] [options]`)."""
+    parser.add_argument(
+        "iface",
+        nargs="?",
+        type=_common.ifname,
+        help="interface to watch (default: pick from a list)",
+    )
+    parser.add_argument(
+        "--interval",
+        type=_common.interval,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between refreshes (default 1)",
+    )
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
+    _common.host_args(parser, netns_help=NETNS_HELP)
+    parser.set_defaults(func=cmd_tui)
+
+
+def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostReader | None:
+    """The reader for --root/--netns, or None after printing why it cannot be had."""
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.hostreader import HostReader
+
+    if tree is not None:
+        problem = _common.tree_problem(tree)
+        if problem is not None:
+            err(problem)
+            return None
+        root = HostRoot.fixture(tree)
+    else:
+        root = HostRoot(netns=netns)
+    # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
+    # here too (every comparison with NaN is false), for a caller that builds args itself.
+    if not _common.INTERVAL_MIN <= interval <= _common.INTERVAL_MAX:
+        err("--interval must be between 0.1 and 60 seconds")
+        return None
+    try:
+        return HostReader(root)
+    except NetnsError as exc:
+        err(str(exc))
+        return None
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.rates import compute_rates
+
+    reader = open_reader(args.root, args.netns, args.interval)
+    if reader is None:
+        return EXIT_USAGE
+    root = reader.root
+    with reader:
+        try:
+            ifname = pick_interface(reader, args.iface)
+        except UnknownInterface as exc:
+            err(str(exc))
+            return EXIT_USAGE
+        first = reader.counters(ifname)
+        if root.live:
+            time.sleep(args.interval)
+        try:
+            snap = reader.snapshot(ifname)
+        except UnknownInterface as exc:  # deleted during the interval
+            err(str(exc))
+            return EXIT_USAGE
+    # A file that could not be read is shown as missing numbers, and named here.
+    for problem in snap.counters.problems:
+        err(str(problem))
+    # Per-CPU detail only for the interface's IRQs: that is all show prints.
+    detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
+    rates = compute_rates(first, snap.counters, detail) if root.live else None
+    if args.json:
+        from tuitune.core.jsondoc import show_document
+
+        json.dump(show_document(snap, rates), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from tuitune.show import print_show
+
+        print_show(snap, rates)
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    return run_tui(
+        tree=args.root,
+        netns=args.netns,
+        iface=args.iface,
+        interval=args.interval,
+        theme=args.theme,
+    )
+
+
+def run_tui(
+    *,
+    tree: Path | None,
+    netns: str | None,
+    iface: str | None,
+    interval: float,
+    theme: str | None,
+    lab: Lab | None = None,
+) -> int:
+    """The live screen on a host tree, a namespace or this machine; with `lab`, leaving it
+    offers to remove the lab (`tuitune lab`)."""
+    from tuitune.core.hostreader import UnknownInterface
+
+    reader = open_reader(tree, netns, interval)
+    if reader is None:
+        return EXIT_USAGE
+    with reader:
+        if iface:
+            try:
+                reader.check_interface(iface)
+            except UnknownInterface as exc:
+                err(str(exc))
+                return EXIT_USAGE
+        from tuitune.tui.app import TuituneApp
+
+        try:
+            app = TuituneApp(reader, iface, interval=interval, theme=theme, lab=lab)
+        except ValueError as exc:  # an unknown --theme: say which exist
+            err(str(exc))
+            return EXIT_USAGE
+        app.run()
+    return app.return_code or 0

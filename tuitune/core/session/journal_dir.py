@@ -24,7 +24,9 @@ import os
 import stat
 from pathlib import Path
 
-DEFAULT_DIR = Path("/run/tuitune")
+from tuitune.core.paths import RUN_DIR
+
+DEFAULT_DIR = RUN_DIR  # one place for it: core/paths.py
 # The one-writer locks of the live host and its namespaces, whatever --journal-dir says: two
 # journal directories must not let two tuitunes change one host. (Recorded host trees are not
 # a shared host: their lock stays beside their journal.)

@@ -187,3 +187,15 @@ def pick_interface(reader: HostReader, wanted: str | None) -> str | None:
         return wanted
     found: str | None = reader.call(default_route_interface, reader.root)
     return found
+
+
+def screen_args(parser: argparse.ArgumentParser) -> None:
+    """The live screen's own options, for every command that opens it (the TUI, the lab)."""
+    parser.add_argument(
+        "--interval",
+        type=interval,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between refreshes (default 1)",
+    )
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")

@@ -41,14 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     mode.add_argument("--down", action="store_true", help="remove it and any stale leftovers")
     mode.add_argument("--status", action="store_true", help="show the lab and stale leftovers")
-    lab.add_argument(
-        "--interval",
-        type=_common.interval,
-        default=1.0,
-        metavar="SECONDS",
-        help="seconds between refreshes (default 1)",
-    )
-    lab.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
+    _common.screen_args(lab)
     lab.add_argument(
         "--state-dir",
         type=Path,

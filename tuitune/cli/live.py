@@ -47,14 +47,7 @@ def tui_args(parser: argparse.ArgumentParser) -> None:
         type=_common.ifname,
         help="interface to watch (default: pick from a list)",
     )
-    parser.add_argument(
-        "--interval",
-        type=_common.interval,
-        default=1.0,
-        metavar="SECONDS",
-        help="seconds between refreshes (default 1)",
-    )
-    parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
+    _common.screen_args(parser)
     _common.host_args(parser, netns_help=NETNS_HELP)
     parser.set_defaults(func=cmd_tui)
 

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
-from tuitune.core.bench.notebook import spec_summary
+from tuitune.core.bench.runtable import spec_summary
 from tuitune.core.units import bitrate
 from tuitune.tui.glyphs import Glyphs, bar, heat_char
 from tuitune.tui.look import DEFAULT_LOOK, Look

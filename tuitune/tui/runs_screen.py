@@ -24,7 +24,9 @@ from textual.widgets import Static
 
 from tuitune.core import fsutil
 from tuitune.core.bench.model import Run
-from tuitune.core.bench.notebook import Notebook, RunRow, Spread, compare, to_csv, to_markdown
+from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.runformat import compare, to_csv, to_markdown
+from tuitune.core.bench.runtable import RunRow, Spread
 from tuitune.core.bench.settings import diff
 from tuitune.tui.glyphs import Glyphs
 from tuitune.tui.look import DEFAULT_LOOK, Look

@@ -218,3 +218,11 @@ class Notebook:
             known = ", ".join(dict.fromkeys(r.group for r in runs)) or "none"
             raise ValueError(f"no run {group_id} in {self.path} (runs: {known})")
         self._append({"type": "baseline", "group": found.group})
+
+
+def write_beside(notebook: Path, suffix: str, text: str) -> Path:
+    """Write `text` next to the notebook file (same name, new suffix), atomically, never
+    through a link another user made (fsutil)."""
+    dest = notebook.with_suffix(suffix)
+    fsutil.write_file(dest, text.encode("utf-8"), 0o644, follow=True)
+    return dest

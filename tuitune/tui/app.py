@@ -177,7 +177,9 @@ class TuituneApp(App[int]):
         if wanted is None:
             wanted = CONSOLE_THEME if self.env.get("TERM") == "linux" else DEFAULT_THEME
         self._start_theme = wanted if wanted in self.available_themes else None
-        self.sampler = Sampler(reader, ifname, self._deliver, interval=interval, limit=limit)
+        self.sampler = Sampler(
+            reader, ifname, self._deliver, interval, limit=limit, device_events=reader.root.live
+        )
         self.sample: Sample | None = None
         self.nic: NicState | None = None
         self.host: HostState | None = None

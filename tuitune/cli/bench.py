@@ -309,7 +309,7 @@ def _bench(
     from tuitune.core.sampler import Sampler
     from tuitune.core.session import HostAccess
 
-    access = HostAccess(reader.root, call=reader.call)
+    access = HostAccess(reader.root, call=reader.call, handles=reader.handles)
     try:
         settings = capture(access, ifname)
     except Exception as exc:  # a settings read must not stop the measurement

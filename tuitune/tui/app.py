@@ -199,6 +199,7 @@ class TuituneApp(App[int]):
             journal_dir=journal_dir,
             access=access,
             call=reader.call,
+            handles=reader.handles if reader.root.live else None,
             host_writes=True,
             read_only=read_only_reason(
                 reader.root, reader.root.live if editable is None else editable

@@ -80,7 +80,9 @@ ROWS: list[Row] = [
     ("xen-netfront", "eth0-q1-rx", "eth0", {}, ("rx", 1)),
     ("xen-netfront one channel", "eth0-q0", "eth0", {}, ("combined", 0)),
     # --- huawei
-    ("hinic", "eth0_qp3", "eth0", {}, ("combined", 3)),
+    ("hinic3", "eth0_qp3", "eth0", {}, ("combined", 3)),
+    ("hinic", "eth0_rxq2", "eth0", {}, ("rx", 2)),
+    ("hinic", "eth0_txq2", "eth0", {}, ("tx", 2)),
     ("hns3", f"hns3-{BDF}-TxRx-5", "eth0", {"bus_info": BDF}, ("combined", 5)),
     ("hns3 split", f"hns3-{BDF}-Rx-1", "eth0", {"bus_info": BDF}, ("rx", 1)),
     ("hclge misc", f"hclge-misc-{BDF}", "eth0", {"bus_info": BDF}, ("misc", None)),

@@ -19,8 +19,9 @@ Three kinds of evidence, used together by :func:`nic_irqs`:
                                            NICs such as e1000e ``enp0s25`` or INTx ``eth0``)
        IF-misc, IF-err, IF-notify, IF-event-N, IF-lsc, IF-other ...          -> misc
 
-       IF:rx-N IF:tx-N IF:slice-N (stmmac, myri10ge)  IF_qpN (hinic)  IF[N] (old qlcnic)
-       IF TXQ N / IF CQ N (bna)  IF (queue N) (old cxgb4)  IF-Rx N (cxgb4)  IF-qN-tx (xen)
+       IF:rx-N IF:tx-N IF:slice-N (stmmac, myri10ge)  IF_qpN IF_rxqN (hinic3, hinic)
+       IF[N] (old qlcnic)
+       IF TXQ N / IF CQ N (bna)  IF (queue N) (old cxgb4)  IF-RxN (cxgb4)  IF-qN-tx (xen)
        a name cut short by the driver's buffer (tg3 ``enp129s0f0-txrx``) -> kind, index None
 
    Every driver's format, with the kernel file it comes from: docs/irq-names.md.
@@ -98,7 +99,7 @@ _SUFFIX_RE: Final = re.compile(
     rf"""
       (?:tx-?rx|rx-?tx|fp|qp|q|queue|combined|slice)[-\ ]?(?P<c>{_N})
     | \(queue\ ?(?P<paren>{_N})\)
-    | (?P<dir>rx|tx|txq|sq|txc|cq)[-\ ]?(?P<d>{_N})
+    | (?P<dir>rx|tx|rxq|txq|sq|txc|cq)[-\ ]?(?P<d>{_N})
     | tx-?{_N}-rx-?(?P<txrx>{_N})
     | rx-?(?P<rxtx>{_N})-tx-?{_N}
     | q(?P<xq>{_N})-(?P<xdir>rx|tx)
@@ -117,6 +118,7 @@ _SUFFIX_RE: Final = re.compile(
 # tx-completion ring, cq a Brocade bna rx completion queue.
 _DIR_KIND: Final[dict[str, QueueKind]] = {
     "rx": "rx",
+    "rxq": "rx",
     "cq": "rx",
     "tx": "tx",
     "txq": "tx",
@@ -125,8 +127,8 @@ _DIR_KIND: Final[dict[str, QueueKind]] = {
 }
 _LDIR_KIND: Final[dict[str, QueueKind]] = {"rx": "rx", "tx": "tx", "txrx": "combined"}
 # What may follow the interface name in a queue vector's name: ``eth0-TxRx-0``,
-# ``eth0:rx-0`` (stmmac, myri10ge), ``eth0_qp3`` (hinic), ``eth0 TXQ 0`` / ``eth0 (queue 3)``
-# (bna, old cxgb4), ``eth0[2]`` (qlcnic/netxen before 3.x).
+# ``eth0:rx-0`` (stmmac, myri10ge), ``eth0_qp3`` (hinic3), ``eth0_rxq3`` (hinic),
+# ``eth0 TXQ 0`` / ``eth0 (queue 3)`` (bna, old cxgb4), ``eth0[2]`` (qlcnic/netxen before 3.x).
 _SEPARATORS: Final = frozenset("-:_ [")
 _BRACKET_RE: Final = re.compile(rf"\[(?P<b>{_N})\]", re.ASCII)
 # Kernel IRQ names are short (the drivers' buffers are 16..64 bytes); anything longer is not

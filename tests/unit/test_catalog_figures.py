@@ -3,9 +3,11 @@
 A number in an entry's summary or help must appear in the vendored evidence of one of the
 entry's sources (tests/fixtures/seed_quotes.toml: short factual snippets per report, with the
 figures), and a number in a finding in the evidence of that finding's own source - or be listed
-in tuitune/core/catalog_data/derivations.toml with how it was derived. The evidence is checked
-against the reports themselves when they are present (../shared/seeds beside the checkout, or
-TUITUNE_SEEDS_DIR), so the vendored snippets cannot drift from the documents either.
+in tuitune/core/catalog_data/derivations.toml with how it was derived. The same holds for the
+title, setting and citation of each source (sources.toml), which the help pane shows. The
+evidence is checked against the reports themselves when they are present (../shared/seeds
+beside the checkout, or TUITUNE_SEEDS_DIR), so the vendored snippets cannot drift from the
+documents either.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pytest
 from tuitune.core import catalog
 from tuitune.core.catalog_device import DEVICE_HELP
 from tuitune.core.catalog_load import DATA_DIR
-from tuitune.core.sources import SEED_SOURCES, SOURCE_IDS
+from tuitune.core.sources import SEED_SOURCES, SOURCE_IDS, SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 QUOTES = ROOT / "tests" / "fixtures" / "seed_quotes.toml"
@@ -100,6 +102,10 @@ def _texts() -> Iterator[Text]:
         yield name, "help", e.help, every
         for a in e.sources:
             yield name, f"[{a.source}] finding", a.finding, frozenset({a.source})
+    # The help pane also shows each source's title, setting and citation.
+    for src in SOURCES:
+        for where, text in (("title", src.title), ("setting", src.setting), ("cite", src.citation)):
+            yield src.id, where, text, frozenset({src.id})
 
 
 def unsourced(
@@ -138,7 +144,7 @@ def test_quotes_and_derivations_are_well_formed() -> None:
         assert set(q) == {"source", "facts"}, q
         # Snippets of facts and numbers, not copied passages.
         assert len(q["facts"]) <= 200, q
-    names = {e.key for e in catalog.SYSCTLS} | set(DEVICE_HELP)
+    names = {e.key for e in catalog.SYSCTLS} | set(DEVICE_HELP) | set(SOURCE_IDS)
     for d in _load(DERIVATIONS).get("derivation", []):
         assert set(d) == {"entry", "figure", "how"}, d
         assert d["entry"] in names, d

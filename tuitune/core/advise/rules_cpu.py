@@ -17,19 +17,19 @@ NEEDS_LOAD = "no load in the window: run a benchmark (B in the screen, or iperf3
 
 _NASA_T4 = SourceRef(
     "nasa-40g",
-    "LAN, 40 GbE: with the NIC's IRQ and nuttcp both on CPU 0, 18.5-19.5 Gb/s and no loss; on "
+    "40 GbE: with the NIC's IRQ and nuttcp both on CPU 0, 18.5-19.5 Gb/s and no loss; on "
     "other CPU pairs 7.1-17.4 Gb/s with 15,149-44,891 packets lost in 30 s (Table 4); the "
     "pegged server core read 49.7 %sy + 50.0 %si in top",
 )
 _REDHAT_LOOP = SourceRef(
     "redhat-10g",
-    "LAN, 10 GbE: mpstat -P ALL showed the receive side's core 0 pegged (38.9 %sys, 60.4 %soft, "
+    "10 GbE: mpstat -P ALL showed the receive side's core 0 pegged (38.9 %sys, 60.4 %soft, "
     "0 % idle) with cores 1-7 idle at about 5 Gb/s; the loop: find the pegged core, move the "
     "NIC's IRQs with smp_affinity, pin the application near them, measure again",
 )
 _ESNET_IRQ = SourceRef(
     "esnet-100g",
-    "WAN, 48.6 ms: irqbalance off, one core per 10G interface, rx/tx queues bound with "
+    "48.6 ms: irqbalance off, one core per 10G interface, rx/tx queues bound with "
     "smp_affinity: 97.9 Gb/s over 10 streams",
 )
 
@@ -205,10 +205,10 @@ def irqbalance_active(f: Facts) -> Iterator[Outcome]:
         ),
         change=(Change(Key.service("irqbalance"), "stopped"),),
         sources=(
-            SourceRef("esnet-100g", "WAN: turned irqbalance off before binding queues to cores"),
+            SourceRef("esnet-100g", "turned irqbalance off before binding queues to cores"),
             SourceRef(
                 "nasa-40g",
-                "LAN: running with IRQ balancing instead of binding gave many packet "
+                "running with IRQ balancing instead of binding gave many packet "
                 "retransmits; stop irqbalance before setting smp_affinity",
             ),
         ),
@@ -252,11 +252,11 @@ def softnet_drops(f: Facts) -> Iterator[Outcome]:
         ),
         change=change,
         sources=(
-            SourceRef("esnet-100g", "WAN: netdev_max_backlog 250000 in its standard tuning"),
+            SourceRef("esnet-100g", "netdev_max_backlog 250000 in its standard tuning"),
             SourceRef(
-                "nasa-40g", "LAN: netdev_max_backlog 30000 made a negligible difference (Table 3)"
+                "nasa-40g", "netdev_max_backlog 30000 made a negligible difference (Table 3)"
             ),
-            SourceRef("lofar-wan", "WAN, 10 GigE: suggests netdev_max_backlog 30000"),
+            SourceRef("lofar-wan", "10 GigE: suggests netdev_max_backlog 30000"),
         ),
         context="any",
     )

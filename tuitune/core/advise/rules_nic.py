@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.host.ethtool import Coalesce, Feature, Rings, short_name
+from tuitune.core.host.ethtool import Coalesce, Feature, Rings
 from tuitune.core.session.settings import Key
 
 _NOT_READ = "{what} not read here (a recorded tree without ethtool state, or not supported)"
@@ -27,19 +27,18 @@ OFFLOADS: dict[str, str] = {
     "tx": "tx checksumming off (takes SG and TSO): 10.0 Gb/s at MTU 1500, 50 Mb/s at 9000",
     "rx": "rx checksumming off (takes GRO): 7.5 Gb/s at MTU 1500, 17.3 at 9000",
 }
-# Pre-netlink `ethtool -k` spellings (the long names older captures show).
-_LEGACY = {
-    "tcp-segmentation-offload": "tso",
-    "generic-segmentation-offload": "gso",
-    "generic-receive-offload": "gro",
-    "scatter-gather": "sg",
-    "tx-checksumming": "tx",
-    "rx-checksumming": "rx",
+# The kernel features that carry each group: a group is "off" when every one of these the
+# device can change is off. Other members stay out (tx-tcp-mangleid-segmentation is off on
+# most devices by default and is not what Table 2 switched). The long names are the
+# pre-netlink `ethtool -k` spellings older captures show.
+PRINCIPAL: dict[str, tuple[str, ...]] = {
+    "tso": ("tx-tcp-segmentation", "tx-tcp6-segmentation", "tcp-segmentation-offload"),
+    "gso": ("tx-generic-segmentation", "generic-segmentation-offload"),
+    "gro": ("rx-gro", "generic-receive-offload"),
+    "sg": ("tx-scatter-gather", "scatter-gather"),
+    "tx": ("tx-checksum-ipv4", "tx-checksum-ip-generic", "tx-checksum-ipv6", "tx-checksumming"),
+    "rx": ("rx-checksum", "rx-checksumming"),
 }
-
-
-def _group(feature: Feature) -> str:
-    return _LEGACY.get(feature.name) or short_name(feature.name)
 
 
 def nic_rx_drops(f: Facts) -> Iterator[Outcome]:
@@ -88,12 +87,10 @@ def nic_rx_drops(f: Facts) -> Iterator[Outcome]:
         sources=(
             SourceRef(
                 "nasa-40g",
-                "LAN: the smallest ring was fastest, 16 slots 21.0 Gb/s vs 18.7 at 1024 and "
+                "the smallest ring was fastest, 16 slots 21.0 Gb/s vs 18.7 at 1024 and "
                 "18.1 at 4096-8192 (Table 5); on a WAN it prefers larger rings",
             ),
-            SourceRef(
-                "cern-10g", "LAN: 2048 rx/tx descriptors instead of 1024/256 changed a few %"
-            ),
+            SourceRef("cern-10g", "2048 rx/tx descriptors instead of 1024/256 changed a few %"),
         ),
         context="wan" if ctx == "wan" else "any",
     )
@@ -106,10 +103,10 @@ def offload_disabled(f: Facts) -> Iterator[Outcome]:
         yield Note(rule, _NOT_READ.format(what="offloads (ethtool -k)"))
         return
     off: dict[str, list[Feature]] = {}
-    for feat in nic.features:
-        group = _group(feat)
-        if group in OFFLOADS and not feat.active and not feat.requested and not feat.fixed:
-            off.setdefault(group, []).append(feat)
+    for group, names in PRINCIPAL.items():
+        members = [x for x in nic.features if x.name in names and not x.fixed]
+        if members and not any(x.active or x.requested for x in members):
+            off[group] = members
     if not off:
         return
     change = tuple(Change(Key.feature(f.ifname, x.name), "on") for fs in off.values() for x in fs)
@@ -125,7 +122,7 @@ def offload_disabled(f: Facts) -> Iterator[Outcome]:
             f"MTU {mtu}: NASA measured the loss largest at 1500",
         ),
         change=change,
-        sources=tuple(SourceRef("nasa-40g", f"LAN: {OFFLOADS[g]} (Table 2)") for g in off),
+        sources=tuple(SourceRef("nasa-40g", f"{OFFLOADS[g]} (Table 2)") for g in off),
         context="any",
     )
 
@@ -173,11 +170,11 @@ def coalesce_off(f: Facts) -> Iterator[Outcome]:
         sources=(
             SourceRef(
                 "nasa-40g",
-                "LAN: adaptive-rx off gave 110-112 Mb/s against 21.0 Gb/s with it on, at "
+                "adaptive-rx off gave 110-112 Mb/s against 21.0 Gb/s with it on, at "
                 "rx-usecs 16 / rx-frames 88 (Table 6)",
             ),
-            SourceRef("esnet-100g", "WAN: rx-usecs 100 on its 10G NICs"),
-            SourceRef("redhat-10g", "LAN: a low rx-usecs is the setting for latency"),
+            SourceRef("esnet-100g", "rx-usecs 100 on its 10G NICs"),
+            SourceRef("redhat-10g", "a low rx-usecs is the setting for latency"),
         ),
         context="any",
     )
@@ -212,12 +209,12 @@ def mtu_small(f: Facts) -> Iterator[Outcome]:
         sources=(
             SourceRef(
                 "cern-10g",
-                "LAN: 1 stream 127 -> 173 MB/s (default settings) and 275 -> 693 MB/s (tuned) "
+                "1 stream 127 -> 173 MB/s (default settings) and 275 -> 693 MB/s (tuned) "
                 "from MTU 1500 to 9000; but at 4 streams, default settings, 9000 gave 364 MB/s "
                 "against 375 at 1500",
             ),
-            SourceRef("nasa-40g", "LAN: 15.1 Gb/s at MTU 1500, 19.1 at 9000 (Table 2)"),
-            SourceRef("lofar-wan", "WAN: the first thing to set, 9000, on both ends"),
+            SourceRef("nasa-40g", "15.1 Gb/s at MTU 1500, 19.1 at 9000 (Table 2)"),
+            SourceRef("lofar-wan", "the first thing to set, 9000, on both ends"),
         ),
         context="any",
         trial=True,
@@ -242,8 +239,8 @@ def txqueuelen_wan(f: Facts) -> Iterator[Outcome]:
         evidence=(f"txqueuelen {nic.link.txqlen} (sysfs tx_queue_len)",),
         change=(Change(Key.txqueuelen(f.ifname), str(t.TXQUEUELEN_WAN)),),
         sources=(
-            SourceRef("esnet-100g", "WAN, 48.6 ms: txqueuelen 10000 on every 10G interface"),
-            SourceRef("nasa-40g", "LAN: a longer tx queue than 1000 made no difference"),
+            SourceRef("esnet-100g", "48.6 ms: txqueuelen 10000 on every 10G interface"),
+            SourceRef("nasa-40g", "a longer tx queue than 1000 made no difference"),
         ),
         context="wan",
     )

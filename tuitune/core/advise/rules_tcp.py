@@ -13,12 +13,12 @@ MIB = 1 << 20
 
 _LOFAR = SourceRef(
     "lofar-wan",
-    "WAN, 10 Gb/s at 3.77 ms: buffer = bandwidth x RTT = 4,712,500 bytes; rmem/wmem_max and "
+    "10 Gb/s at 3.77 ms: buffer = bandwidth x RTT = 4,712,500 bytes; rmem/wmem_max and "
     "the third tcp_rmem/tcp_wmem value set to 10,000,000; 240 -> 396 Mb/s with one end tuned, "
     "5.23 Gb/s with both (its tcp_mem was written in bytes: that file counts pages)",
 )
 _ESNET = SourceRef(
-    "esnet-100g", "WAN, 48.6 ms: rmem_max/wmem_max 64 MiB, nuttcp windows of 50 MB per stream"
+    "esnet-100g", "48.6 ms: rmem_max/wmem_max 64 MiB, nuttcp windows of 50 MB per stream"
 )
 
 
@@ -98,8 +98,8 @@ def timestamps_lan(f: Facts) -> Iterator[Outcome]:
         evidence=("net.ipv4.tcp_timestamps = 1 (/proc/sys)",),
         change=(change,),
         sources=(
-            SourceRef("nasa-40g", "LAN, 40 GbE: tcp_timestamps=0 gained 300-400 Mb/s (Table 3)"),
-            SourceRef("cern-10g", "LAN: its improved kernel settings set tcp_timestamps=0"),
+            SourceRef("nasa-40g", "40 GbE: tcp_timestamps=0 gained 300-400 Mb/s (Table 3)"),
+            SourceRef("cern-10g", "its improved kernel settings set tcp_timestamps=0"),
         ),
         context="lan",
     )
@@ -142,8 +142,8 @@ def sack_off(f: Facts) -> Iterator[Outcome]:
         evidence=("net.ipv4.tcp_sack = 0 (/proc/sys)",),
         change=(change,),
         sources=(
-            SourceRef("nasa-40g", "LAN: tcp_sack=0 negligible (Table 3); WAN needs loss handling"),
-            SourceRef("cern-10g", "LAN: its improved settings turned SACK off, back to back"),
+            SourceRef("nasa-40g", "tcp_sack=0 negligible (Table 3); WAN needs loss handling"),
+            SourceRef("cern-10g", "its improved settings turned SACK off, back to back"),
         ),
         context="wan",
     )

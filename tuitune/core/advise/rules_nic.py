@@ -41,6 +41,10 @@ PRINCIPAL: dict[str, tuple[str, ...]] = {
 }
 
 
+# Link kinds whose reported speed is a number the driver makes up (veth says 10000).
+VIRTUAL = frozenset({"veth", "tun", "dummy", "bridge", "macvlan", "ipvlan", "vxlan"})
+
+
 def nic_rx_drops(f: Facts) -> Iterator[Outcome]:
     rule = "nic-rx-drops"
     w = f.window
@@ -187,6 +191,9 @@ def mtu_small(f: Facts) -> Iterator[Outcome]:
         return
     link = nic.link
     speed = link.speed_mbps
+    if link.kind in VIRTUAL:
+        yield Note(rule, f"{f.ifname} is a {link.kind}: its speed is nominal, not judged")
+        return
     if not isinstance(speed, int) or speed <= 0:
         yield Note(rule, "link speed unknown (a virtual device or no carrier): not judged")
         return

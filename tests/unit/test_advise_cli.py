@@ -123,3 +123,33 @@ def test_apply_refusals_change_nothing(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*args, "--apply", "no-such-rule"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert not journal.exists()
+
+
+def _pcie(tree: Path, speed: str, width: str, max_speed: str = "8.0", max_width: str = "8") -> None:
+    # The kernel's text (drivers/pci/pci-sysfs.c: "8.0 GT/s PCIe" since 5.x); no capture of
+    # these files exists in tests/fixtures, so they are written here.
+    dev = tree / BUS
+    (dev / "current_link_speed").write_text(f"{speed} GT/s PCIe\n")
+    (dev / "max_link_speed").write_text(f"{max_speed} GT/s PCIe\n")
+    (dev / "current_link_width").write_text(f"{width}\n")
+    (dev / "max_link_width").write_text(f"{max_width}\n")
+
+
+@pytest.mark.parametrize(
+    ("speed", "width", "fires"),
+    [("5.0", "8", True), ("8.0", "4", True), ("8.0", "8", False)],
+)
+def test_pcie_degraded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], speed: str, width: str, fires: bool
+) -> None:
+    tree = _tree(tmp_path)
+    _pcie(tree, speed, width)
+    rc, doc = _json(capsys, "--root", str(tree), "eth0")
+    found = [f for f in doc["findings"] if f["id"] == "pcie-degraded"]
+    assert bool(found) is fires
+    assert rc == (1 if fires else 0)
+    if fires:
+        assert found[0]["change"] == []  # a slot, not a setting
+        assert (
+            f"current {float(speed):g} GT/s x{width}, maximum 8 GT/s x8" in found[0]["evidence"][0]
+        )

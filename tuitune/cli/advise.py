@@ -83,6 +83,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from tuitune.cli.live import open_reader
     from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
     from tuitune.core.advise.document import advise_document
+    from tuitune.core.advise.pcie import read_pcie
     from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.values import Unavailable
 
@@ -112,6 +113,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 samples.append(reader.counters(ifname))
             host = reader.host_state()
             nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
+            pcie = reader.call(read_pcie, root, ifname)
         except UnknownInterface as exc:
             err(str(exc))
             return EXIT_USAGE
@@ -123,7 +125,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
     )
     context = Context(infer_context(args.context, args.rtt), args.rate, args.rtt)
-    advice = advise(Facts(host, nic, window, context))
+    advice = advise(Facts(host, nic, window, context, pcie))
     if args.apply:
         return _apply(args, root, ifname, advice)
     if args.json:

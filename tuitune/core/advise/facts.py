@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tuitune.core.advise.model import Context, Finding, Note
 from tuitune.core.advise.window import Window
@@ -16,6 +17,9 @@ from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 
+if TYPE_CHECKING:
+    from tuitune.core.advise.pcie import PcieLink
+
 
 @dataclass(frozen=True, slots=True)
 class Facts:
@@ -23,6 +27,7 @@ class Facts:
     nic: NicState | None
     window: Window
     context: Context
+    pcie: PcieLink | None = None  # the NIC's PCIe link, when read (core/advise/pcie.py)
 
     @property
     def ifname(self) -> str:

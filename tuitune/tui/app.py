@@ -32,6 +32,7 @@ from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui import glyphs as glyphs_mod
+from tuitune.tui.advisor import Advisor
 from tuitune.tui.app_bench import BenchController
 from tuitune.tui.app_edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.app_export import Exporter
@@ -131,6 +132,7 @@ class TuituneApp(App[int]):
         Binding("N", "runs", "Runs"),
         Binding("X", "bench_stop", "Stop the benchmark / close its strip", show=False),
         Binding("E", "export", "Export"),
+        Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
         Binding("b", "baseline", "Baseline"),
     ]
 
@@ -209,6 +211,7 @@ class TuituneApp(App[int]):
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
+        self.advisor = Advisor(self, self.editor)  # A: findings over the last seconds
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -354,6 +357,7 @@ class TuituneApp(App[int]):
         self._redraw(state=s.nic is not None or s.host is not None or base_changed or gone_changed)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
+        self.advisor.feed(s)
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -801,6 +805,9 @@ class TuituneApp(App[int]):
 
     def action_bench_stop(self) -> None:
         self.app_bench.stop_or_close()
+
+    def action_advise(self) -> None:
+        self.advisor.open()
 
     def action_export(self) -> None:
         self.exporter.open()

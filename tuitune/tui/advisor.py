@@ -83,10 +83,12 @@ class AdvisorScreen(ModalScreen[str | None]):
             label.append(f"{f.id:<19}{f.title}")
             options.append(Option(label, id=f.id))
         with Vertical() as box:
-            box.border_title = (
-                f"Findings: {len(options)} over the last {self.seconds:.0f} s, "
-                f"context {self.context}"
+            span = (
+                f"over the last {self.seconds:.0f} s"
+                if self.seconds >= 1
+                else "no window yet: wait a few seconds"
             )
+            box.border_title = f"Findings: {len(options)} {span}, context {self.context}"
             if options:
                 yield OptionList(*options, id="advisor-list")
             with VerticalScroll():
@@ -110,7 +112,7 @@ class AdvisorScreen(ModalScreen[str | None]):
             self._show(self.advice.findings[0])
 
     def _show(self, f: Finding) -> None:
-        self.query_one("#advisor-detail", Static).update(detail_text(f))
+        self.query_one("#advisor-detail", Static).update(detail_text(f) + "\n" + self._notes())
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         found = [f for f in self.advice.findings if f.id == event.option.id]

@@ -169,6 +169,17 @@ def test_offload_disabled(pegged: Facts) -> None:
     f = one(replace(pegged, nic=replace(nic, features=off)), "offload-disabled")
     assert f is not None and [(c.key.name, c.value) for c in f.change] == [("rx-gro", "on")]
     assert "12.8 Gb/s" in f.sources[0].measured  # NASA Table 2, GRO off at MTU 1500
+    # On a veth GRO off is the default and saves nothing (the peer sends large segments):
+    # silent there, while the send side still counts.
+    veth = replace(nic, features=off, link=replace(nic.link, kind="veth"))
+    assert one(replace(pegged, nic=veth), "offload-disabled") is None
+    gso_off = tuple(
+        replace(x, active=False, requested=False) if x.name == "tx-generic-segmentation" else x
+        for x in off
+    )
+    veth = replace(veth, features=gso_off)
+    f = one(replace(pegged, nic=veth), "offload-disabled")
+    assert f is not None and [c.key.name for c in f.change] == ["tx-generic-segmentation"]
     fixed = tuple(replace(x, available=False) if x.name == "rx-gro" else x for x in off)
     assert one(replace(pegged, nic=replace(nic, features=fixed)), "offload-disabled") is None
 

@@ -41,6 +41,7 @@ PRINCIPAL: dict[str, tuple[str, ...]] = {
 }
 
 
+SEND_SIDE = ("tso", "gso", "sg", "tx")
 # Link kinds whose reported speed is a number the driver makes up (veth says 10000).
 VIRTUAL = frozenset({"veth", "tun", "dummy", "bridge", "macvlan", "ipvlan", "vxlan"})
 
@@ -107,7 +108,13 @@ def offload_disabled(f: Facts) -> Iterator[Outcome]:
         yield Note(rule, _NOT_READ.format(what="offloads (ethtool -k)"))
         return
     off: dict[str, list[Feature]] = {}
+    # A veth's peer hands it packets already in large GSO segments: its receive offloads (GRO,
+    # rx checksumming, off by default) save nothing. Its send side does matter: tso, gso, sg
+    # and tx off took a lab veth from 24.5 to 6.8 Gb/s with iperf3 (measured for tuitune).
+    groups = SEND_SIDE if nic.link.kind in VIRTUAL else tuple(PRINCIPAL)
     for group, names in PRINCIPAL.items():
+        if group not in groups:
+            continue
         members = [x for x in nic.features if x.name in names and not x.fixed]
         if members and not any(x.active or x.requested for x in members):
             off[group] = members

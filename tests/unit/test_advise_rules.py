@@ -17,7 +17,7 @@ from tests.unit.advise_hosts import (
     steps_window,
     with_sysctls,
 )
-from tuitune.core.advise import RULES, Context, Facts, advise
+from tuitune.core.advise import RULES, Context, Facts, advise, infer_context
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.rules_tcp import bdp_bytes
 from tuitune.core.host.ethtool import Coalesce
@@ -282,3 +282,17 @@ def test_every_rule_is_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "advise.md").read_text()
     for rule in RULES:
         assert f"### `{rule}`" in doc
+
+
+@pytest.mark.parametrize(
+    ("stated", "rtt", "want"),
+    [
+        ("any", None, "any"),
+        ("any", 0.99, "lan"),  # NASA's LAN: 0.24-0.31 ms
+        ("any", 1.0, "any"),  # between a LAN and a WAN: no guess
+        ("any", 2.0, "wan"),  # LOFAR's metro WAN was 3.77 ms
+        ("lan", 48.6, "lan"),  # stated wins over the RTT
+    ],
+)
+def test_context_inferred_from_rtt(stated: str, rtt: float | None, want: str) -> None:
+    assert infer_context(stated, rtt) == want  # type: ignore[arg-type]

@@ -153,3 +153,24 @@ def test_pcie_degraded(
         assert (
             f"current {float(speed):g} GT/s x{width}, maximum 8 GT/s x8" in found[0]["evidence"][0]
         )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--rate", "nan"],
+        ["--rate", "inf"],
+        ["--rate", "0"],
+        ["--rtt", "-1"],
+        ["--rtt", "1e309"],
+        ["--seconds", "0"],
+        ["--seconds", "301"],
+        ["--context", "moon"],
+    ],
+)
+def test_bad_numbers_are_one_line(bad: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["advise", "eth0", "--root", "/nonexistent-tree", *bad])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"argument {bad[0]}" in err

@@ -20,6 +20,7 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 if TYPE_CHECKING:
     from tuitune.core.advise import Advice, Finding
     from tuitune.core.host.root import HostRoot
+    from tuitune.core.session.settings import Key
 
 MAX_SECONDS = 300
 
@@ -125,7 +126,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
     )
     context = Context(infer_context(args.context, args.rtt), args.rate, args.rtt)
-    advice = advise(Facts(host, nic, window, context, pcie))
+    advice = advise(Facts(host, nic, window, context, pcie, _held(args, root)))
     if args.apply:
         return _apply(args, root, ifname, advice)
     if args.json:
@@ -137,6 +138,19 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
+
+
+def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
+    """The settings an earlier tuitune on this host left recorded (IRQs it placed...)."""
+    from tuitune.core.session import JournalError, list_journals
+    from tuitune.core.session.journal_file import host_id
+
+    try:
+        found = list_journals(args.journal_dir)
+    except JournalError:
+        return frozenset()  # unreadable here: the rules go without it
+    me = host_id(root)
+    return frozenset(k for j in found if j.host == me for k in j.originals)
 
 
 def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:

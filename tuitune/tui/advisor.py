@@ -151,7 +151,9 @@ class Advisor:
         samples = list(self._counters)
         detail = {q.irq for q in sel.nic.irqs} if sel.nic is not None else None
         window = window_of(samples, detail)
-        return advise(Facts(sel.host, sel.nic, window, Context(self.context))), window.seconds
+        held = frozenset(self.shell.session.originals())
+        facts = Facts(sel.host, sel.nic, window, Context(self.context), held=held)
+        return advise(facts), window.seconds
 
     def open(self) -> None:
         if self.shell.selection().nic is None:
@@ -209,7 +211,9 @@ class Advisor:
         self._gate(f)
 
     def _gate(self, f: Finding) -> None:
-        if any(c.key.kind == "irq_affinity" for c in f.change):
+        # A change that stops irqbalance itself (the IRQ moves do, while it runs) needs no gate.
+        stops = any(c.key.kind == "service" for c in f.change)
+        if not stops and any(c.key.kind == "irq_affinity" for c in f.change):
             self.editor.irqbalance.before_move(lambda: self._write(f))
         else:
             self._write(f)

@@ -14,6 +14,7 @@ from tuitune.core.advise.model import Context, Finding, Note
 from tuitune.core.advise.window import Window
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.session.settings import Key
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 
@@ -28,6 +29,7 @@ class Facts:
     window: Window
     context: Context
     pcie: PcieLink | None = None  # the NIC's PCIe link, when read (core/advise/pcie.py)
+    held: frozenset[Key] = frozenset()  # settings tuitune's journal holds for this host
 
     @property
     def ifname(self) -> str:

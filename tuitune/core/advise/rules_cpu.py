@@ -53,9 +53,19 @@ def spread_plan(nic: NicState, host: HostState) -> list[tuple[NicIrq, int]]:
     return [(q, order[i % len(order)]) for i, q in enumerate(queues)] if order else []
 
 
-def _irq_change(nic: NicState, plan: list[tuple[NicIrq, int]]) -> tuple[Change, ...]:
+def _irq_change(
+    nic: NicState, plan: list[tuple[NicIrq, int]], host: HostState, evidence: list[str]
+) -> tuple[Change, ...]:
+    """The plan as journal changes. While irqbalance runs (and is not told to leave these IRQs
+    alone) it would move them back: stopping it for the session comes first, in the same
+    step, and the evidence says so."""
     ifname = nic.link.ifname
-    return tuple(Change(Key.irq(q.irq, q.name, ifname), str(cpu)) for q, cpu in plan)
+    moves = tuple(Change(Key.irq(q.irq, q.name, ifname), str(cpu)) for q, cpu in plan)
+    ib = host.irqbalance
+    if moves and ib.running and any(q.irq not in ib.banned_irqs for q, _ in plan):
+        evidence.append("irqbalance runs: it would move them back, so it is stopped first")
+        return (Change(Key.service("irqbalance"), "stopped"), *moves)
+    return moves
 
 
 def cpu_saturated(f: Facts) -> Iterator[Outcome]:
@@ -112,7 +122,7 @@ def cpu_saturated(f: Facts) -> Iterator[Outcome]:
         how = ""
         if nic is not None and len(queues) >= 2:
             plan = spread_plan(nic, f.host)
-            change = _irq_change(nic, plan)
+            change = _irq_change(nic, plan, f.host, evidence)
             how = f"spread {len(plan)} queue IRQs one per NIC-local core"
         elif nic is not None:
             rx = [q.name for q in nic.queues if q.name.startswith("rx-")]
@@ -161,46 +171,54 @@ def irq_remote_node(f: Facts) -> Iterator[Outcome]:
     plan = [(q, cpu) for q, cpu in spread_plan(nic, f.host) if q in {r[0] for r in remote}]
     shown = ", ".join(f"IRQ {q.irq} ({q.name}) on cpus {cpus(w)}" for q, w in remote[:4])
     more = f" and {len(remote) - 4} more" if len(remote) > 4 else ""
+    evidence = [
+        f"{f.ifname} is on NUMA node {node} (local cpus {cpus(local)}; sysfs numa_node)",
+        f"{shown}{more} (/proc/irq/N/effective_affinity_list)",
+    ]
+    change = _irq_change(nic, plan, f.host, evidence)
     yield Finding(
         id=rule,
         severity="risk",
         title=f"{len(remote)} of {f.ifname}'s queue IRQs run on node "
         f"{', '.join(map(str, elsewhere))}, the NIC is on node {node}",
-        evidence=(
-            f"{f.ifname} is on NUMA node {node} (local cpus {cpus(local)}; sysfs numa_node)",
-            f"{shown}{more} (/proc/irq/N/effective_affinity_list)",
-        ),
-        change=_irq_change(nic, plan),
+        evidence=tuple(evidence),
+        change=change,
         sources=(_NASA_T4, _REDHAT_LOOP),
         context="any",
     )
 
 
 def irqbalance_active(f: Facts) -> Iterator[Outcome]:
+    """IRQs tuitune placed (its journal holds them) while irqbalance runs. An IRQ on one CPU
+    is no proof of a hand placement: irqbalance itself puts each IRQ on one CPU."""
     rule = "irqbalance-active"
     ib = f.host.irqbalance
     nic = f.nic
     if not ib.running or nic is None:
         return
-    online = f.host.topology.online
+    held = {k.name for k in f.held if k.kind == "irq_affinity"}
     pinned = []
     for q in f.queue_irqs():
         aff = nic.irq_affinity.get(q.irq)
         asked = aff.smp_affinity if aff is not None else None
-        pin = isinstance(asked, frozenset) and asked and asked != online
-        if pin and isinstance(asked, frozenset) and q.irq not in ib.banned_irqs:
+        if q.irq in held and q.irq not in ib.banned_irqs and isinstance(asked, frozenset):
             pinned.append((q, asked))
     if not pinned:
+        yield Note(
+            rule,
+            "irqbalance runs: it will move any IRQ placed by hand (the screen asks to stop it "
+            "before a move; the IRQ moves of cpu-saturated stop it first)",
+        )
         return
     shown = ", ".join(f"IRQ {q.irq} -> {cpus(a)}" for q, a in pinned[:4])
     yield Finding(
         id=rule,
         severity="risk",
-        title=f"irqbalance runs while {len(pinned)} of {f.ifname}'s IRQs are pinned: it will "
-        "move them",
+        title=f"irqbalance runs while {len(pinned)} of {f.ifname}'s IRQs are placed by tuitune: "
+        "it will move them",
         evidence=(
             f"irqbalance pid {', '.join(map(str, ib.pids))} (/proc)",
-            f"pinned, not banned: {shown} (/proc/irq/N/smp_affinity_list"
+            f"placed by tuitune (its journal), not banned: {shown} (/proc/irq/N/smp_affinity_list"
             + (f"; {ib.config_file})" if ib.config_file else ")"),
         ),
         change=(Change(Key.service("irqbalance"), "stopped"),),
@@ -208,8 +226,8 @@ def irqbalance_active(f: Facts) -> Iterator[Outcome]:
             SourceRef("esnet-100g", "turned irqbalance off before binding queues to cores"),
             SourceRef(
                 "nasa-40g",
-                "running with IRQ balancing instead of binding gave many packet "
-                "retransmits; stop irqbalance before setting smp_affinity",
+                "running with IRQ balancing instead of binding gave many packet retransmits; "
+                "stop irqbalance before setting smp_affinity",
             ),
         ),
         context="any",

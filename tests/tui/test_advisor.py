@@ -4,9 +4,10 @@ no window yet it says what it needs. Screen text and the tree's /proc/irq files,
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
-from tests.tui.conftest import Tui
+from tests.tui.conftest import Launch, Tui
 from tests.tui.fixture_hosts import host_32cpu
 from tests.tui.test_editing import running
 from tuitune.tui.advisor import AdvisorScreen
@@ -56,3 +57,19 @@ async def test_no_window_says_what_it_needs(tmp_path: Path) -> None:
         await tui.wait(lambda: "context lan" in tui.screen_text(), "the view again, for lan")
         await tui.press("escape")
         assert not isinstance(app.screen, AdvisorScreen)
+
+
+async def test_context_is_remembered_per_interface(launch: Launch, tmp_path: Path) -> None:
+    config = tmp_path / "tuitune" / "config.toml"
+    async with launch(save_settings=True) as tui:
+        await tui.press("A")
+        await tui.wait(lambda: isinstance(tui.app.screen, AdvisorScreen), "the findings view")
+        assert "context any" in tui.screen_text()
+        await tui.press("c", "c")  # any -> lan -> wan
+        await tui.wait(lambda: "context wan" in tui.screen_text(), "the view for wan")
+        await tui.press("escape")
+    assert tomllib.loads(config.read_text())["advise"]["context"] == {"eth0": "wan"}
+    async with launch(save_settings=True) as tui:  # the next start, the same user
+        await tui.press("A")
+        await tui.wait(lambda: isinstance(tui.app.screen, AdvisorScreen), "the findings view")
+        assert "context wan" in tui.screen_text()

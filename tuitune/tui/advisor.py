@@ -9,6 +9,7 @@ protocol and the Editor's journal calls, like the editor and the benchmark do.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -130,12 +131,25 @@ class AdvisorScreen(ModalScreen[str | None]):
 
 
 class Advisor:
-    def __init__(self, shell: Shell, editor: Editor) -> None:
+    def __init__(
+        self,
+        shell: Shell,
+        editor: Editor,
+        contexts: dict[str, str] | None = None,
+        remember: Callable[[str, str], None] | None = None,
+    ) -> None:
         self.shell = shell
         self.editor = editor
-        self.context: ContextKind = "any"
+        self.contexts = dict(contexts or {})  # ifname -> context, remembered across runs
+        self.remember = remember
         self._counters: deque[Counters] = deque(maxlen=WINDOW + 1)
         self.advice: Advice | None = None
+
+    @property
+    def context(self) -> ContextKind:
+        ifname = self.shell.selection().ifname
+        found = self.contexts.get(ifname or "", "any")
+        return next((c for c in CONTEXTS if c == found), "any")
 
     def feed(self, sample: Sample) -> None:
         """Every sample the screen draws; a gap (a failed read) starts the window again."""
@@ -171,7 +185,12 @@ class Advisor:
 
     def _chosen(self, choice: str | None) -> None:
         if choice == "context:":
-            self.context = CONTEXTS[(CONTEXTS.index(self.context) + 1) % len(CONTEXTS)]
+            nxt = CONTEXTS[(CONTEXTS.index(self.context) + 1) % len(CONTEXTS)]
+            ifname = self.shell.selection().ifname
+            if ifname:
+                self.contexts[ifname] = nxt
+                if self.remember is not None:
+                    self.remember(ifname, nxt)
             self.open()
             return
         found = [f for f in (self.advice.findings if self.advice else ()) if f.id == choice]

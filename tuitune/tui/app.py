@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
@@ -211,7 +211,8 @@ class TuituneApp(App[int]):
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
-        self.advisor = Advisor(self, self.editor)  # A: findings over the last seconds
+        # A: findings over the last seconds, in the context remembered for each interface
+        self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -715,7 +716,7 @@ class TuituneApp(App[int]):
         self.theme = names[(i + 1) % len(names)]
         msg = f"theme {self.theme}"
         if self.save_settings:
-            self.config = Config(theme=self.theme)
+            self.config = replace(self.config, theme=self.theme)
             err = save_config(self.config, self.config_file)
             msg += f" (not saved: {err})" if err else f" (saved in {self.config_file})"
         self._notify(msg)
@@ -808,6 +809,15 @@ class TuituneApp(App[int]):
 
     def action_advise(self) -> None:
         self.advisor.open()
+
+    def _remember(self, ifname: str, context: str) -> None:
+        """The Advisor's context of an interface, kept in the settings file with the theme."""
+        contexts = dict(self.config.contexts) | {ifname: context}
+        self.config = replace(self.config, contexts=tuple(sorted(contexts.items())))
+        if self.save_settings:
+            err = save_config(self.config, self.config_file)
+            if err:
+                self.notify_line(err, True)
 
     def action_export(self) -> None:
         self.exporter.open()

@@ -10,6 +10,7 @@ from tuitune.core.advise.facts import Facts, Outcome, cpus, pct, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
 from tuitune.core.advise.window import net_busy
 from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.irqplan import spread_plan
 from tuitune.core.session.settings import Key, cpus_value
 from tuitune.core.snapshot import HostState, NicState
 
@@ -32,25 +33,6 @@ _ESNET_IRQ = SourceRef(
     "48.6 ms: irqbalance off, one core per 10G interface, rx/tx queues bound with "
     "smp_affinity: 97.9 Gb/s over 10 streams",
 )
-
-
-def spread_plan(nic: NicState, host: HostState) -> list[tuple[NicIrq, int]]:
-    """One queue IRQ per physical core over the NIC-local CPUs, SMT siblings last (the same
-    plan as the screen's `s`, tuitune/tui/editing.py)."""
-    topo = host.topology
-    local = nic.placement.local_cpus or topo.online
-    first: list[int] = []
-    rest: list[int] = []
-    seen: set[tuple[object, object]] = set()
-    for c in topo.cpus:
-        if c.cpu not in local or c.cpu not in topo.online:
-            continue
-        core: tuple[object, object] = (c.package, c.core) if c.core is not None else ("cpu", c.cpu)
-        (rest if core in seen else first).append(c.cpu)
-        seen.add(core)
-    order = first + rest or sorted(topo.online)
-    queues = [q for q in nic.irqs if q.kind != "misc"]
-    return [(q, order[i % len(order)]) for i, q in enumerate(queues)] if order else []
 
 
 def _irq_change(

@@ -1,7 +1,7 @@
 """Command line: picks a mode. Heavy imports (Rich, Textual, pyroute2) happen per mode.
 
 One module per family of subcommands (live: show and the TUI; session: apply, restore;
-export: export, verify, apply-affinity; lab; bench: bench, runs), and what they share in
+export: export, verify, apply-affinity; lab; bench: bench, runs; sweep), and what they share in
 _common (exit codes, the one-line error, the host arguments, the argument types).
 """
 
@@ -24,11 +24,12 @@ SUBCOMMANDS = (
     "lab",
     "bench",
     "runs",
+    "sweep",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tuitune.cli import bench, export, lab, session
+    from tuitune.cli import bench, export, lab, session, sweep
 
     parser = _common.Parser(
         prog="tuitune",
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    for family in (live, session, export, lab, bench):
+    for family in (live, session, export, lab, bench, sweep):
         family.register(sub)
     return parser
 

@@ -237,6 +237,7 @@ class SweepRunner:
     def _measure(self, spec: BenchSpec) -> tuple[list[BenchResult], list[CpuLoad], list[str]]:
         loads: list[CpuLoad] = []
         started: list[str] = []
+        lines: list[str] = []  # said from this thread: `say` may raise (Ctrl+C in a UI)
 
         def on_event(event: BenchEvent) -> None:  # runner thread
             if isinstance(event, Started):
@@ -246,21 +247,22 @@ class SweepRunner:
             elif isinstance(event, Finished):
                 with self._lock:
                     tracker, self._tracker = self._tracker, None
-                loads.append(tracker.result() if tracker is not None else CpuLoad())
-                r = event.result
-                tp = r.throughput_bps
-                text = "-" if tp is None else f"{tp / 1e6:.0f} Mb/s"
-                retr = "" if r.total_retransmits is None else f", {r.total_retransmits} retr"
-                self.say(
-                    f"  repeat {event.repeat + 1}: {text}{retr}"
-                    + (f" ({r.error})" if r.error else "")
-                )
+                    loads.append(tracker.result() if tracker is not None else CpuLoad())
+                    lines.append(_repeat_line(event))
+
+        def flush() -> None:
+            with self._lock:
+                todo, lines[:] = list(lines), []
+            for line in todo:
+                self.say(line)
 
         runner = BenchRunner(spec, on_event, server_hint=self.target.server_hint)
         runner.start()
         try:
             while runner.running:
                 runner.wait(0.5)
+                flush()
+            flush()
         finally:  # Ctrl+C or SIGTERM: iperf3 is stopped, the caller reverts
             if runner.running:
                 runner.cancel()
@@ -315,3 +317,12 @@ class SweepRunner:
             return [], [f"{exc}; `tuitune restore` puts back what the journal holds"]
         problems = [f"{o.key.label}: {o.reason}" for o in outs if not o.ok]
         return outs, problems
+
+
+def _repeat_line(event: Finished) -> str:
+    r = event.result
+    tp = r.throughput_bps
+    text = "-" if tp is None else f"{tp / 1e6:.0f} Mb/s"
+    retr = "" if r.total_retransmits is None else f", {r.total_retransmits} retr"
+    error = f" ({r.error})" if r.error else ""
+    return f"  repeat {event.repeat + 1}: {text}{retr}{error}"

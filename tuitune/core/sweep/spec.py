@@ -40,7 +40,7 @@ from tuitune.core.session.profile_model import (
 from tuitune.core.session.settings import CHANNEL_FIELDS, PAUSE_FIELDS, RING_FIELDS, Kind
 
 MAX_SPEC_BYTES = 1 << 18  # a spec is a few lines; a huge file is not one
-MAX_DIMENSIONS = 6
+MAX_DIMENSIONS = 8  # NASA Table 2: six offloads and the MTU
 MAX_VALUES = 32  # values of one dimension
 MAX_SET_SETTINGS = 64  # settings in one named set
 MAX_COMBINATIONS = 512  # cells of a sweep: at 10 s x 3 repeats, already four hours

@@ -65,6 +65,11 @@ class Pair:
     client_ns: str
     server_ns: str
     dev: str
+    peer: str
+
+    def peer_mtu(self) -> str:
+        link = run("ip", "-n", self.server_ns, "-o", "link", "show", self.peer)
+        return link.split("mtu ")[1].split()[0]
 
     def state(self) -> tuple[str, str, str]:
         """What the sweep touches, as the kernel holds it: tso, tcp_sack, the MTU line."""
@@ -108,7 +113,7 @@ def pair() -> Iterator[Pair]:
             time.sleep(0.05)
         else:
             pytest.fail("the iperf3 server did not start")
-        yield Pair(cns, sns, dev)
+        yield Pair(cns, sns, dev, peer)
     finally:
         if server is not None:
             server.terminate()
@@ -125,15 +130,18 @@ def pair() -> Iterator[Pair]:
             os.unlink(journal_dir.LOCK_DIR / f"{host_id(HostRoot(netns=cns))}.lock")
 
 
-def _sweep(pair: Pair, tmp: Path, say: object = None, resume: bool = False) -> object:
-    spec = parse(tomllib.loads(SPEC))
+def _sweep(
+    pair: Pair, tmp: Path, say: object = None, resume: bool = False, text: str = SPEC
+) -> object:
+    spec = parse(tomllib.loads(text))
     root = HostRoot(netns=pair.client_ns)
     lines: list[str] = []
     with HostReader(root) as reader:
         session = Session(
             root, journal_dir=tmp / "journal", call=reader.call, handles=reader.handles
         )
-        target = Target(pair.dev, SERVER_ADDR, 5201, pair.client_ns)
+        peer_ns, peer_if = (pair.server_ns, pair.peer) if "mtu" in text else (None, None)
+        target = Target(pair.dev, SERVER_ADDR, 5201, pair.client_ns, None, peer_ns, peer_if)
         runner = SweepRunner(
             spec, session, reader, target, Notebook(tmp / "runs.jsonl"), say=say or lines.append
         )
@@ -257,3 +265,27 @@ def test_tuitune_sweep_as_a_user_runs_it_and_sigterm_restores(pair: Pair, tmp_pa
     assert "interrupted: putting every original back" in rest
     assert "every original is back" in rest
     assert pair.state() == before
+
+
+def test_the_mtu_is_set_at_both_ends_and_put_back_at_both(pair: Pair, tmp_path: Path) -> None:
+    text = """
+[sweep]
+name = "mtu"
+repeats = 1
+[bench]
+seconds = 1
+[[dimension]]
+setting = "mtu"
+values = [1500, 9000]
+"""
+    assert (pair.state()[2], pair.peer_mtu()) == ("1500", "1500")
+    out = _sweep(pair, tmp_path, text=text)
+    assert out.problems == [] and out.error is None  # type: ignore[attr-defined]
+    assert (pair.state()[2], pair.peer_mtu()) == ("1500", "1500")
+    runs = sweep_runs(Notebook(tmp_path / "runs.jsonl"), out.sweep_id)  # type: ignore[attr-defined]
+    by_cell = {r.tags["combination"]: r for r in runs}
+    jumbo = by_cell["mtu 9000"]
+    assert jumbo.result.complete, jumbo.result.error
+    # Recorded as it ran: 9000 at both ends.
+    assert (jumbo.settings["mtu"], jumbo.settings["peer mtu"]) == ("9000", "9000")
+    assert by_cell["mtu 1500"].settings["peer mtu"] == "1500"

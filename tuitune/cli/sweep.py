@@ -42,6 +42,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument("--netns", type=_common.netns, metavar="NAME", help="in namespace NAME")
     where.add_argument("--lab", action="store_true", help="on the lab of `tuitune lab`")
     p.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
+    p.add_argument(
+        "--peer-netns",
+        type=_common.netns,
+        metavar="NS",
+        help="the peer's end is in namespace NS of this machine: settings marked `both` "
+        "(the MTU) are set there too (--lab does this by itself)",
+    )
+    p.add_argument(
+        "--peer-iface", type=_common.ifname, metavar="IF", help="the peer's interface in NS"
+    )
+    p.add_argument(
+        "--host-wide",
+        action="store_true",
+        help="in a namespace: also change the spec's host-wide sysctls (net.core.*), which are "
+        "one value for the whole machine (refused without it; put back at the end)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the spec on this host and print the cells in order; change nothing",
+    )
     p.add_argument("--port", "-p", type=_common.port, metavar="N", help="the server's port")
     p.add_argument(
         "--repeats", type=_common.upto(MAX_REPEATS), metavar="N", help="runs a cell (the spec's)"
@@ -81,7 +102,8 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 
 def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str | None, Any] | str:
-    """(ifname, netns, port, peer, lab), or why not."""
+    """(ifname, netns, port, peer, lab), or why not. Sets args.peer_netns/peer_iface from
+    the lab."""
     from tuitune.cli.bench import _lab, _lab_hint
     from tuitune.core.bench.model import DEFAULT_PORT
 
@@ -95,6 +117,10 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
             lab = found
             netns, ifname = found.netns, ifname or found.ifname
             peer = peer or found.peer_addr
+            if args.peer_netns is None:
+                args.peer_netns, args.peer_iface = found.peer_netns, found.peer_ifname
+    if (args.peer_netns is None) != (args.peer_iface is None):
+        return "--peer-netns and --peer-iface go together"
     if peer is None:
         return "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab"
     port = args.port or (lab.port if lab is not None else DEFAULT_PORT)
@@ -147,9 +173,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             err(f"notebook: {exc}")
             return EXIT_USAGE
         session = Session(
-            reader.root, journal_dir=args.journal_dir, call=reader.call, handles=reader.handles
+            reader.root,
+            journal_dir=args.journal_dir,
+            call=reader.call,
+            handles=reader.handles,
+            host_writes=args.host_wide,
         )
-        target = Target(ifname, peer, port, netns, hint)
+        target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface)
         runner = SweepRunner(spec, session, reader, target, notebook, say=_say)
         with session, _sigterm_interrupts():
             return _run(args, runner, notebook)
@@ -160,6 +190,8 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
     from tuitune.core.sweep.runner import SweepError, sweep_runs
 
     try:
+        if args.dry_run:
+            return _dry_run(runner)
         out = runner.run(resume=args.resume)
     except SweepError as exc:  # before the first write: nothing changed
         err(str(exc))
@@ -186,3 +218,21 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
         _say("the sweep did not finish: `tuitune sweep --resume` continues it")
     bad = failed or out.problems or out.interrupted or out.error
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _dry_run(runner: Any) -> int:
+    """The cells in the order they would be measured, each with what it would change."""
+    changes = runner.plan()
+    spec = runner.spec
+    b = spec.bench
+    print(
+        f"{len(runner.combos)} cell(s) x {spec.repeats} repeat(s) x {b.seconds} s "
+        f"(about {len(runner.combos) * spec.repeats * (b.seconds + 2) // 60 + 1} min)"
+    )
+    for i, (combo, per_end) in enumerate(zip(runner.combos, changes, strict=True), 1):
+        print(f"[{i}] {combo.label}")
+        for end, pairs in zip(runner.ends, per_end, strict=True):
+            for key, value in pairs:
+                print(f"    {end.name + ' ' if end.name else ''}{key.label} = {value}")
+    print("nothing was changed (--dry-run)")
+    return EXIT_OK

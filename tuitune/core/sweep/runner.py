@@ -15,15 +15,25 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Direction, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
-from tuitune.core.bench.settings import capture
+from tuitune.core.bench.settings import capture, setting_name
+from tuitune.core.host.netns import NetnsError
+from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.session import InvalidValue, JournalError, Key, Session, WriteRefused
+from tuitune.core.session import (
+    InvalidValue,
+    Journal,
+    JournalError,
+    Key,
+    Session,
+    WriteRefused,
+)
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.profile import Profile, resolve
 from tuitune.core.sweep.plan import Combination, combinations
@@ -45,6 +55,19 @@ class Target:
     port: int
     netns: str | None = None
     server_hint: str | None = None  # the exact `iperf3 -s` to suggest (the lab's own)
+    # The peer's end, when this machine holds it (the lab's other namespace): settings of a
+    # dimension marked `both` are set there too, through its own journal.
+    peer_netns: str | None = None
+    peer_ifname: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    """One end the sweep changes: this one (every setting) or the peer (`both` only)."""
+
+    name: str  # "" for this end, "peer" for the other
+    session: Session
+    ifname: str
 
 
 @dataclass
@@ -98,41 +121,65 @@ class SweepRunner:
         self.notebook = notebook
         self.say = say
         self.combos = combinations(spec)
+        self.ends = [_End("", session, target.ifname)]
+        if target.peer_netns is not None and target.peer_ifname is not None:
+            peer_root = HostRoot(netns=target.peer_netns)
+            peer = Session(peer_root, journal_dir=session.journal_dir)
+            self.ends.append(_End("peer", peer, target.peer_ifname))
+        self._both = {d.name for d in spec.dimensions if d.both}
         self._tracker: LoadTracker | None = None
         self._sampler: Sampler | None = None
         self._lock = threading.Lock()
 
     # -- before the first write ------------------------------------------------------------
-    def plan(self) -> list[list[tuple[Key, str]]]:
-        """Each combination's (key, value) changes, resolved and validated on this host; a
-        SweepError naming the first problem (and how many there are) otherwise."""
-        access = self.session.access()
-        out: list[list[tuple[Key, str]]] = []
+    def plan(self) -> list[list[list[tuple[Key, str]]]]:
+        """Each combination's (key, value) changes at each end, resolved and validated on
+        its host; a SweepError naming the first problem (and how many there are) otherwise."""
+        out: list[list[list[tuple[Key, str]]]] = []
         problems: list[str] = []
-        for combo in self.combos:
-            wanted = requests(combo.settings())
-            profile = Profile(None, tuple(wanted), "sweep")
-            pairs, errors = resolve(access, profile, self.target.ifname)
-            checked = []
-            for key, text in pairs:
-                try:
-                    checked.append((key, access.validate(key, text)))
-                except InvalidValue as exc:
-                    errors.append(f"{combo.label}: {exc.message}")
-                except WriteRefused as exc:
-                    errors.append(f"{combo.label}: {exc.state.reason}")
-            problems += [e if e.startswith(combo.label) else f"{combo.label}: {e}" for e in errors]
-            out.append(checked)
+        try:
+            for combo in self.combos:
+                per_end = []
+                for end in self.ends:
+                    pairs, errors = self._resolve(end, combo)
+                    where = f"{combo.label}{' (peer)' if end.name else ''}"
+                    problems += [f"{where}: {e}" for e in errors]
+                    per_end.append(pairs)
+                out.append(per_end)
+        except NetnsError as exc:
+            raise SweepError(f"{exc}; nothing was changed") from None
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise SweepError(f"{problems[0]}{more}; nothing was changed")
-        left = self.session.leftover()
-        if left:
-            raise SweepError(
-                f"an earlier tuitune left {left} setting(s) recorded on this host: "
-                "`tuitune restore` first; nothing was changed"
-            )
+        for end in self.ends:
+            left = end.session.leftover()
+            if left:
+                raise SweepError(
+                    f"an earlier tuitune left {left} setting(s) recorded on "
+                    f"{end.session.root.netns or 'this host'}: `tuitune restore` first; "
+                    "nothing was changed"
+                )
+        if len(self.ends) == 1 and self._both:
+            names = ", ".join(sorted(self._both))
+            self.say(f"not set at the peer (not on this machine): {names}; set it there by hand")
         return out
+
+    def _resolve(self, end: _End, combo: Combination) -> tuple[list[tuple[Key, str]], list[str]]:
+        chosen = [p for d, v in combo.values if not end.name or d in self._both for p in v.settings]
+        wanted = requests(chosen)
+        if not wanted:
+            return [], []
+        access = end.session.access()
+        pairs, errors = resolve(access, Profile(None, tuple(wanted), "sweep"), end.ifname)
+        checked = []
+        for key, text in pairs:
+            try:
+                checked.append((key, access.validate(key, text)))
+            except InvalidValue as exc:
+                errors.append(exc.message)
+            except WriteRefused as exc:
+                errors.append(exc.state.reason)
+        return checked, errors
 
     def sweep_id(self, resume: bool) -> tuple[str, set[tuple[str, ...]]]:
         """This sweep's id, and (resuming) the cells already in the notebook."""
@@ -162,7 +209,7 @@ class SweepRunner:
         self._sampler = sampler
         sampler.start()
         try:
-            for i, (combo, pairs) in enumerate(zip(self.combos, changes, strict=True)):
+            for i, (combo, per_end) in enumerate(zip(self.combos, changes, strict=True)):
                 cell = Cell(i, combo)
                 cells.append(cell)
                 if combo.key in done:
@@ -170,7 +217,7 @@ class SweepRunner:
                     self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}: already recorded")
                     continue
                 self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}")
-                self._cell(sid, cell, pairs)
+                self._cell(sid, cell, per_end)
         except KeyboardInterrupt:
             interrupted = True
             self.say("interrupted: putting every original back")
@@ -180,25 +227,26 @@ class SweepRunner:
         finally:
             sampler.stop()
             restored, problems = self._restore_all()
+            for end in self.ends[1:]:
+                end.session.close()
         return SweepOutcome(sid, cells, restored, problems, interrupted, error)
 
-    def _cell(self, sid: str, cell: Cell, pairs: Sequence[tuple[Key, str]]) -> None:
-        access = self.session.access()
-        now = access.read_many([k for k, _ in pairs])
-        todo = [(k, t) for k, t in pairs if now[k] != t]
-        if todo:
-            outs = self.session.run(lambda j: j.apply_all(todo))
+    def _cell(self, sid: str, cell: Cell, changes: Sequence[Sequence[tuple[Key, str]]]) -> None:
+        for end, pairs in zip(self.ends, changes, strict=True):
+            access = end.session.access()
+            now = access.read_many([k for k, _ in pairs])
+            todo = [(k, t) for k, t in pairs if now[k] != t]
+            if not todo:
+                continue
+            outs = end.session.run(partial(Journal.apply_all, changes=todo))
             bad = [o for o in outs if not o.ok]
             if bad:
-                cell.error = f"not applied: {bad[0].key.label}: {bad[0].reason}"
+                at = " at the peer" if end.name else ""
+                cell.error = f"not applied{at}: {bad[0].key.label}: {bad[0].reason}"
                 self.say(f"  {cell.error}")
                 self._put_back()
                 return
-        try:
-            settings = capture(access, self.target.ifname)
-        except Exception as exc:  # a settings read must not stop the measurement
-            self.say(f"  settings not read ({exc}); recorded without them")
-            settings = {}
+        settings = self._settings(changes)
         spec = self._bench_spec(cell.combo)
         try:
             results, loads, started = self._measure(spec)
@@ -206,15 +254,31 @@ class SweepRunner:
             self._put_back()
         self._record(sid, cell, spec, results, loads, started, settings)
 
+    def _settings(self, changes: Sequence[Sequence[tuple[Key, str]]]) -> dict[str, str]:
+        """What the run runs with: every setting here, and at the peer what the sweep set."""
+        try:
+            out = capture(self.session.access(), self.target.ifname)
+            for end, pairs in zip(self.ends[1:], changes[1:], strict=True):
+                now = end.session.access().read_many([k for k, _ in pairs])
+                for key, value in now.items():
+                    if isinstance(value, str):
+                        name = "mtu" if key.kind == "mtu" else setting_name(key)
+                        out[f"{end.name} {name}"] = value
+            return out
+        except Exception as exc:  # a settings read must not stop the measurement
+            self.say(f"  settings not read ({exc}); recorded without them")
+            return {}
+
     def _put_back(self) -> None:
         """Back to the originals between cells; a cell that cannot be undone ends the sweep
         (the next would be measured on a host in an unknown state)."""
-        if self.session.journal is None or not self.session.pending:
-            return
-        outs = self.session.run(lambda j: j.revert_all())
-        bad = [o for o in outs if not o.ok]
-        if bad:
-            raise SweepError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
+        for end in self.ends:
+            if end.session.journal is None or not end.session.pending:
+                continue
+            outs = end.session.run(lambda j: j.revert_all())
+            bad = [o for o in outs if not o.ok]
+            if bad:
+                raise SweepError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
 
     def _bench_spec(self, combo: Combination) -> BenchSpec:
         p = self.spec.bench
@@ -308,14 +372,19 @@ class SweepRunner:
             cell.error = "no run finished"
 
     def _restore_all(self) -> tuple[list[Outcome], list[str]]:
-        """Every original the journal holds put back; what could not be, in lines."""
-        if self.session.journal is None:
-            return [], []
-        try:
-            outs = self.session.restore()
-        except JournalError as exc:
-            return [], [f"{exc}; `tuitune restore` puts back what the journal holds"]
-        problems = [f"{o.key.label}: {o.reason}" for o in outs if not o.ok]
+        """Every original the journals hold put back; what could not be, in lines."""
+        outs: list[Outcome] = []
+        problems: list[str] = []
+        for end in self.ends:
+            if end.session.journal is None:
+                continue
+            try:
+                done = end.session.restore()
+            except JournalError as exc:
+                problems.append(f"{exc}; `tuitune restore` puts back what the journal holds")
+                continue
+            outs += done
+            problems += [f"{o.key.label}: {o.reason}" for o in done if not o.ok]
         return outs, problems
 
 

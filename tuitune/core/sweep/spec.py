@@ -84,6 +84,9 @@ class Value:
 class Dimension:
     name: str  # the table's word for it: the setting's name, or the set's name
     values: tuple[Value, ...]
+    # Also set at the peer's end when the sweep can reach it (the lab): MTU must match at
+    # both ends, and the reports tuned both hosts. Default: on for the MTU only.
+    both: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +117,20 @@ class SweepSpec:
             "bench": [self.bench.seconds, self.bench.streams, self.bench.direction],
             "length": self.bench.length,
             "dims": [
-                [d.name, [[v.label, [[s.name, t] for s, t in v.settings]] for v in d.values]]
+                [
+                    d.name,
+                    d.both,
+                    [[v.label, [[s.name, t] for s, t in v.settings]] for v in d.values],
+                ]
                 for d in self.dimensions
             ],
         }
         raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(raw).hexdigest()[:8]
+
+
+def _value_doc(v: Value) -> list[object]:
+    return [v.label, [[s.name, t] for s, t in v.settings]]
 
 
 def setting_of(name: object, where: str) -> Setting:
@@ -210,7 +221,7 @@ def _dimension(raw: object, where: str) -> Dimension:
         raise SpecError(f"{where}: not a table")
     if "sets" in raw:
         return _set_dimension(raw, where)
-    _only(raw, ("setting", "values"), where)
+    _only(raw, ("setting", "values", "both"), where)
     if "setting" not in raw:
         raise SpecError(f"{where}: needs setting = NAME and values = [...] (or name and sets)")
     setting = setting_of(raw["setting"], f"{where} setting")
@@ -224,11 +235,14 @@ def _dimension(raw: object, where: str) -> Dimension:
         label = text[: MAX_LABEL - 3] + "..." if len(text) > MAX_LABEL else text
         out.append(Value(label, ((setting, text),)))
     _distinct([v.label for v in out], f"{where} values")
-    return Dimension(setting.name, tuple(out))
+    both = _both(raw, setting.name == "mtu", where)
+    if both and setting.kind is None:
+        raise SpecError(f"{where} both: {setting.name} is a test parameter, not a setting")
+    return Dimension(setting.name, tuple(out), both)
 
 
 def _set_dimension(raw: Mapping[str, Any], where: str) -> Dimension:
-    _only(raw, ("name", "sets"), where)
+    _only(raw, ("name", "sets", "both"), where)
     name = _label(raw.get("name"), f"{where} name")
     sets = raw["sets"]
     if not isinstance(sets, list) or not 1 <= len(sets) <= MAX_VALUES:
@@ -251,7 +265,15 @@ def _set_dimension(raw: Mapping[str, Any], where: str) -> Dimension:
             pairs.append((s, _text(s, v, f"{at} settings {plain(key)}")))
         out.append(Value(label, tuple(pairs)))
     _distinct([v.label for v in out], f"{where} sets")
-    return Dimension(name, tuple(out))
+    mtu = any(st.kind == "mtu" for v in out for st, _ in v.settings)
+    return Dimension(name, tuple(out), _both(raw, mtu, where))
+
+
+def _both(raw: Mapping[str, Any], default: bool, where: str) -> bool:
+    value = raw.get("both", default)
+    if not isinstance(value, bool):
+        raise SpecError(f"{where} both: {shown(value)} is not true or false")
+    return value
 
 
 def _distinct(labels: list[str], where: str) -> None:

@@ -121,3 +121,12 @@ def test_a_cell_measured_again_counts_its_newest_group() -> None:
     ]
     p = pivot.build(SPEC, "t-x-1", runs + later)
     assert pivot.cell_text(p.cells[("tso off", "1500")]).startswith("1000 Mb/s")
+
+
+def test_a_pivot_wider_than_the_terminal_is_one_line_a_cell() -> None:
+    p = pivot.build(SPEC, "t-x-1", _runs(NUMBERS))
+    wide = pivot.to_text(p).splitlines()
+    assert max(len(line) for line in wide) > 80
+    narrow = pivot.to_text(p, 80).splitlines()
+    assert max(len(line) for line in narrow[4:]) <= 80
+    assert "tso off   mtu 9000  19000 (18800..19100) Mb/s, 10 retr, soft 92% cpu0" in narrow

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shutil
 import signal
 import sys
 from collections.abc import Iterator
@@ -204,7 +205,8 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
     elif args.json:
         sys.stdout.write(pivot.to_json(table))
     else:
-        sys.stdout.write(pivot.to_text(table))
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        sys.stdout.write(pivot.to_text(table, width))
     failed = [c for c in out.cells if c.error]
     for cell in failed:
         _say(f"cell {cell.combo.label}: {cell.error}")

@@ -97,8 +97,7 @@ def _header(p: Pivot) -> list[str]:
     lines = [
         f"sweep {p.sweep_id} ({s.design}, {s.repeats} repeat(s) a cell)",
         f"test: {p.test or '-'}",
-        "cells: median throughput (min..max over the repeats), retransmits (median), "
-        "busiest CPU in softirq",
+        "cells: median Mb/s (min..max of the repeats), retransmits, busiest softirq CPU",
     ]
     if s.source:
         lines.insert(1, f"source: {s.source}")
@@ -113,10 +112,21 @@ def _grid(p: Pivot) -> list[list[str]]:
     return [head, *body]
 
 
-def to_text(p: Pivot) -> str:
+def to_text(p: Pivot, width: int | None = None) -> str:
+    """The pivot with aligned columns; wider than `width`, one line a cell instead (a
+    terminal of 80 columns holds a two-column pivot of full cells only that way)."""
     grid = _grid(p)
     widths = [max(len(line[i]) for line in grid) for i in range(len(grid[0]))]
     out = [*_header(p), ""]
+    if width is not None and sum(widths) + 2 * (len(widths) - 1) > width and p.spec.columns:
+        label = max(len(r) for r in p.rows)
+        col = max(len(c) for c in p.columns) + len(p.spec.columns) + 1
+        for r in p.rows:
+            for c in p.columns:
+                where = f"{p.spec.columns} {c}"
+                cell = cell_text(p.cells.get((r, c)))
+                out.append(f"{r.ljust(label)}  {where.ljust(col)}  {cell}".rstrip())
+        return "\n".join(out) + "\n"
     for line in grid:
         out.append("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
     return "\n".join(out) + "\n"

@@ -9,6 +9,8 @@ import io
 import json
 import tomllib
 
+import pytest
+
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.sweep import pivot
 from tuitune.core.sweep.plan import combinations
@@ -68,9 +70,9 @@ def test_cells_are_medians_with_their_range_in_the_spec_order() -> None:
     assert p.rows == ["baseline", "tso off", "sg off"]
     assert p.columns == ["1500", "9000"]
     assert pivot.cell_text(p.cells[("baseline", "1500")]) == (
-        "15100 (15000..15400) Mb/s, 10 retr, soft 92% cpu0"
+        "15100 (15000..15400), 10 retr, soft 92% cpu0"
     )
-    assert pivot.cell_text(p.cells[("sg off", "1500")]).startswith("10300 Mb/s, ")
+    assert pivot.cell_text(p.cells[("sg off", "1500")]).startswith("10300, ")
     assert ("sg off", "9000") not in p.cells
     text = pivot.to_text(p).splitlines()
     assert text[0] == "sweep t-x-1 (one-at-a-time, 3 repeat(s) a cell)"
@@ -82,7 +84,7 @@ def test_markdown_csv_and_json_carry_the_same_cells() -> None:
     p = pivot.build(SPEC, "t-x-1", _runs(NUMBERS))
     md = pivot.to_markdown(p).splitlines()
     assert "| setting \\ mtu | 1500 | 9000 |" in md
-    assert any(line.startswith("| tso off | 12900 (12600..13000) Mb/s") for line in md)
+    assert any(line.startswith("| tso off | 12900 (12600..13000) -15%, 10 retr") for line in md)
     # The notebook's own table of the runs follows the pivot.
     assert any(line.startswith("| run | setting | value | throughput (Mb/s) |") for line in md)
 
@@ -99,6 +101,10 @@ def test_markdown_csv_and_json_carry_the_same_cells() -> None:
     cell = next(c for c in doc["cells"] if (c["row"], c["column"]) == ("tso off", "9000"))
     assert cell["throughput_mbps"] == {"median": 19000.0, "min": 18800.0, "max": 19100.0}
     assert cell["peak_soft"] == {"cpu": 0, "pct": 92.0}
+    assert cell["vs_first_row"] == {"pct": -0.52, "within_noise": True}
+    off = next(c for c in doc["cells"] if (c["row"], c["column"]) == ("tso off", "1500"))
+    assert off["vs_first_row"]["within_noise"] is False
+    assert off["ci95_mbps"] == [pytest.approx(12316.2, abs=0.1), pytest.approx(13350.5, abs=0.1)]
     assert sum(not c["measured"] for c in doc["cells"]) == 1
 
 
@@ -120,7 +126,7 @@ def test_a_cell_measured_again_counts_its_newest_group() -> None:
         for i, r in enumerate(again)
     ]
     p = pivot.build(SPEC, "t-x-1", runs + later)
-    assert pivot.cell_text(p.cells[("tso off", "1500")]).startswith("1000 Mb/s")
+    assert pivot.cell_text(p.cells[("tso off", "1500")]).startswith("1000, ")
 
 
 def test_a_pivot_wider_than_the_terminal_is_one_line_a_cell() -> None:
@@ -129,4 +135,4 @@ def test_a_pivot_wider_than_the_terminal_is_one_line_a_cell() -> None:
     assert max(len(line) for line in wide) > 80
     narrow = pivot.to_text(p, 80).splitlines()
     assert max(len(line) for line in narrow[4:]) <= 80
-    assert "tso off   mtu 9000  19000 (18800..19100) Mb/s, 10 retr, soft 92% cpu0" in narrow
+    assert "tso off   mtu 9000  19000 (18800..19100) -1% noise, 10 retr, soft 92% cpu0" in narrow

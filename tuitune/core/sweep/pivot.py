@@ -18,6 +18,7 @@ from tuitune.core.bench.runformat import CSV_FIELDS, csv_row, mbps_of
 from tuitune.core.bench.runtable import RunRow, build_rows, spec_summary
 from tuitune.core.sweep.plan import Combination, column_label, combinations, row_label
 from tuitune.core.sweep.spec import SweepSpec
+from tuitune.core.sweep.stats import Summary, Versus, summarize, versus
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,15 @@ class Pivot:
     combos: dict[tuple[str, str], Combination]
     test: str  # the iperf3 test the runs share ("198.18.0.2, 10 s, 1 stream")
     table: list[RunRow]  # every cell's row of the notebook's results table
+    summaries: dict[tuple[str, str], Summary]  # throughput (bits/s) of each measured cell
+
+    def versus(self, row: str, column: str) -> Versus | None:
+        """The cell against the first row of its column (the baseline, in Table 2)."""
+        base = self.summaries.get((self.rows[0], column))
+        cell = self.summaries.get((row, column))
+        if row == self.rows[0] or base is None or cell is None:
+            return None
+        return versus(cell, base)
 
 
 def _natural(spec: SweepSpec, combo: Combination) -> tuple[int, ...]:
@@ -70,12 +80,19 @@ def build(spec: SweepSpec, sweep_id: str, runs: Sequence[Run]) -> Pivot:
     table = build_rows(chosen, base)
     cells = {where[row.group]: row for row in table}
     test = spec_summary(chosen[0].spec) if chosen else ""
-    return Pivot(spec, sweep_id, rows, columns, cells, combo_at, test, table)
+    summaries: dict[tuple[str, str], Summary] = {}
+    for gid, at in where.items():
+        done = [r.result.throughput_bps for r in chosen if r.group == gid and r.result.complete]
+        summary = summarize([v for v in done if v is not None])
+        if summary is not None:
+            summaries[at] = summary
+    return Pivot(spec, sweep_id, rows, columns, cells, combo_at, test, table, summaries)
 
 
 # -- cells as text ---------------------------------------------------------------------------
-def cell_text(row: RunRow | None) -> str:
-    """ "9412 (9301..9500) Mb/s, 12 retr, soft 98% cpu0"; "-" when not measured."""
+def cell_text(row: RunRow | None, vs: Versus | None = None) -> str:
+    """ "9412 (9301..9500) -12% noise, 12 retr, soft 98% cpu0" (Mb/s); "-" when not
+    measured. `vs`: against the baseline, "noise" when the difference is within the noise."""
     if row is None:
         return "-"
     tp = row.throughput
@@ -84,7 +101,8 @@ def cell_text(row: RunRow | None) -> str:
     text = mbps_of(tp.median)
     if tp.low is not None and tp.high is not None and tp.low != tp.high:
         text += f" ({mbps_of(tp.low)}..{mbps_of(tp.high)})"
-    text += " Mb/s"
+    if vs is not None and vs.pct is not None:
+        text += f" {vs.pct:+.0f}%" + (" noise" if vs.within_noise else "")
     if row.retransmits.median is not None:
         text += f", {row.retransmits.median:.0f} retr"
     if row.peak_soft is not None:
@@ -92,13 +110,16 @@ def cell_text(row: RunRow | None) -> str:
     return text
 
 
-def _header(p: Pivot) -> list[str]:
+def _header(p: Pivot, wrap: bool = True) -> list[str]:
     s = p.spec
     lines = [
         f"sweep {p.sweep_id} ({s.design}, {s.repeats} repeat(s) a cell)",
         f"test: {p.test or '-'}",
-        "cells: median Mb/s (min..max of the repeats), retransmits, busiest softirq CPU",
+        "cells: median Mb/s (min..max of the repeats), % against the first row",
+        "       (noise: the 95% intervals overlap), retransmits, busiest softirq CPU",
     ]
+    if not wrap:
+        lines[-2:] = [lines[-2] + " " + lines[-1].strip()]
     if s.source:
         lines.insert(1, f"source: {s.source}")
     return lines
@@ -108,7 +129,9 @@ def _grid(p: Pivot) -> list[list[str]]:
     corner = p.spec.columns or "setting"
     head = [corner if p.spec.columns is None else f"setting \\ {corner}"]
     head += [c or "result" for c in p.columns]
-    body = [[r] + [cell_text(p.cells.get((r, c))) for c in p.columns] for r in p.rows]
+    body = [
+        [r] + [cell_text(p.cells.get((r, c)), p.versus(r, c)) for c in p.columns] for r in p.rows
+    ]
     return [head, *body]
 
 
@@ -124,7 +147,7 @@ def to_text(p: Pivot, width: int | None = None) -> str:
         for r in p.rows:
             for c in p.columns:
                 where = f"{p.spec.columns} {c}"
-                cell = cell_text(p.cells.get((r, c)))
+                cell = cell_text(p.cells.get((r, c)), p.versus(r, c))
                 out.append(f"{r.ljust(label)}  {where.ljust(col)}  {cell}".rstrip())
         return "\n".join(out) + "\n"
     for line in grid:
@@ -134,7 +157,7 @@ def to_text(p: Pivot, width: int | None = None) -> str:
 
 def to_markdown(p: Pivot) -> str:
     grid = _grid(p)
-    out = [f"*{line}*" if i else f"**{line}**" for i, line in enumerate(_header(p))]
+    out = [f"*{line}*" if i else f"**{line}**" for i, line in enumerate(_header(p, wrap=False))]
     out += ["", "| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
     for line in grid[1:]:
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in line) + " |")
@@ -160,6 +183,17 @@ def to_csv(p: Pivot) -> str:
             values = [v.label for _, v in combo.values]
             w.writerow([p.sweep_id, *values, *(csv_row(row) if row else [""] * len(CSV_FIELDS))])
     return buf.getvalue()
+
+
+def _ci(s: Summary | None) -> list[float] | None:
+    return None if s is None or s.ci is None else [round(x / 1e6, 3) for x in s.ci]
+
+
+def _vs(v: Versus | None) -> dict[str, object] | None:
+    if v is None:
+        return None
+    pct = None if v.pct is None else round(v.pct, 2)
+    return {"pct": pct, "within_noise": v.within_noise}
 
 
 def to_json(p: Pivot) -> str:
@@ -195,6 +229,8 @@ def to_json(p: Pivot) -> str:
                     if row.peak_soft is None
                     else {"cpu": row.peak_soft[0], "pct": round(row.peak_soft[1], 1)},
                     changed=dict(row.changed),
+                    ci95_mbps=_ci(p.summaries.get((r, c))),
+                    vs_first_row=_vs(p.versus(r, c)),
                     error=row.error,
                 )
             cells.append(cell)

@@ -45,6 +45,7 @@ SPEC = """
 [sweep]
 name = "tiny"
 repeats = 1
+warmup = false
 [bench]
 seconds = 1
 [[dimension]]
@@ -283,6 +284,7 @@ values = [1500, 9000]
     assert out.problems == [] and out.error is None  # type: ignore[attr-defined]
     assert (pair.state()[2], pair.peer_mtu()) == ("1500", "1500")
     runs = sweep_runs(Notebook(tmp_path / "runs.jsonl"), out.sweep_id)  # type: ignore[attr-defined]
+    assert len(runs) == 2  # the warm-up run (on by default) is not recorded
     by_cell = {r.tags["combination"]: r for r in runs}
     jumbo = by_cell["mtu 9000"]
     assert jumbo.result.complete, jumbo.result.error

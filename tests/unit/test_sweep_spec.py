@@ -47,6 +47,7 @@ def test_a_good_spec_reads_as_written() -> None:
     assert (s.name, s.design, s.columns, s.repeats) == ("t2", "one-at-a-time", "mtu", 2)
     assert (s.bench.seconds, s.bench.streams, s.bench.direction) == (3, 2, "reverse")
     assert s.bench.length == "64K"
+    assert s.warmup  # one uncounted run first, unless the spec says warmup = false
     assert [d.name for d in s.dimensions] == ["tso", "sg", "mtu"]
     sg = s.dimensions[1]
     assert [v.label for v in sg.values] == ["on", "off"]  # TOML switches read as ethtool's words
@@ -151,6 +152,7 @@ BAD = [
     ("[bench]\nseconds=0\n[[dimension]]\nsetting='tso'\nvalues=['on']", "[bench] seconds: 0"),
     ("[bench]\nlength='1T'\n[[dimension]]\nsetting='tso'\nvalues=['on']", "[bench] length"),
     ("[sweep]\nrepeats=101\n[[dimension]]\nsetting='tso'\nvalues=['on']", "1..100"),
+    ("[sweep]\nwarmup=1\n[[dimension]]\nsetting='tso'\nvalues=['on']", "[sweep] warmup: 1"),
     ("[sweep]\ndesign='random'\n[[dimension]]\nsetting='tso'\nvalues=['on']", "design"),
     ("[sweep]\ncolumns='mtu'\n[[dimension]]\nsetting='tso'\nvalues=['on']", "[sweep] columns"),
     (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 
@@ -129,6 +129,7 @@ class SweepRunner:
         self._both = {d.name for d in spec.dimensions if d.both}
         self._tracker: LoadTracker | None = None
         self._sampler: Sampler | None = None
+        self._warmed = False
         self._lock = threading.Lock()
 
     # -- before the first write ------------------------------------------------------------
@@ -249,6 +250,10 @@ class SweepRunner:
         settings = self._settings(changes)
         spec = self._bench_spec(cell.combo)
         try:
+            if self.spec.warmup and not self._warmed:
+                self._warmed = True
+                self.say("  warm-up run (not counted):")
+                self._measure(replace(spec, repeats=1))
             results, loads, started = self._measure(spec)
         finally:
             self._put_back()

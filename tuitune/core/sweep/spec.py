@@ -106,6 +106,7 @@ class SweepSpec:
     repeats: int
     bench: BenchParams
     source: str = ""  # the file's own note of where its values come from
+    warmup: bool = True  # one run before the first cell, not counted (caches, ARP, slow start)
 
     def identity(self) -> str:
         """A short digest of what is measured: the same spec gives the same one, so a resumed
@@ -290,7 +291,10 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
     meta = data.get("sweep", {})
     if not isinstance(meta, Mapping):
         raise SpecError("[sweep] must be a table")
-    _only(meta, ("name", "design", "columns", "repeats", "source"), "[sweep]")
+    _only(meta, ("name", "design", "columns", "repeats", "source", "warmup"), "[sweep]")
+    warmup = meta.get("warmup", True)
+    if not isinstance(warmup, bool):
+        raise SpecError(f"[sweep] warmup: {shown(warmup)} is not true or false")
     name = meta.get("name", "sweep")
     if not isinstance(name, str) or not check_name_ok(name):
         raise SpecError(f"[sweep] name: {shown(name)}: letters, digits and '_ . -', 1..64")
@@ -333,7 +337,7 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
         columns = dims[-1].name  # the table's shape: the last dimension across
     if columns is not None and columns not in [d.name for d in dims]:
         raise SpecError(f"[sweep] columns: {shown(columns)} is not one of the dimensions")
-    spec = SweepSpec(name, design, dims, columns, repeats, params, source)
+    spec = SweepSpec(name, design, dims, columns, repeats, params, source, warmup)
     from tuitune.core.sweep.plan import combinations  # the count, before anything runs
 
     n = len(combinations(spec))

@@ -197,6 +197,9 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
     except SweepError as exc:  # before the first write: nothing changed
         err(str(exc))
         return EXIT_FAILED
+    except KeyboardInterrupt:  # while checking the spec: before the first write
+        err("interrupted before anything was changed")
+        return EXIT_FAILED
     table = pivot.build(runner.spec, out.sweep_id, sweep_runs(notebook, out.sweep_id))
     if args.markdown:
         sys.stdout.write(pivot.to_markdown(table))

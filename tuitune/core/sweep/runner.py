@@ -11,8 +11,10 @@ restoring every original the journal holds, and says what it could not restore.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -227,7 +229,8 @@ class SweepRunner:
             self.say(f"stopped: {error}")
         finally:
             sampler.stop()
-            restored, problems = self._restore_all()
+            with _signals_held():  # a second Ctrl+C must not cut the restore short
+                restored, problems = self._restore_all()
             for end in self.ends[1:]:
                 end.session.close()
         return SweepOutcome(sid, cells, restored, problems, interrupted, error)
@@ -400,3 +403,18 @@ def _repeat_line(event: Finished) -> str:
     retr = "" if r.total_retransmits is None else f", {r.total_retransmits} retr"
     error = f" ({r.error})" if r.error else ""
     return f"  repeat {event.repeat + 1}: {text}{retr}{error}"
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl+C and SIGTERM ignored while the originals go back (main thread only: Python
+    handles signals there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)

@@ -37,8 +37,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "Everything is put back at the end, also after Ctrl+C. Spec format: docs/sweep.md; "
         "examples: docs/sweeps/.",
     )
-    p.add_argument("spec", type=Path, help="the sweep spec (TOML)")
+    p.add_argument("spec", type=Path, nargs="?", help="the sweep spec (TOML)")
     p.add_argument("iface", nargs="?", type=_common.ifname, help="the interface (default: lab)")
+    p.add_argument(
+        "--bisect",
+        nargs=2,
+        metavar=("GOOD", "BAD"),
+        help="instead of a spec: which settings that differ between runs GOOD and BAD of the "
+        "notebook explain their difference (the first positional is then the interface)",
+    )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--netns", type=_common.netns, metavar="NAME", help="in namespace NAME")
     where.add_argument("--lab", action="store_true", help="on the lab of `tuitune lab`")
@@ -137,14 +144,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from tuitune.core.sweep import spec as specfile
     from tuitune.core.sweep.runner import SweepRunner, Target
 
-    try:
-        spec = specfile.load(args.spec)
-    except specfile.SpecError as exc:
-        err(str(exc))
+    if args.bisect:
+        if args.iface is not None:
+            err("with --bisect, name only the interface (no spec)")
+            return EXIT_USAGE
+        if args.spec is not None:
+            try:
+                args.iface = _common.ifname(str(args.spec))
+            except argparse.ArgumentTypeError as exc:
+                err(str(exc))
+                return EXIT_USAGE
+        spec = None
+    elif args.spec is None:
+        err("name a spec (docs/sweeps/ has examples), or --bisect GOOD BAD")
         return EXIT_USAGE
-    if args.repeats is not None:
+    else:
+        try:
+            spec = specfile.load(args.spec)
+        except specfile.SpecError as exc:
+            err(str(exc))
+            return EXIT_USAGE
+    if spec is not None and args.repeats is not None:
         spec = replace(spec, repeats=args.repeats)
-    if args.seconds is not None:
+    if spec is not None and args.seconds is not None:
         spec = replace(spec, bench=replace(spec.bench, seconds=args.seconds))
     where = _where(args)
     if isinstance(where, str):
@@ -181,6 +203,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             host_writes=args.host_wide,
         )
         target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface)
+        if spec is None:
+            from tuitune.cli import sweep_bisect
+
+            with session, _sigterm_interrupts():
+                return sweep_bisect.run(args, session, reader, target, notebook, _say)
         runner = SweepRunner(spec, session, reader, target, notebook, say=_say)
         with session, _sigterm_interrupts():
             return _run(args, runner, notebook)

@@ -291,3 +291,43 @@ values = [1500, 9000]
     # Recorded as it ran: 9000 at both ends.
     assert (jumbo.settings["mtu"], jumbo.settings["peer mtu"]) == ("9000", "9000")
     assert by_cell["mtu 1500"].settings["peer mtu"] == "1500"
+
+
+def test_bisect_between_two_runs_measures_and_puts_everything_back(
+    pair: Pair, tmp_path: Path
+) -> None:
+    spec = tmp_path / "two.toml"
+    spec.write_text(
+        '[sweep]\nname = "two"\nrepeats = 1\nwarmup = false\n[bench]\nseconds = 1\n'
+        '[[dimension]]\nname = "state"\n[[dimension.sets]]\nlabel = "good"\n'
+        '[[dimension.sets]]\nlabel = "bad"\n[dimension.sets.settings]\n'
+        'tso = "off"\ntxqueuelen = 5000\n'
+    )
+    where = [
+        "--netns",
+        pair.client_ns,
+        "--peer",
+        SERVER_ADDR,
+        "--notebook",
+        str(tmp_path / "runs.jsonl"),
+        "--journal-dir",
+        str(tmp_path / "journal"),
+    ]
+    cli = [sys.executable, "-m", "tuitune", "sweep"]
+    before = pair.state()
+    made = subprocess.run([*cli, str(spec), pair.dev, *where], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    done = subprocess.run(
+        [*cli, "--bisect", "r1", "r2", pair.dev, *where, "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("bisect r1 -> r2: 2 differing setting(s), 1 repeat(s)")
+    # One run against one run has no noise to judge by: it says so after two measurements.
+    assert "within noise" in done.stdout.splitlines()[-1]
+    assert done.stderr.count("-- trying the bad value of") == 2
+    assert pair.state() == before
+    link = run("ip", "-n", pair.client_ns, "-o", "link", "show", pair.dev)
+    assert "qlen 1000" in link

@@ -6,8 +6,10 @@ alone against it; the `columns` dimension is crossed in full with both designs.
 
 The order: dimensions whose change resets the link (MTU, channels, rings) vary slowest, and
 the grid is walked as a snake (each pass runs the fastest dimension's values backwards every
-other time), so that two neighbouring cells differ in one value: a link reset happens as
-seldom as the grid allows, and a drift between neighbours names one setting.
+other time), so that two neighbouring cells differ in one value and a drift between
+neighbours names one setting. Every cell is still applied from the originals (the runner puts
+them back between cells), so the order does not save writes; it keeps the measuring order
+easy to read back.
 """
 
 from __future__ import annotations

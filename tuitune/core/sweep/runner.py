@@ -45,7 +45,8 @@ Say = Callable[[str], None]
 
 
 class SweepError(Exception):
-    """The sweep cannot start or go on; one line. `changed` says whether it got to writing."""
+    """The sweep cannot start (nothing changed) or go on (the originals are put back); one
+    line."""
 
 
 @dataclass(frozen=True, slots=True)

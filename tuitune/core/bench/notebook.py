@@ -64,6 +64,7 @@ def run_to_json(run: Run) -> dict[str, Any]:
         "result": result,
         "load": load,
         "settings": dict(run.settings),
+        **({"tags": dict(run.tags)} if run.tags else {}),
     }
 
 
@@ -87,6 +88,9 @@ def run_from_json(data: Mapping[str, Any]) -> Run:
     sets = data.get("settings") or {}
     if not isinstance(sets, Mapping):
         raise ValueError("settings is not an object")
+    tags = data.get("tags") or {}
+    if not isinstance(tags, Mapping):
+        raise ValueError("tags is not an object")
     return Run(
         id=str(data["id"]),
         group=str(data.get("group") or data["id"]),
@@ -96,6 +100,7 @@ def run_from_json(data: Mapping[str, Any]) -> Run:
         result=result,
         load=load,
         settings={str(k): str(v) for k, v in sets.items()},
+        tags={str(k): str(v) for k, v in tags.items()},
     )
 
 

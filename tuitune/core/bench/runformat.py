@@ -135,52 +135,57 @@ CSV_FIELDS = (
 )
 
 
+def _mb(v: float | None) -> str:
+    return "" if v is None else f"{v / 1e6:.1f}"
+
+
+def _n(v: float | None, digits: int = 1) -> str:
+    return "" if v is None else f"{v:.{digits}f}"
+
+
+def csv_row(row: RunRow) -> list[object]:
+    """One request's values under CSV_FIELDS (a sweep's CSV puts its dimensions before)."""
+    setting, value = setting_columns(row)
+    mb, n = _mb, _n
+    return [
+        row.group,
+        " ".join(row.ids),
+        row.started,
+        setting,
+        value,
+        row.changes,
+        mb(row.throughput.median),
+        mb(row.throughput.low),
+        mb(row.throughput.high),
+        n(row.d_throughput),
+        n(row.retransmits.median, 0),
+        n(row.retransmits.low, 0),
+        n(row.retransmits.high, 0),
+        n(row.d_retransmits, 0),
+        n(row.cpu.median),
+        n(row.cpu.low),
+        n(row.cpu.high),
+        n(row.d_cpu),
+        n(row.remote_cpu.median),
+        "" if row.peak_sys is None else row.peak_sys[0],
+        "" if row.peak_sys is None else n(row.peak_sys[1]),
+        "" if row.peak_soft is None else row.peak_soft[0],
+        "" if row.peak_soft is None else n(row.peak_soft[1]),
+        row.drops,
+        row.repeats,
+        row.complete,
+        row.spec,
+        "yes" if row.baseline else "",
+    ]
+
+
 def to_csv(rows: Sequence[RunRow]) -> str:
     """One line per request, numbers as plain numbers (Mb/s, %), for a spreadsheet."""
-
-    def mb(v: float | None) -> str:
-        return "" if v is None else f"{v / 1e6:.1f}"
-
-    def n(v: float | None, digits: int = 1) -> str:
-        return "" if v is None else f"{v:.{digits}f}"
-
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
     for row in rows:
-        setting, value = setting_columns(row)
-        w.writerow(
-            [
-                row.group,
-                " ".join(row.ids),
-                row.started,
-                setting,
-                value,
-                row.changes,
-                mb(row.throughput.median),
-                mb(row.throughput.low),
-                mb(row.throughput.high),
-                n(row.d_throughput),
-                n(row.retransmits.median, 0),
-                n(row.retransmits.low, 0),
-                n(row.retransmits.high, 0),
-                n(row.d_retransmits, 0),
-                n(row.cpu.median),
-                n(row.cpu.low),
-                n(row.cpu.high),
-                n(row.d_cpu),
-                n(row.remote_cpu.median),
-                "" if row.peak_sys is None else row.peak_sys[0],
-                "" if row.peak_sys is None else n(row.peak_sys[1]),
-                "" if row.peak_soft is None else row.peak_soft[0],
-                "" if row.peak_soft is None else n(row.peak_soft[1]),
-                row.drops,
-                row.repeats,
-                row.complete,
-                row.spec,
-                "yes" if row.baseline else "",
-            ]
-        )
+        w.writerow(csv_row(row))
     return buf.getvalue()
 
 

@@ -88,7 +88,8 @@ def _print_outcome(out: Outcome, verb: str) -> None:
         for e in out.also:
             print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
     elif out.status == "skipped":
-        print(f"unchanged {out.key.label}: {out.after}")
+        why = f" ({out.reason})" if out.after is None and out.reason else ""
+        print(f"unchanged {out.key.label}: {out.after or 'absent'}{why}")
     else:
         print(f"NOT {verb} {out.key.label}: {out.reason}")
 

@@ -780,6 +780,16 @@ class HostAccess:
             queues = self._read_queues(key.ifname or "")
             if not isinstance(queues, Unavailable):
                 out.update(queues)
+            # Drivers re-create (or re-spread) their queue IRQs on a channel change: their
+            # affinity moves with it, and absent ones are IRQs of queues the change removes.
+            outer, self._irq_parts = self._irq_parts, None  # one parse for all of them
+            try:
+                for q in self._nic_irqs(key.ifname or ""):
+                    irq = Key.irq(q.irq, q.name, key.ifname)
+                    got = self._read_irq(irq)
+                    out[irq] = None if isinstance(got, Unavailable) else got.get(irq)
+            finally:
+                self._irq_parts = outer
         return out
 
     # ---- kernel thread: enumeration --------------------------------------------------------

@@ -13,6 +13,7 @@ here: unsupported, fixed, gone); `write` raises `WriteRefused` with the kernel's
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import functools
@@ -658,6 +659,10 @@ class HostAccess:
         if found is None:
             raise v.InvalidValue(key, f"{key.label}: no such feature on {key.ifname}")
         if found.fixed:
+            # Asking for the value it has is no error (`lro = false` where LRO is fixed off).
+            with contextlib.suppress(v.InvalidValue):
+                if v.parse_switch(key, text) == _switch(found.requested):
+                    return _switch(found.requested)
             state = Unavailable("unsupported", f"{key.label}: fixed, the device cannot change it")
             raise WriteRefused(key, state)
         return v.parse_switch(key, text)

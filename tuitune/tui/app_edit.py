@@ -34,6 +34,7 @@ from tuitune.tui.editing import (
     spread_plan,
     state_note,
 )
+from tuitune.tui.pause_offer import offer_autoneg_off
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
 from tuitune.tui.shell import Shell
 
@@ -264,6 +265,7 @@ class Editor:
                 self.trial_label = out.key.label
                 app.post_message(Editor.TrialStarted())
             self._report([out])
+            offer_autoneg_off(self, out, text)  # pause rx/tx the link partner decides
 
         self._run(work, done)
 

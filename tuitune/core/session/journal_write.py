@@ -26,6 +26,7 @@ from tuitune.core.session.journal_records import (
 )
 from tuitune.core.session.journal_replay import JournalState
 from tuitune.core.session.outcome import Drift, Effect, Outcome, Status
+from tuitune.core.session.pause import partner_note
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
@@ -141,6 +142,7 @@ class JournalBase:
         got = after.get(key)
         if refused is not None or got != target:
             why = refused.reason if refused is not None else f"the kernel kept {got}, not {target}"
+            why += partner_note(key, before)
             back = ""
             if got != current:  # the kernel changed something after all: undo it
                 back = self._put_back([Entry(key, current, got), *entries])

@@ -65,3 +65,25 @@ async def test_the_start_offer_names_what_it_restores(tmp_path: Path) -> None:
         await h.wait(lambda: "put back net.core.somaxconn: 8192 -> 4096" in h.tui.header())
         assert "trial" not in h.tui.header()
     assert (h.tree / "proc/sys/net/core/somaxconn").read_text().strip() == "4096"
+
+
+async def test_a_watchdog_revert_is_told_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watchdog, "spawn", lambda spec: 0)
+    monkeypatch.setattr(watchdog, "stop", lambda pid: None)
+    async with editing(tmp_path) as h:
+        # An earlier tuitune tried an MTU and lost its terminal; its watchdog put it back.
+        access: HostAccess = h.app.session.access()
+        with Journal.open(access, tmp_path / "journal") as journal:
+            out, trial = journal.apply_trial(Key.mtu(DEV), "9000")
+            assert out.ok and trial is not None
+            journal.expire_trial(trial.id, by="watchdog")
+        h.app.editor.offer_restore()
+        await h.wait(lambda: "the trial watchdog put back" in h.tui.header())
+        said = " ".join(h.tui.header().split())
+        assert f"the trial watchdog put back {DEV} mtu (9000 -> 1500) at " in said
+        assert "it was not confirmed" in said
+        # Told once: the journal, which held nothing more, is gone.
+        await h.wait(lambda: not list((tmp_path / "journal").glob("*.journal")))
+        assert not isinstance(h.app.screen, ChoiceScreen)  # nothing left to offer

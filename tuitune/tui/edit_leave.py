@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from tuitune.core.session import Journal, Key, Outcome
+from tuitune.core.session import Journal, Key, Outcome, Session
+from tuitune.core.session.journal_file import JournalError
 from tuitune.tui.screens import ChoiceScreen
 
 if TYPE_CHECKING:
@@ -76,7 +77,11 @@ def offer_restore(editor: Editor) -> None:
     kept changes). Offer to put them back, naming them; never do it unasked."""
     if editor.session.read_only:
         return
-    left = editor.session.leftovers()
+    news, left = editor.session.watchdog_news(), editor.session.leftovers()
+    if news is not None:
+        editor.shell.notify_line(news, True)
+        if not left:  # said once: a journal holding nothing more is closed
+            editor.shell.in_thread(lambda: _tidy(editor.session), lambda _: None, group="edit")
     if not left:
         return
 
@@ -95,3 +100,12 @@ def offer_restore(editor: Editor) -> None:
         ),
         answer,
     )
+
+
+def _tidy(session: Session) -> None:
+    """Delete the journal of an earlier run that holds nothing to restore any more."""
+    try:
+        session.open_journal()
+    except JournalError:
+        return  # another tuitune took it meanwhile, or it cannot be opened: left as it is
+    session.forget()

@@ -130,6 +130,16 @@ class Session:
         terminal, kept changes) in a journal no running tuitune holds; 0 for none."""
         return len(self.leftovers())
 
+    def watchdog_news(self) -> str | None:
+        """What a trial watchdog put back after an earlier tuitune was gone (one line), from
+        a journal no running tuitune holds; None when it did not."""
+        me = host_id(self.root)
+        try:
+            found = [j for j in list_journals(self.journal_dir) if j.host == me]
+        except JournalError:
+            return None
+        return found[0].watchdog if found and found[0].holder is None else None
+
     def leftovers(self) -> dict[Key, str | None]:
         """Those originals themselves (setting -> the value it had), {} for none."""
         me = host_id(self.root)

@@ -236,3 +236,88 @@ def test_host_wide_sysctls_from_a_namespace_need_host_wide(
     assert (code, err) == (0, "")
     assert "put back net.core.netdev_max_backlog: 250000 -> 1000" in out
     assert tree.read(backlog) == "1000"
+
+
+def fewer_queues(tree: Tree) -> None:
+    """eno49 with one queue pair and one queue IRQ (as a smaller sibling of the saved one)."""
+    queues = tree.path / "sys/class/net/eno49/queues"
+    for rel in ("rx-1/rps_cpus", "rx-1/rps_flow_cnt", "tx-1/xps_cpus"):
+        (queues / rel).unlink()
+    (queues / "rx-1").rmdir()
+    (queues / "tx-1").rmdir()
+    interrupts = tree.path / "proc/interrupts"
+    rows = interrupts.read_text().splitlines(keepends=True)
+    interrupts.write_text("".join(r for r in rows if "eno49-TxRx-1" not in r))
+
+
+def test_a_show_json_of_a_device_with_more_queues_applies_what_fits(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22 item 4: the queues and IRQs this device lacks are skipped, one line each."""
+    (tree.path / "sys/class/net/eno49/queues/rx-1/rps_cpus").write_text("6\n")
+    (tree.path / "sys/class/net/eno49/queues/rx-0/rps_cpus").write_text("3\n")
+    with HostReader(HostRoot.fixture(tree.path)) as reader:
+        doc = show_document(reader.snapshot("eno49"), None)
+    saved = tmp_path / "state.json"
+    saved.write_text(json.dumps(doc))
+    (tree.path / "sys/class/net/eno49/queues/rx-0/rps_cpus").write_text("0\n")
+    fewer_queues(tree)
+    code, out, err = run(capsys, "apply", str(saved), *tree.args)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[:4] == [
+        "skipped IRQ 102 eno49-TxRx-1: no IRQ named 'eno49-TxRx-1' serves eno49 on this host",
+        "skipped eno49 rx-1 rps_cpus: no queue rx-1 (now)",
+        "skipped eno49 rx-1 rps_flow_cnt: no queue rx-1 (now)",
+        "skipped eno49 tx-1 xps_cpus: no queue tx-1 (now)",
+    ]
+    assert "changed eno49 rx-0 rps_cpus: none -> 0-1" in lines
+    assert lines[-1].startswith("changed 1 setting(s), skipped 4 this device does not have;")
+    assert tree.read("sys/class/net/eno49/queues/rx-0/rps_cpus") == "3"
+
+
+def test_a_profile_raising_channels_applies_the_new_queues_the_second_time(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documented "apply twice": the first apply raises the count and skips the queue it
+    does not have yet, the second sets it."""
+    from tests.unit.test_session_fakes import FakeDevice
+    from tuitune.core.host.ethtool import Channels
+    from tuitune.core.session import Session
+
+    fewer_queues(tree)
+    queues = tree.path / "sys/class/net/eno49/queues"
+
+    class Grows(FakeDevice):
+        def set_channels(self, rx=None, tx=None, other=None, combined=None):  # type: ignore[no-untyped-def]
+            super().set_channels(rx, tx, other, combined)
+            for i in range(self.channels_.combined):
+                (queues / f"rx-{i}").mkdir(exist_ok=True)
+                for f in ("rps_cpus", "rps_flow_cnt"):
+                    if not (queues / f"rx-{i}/{f}").exists():
+                        (queues / f"rx-{i}/{f}").write_text("0\n")
+
+    dev = Grows("eno49", channels_=Channels(0, 0, 1, 1, 0, 0, 1, 2))
+    # The tree's eno49 with an ethtool device (a recorded tree has none of its own).
+    monkeypatch.setattr(
+        "tuitune.core.session.Session",
+        lambda root, **kw: Session(
+            root, **kw, access=lambda: HostAccess(root, ethtool=lambda _: dev)
+        ),
+    )
+    profile = tmp_path / "two.toml"
+    profile.write_text(
+        '[interface]\nname = "eno49"\n[interface.channels]\ncombined = 2\n'
+        '[interface.rps_cpus]\n"rx-1" = "2"\n'
+    )
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[:2] == [
+        "skipped eno49 rx-1 rps_cpus: no queue rx-1 (now); if the channel change creates it, "
+        "apply again",
+        "changed eno49 channels combined: 1 -> 2",
+    ]
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "changed eno49 rx-1 rps_cpus: none -> 2"
+    assert tree.read("sys/class/net/eno49/queues/rx-1/rps_cpus") == "4"

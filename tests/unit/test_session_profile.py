@@ -6,6 +6,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from tests.unit.test_session_fakes import CSUM, TSO, FakeDevice, build_host
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.core.jsondoc import show_document
-from tuitune.core.session import HostAccess, Key
+from tuitune.core.session import HostAccess, Journal, Key, WriteRefused
 from tuitune.core.session.profile import (
     ProfileError,
     Request,
@@ -246,3 +247,30 @@ def test_show_json_of_a_recorded_host_resolves_on_it(tmp_path: Path) -> None:
         # Applying the state a host is in changes nothing.
         current = access.read_many(keys)
         assert {k: current[k] for k in keys} == {k: access.validate(k, t) for k, t in pairs}
+
+
+def test_a_fixed_feature_asked_for_the_value_it_has_is_no_error(tmp_path: Path) -> None:
+    """Issue 22 item 5: `lro = false` where LRO is fixed off is what the device has already."""
+    dev = FakeDevice(DEV)
+    dev.features_ = tuple(
+        replace(f, available=False, requested=False, active=False) if f.name == "rx-lro" else f
+        for f in dev.features_
+    )
+    access = HostAccess(HostRoot.fixture(build_host(tmp_path / "h")), ethtool=lambda n: dev)
+    profile = parse_toml(
+        tomllib.loads(
+            '[interface]\nname = "eno49"\n[interface.features]\nlro = false\ngro = false\n'
+        )
+    )
+    pairs, errors = resolve(access, profile, DEV)
+    assert errors == []
+    with Journal.open(access, tmp_path / "journal") as journal:
+        outs = journal.apply_all(pairs)
+    assert sorted(o.describe() for o in outs) == [
+        "eno49 rx-gro: on -> off",
+        "eno49 rx-lro: already off",
+    ]
+    assert dev.writes == [("features", {"rx-gro": False})]
+    with pytest.raises(WriteRefused, match="eno49 rx-lro: fixed, the device cannot change it"):
+        access.validate(Key.feature(DEV, "rx-lro"), "on")  # another value still cannot be had
+    access.close()

@@ -127,7 +127,7 @@ INVALID: list[tuple[Key, str, str]] = [
 
 REFUSED: list[tuple[Key, str, str]] = [
     (Key.field(DEV, "ring", "rx-mini"), "1", "eno49 rings rx-mini: not on this device"),
-    (Key.feature(DEV, "tx-checksum-ipv4"), "off", "eno49 tx-checksum-ipv4: fixed"),
+    (Key.feature(DEV, "tx-checksum-ipv4"), "on", "eno49 tx-checksum-ipv4: fixed"),  # off: has it
     (Key.sysctl("net.ipv4.tcp_available_congestion_control"), "reno", "read-only"),
     (Key.rps_cpus(DEV, "rx-7"), "0", "eno49 rx-7 rps_cpus: no queue rx-7 (now)"),
     (Key.irq(999, None, DEV), "0", "IRQ 999 affinity: not present"),

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session.outcome import Outcome
     from tuitune.core.session.settings import Key
+    from tuitune.core.values import Unavailable
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,7 +53,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "apply",
         help="apply a saved state (`show --json` output or a TOML profile, docs/profile.md)",
         description="Apply a saved state through the change journal: every value is checked "
-        "before the first write, and if one write fails the others are put back. "
+        "before the first write, and if one write fails the others are put back. Queues and "
+        "queue IRQs the device does not have (a state saved on a device with more queues) are "
+        "skipped, one line each, and the rest applied. "
         "`tuitune restore` puts the originals back later.",
     )
     apply.add_argument("file", type=Path, help="show --json output or a TOML profile")
@@ -88,7 +91,8 @@ def _print_outcome(out: Outcome, verb: str) -> None:
         for e in out.also:
             print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
     elif out.status == "skipped":
-        print(f"unchanged {out.key.label}: {out.after}")
+        why = f" ({out.reason})" if out.after is None and out.reason else ""
+        print(f"unchanged {out.key.label}: {out.after or 'absent'}{why}")
     else:
         print(f"NOT {verb} {out.key.label}: {out.reason}")
 
@@ -190,6 +194,24 @@ def _host_wide_refused(root: HostRoot, key: Key) -> bool:
     return root.netns is not None and key.kind == "sysctl" and key.scope == "host"
 
 
+def _not_here(key: Key, state: Unavailable) -> bool:
+    """A queue or queue IRQ this device does not have (now): a document saved on a device
+    with more queues, or a queue a channel change of the same file creates."""
+    from tuitune.core.session.settings import QUEUE_KINDS
+
+    return state.kind == "missing" and key.kind in (*QUEUE_KINDS, "irq_affinity")
+
+
+def _new_queue_hint(key: Key, pairs: list[tuple[Key, str]]) -> str:
+    from tuitune.core.session.settings import QUEUE_KINDS
+
+    if key.kind in QUEUE_KINDS and any(
+        k.kind == "channels" and k.ifname == key.ifname for k, _ in pairs
+    ):
+        return "; if the channel change creates it, apply again"
+    return ""
+
+
 def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.docfile import shown
     from tuitune.core.host.netdev import interface_exists, list_interfaces
@@ -224,7 +246,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
             known = ", ".join(access.run(list_interfaces, root)) or "none"
             err(f"no interface {ifname!r}; interfaces here: {known}")
             return EXIT_USAGE
-        pairs, errors = resolve(access, profile, ifname)
+        skipped: list[str] = []  # what this device does not have: left out, the rest applied
+        pairs, errors = resolve(access, profile, ifname, skipped)
         targets: dict[Key, str] = {}
         for key, text in pairs:
             try:
@@ -232,17 +255,27 @@ def cmd_apply(args: argparse.Namespace) -> int:
             except InvalidValue as exc:
                 errors.append(exc.message)
             except WriteRefused as exc:
+                if _not_here(key, exc.state):
+                    skipped.append(exc.state.reason + _new_queue_hint(key, pairs))
+                    continue
                 hint = " (--host-wide allows it)" if _host_wide_refused(root, key) else ""
                 errors.append(exc.state.reason + hint)
+        pairs = [(k, t) for k, t in pairs if k in targets]
         if errors:
             for line in errors:
                 err(one_line(line))  # names from the file never break a problem in two
             err(f"nothing was changed: {len(errors)} problem(s) in {shown(args.file)}")
             return EXIT_FAILED
+        for line in skipped:
+            print(f"skipped {one_line(line)}")
         current = access.read_many([k for k, _ in pairs])
         changes = [(k, t) for k, t in pairs if current[k] != targets[k]]
         if not changes:
-            print(f"nothing to change: every setting already has its value from {shown(args.file)}")
+            which = "other " if skipped else ""
+            print(
+                f"nothing to change: every {which}setting already has its value from "
+                f"{shown(args.file)}"
+            )
             return EXIT_OK
         if args.dry_run:
             for key, _ in changes:
@@ -266,7 +299,11 @@ def cmd_apply(args: argparse.Namespace) -> int:
         _print_outcome(out, "changed")
     if all(o.ok for o in outcomes):
         n = sum(o.status == "changed" for o in outcomes)
-        print(f"changed {n} setting(s); `tuitune restore{_ns_flag(root)}` puts the originals back")
+        left = f", skipped {len(skipped)} this device does not have" if skipped else ""
+        print(
+            f"changed {n} setting(s){left}; `tuitune restore{_ns_flag(root)}` puts the "
+            "originals back"
+        )
         return EXIT_OK
     restore = f"`tuitune restore{_ns_flag(root)}`"
     print(f"{shown(args.file)} was not applied (see above); {restore} puts back")

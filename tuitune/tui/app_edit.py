@@ -27,6 +27,7 @@ from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 from tuitune.tui.edit_choices import ChoiceListScreen
 from tuitune.tui.edit_irqbalance import IrqbalanceGate
+from tuitune.tui.edit_leave import ask_quit, offer_restore
 from tuitune.tui.editing import (
     EditSpec,
     edit_spec,
@@ -34,6 +35,7 @@ from tuitune.tui.editing import (
     row_key_of,
     state_note,
 )
+from tuitune.tui.pause_offer import offer_autoneg_off
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
 from tuitune.tui.shell import Shell
 
@@ -264,6 +266,7 @@ class Editor:
                 self.trial_label = out.key.label
                 app.post_message(Editor.TrialStarted())
             self._report([out])
+            offer_autoneg_off(self, out, text)  # pause rx/tx the link partner decides
 
         self._run(work, done)
 
@@ -356,33 +359,13 @@ class Editor:
         return notes
 
     def offer_restore(self) -> None:
-        """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
-        kept changes). Offer to put them back; never do it unasked."""
-        if self.session.read_only:
-            return
-        n = self.session.leftover()
-        if not n:
-            return
-
-        def answer(choice: str | None) -> None:
-            if choice == "r":
-                self._journal_op(lambda j: j.revert_all(), "nothing to restore", trial=True)
-
-        self.shell.push_screen(
-            ChoiceScreen(
-                "Settings from an earlier run",
-                f"An earlier tuitune on this host recorded {n} original value(s) it did not put "
-                "back (it was stopped, lost its terminal, or the changes were kept).",
-                [("r", "restore the originals now"), ("k", "keep things as they are")],
-            ),
-            answer,
-        )
+        offer_restore(self)
 
     def undo(self) -> None:
-        self._journal_op(lambda j: j.undo(), "nothing to undo")
+        self.journal_op(lambda j: j.undo(), "nothing to undo")
 
     def revert_all(self) -> None:
-        self._journal_op(lambda j: j.revert_all(), "nothing to revert")
+        self.journal_op(lambda j: j.revert_all(), "nothing to revert")
 
     def confirm_trial(self) -> None:
         if self.trial_deadline is None:
@@ -399,12 +382,18 @@ class Editor:
         """Once a second: end the countdown of a trial change nobody confirmed."""
         if self.trial_deadline is not None and time.monotonic() >= self.trial_deadline:
             self.trial_deadline = None
-            self._journal_op(lambda j: j.revert_trial(), "the trial had ended", trial=True)
+            self.journal_op(lambda j: j.revert_trial(), "the trial had ended", opened=True)
 
-    def _journal_op(
-        self, op: Callable[[Journal], list[Outcome]], empty: str, trial: bool = False
+    def journal_op(
+        self,
+        op: Callable[[Journal], list[Outcome]],
+        empty: str,
+        opened: bool = False,
+        prefix: str = "trial ended, put back",
     ) -> None:
-        if self.journal is None and not trial:
+        """`op` then say what it put back. `opened`: also when this session has not opened
+        the journal (a trial's end, an earlier run's originals); `prefix` then words it."""
+        if self.journal is None and not opened:
             self.shell.notify_line(empty, True)
             return
         sel = self.shell.selection()
@@ -416,7 +405,7 @@ class Editor:
                 return
             self.trial_deadline = None
             self.compare_nic, self.compare_sysctls = before_nic, before_sysctls
-            self._report(outs, prefix="put back" if not trial else "trial ended, put back")
+            self._report(outs, prefix="put back" if not opened else prefix)
 
         self._run(op, done)
 
@@ -447,39 +436,9 @@ class Editor:
 
     def quit(self, exit_app: Callable[[], None]) -> None:
         """Ask whether to keep or revert what this session changed, then leave."""
-        if not self.pending:
-            self._close(forget=True)
-            exit_app()
-            return
-        n = len(self.session.originals())
+        ask_quit(self, exit_app)
 
-        def answer(choice: str | None) -> None:
-            if choice == "k":
-                self._close(forget=False)  # the originals stay on disk for `tuitune restore`
-                exit_app()
-            elif choice == "r":
-
-                def done(outs: list[Outcome]) -> None:
-                    failed = [o for o in outs if not o.ok]
-                    if failed:
-                        self._report(failed)
-                        return
-                    self._close(forget=True)
-                    exit_app()
-
-                self._run(lambda j: j.revert_all(), done)
-
-        self.shell.push_screen(
-            ChoiceScreen(
-                "Leave tuitune",
-                f"{n} setting(s) differ from what tuitune found. Keep them (`tuitune restore` "
-                "can still put the originals back until the next boot) or revert them now?",
-                [("k", "keep the changes"), ("r", "revert everything")],
-            ),
-            answer,
-        )
-
-    def _close(self, forget: bool) -> None:
+    def close(self, forget: bool) -> None:
         """forget: nothing left to restore, delete the journal; else leave it for restore."""
         if forget:
             self.session.forget()

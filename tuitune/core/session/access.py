@@ -13,6 +13,7 @@ here: unsupported, fixed, gone); `write` raises `WriteRefused` with the kernel's
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import functools
@@ -650,6 +651,10 @@ class HostAccess:
         if found is None:
             raise v.InvalidValue(key, f"{key.label}: no such feature on {key.ifname}")
         if found.fixed:
+            # Asking for the value it has is no error (`lro = false` where LRO is fixed off).
+            with contextlib.suppress(v.InvalidValue):
+                if v.parse_switch(key, text) == _switch(found.requested):
+                    return _switch(found.requested)
             state = Unavailable("unsupported", f"{key.label}: fixed, the device cannot change it")
             raise WriteRefused(key, state)
         return v.parse_switch(key, text)
@@ -772,6 +777,16 @@ class HostAccess:
             queues = self._read_queues(key.ifname or "")
             if not isinstance(queues, Unavailable):
                 out.update(queues)
+            # Drivers re-create (or re-spread) their queue IRQs on a channel change: their
+            # affinity moves with it, and absent ones are IRQs of queues the change removes.
+            outer, self._irq_parts = self._irq_parts, None  # one parse for all of them
+            try:
+                for q in self._nic_irqs(key.ifname or ""):
+                    irq = Key.irq(q.irq, q.name, key.ifname)
+                    got = self._read_irq(irq)
+                    out[irq] = None if isinstance(got, Unavailable) else got.get(irq)
+            finally:
+                self._irq_parts = outer
         return out
 
     # ---- kernel thread: enumeration --------------------------------------------------------

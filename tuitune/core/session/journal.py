@@ -44,6 +44,13 @@ from tuitune.core.session.journal_file import (
     host_id,
     identity,
 )
+from tuitune.core.session.journal_queues import (
+    GONE_WITH_QUEUE,
+    NO_WAY_BACK,
+    channels_held,
+    follows_channels,
+    removed_by,
+)
 from tuitune.core.session.journal_records import (
     FORMAT_VERSION,
     Clear,
@@ -65,7 +72,7 @@ from tuitune.core.session.journal_replay import (
 from tuitune.core.session.journal_trial import DEFAULT_TRIAL_SECONDS, TRIAL_PENDING, TrialChanges
 from tuitune.core.session.journal_write import root_spec, value_of
 from tuitune.core.session.outcome import Drift, Outcome
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import QUEUE_KINDS, Key
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
@@ -193,6 +200,10 @@ class Journal(TrialChanges):
             return [
                 bad.get(i) or Outcome(k, "refused", reason=why) for i, (k, _) in enumerate(changes)
             ]
+        try:  # every original before the first write: one write may move a later target
+            held = self._hold_originals([k for k, _ in targets])
+        except JournalWriteError as exc:
+            raise self._abandon([], str(exc)) from None
         outcomes: list[Outcome] = []
         done: list[tuple[Outcome, list[Entry]]] = []
         for i, (key, target) in enumerate(targets):
@@ -217,9 +228,10 @@ class Journal(TrialChanges):
                 Outcome(k, "refused", reason=f"not applied because {key.label} failed")
                 for k, _ in targets[i + 1 :]
             ]
-            self._cleanup({e.key for _, es in done for e in es} | {key})
+            self._cleanup({e.key for _, es in done for e in es} | {key} | set(held))
             return [*rolled, out, *rest]
         self._commit(done)
+        self._cleanup(held)  # the ones no write moved in the end
         return outcomes
 
     def _commit(self, done: list[tuple[Outcome, list[Entry]]]) -> None:
@@ -264,6 +276,7 @@ class Journal(TrialChanges):
         order = list(reversed(self._state.originals))
         results: dict[Key, Outcome] = {}
         drifted: set[Key] = set()
+        removed: set[Key] = set()  # queue settings a channel count put back took away
         for key in order:
             bad = bad_original(key, self._state.originals[key])
             if bad is not None:  # reported, and the rest is still restored
@@ -277,7 +290,7 @@ class Journal(TrialChanges):
                     continue
                 orig = self._state.originals[key]
                 now = value_of(self.access.read(key))
-                if now == orig:
+                if now == orig or (now is None and key in removed):
                     continue
                 if orig is None or now is None:
                     results[key] = self._absent_outcome(key, orig, now)
@@ -294,6 +307,7 @@ class Journal(TrialChanges):
                     drifted.add(key)
                 if key not in results or out.status != "skipped":
                     results[key] = out
+                removed |= removed_by(out)
                 wrote = wrote or out.status == "changed"
             if not wrote:
                 break
@@ -304,7 +318,11 @@ class Journal(TrialChanges):
         for key in order:
             orig, now = self._state.originals[key], value_of(final[key])
             got = results.get(key)
-            if now == orig:
+            gone = self._gone_with_queue(key, now, removed)
+            if gone is not None:
+                settled.append(key)
+                results[key] = Outcome(key, "skipped", orig, None, gone)
+            elif now == orig:
                 settled.append(key)
                 if got is None or not got.ok:
                     results[key] = Outcome(key, "skipped", orig, orig, "already the original")
@@ -315,6 +333,21 @@ class Journal(TrialChanges):
             self._note(Forget(tuple(settled)))
         self._note(Clear())
         return [results[k] for k in order]
+
+    def _gone_with_queue(self, key: Key, now: str | None, removed: set[Key]) -> str | None:
+        """Why a queue setting that is absent now needs no restoring (None: it does): its
+        queue went when the channel count was put back, or it cannot come back at all."""
+        if now is not None or not follows_channels(key) or self._state.originals[key] is None:
+            return None
+        if key in removed:
+            return GONE_WITH_QUEUE
+        # An older journal, or a count changed by someone else: with the device still there
+        # and no channel change held, nothing tuitune can do brings the queue back.
+        if key.kind not in QUEUE_KINDS or channels_held(self._state.originals, key):
+            return None
+        if value_of(self.access.read(Key.mtu(key.ifname or ""))) is None:
+            return None  # the whole device is gone (unplugged?): not a queue question
+        return NO_WAY_BACK
 
     def adopt(self, key: Key) -> None:
         """Accept a drifted value: revert will put the original back over it without asking."""

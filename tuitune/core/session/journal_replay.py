@@ -66,6 +66,7 @@ class JournalState:
     steps: list[list[Entry]] = field(default_factory=list)
     trial: Trial | None = None  # the trial change waiting for confirmation, if any
     trial_end: TrialEnd | None = None  # how the last trial ended
+    ended: Trial | None = None  # the trial that ended so
     unreadable: list[str] = field(default_factory=list)  # records that could not be replayed
 
     def feed(self, raw: Record) -> None:
@@ -90,7 +91,7 @@ class JournalState:
                     self.trial = replace(self.trial, pid=rec.pid)
             case TrialEnd():
                 if self.trial is not None and self.trial.id == rec.id:
-                    self.trial = None
+                    self.ended, self.trial = self.trial, None
                     self.trial_end = rec
             case Orig():
                 if rec.key not in self.originals:
@@ -150,6 +151,7 @@ class JournalSummary:
     started: float | None
     unreadable: tuple[str, ...] = ()  # records that could not be replayed
     problem: str | None = None  # why the file itself could not be read (nothing else is set)
+    watchdog: str | None = None  # what the trial watchdog put back last, when it did (a line)
 
 
 def list_journals(directory: Path = DEFAULT_DIR) -> list[JournalSummary]:
@@ -177,6 +179,20 @@ def list_journals(directory: Path = DEFAULT_DIR) -> list[JournalSummary]:
                 started=head.time,
                 unreadable=tuple(state.unreadable),
                 problem=problem,
+                watchdog=watchdog_line(state),
             )
         )
     return out
+
+
+def watchdog_line(state: JournalState) -> str | None:
+    """What the trial watchdog did, when the last trial ended by it (nobody was there to see
+    it: the screen says so at the next start), else None."""
+    end, trial = state.trial_end, state.ended
+    if end is None or trial is None or end.by != "watchdog":
+        return None
+    when = time.strftime("%H:%M:%S UTC", time.gmtime(end.time))
+    change = f"{trial.key.label} ({trial.after} -> {trial.before})"
+    if end.how == "reverted":
+        return f"the trial watchdog put back {change} at {when}: it was not confirmed"
+    return f"the trial watchdog could not put back {change} at {when} ({end.how}): now {end.value}"

@@ -5,13 +5,14 @@ watchdog) appended. Every record is a typed one (journal_records.py), encoded on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess, WriteRefused
 from tuitune.core.session.journal_file import JournalFile, JournalWriteError
+from tuitune.core.session.journal_queues import follows_channels
 from tuitune.core.session.journal_records import (
     Done,
     Entry,
@@ -25,6 +26,7 @@ from tuitune.core.session.journal_records import (
 )
 from tuitune.core.session.journal_replay import JournalState
 from tuitune.core.session.outcome import Drift, Effect, Outcome, Status
+from tuitune.core.session.pause import partner_note
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
@@ -110,8 +112,12 @@ class JournalBase:
             return Outcome(key, "refused", orig, None, f"{key.label}: not present now")
         return Outcome(key, "failed", None, now, f"{key.label}: present now, absent before")
 
-    def _write_one(self, key: Key, target: str) -> tuple[Outcome, list[Entry]]:
-        """Record originals and intent, write, re-read, verify; put back on a mismatch."""
+    def _write_one(
+        self, key: Key, target: str, restoring: bool = False
+    ) -> tuple[Outcome, list[Entry]]:
+        """Record originals and intent, write, re-read, verify; put back on a mismatch.
+        `restoring`: the value is one tuitune had before (undo, revert, restore); a queue that
+        write removes had no original tuitune held (journal_queues.py)."""
         before = self.access.related(key)
         current = before[key]
         if current is None:
@@ -136,6 +142,7 @@ class JournalBase:
         got = after.get(key)
         if refused is not None or got != target:
             why = refused.reason if refused is not None else f"the kernel kept {got}, not {target}"
+            why += partner_note(key, before)
             back = ""
             if got != current:  # the kernel changed something after all: undo it
                 back = self._put_back([Entry(key, current, got), *entries])
@@ -143,11 +150,31 @@ class JournalBase:
             status: Status = "refused" if refused is not None and not back else "failed"
             now = current if not back else value_of(self.access.read(key))
             return Outcome(key, status, current, now, why + back, refused), []
-        self._cleanup({k for k in fresh if k != key})
+        # Putting a channel count back removes the queues tuitune's raise had created: their
+        # values, just recorded, are not originals (the queues did not exist then).
+        gone = {k for k in fresh if restoring and follows_channels(k) and after.get(k) is None}
+        self._cleanup({k for k in fresh if k != key}, gone)
         return Outcome(key, "changed", current, got, also=also), [
             *entries,
             Entry(key, current, got),
         ]
+
+    def _hold_originals(self, keys: list[Key]) -> list[Key]:
+        """Record the originals of `keys` and of what writing them may move, all before the
+        first write of a change of several settings (a channel count moves the IRQs a later
+        target sets; their original is what the host had before the whole change). In the
+        order writing them one by one records them (the revert order backwards). Returns the
+        keys recorded; raises JournalWriteError (nothing recorded)."""
+        found: dict[Key, str | None] = {}
+        targets = set(keys)
+        for key in keys:  # in the order writing them one by one would record them
+            related = self.access.related(key)
+            for k in [*(k for k in related if k != key and k not in targets), key]:
+                found.setdefault(k, related[k])
+        fresh = [k for k, v in found.items() if k not in self._state.originals and v is not None]
+        if fresh:
+            self._record(*(Orig(k, found[k]) for k in fresh))
+        return fresh
 
     def _kernel_write(
         self, key: Key, value: str, related: Mapping[Key, str | None], origs: list[Orig]
@@ -171,7 +198,7 @@ class JournalBase:
         it can be written, else straight to the kernel, since the journal already holds what
         to restore and a full disk must not stop a restore."""
         try:
-            out, _ = self._write_one(key, value)
+            out, _ = self._write_one(key, value, restoring=True)
             return out
         except JournalWriteError:
             pass  # the intent could not be recorded: nothing written yet
@@ -221,15 +248,23 @@ class JournalBase:
             return ""
         return "; could not put back: " + ", ".join(failed)
 
-    def _cleanup(self, keys: Iterable[Key]) -> None:
-        """Drop originals that are back at their value and in no undo step: nothing to restore."""
-        candidates = [k for k in keys if k in self._state.originals and not self._state.in_steps(k)]
+    def _cleanup(self, keys: Iterable[Key], gone: Collection[Key] = ()) -> None:
+        """Drop originals that are back at their value and in no undo step: nothing to restore.
+        Those in `gone` are dropped too when absent now (a queue that went with its creator)."""
+        held = self._state.originals
+        # A gone queue's step entries are of no use either: undo skips what had no value.
+        candidates = [k for k in keys if k in held and (k in gone or not self._state.in_steps(k))]
         if not candidates:
             return
         now = self.access.read_many(candidates)
-        gone = [k for k in candidates if value_of(now[k]) == self._state.originals[k]]
-        if gone:
-            self._note(Forget(tuple(gone)))
+        back = [
+            k
+            for k in candidates
+            if value_of(now[k]) == self._state.originals[k]
+            or (k in gone and value_of(now[k]) is None)
+        ]
+        if back:
+            self._note(Forget(tuple(back)))
 
     def _undo_last(self, force: bool) -> list[Outcome]:
         if not self._state.steps:

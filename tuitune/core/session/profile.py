@@ -208,10 +208,12 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
 
 
 def resolve(
-    access: HostAccess, profile: Profile, ifname: str | None
+    access: HostAccess, profile: Profile, ifname: str | None, skipped: list[str] | None = None
 ) -> tuple[list[tuple[Key, str]], list[str]]:
     """The (key, text) pairs the profile asks for on this host, in write order, and the
-    problems found (each a line for the user). Nothing is read beyond what naming needs."""
+    problems found (each a line for the user). Nothing is read beyond what naming needs.
+    With `skipped`, an IRQ the device does not have is not a problem but a line there: what
+    does not fit this device (fewer queues) is left out, the rest applied."""
     errors: list[str] = []
     wanted: dict[Key, str] = {}
     explicit_features: dict[Key, str] = {}
@@ -247,7 +249,8 @@ def resolve(
         elif r.kind == "irq_affinity":
             irq_key = access.irq_key(ifname, r.name)
             if irq_key is None:
-                errors.append(f"{r.origin}: no IRQ named {r.name!r} serves {ifname} on this host")
+                why = f"{r.origin}: no IRQ named {r.name!r} serves {ifname} on this host"
+                (errors if skipped is None else skipped).append(why)
             else:
                 wanted[irq_key] = r.text
         else:  # "service" (see _ORDER)

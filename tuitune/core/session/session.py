@@ -134,15 +134,29 @@ class Session:
     def leftover(self) -> int:
         """How many originals an earlier tuitune on this host left recorded (a crash, a lost
         terminal, kept changes) in a journal no running tuitune holds; 0 for none."""
+        return len(self.leftovers())
+
+    def watchdog_news(self) -> str | None:
+        """What a trial watchdog put back after an earlier tuitune was gone (one line), from
+        a journal no running tuitune holds; None when it did not."""
+        me = host_id(self.root)
+        try:
+            found = [j for j in list_journals(self.journal_dir) if j.host == me]
+        except JournalError:
+            return None
+        return found[0].watchdog if found and found[0].holder is None else None
+
+    def leftovers(self) -> dict[Key, str | None]:
+        """Those originals themselves (setting -> the value it had), {} for none."""
         me = host_id(self.root)
         try:
             journals = list_journals(self.journal_dir)
         except JournalError:
-            return 0  # unreadable here: the first change says why
+            return {}  # unreadable here: the first change says why
         found = [j for j in journals if j.host == me and j.originals]
         if not found or found[0].holder is not None:
-            return 0
-        return len(found[0].originals)
+            return {}
+        return dict(found[0].originals)
 
     def release(self) -> None:
         """Let go of the journal without deciding: it stays on disk, so `tuitune restore` can

@@ -67,7 +67,10 @@ class Key:
     (rx-0, tx-3) for RPS/XPS, empty for mtu/txqueuelen, the IRQ number for an affinity, and
     the daemon for a service ("irqbalance": its value is "stopped" or how it runs, service.py).
     `queue` is set for IRQs only: the queue's IRQ name (eth2-TxRx-3), because IRQ numbers
-    change across driver reloads and boots while queue names do not.
+    change across driver reloads and boots while queue names do not. So an IRQ key with a
+    queue IS its queue: keys equal (and hash) by queue name, whatever number each was made
+    with, so a driver that renumbers its IRQs (a reload, a channel change) leaves one journal
+    entry, one drift note and one export line per queue, not one per number it had.
     """
 
     kind: Kind
@@ -81,6 +84,19 @@ class Key:
         # so the journal, restore and export never see two spellings of one setting.
         if self.kind == "sysctl" and isinstance(self.name, str) and "/" in self.name:
             object.__setattr__(self, "name", self.name.strip().strip("/").replace("/", "."))
+
+    def _identity(self) -> tuple[object, ...]:
+        if self.kind == "irq_affinity" and self.queue:
+            return (self.kind, self.ifname, None, self.queue)  # the number is only a hint
+        return (self.kind, self.ifname, self.name, self.queue)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Key):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
 
     # ---- constructors ------------------------------------------------------------------
     @classmethod

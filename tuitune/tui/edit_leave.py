@@ -1,0 +1,111 @@
+"""The screen's questions about what outlives it: on quit, keep or revert what this session
+changed (keeping confirms a trial change still waiting, or its watchdog would put it back
+after tuitune is gone); at start, restore what an earlier tuitune left recorded, named."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from tuitune.core.session import Journal, Key, Outcome, Session
+from tuitune.core.session.journal_file import JournalError
+from tuitune.tui.screens import ChoiceScreen
+
+if TYPE_CHECKING:
+    from tuitune.tui.app_edit import Editor
+
+SHOWN = 6  # settings named in a question; the rest are counted
+
+
+def named(values: Mapping[Key, str | None]) -> str:
+    """Each setting with the value it had, the first few only: eth0 mtu (was 1500), ..."""
+    items = [f"{k.label} (was {v if v is not None else 'absent'})" for k, v in values.items()]
+    more = f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return ", ".join(items[:SHOWN]) + more
+
+
+def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
+    """Ask whether to keep or revert what this session changed, then leave."""
+    if not editor.pending:
+        editor.close(forget=True)
+        exit_app()
+        return
+    n = len(editor.session.originals())
+    trial = editor.trial_label if editor.trial_deadline is not None else None
+
+    def keep() -> None:
+        editor.close(forget=False)  # the originals stay on disk for `tuitune restore`
+        exit_app()
+
+    def answer(choice: str | None) -> None:
+        if choice == "k" and trial is not None:
+            # Kept means kept: confirmed, so its watchdog does not put it back later.
+            editor.run_journal(lambda j: j.confirm(), lambda _: keep())
+        elif choice == "k":
+            keep()
+        elif choice == "r":
+
+            def done(outs: list[Outcome]) -> None:
+                failed = [o for o in outs if not o.ok]
+                if failed:
+                    editor.report(failed)
+                    return
+                editor.close(forget=True)
+                exit_app()
+
+            editor.run_journal(lambda j: j.revert_all(), done)
+
+    text = (
+        f"{n} setting(s) differ from what tuitune found. Keep them (`tuitune restore` can "
+        "still put the originals back until the next boot) or revert them now?"
+    )
+    if trial is not None:
+        text += (
+            f" The trial change of {trial} is still waiting: keeping confirms it (otherwise "
+            "its watchdog would put it back once the countdown ends, after tuitune is gone)."
+        )
+    editor.shell.push_screen(
+        ChoiceScreen(
+            "Leave tuitune", text, [("k", "keep the changes"), ("r", "revert everything")]
+        ),
+        answer,
+    )
+
+
+def offer_restore(editor: Editor) -> None:
+    """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
+    kept changes). Offer to put them back, naming them; never do it unasked."""
+    if editor.session.read_only:
+        return
+    news, left = editor.session.watchdog_news(), editor.session.leftovers()
+    if news is not None:
+        editor.shell.notify_line(news, True)
+        if not left:  # said once: a journal holding nothing more is closed
+            editor.shell.in_thread(lambda: _tidy(editor.session), lambda _: None, group="edit")
+    if not left:
+        return
+
+    def answer(choice: str | None) -> None:
+        if choice == "r":
+            op: Callable[[Journal], list[Outcome]] = lambda j: j.revert_all()  # noqa: E731
+            editor.journal_op(op, "nothing to restore", opened=True, prefix="put back")
+
+    editor.shell.push_screen(
+        ChoiceScreen(
+            "Settings from an earlier run",
+            f"An earlier tuitune on this host recorded {len(left)} original value(s) it did "
+            f"not put back (it was stopped, lost its terminal, or the changes were kept): "
+            f"{named(left)}.",
+            [("r", "restore the originals now"), ("k", "keep things as they are")],
+        ),
+        answer,
+    )
+
+
+def _tidy(session: Session) -> None:
+    """Delete the journal of an earlier run that holds nothing to restore any more."""
+    try:
+        session.open_journal()
+    except JournalError:
+        return  # another tuitune took it meanwhile, or it cannot be opened: left as it is
+    session.forget()

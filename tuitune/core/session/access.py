@@ -311,11 +311,13 @@ class HostAccess:
         queue's RPS/XPS, the NIC's IRQs)."""
         return self.run(self._device_keys, ifname)
 
-    def sysctl_keys(self) -> list[Key]:
+    def sysctl_keys(self, *, host_wide: bool = False) -> list[Key]:
         """Catalog sysctls that can be changed here (present, writable, readable back, and
-        in a network namespace, host-wide ones only with `host_writes`), in catalog order."""
+        in a network namespace, host-wide ones only with `host_writes`), in catalog order.
+        `host_wide`: a namespace's host-wide ones all the same, for a record of what a run ran
+        with (it reads them; whether they may be written is not its question)."""
         keys = self.run(self._sysctl_keys)
-        if self._host is not None and self.host_writes:
+        if self._host is not None and (self.host_writes or host_wide):
             wide = {k for k in self._host.sysctl_keys() if k.scope == "host"}
             keys = [k for k in _catalog_keys() if k in wide or k in keys]
         return keys
@@ -330,7 +332,16 @@ class HostAccess:
 
     # ---- host-wide sysctls of a namespace session ------------------------------------------
     def _host_wide(self, key: Key) -> bool:
-        return self._host is not None and key.kind == "sysctl" and key.scope == "host"
+        """A catalog sysctl the catalog calls host-wide. A key the catalog does not know (a
+        sysctl.d file may name any) is read where the session is: a namespace's own file is
+        applied inside it (`ip netns exec NS sysctl -p`), so it is compared there too; such
+        a key is never written (validation refuses keys outside the catalog)."""
+        if self._host is None or key.kind != "sysctl":
+            return False
+        try:
+            return catalog.entry(key.name).scope == "host"
+        except KeyError:
+            return False
 
     @property
     def _on_host(self) -> HostAccess:

@@ -3,6 +3,7 @@ must be the namespace's, and what they record must not depend on which command r
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,19 @@ def test_a_cli_run_records_the_same_sysctls_as_the_screen(veth_ns: VethNs) -> No
     # Reading them changed no rule: writing one still needs the agreement.
     with HostAccess(root, call=veth_ns.kt.call) as cli, pytest.raises(WriteRefused, match="wide"):
         cli.validate(Key.sysctl("net.core.netdev_max_backlog"), "5000")
+
+
+def test_bench_checks_the_pinned_cpu_before_iperf3(veth_ns: VethNs, tmp_path: Path) -> None:
+    """`-A N` with CPU N offline or absent: one line, exit 2, iperf3 never started (main let
+    iperf3 fail after setting up the run)."""
+    online = Path("/sys/devices/system/cpu/online").read_text().strip()
+    absent = str(os.cpu_count() or 1) if "," not in online else "4095"
+    out = tuitune(
+        "bench", "--netns", veth_ns.ns, veth_ns.a, "--peer", "198.18.255.1", "-t", "1",
+        "-A", absent, "--notebook", str(tmp_path / "nb.json"),
+    )  # fmt: skip
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.strip().splitlines() == [
+        f"tuitune: -A: client CPU {absent} is not online here (online: {online}); nothing was run"
+    ]
+    assert "iperf3" not in out.stdout and not (tmp_path / "nb.json").exists()

@@ -82,3 +82,41 @@ def test_bench_checks_the_pinned_cpu_before_iperf3(veth_ns: VethNs, tmp_path: Pa
         f"tuitune: -A: client CPU {absent} is not online here (online: {online}); nothing was run"
     ]
     assert "iperf3" not in out.stdout and not (tmp_path / "nb.json").exists()
+
+
+def _restricted_algorithm(ns: VethNs) -> str | None:
+    """An algorithm loaded here but not in tcp_allowed_congestion_control, other than the
+    namespace's current one (the host's lists are only read, never changed)."""
+    available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    allowed = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control").read_text().split()
+    current = ns.nsexec("cat", "/proc/sys/net/ipv4/tcp_congestion_control").strip()
+    return next((a for a in available if a not in allowed and a != current), None)
+
+
+def test_a_restricted_congestion_control_says_what_the_kernel_said(
+    veth_ns: VethNs, tmp_path: Path
+) -> None:
+    """In a child namespace the kernel answers EPERM for an algorithm outside
+    tcp_allowed_congestion_control, also to root: the message says that, not "changing it
+    needs root" (main), and nothing stays changed."""
+    algo = _restricted_algorithm(veth_ns)
+    if algo is None:
+        pytest.skip("every loaded congestion control is in tcp_allowed_congestion_control")
+    before = veth_ns.nsexec("cat", "/proc/sys/net/ipv4/tcp_congestion_control").strip()
+    allowed = " ".join(
+        Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control").read_text().split()
+    )
+    profile = tmp_path / "cc.toml"
+    profile.write_text(f'[sysctl]\n"net.ipv4.tcp_congestion_control" = "{algo}"\n')
+    out = tuitune(
+        "apply", "--netns", veth_ns.ns, "--journal-dir", str(tmp_path / "j"), str(profile)
+    )
+    assert out.returncode == 1, out.stdout + out.stderr
+    said = out.stdout + out.stderr
+    assert "needs root" not in said
+    assert (
+        f"net.ipv4.tcp_congestion_control: the kernel refused {algo} (EPERM: operation not "
+        f"permitted): not in net.ipv4.tcp_allowed_congestion_control ({allowed}); outside the "
+        "host's own network namespace only those may be set"
+    ) in said
+    assert veth_ns.nsexec("cat", "/proc/sys/net/ipv4/tcp_congestion_control").strip() == before

@@ -44,7 +44,9 @@ from tuitune.core.host.netdev import read_placement, read_queues
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree, read_int, read_value
 from tuitune.core.host.sysctl import read_sysctl, sysctl_path
+from tuitune.core.session import kernel_said
 from tuitune.core.session import validate as v
+from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.service import ServiceRefused, Services
 from tuitune.core.session.settings import (
@@ -145,7 +147,9 @@ def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
             "unsupported", f"{label}: managed by the kernel (its affinity is fixed by the driver)"
         )
     if code in (errno.EPERM, errno.EACCES):
-        return Unavailable("permission", f"{label}: changing it needs root")
+        # As root with the capability, the kernel refused the value, not tuitune's right.
+        said = kernel_said.privileged_refusal(key, code, value)
+        return said or Unavailable("permission", f"{label}: changing it needs root")
     if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
         return Unavailable("missing", f"{label}: not present (gone?)")
     if code in (errno.EOPNOTSUPP, errno.ENOTSUP):
@@ -728,8 +732,18 @@ class HostAccess:
         except ServiceRefused as exc:
             raise WriteRefused(key, exc.state) from exc
         except OSError as exc:
+            if k == "sysctl" and key.name == CONGESTION and exc.errno == errno.EPERM:
+                raise WriteRefused(key, self._congestion_refused(key, value)) from exc
             raise WriteRefused(key, refusal(key, exc, value)) from exc
         return ()
+
+    def _congestion_refused(self, key: Key, value: str) -> Unavailable:
+        """EPERM on tcp_congestion_control: the namespace's allowed list, named."""
+        if not kernel_said.privileged():
+            return refusal(key, OSError(errno.EPERM, "not permitted"), value)
+        allowed = read_sysctl(self.root, ALLOWED_CC)
+        listed = allowed if isinstance(allowed, str) else None
+        return Unavailable("error", value_refused(key, errno.EPERM, value, listed))
 
     def _queue_path(self, key: Key) -> Path:
         return self.root.sys_path(f"class/net/{key.ifname}/queues/{key.name}/{key.kind}")

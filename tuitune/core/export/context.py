@@ -65,6 +65,8 @@ class ExportContext:
     device: Mapping[Key, str] = field(default_factory=dict)
     link_policy: tuple[str, ...] = ()  # 99-default.link's policy lines, kept in our .link
     version: str = __version__
+    mem_total: int | None = None  # bytes of RAM (MemTotal), to judge page-counted sysctls
+    page_size: int = 4096
 
 
 _POLICY_KEYS = ("NamePolicy", "AlternativeNamesPolicy", "MACAddressPolicy")
@@ -148,6 +150,19 @@ def _irqbalance_config(root: HostRoot) -> tuple[Path, str] | None:
     return None
 
 
+def _mem_total(root: HostRoot) -> int | None:
+    """MemTotal in bytes, from /proc/meminfo ("MemTotal:  8039548 kB")."""
+    try:
+        text = root.read_proc("meminfo")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[:1] == ["MemTotal:"] and len(parts) >= 2 and parts[1].isdigit():
+            return int(parts[1]) * 1024
+    return None
+
+
 def gather_context(access: HostAccess, ifname: str, *, now: float | None = None) -> ExportContext:
     root = access.root
     match = identify(root, ifname)
@@ -175,4 +190,6 @@ def gather_context(access: HostAccess, ifname: str, *, now: float | None = None)
         irqbalance_config=_irqbalance_config(root),
         device=device,
         link_policy=default_policy(),
+        mem_total=_mem_total(root),
+        page_size=os.sysconf("SC_PAGE_SIZE") if root.live else 4096,
     )

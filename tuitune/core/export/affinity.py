@@ -6,8 +6,12 @@ the export is:
   - /etc/tuitune/affinity-IFACE.conf: `queue = CPU list` lines, by queue name;
   - tuitune-affinity@.service: runs `tuitune apply-affinity --follow IFACE`, which resolves the
     names to today's IRQ numbers, writes smp_affinity_list, and writes again whenever the link
-    comes up (the IRQs of many drivers are requested when the device is opened);
-  - 91-tuitune-affinity-IFACE.rules: starts that unit when the device appears;
+    comes up (the IRQs of many drivers are requested when the device is opened). Bound to the
+    device's unit (sys-subsystem-net-devices-IFACE.device): started after it appears, stopped
+    when it goes; it names the tuitune of a system directory, which a reinstall replaces;
+  - 91-tuitune-affinity-IFACE.rules: starts that unit when the device appears (the device
+    wants it); an interface name systemd must escape gets `systemctl enable` instead, which
+    the unit's [Install] WantedBy= the device makes work the same way;
   - for irqbalance (which would move the IRQs back): a --policyscript that answers ban=true
     for the pinned queues' IRQs, and its config with that option added. --banirq would need
     IRQ numbers and IRQBALANCE_BANNED_CPULIST bans whole CPUs, so neither fits.
@@ -80,8 +84,8 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         f"# {written_by(ctx)}.",
         "# By queue name: IRQ numbers change across boots and driver reloads, names do not.",
         f"# `tuitune apply-affinity {ctx.ifname}` writes them, and the unit",
-        f"# tuitune-affinity@{ctx.ifname}.service does so when the device appears and again",
-        "# whenever its link comes up.",
+        f"# tuitune-affinity@{unit_instance(ctx.ifname)}.service does so when the device",
+        "# appears and again whenever its link comes up.",
         mark("affinity", ctx),
     ]
     for queue, cpus, c in pins:
@@ -90,7 +94,14 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         "udev cannot set IRQ affinity: tuitune-affinity@.service applies this file when the "
         "device appears and whenever its link comes up (drivers reset affinity on reopen)"
     ]
-    warnings = []
+    warnings = [ctx.tuitune_warning] if ctx.tuitune_warning else []
+    instance = unit_instance(ctx.ifname)
+    if instance != ctx.ifname:
+        # udev and systemd versions differ on a backslash in SYSTEMD_WANTS: no udev wiring.
+        notes.append(
+            f"{ctx.ifname} is {instance} in unit names: enable the unit instead of a udev rule, "
+            f"`systemctl enable 'tuitune-affinity@{instance}.service'` (the device wants it)"
+        )
     if ctx.netns:
         warnings.append(
             f"{ctx.ifname} is in network namespace {ctx.netns}: the unit and its udev rule "
@@ -106,28 +117,51 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         )
     )
     out.files.append(ExportFile("affinity", unit_path(ctx.etc), unit_text(ctx)))
-    out.files.append(
-        ExportFile("affinity", wiring_path(ctx.etc, ctx.ifname), wiring_text(ctx, check))
-    )
+    if instance == ctx.ifname:
+        out.files.append(
+            ExportFile("affinity", wiring_path(ctx.etc, ctx.ifname), wiring_text(ctx, check))
+        )
     out.files += irqbalance_files(ctx)
     return out
 
 
+def unit_instance(ifname: str) -> str:
+    """The interface name as a unit instance (systemd-escape): '-' is '/' in unit names, so
+    it becomes \\x2d, as does a leading '.'. Then %i names the device unit and %I the
+    interface."""
+    out = []
+    for i, ch in enumerate(ifname):
+        if (ch.isascii() and (ch.isalnum() or ch in ":_")) or (ch == "." and i > 0):
+            out.append(ch)
+        else:
+            out.append(f"\\x{ord(ch):02x}")
+    return "".join(out)
+
+
 def unit_text(ctx: ExportContext) -> str:
+    device = "sys-subsystem-net-devices-%i.device"
     return "\n".join(
         [
             f"# {written_by(ctx)}.",
-            "# IRQ affinity by queue name for one interface (the instance name), from",
-            f"# {ctx.etc}/tuitune/affinity-INTERFACE.conf. Started by udev when the interface",
-            "# appears; applies, then applies again each time the link comes up.",
+            "# IRQ affinity by queue name for one interface (the instance: its name as",
+            f"# `systemd-escape` writes it), from {ctx.etc}/tuitune/affinity-INTERFACE.conf.",
+            "# Started when the interface appears (its udev rule, or `systemctl enable",
+            "# tuitune-affinity@INTERFACE`: the device then wants it), stopped when it goes;",
+            "# applies, then applies again each time the link comes up.",
+            f"# Runs {ctx.tuitune} as root: only root can change that path.",
             "[Unit]",
-            "Description=tuitune IRQ affinity for %i",
+            "Description=tuitune IRQ affinity for %I",
+            f"BindsTo={device}",
+            f"After={device}",
             "",
             "[Service]",
             "Type=simple",
-            f"ExecStart={ctx.tuitune} apply-affinity --follow %i",
+            f"ExecStart={ctx.tuitune} apply-affinity --follow %I",
             "Restart=on-failure",
             "RestartSec=5",
+            "",
+            "[Install]",
+            f"WantedBy={device}",
             "",
         ]
     )

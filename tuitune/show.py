@@ -95,11 +95,13 @@ def _header(snap: Snapshot, rates: Rates | None) -> Table:
         )
         if rates is not None and rates.link:
             r = rates.link
+            missed = r.get("rx_missed_errors", 0)  # no rx descriptor free: a ring-size signal
             t.add_row(
                 "traffic",
                 f"rx {_rate(r.get('rx_bytes', 0) * 8)}b/s {_rate(r.get('rx_packets', 0))}p/s  "
                 f"tx {_rate(r.get('tx_bytes', 0) * 8)}b/s {_rate(r.get('tx_packets', 0))}p/s  "
-                f"drops rx {_rate(r.get('rx_dropped', 0))}/s tx {_rate(r.get('tx_dropped', 0))}/s",
+                f"drops rx {_rate(r.get('rx_dropped', 0))}/s tx {_rate(r.get('tx_dropped', 0))}/s"
+                + (f"  missed {_rate(missed)}/s" if missed else ""),
             )
     return t
 

@@ -160,7 +160,9 @@ def test_a_crashed_lab_is_found_and_cleaned_by_the_next_start(state_dir: Path) -
     assert fresh.name != crashed.name and {fresh.netns, fresh.peer_netns} <= names
 
 
-def test_lab_namespaces_without_a_state_file_are_cleaned(state_dir: Path) -> None:
+def test_lab_namespaces_without_a_state_file_are_listed_not_removed(state_dir: Path) -> None:
+    """A lab no state file here claims may be another --state-dir's (another user's, its
+    server down): `--down` names it and how to remove it, and leaves it (main removed it)."""
     tag = uuid.uuid4().hex[:6]
     orphan = [f"tuitune-lab-{tag}", f"tuitune-peer-{tag}"]
     try:
@@ -169,13 +171,39 @@ def test_lab_namespaces_without_a_state_file_are_cleaned(state_dir: Path) -> Non
         run("ip", "-n", orphan[0], "link", "add", "veth-lab", "type", "veth",
             "peer", "name", "veth-peer", "netns", orphan[1])  # fmt: skip
         status = tuitune_lab(state_dir, "--status")
-        assert f"stale: lab {tag} (no state file claims it" in status.stdout
+        assert f"stale: lab {tag}: no state file in {state_dir} claims it" in status.stdout
         down = tuitune_lab(state_dir, "--down")
-        assert f"removed netns {orphan[0]}" in down.stdout
-        assert not set(orphan) & netns_names()
+        assert (down.returncode, down.stdout) == (0, "no lab to remove\n")
+        assert f"`ip netns del {orphan[0]}; ip netns del {orphan[1]}` removes it" in down.stderr
+        assert set(orphan) <= netns_names()
     finally:
         for ns in orphan:
             run("ip", "netns", "del", ns, check=False)
+
+
+def test_down_warns_of_a_process_holding_the_namespace(state_dir: Path) -> None:
+    """`--down` says when something other than iperf3 runs in a lab namespace (the name goes,
+    the namespace lives on), and the lab's hints name the state dir it was built with."""
+    out = tuitune_lab(state_dir, "--no-tui")
+    assert out.returncode == 0, out.stderr
+    assert f"remove it:          tuitune lab --down --state-dir {state_dir}" in out.stdout
+    lab = recorded(state_dir)
+    status = tuitune_lab(state_dir, "--status")
+    assert "stale" not in status.stdout
+    holder = subprocess.Popen(["ip", "netns", "exec", lab.netns, "sleep", "60"])
+    try:
+        wait_until(lambda: bool(labmod._pids_in(lab.netns)))
+        pid = labmod._pids_in(lab.netns)[0]
+        down = tuitune_lab(state_dir, "--down")
+        assert down.returncode == 0, down.stderr
+        assert f"removed netns {lab.netns}" in down.stdout
+        assert (
+            f"tuitune: warning: pid {pid} (sleep) runs in netns {lab.netns}: the namespace "
+            "lives on, nameless, until it exits"
+        ) in down.stderr
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def test_without_root_one_line_says_how(state_dir: Path) -> None:

@@ -171,6 +171,12 @@ def test_cli_show_json_in_namespace(veth_ns: VethNs) -> None:
     }
     assert doc["rates"]["interval"] > 0.15
     assert len(doc["rates"]["cpus"]) == int(run("nproc"))  # every online CPU has a row
+    # Every counter of interface.link.counters has its rate (issue 22 #24: collisions and
+    # rx_missed_errors were missing: /proc/net/dev has no column for the one, and the other
+    # was not read from it).
+    link = doc["rates"]["link"]
+    assert {"collisions", "rx_missed_errors"} <= set(link)
+    assert set(iface["link"]["counters"]) <= set(link)
 
 
 def test_cli_show_tables_in_namespace(veth_ns: VethNs) -> None:

@@ -9,8 +9,11 @@ import errno
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from tests.tui.edit_host import DEV, EditHost, ScreenDevice, editing
 from tuitune.core.host.ethtool import Coalesce, EthtoolWriteError
+from tuitune.core.session import kernel_said
 from tuitune.core.values import Unavailable
 from tuitune.tui.screens import EditorScreen
 
@@ -74,7 +77,10 @@ async def test_a_managed_irq_is_shown_locked(tmp_path: Path) -> None:
         assert "error" not in h.tui.header().lower()
 
 
-async def test_eperm_is_shown_read_only(tmp_path: Path) -> None:
+async def test_eperm_is_shown_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EPERM to a process without the privilege (a user, root without CAP_NET_ADMIN). With
+    it, EPERM is the kernel refusing the value: tests/unit/test_kernel_said.py."""
+    monkeypatch.setattr(kernel_said, "privileged", lambda: False)
     refuse = {"proc/sys/net/core/somaxconn": errno.EPERM}
     async with editing(tmp_path, refuse=refuse) as h:
         await edit(h, "sysctls", "sysctl:net.core.somaxconn", "8192")

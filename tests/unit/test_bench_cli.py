@@ -112,3 +112,15 @@ def test_runs_without_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     nb = filled(tmp_path)
     assert cli.main(["runs", "--notebook", str(nb.path), "--baseline", "r42"]) == 2
     assert "no run r42" in capsys.readouterr().err
+
+
+def test_pinning_is_checked_against_the_cpus_each_side_has() -> None:
+    from tuitune.core.bench.limits import pin_problem
+
+    online = frozenset({0, 1})
+    assert pin_problem(7, None, online) == "-A: client CPU 7 is not online here (online: 0-1)"
+    assert pin_problem(1, 7, online, online) == (
+        "-A: server CPU 7 is not online here (online: 0-1)"
+    )
+    assert pin_problem(1, 7, online, None) is None  # a remote peer's CPUs are not known here
+    assert pin_problem(None, None, online) is None

@@ -39,6 +39,7 @@ def test_an_interface_row_maps_to_the_counter_names() -> None:
         "tx_errors": 7,
         "tx_dropped": 8,
         "tx_fifo_errors": 9,
+        "collisions": 10,
     }
 
 
@@ -64,3 +65,18 @@ def test_a_tree_with_net_dev_reads_it(tmp_path: Path) -> None:
     (tmp_path / "sys").mkdir()
     c = read_counters(HostRoot.fixture(tmp_path), "eth0")
     assert c.get("rx_packets") == 98765
+
+
+def test_missed_rx_is_split_out_of_the_drop_column(tmp_path: Path) -> None:
+    """`show --json`'s rates.link has collisions and rx_missed_errors, as netlink counts them:
+    /proc/net/dev's rx "drop" is rx_dropped + rx_missed_errors (net-procfs.c)."""
+    (tmp_path / "proc/net").mkdir(parents=True)
+    (tmp_path / "proc/net/dev").write_text(TEXT.replace("    1    2    3", "    1   70    3"))
+    stats = tmp_path / "sys/class/net/eth0/statistics"
+    stats.mkdir(parents=True)
+    (stats / "rx_missed_errors").write_text("64\n")
+    c = read_counters(HostRoot.fixture(tmp_path), "eth0")
+    assert c is not None
+    assert c.get("rx_missed_errors") == 64
+    assert c.get("rx_dropped") == 70 - 64
+    assert c.get("collisions") == 10

@@ -321,3 +321,26 @@ def test_a_profile_raising_channels_applies_the_new_queues_the_second_time(
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == "changed eno49 rx-1 rps_cpus: none -> 2"
     assert tree.read("sys/class/net/eno49/queues/rx-1/rps_cpus") == "4"
+
+
+def test_restore_list_names_one_host_when_told_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`restore --list --netns X` (or --root) lists X's journal, the one `restore` with the
+    same options reads, not every journal in the directory (issue 22 #22)."""
+    first, second = Tree(tmp_path / "a"), Tree(tmp_path / "b")
+    second.journal = first.journal  # two hosts' journals in one directory
+    second.args[-1] = str(first.journal)
+    profile = tmp_path / "p.toml"
+    profile.write_text(PROFILE)
+    for tree in (first, second):
+        code, _, _ = run(capsys, "apply", str(profile), *tree.args)
+        assert code == 0
+    code, out, _ = run(capsys, "restore", "--list", "--journal-dir", str(first.journal))
+    assert code == 0 and out.count("6 setting(s) to restore") == 2
+    code, out, _ = run(capsys, "restore", "--list", *second.args)
+    assert code == 0 and out.count("6 setting(s) to restore") == 1
+    assert out.startswith("tree-") and str(first.journal) in out
+    code, out, _ = run(capsys, "restore", "--list", "--netns", "tt-none-here", "--journal-dir",
+                       str(first.journal))  # fmt: skip
+    assert (code, out) == (0, f"no change journal for netns-tt-none-here in {first.journal}\n")

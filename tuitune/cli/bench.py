@@ -292,6 +292,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             err("no interface: name the one the run goes through (tuitune bench IFACE)")
             return EXIT_USAGE
         spec = _spec(args, peer, port, netns)
+        problem = _pin_problem(reader, spec, lab is not None)
+        if problem is not None:
+            err(f"{problem}; nothing was run")
+            return EXIT_USAGE
         try:  # a notebook that cannot take the run is said before it, not after
             _notebook(args, ifname, netns).check(write=not args.no_record)
         except OSError as exc:
@@ -299,6 +303,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         hint = _lab_hint(lab) if lab is not None else None
         return _bench(args, reader, ifname, spec, hint)
+
+
+def _pin_problem(reader: HostReader, spec: BenchSpec, local_peer: bool) -> str | None:
+    """-A checked against this host's online CPUs (the lab's server runs here too)."""
+    from tuitune.core.bench.limits import pin_problem
+    from tuitune.core.cpulist import CpuListError, parse_cpulist
+
+    if spec.client_cpu is None:
+        return None
+    try:
+        online = parse_cpulist(reader.root.read_sys("devices/system/cpu/online"))
+    except (OSError, CpuListError):
+        return None  # unknown: iperf3 says it then
+    return pin_problem(spec.client_cpu, spec.server_cpu, online, online if local_peer else None)
 
 
 def _bench(

@@ -229,7 +229,7 @@ def _install(plan: ExportPlan) -> int:
     for r in results:
         print(r)
     wrote = [f for f in plan.files if f.path in {r.path for r in results if r.status == "written"}]
-    lines = read_now(wrote, plan.netns)
+    lines = read_now(wrote, plan.netns, plan.ifname)
     if lines:
         print(lines[0] + ".")
         print(lines[1])

@@ -88,8 +88,14 @@ def _lab(args: argparse.Namespace, state_dir: Path) -> int:
     if args.status:
         return _status(state_dir)
     if args.down:
+        recorded = labmod.current_lab(state_dir)
+        held = labmod.holders(recorded) if recorded is not None else []
         removed = labmod.down(None, state_dir) + labmod.clean_stale(state_dir)
         print("\n".join(f"removed {item}" for item in removed) or "no lab to remove")
+        for line in held:
+            err(f"warning: {line}")
+        for line in labmod.find_orphans(state_dir):  # not this state dir's: never removed
+            err(line)
         return EXIT_OK
     missing = labmod.missing_tools()
     if missing:
@@ -135,9 +141,15 @@ def _tui(args: argparse.Namespace, lab: Lab) -> int:
     else:
         err(
             f"lab {lab.name} stays: `tuitune --netns {lab.netns} {lab.ifname}` watches it, "
-            "`tuitune lab --down` removes it"
+            f"`{labmod_down(lab)}` removes it"
         )
     return code
+
+
+def labmod_down(lab: Lab) -> str:
+    from tuitune.core.lab import down_command
+
+    return down_command(lab.state_dir)
 
 
 def _status(state_dir: Path) -> int:
@@ -152,5 +164,8 @@ def _status(state_dir: Path) -> int:
     else:
         print("no lab (`tuitune lab` builds one)")
     for item in stale:
-        print(f"stale: {item} (`tuitune lab` or `tuitune lab --down` removes it)")
+        down = labmod.down_command(state_dir)
+        print(f"stale: {item} (`tuitune lab` or `{down}` removes it)")
+    for line in labmod.find_orphans(state_dir):
+        print(f"stale: {line}")
     return EXIT_OK if lab is not None else EXIT_FAILED

@@ -97,7 +97,9 @@ def _print_outcome(out: Outcome, verb: str) -> None:
         print(f"NOT {verb} {out.key.label}: {out.reason}")
 
 
-def _list(directory: Path) -> int:
+def _list(directory: Path, only: str | None = None) -> int:
+    """The journals in `directory`; with `only` (a host id: --netns or --root named one), that
+    host's alone, as `restore` with the same options would read it."""
     from tuitune.core.session import JournalError, list_journals
 
     try:
@@ -105,7 +107,11 @@ def _list(directory: Path) -> int:
     except JournalError as exc:
         err(str(exc))
         return EXIT_FAILED
-    if not found:
+    if only is not None:
+        found = [j for j in found if j.host == only]
+        if not found:
+            print(f"no change journal for {only} in {directory}")
+    elif not found:
         print(f"no change journals in {directory}")
     for j in found:
         if j.problem is not None:
@@ -127,11 +133,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
     from tuitune.core.session.journal_file import host_id, journal_exists, journal_path, lock_holder
 
     directory: Path = args.journal_dir
-    if args.list:
-        return _list(directory)
     root = host_root(args)
     if root is None:
         return EXIT_USAGE
+    if args.list:
+        named = args.netns is not None or args.root is not None
+        return _list(directory, host_id(root) if named else None)
     host = host_id(root)
     path = journal_path(directory, host)
     try:

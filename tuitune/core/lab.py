@@ -187,28 +187,62 @@ def down(lab: Lab | None = None, state_dir: Path = DEFAULT_STATE_DIR) -> list[st
 def find_stale(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
     """Leftovers of labs that nobody will use again, described for a human (empty: none)."""
     with _locked():
-        recorded, why, orphans = _stale(state_dir)
+        recorded, why, _ = _stale(state_dir)
     found = []
     if recorded is not None:
         found.append(f"lab {recorded.name} ({why})")
     elif why:
         found.append(why)
-    found += [f"lab {tag} (no state file claims it and nothing runs in it)" for tag in orphans]
     return found
 
 
-def clean_stale(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
-    """Remove what find_stale finds; returns what was removed."""
+def find_orphans(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
+    """Lab namespace pairs no state file in `state_dir` claims and nothing runs in, one line
+    each with how to remove them. Never removed here: another state dir (another user's lab,
+    or a lab started with --state-dir) may claim them, and its server may only be down."""
     with _locked():
-        recorded, why, orphans = _stale(state_dir)
+        _, _, orphans = _stale(state_dir)
+    return [
+        f"lab {tag}: no state file in {state_dir} claims it and nothing runs in it; left "
+        f"alone (another --state-dir may own it): `ip netns del {LAB_PREFIX}{tag}; "
+        f"ip netns del {PEER_PREFIX}{tag}` removes it"
+        for tag in orphans
+    ]
+
+
+def clean_stale(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
+    """Remove what find_stale finds (the lab `state_dir` records, when stale; never a lab it
+    does not record); returns what was removed."""
+    with _locked():
+        recorded, why, _ = _stale(state_dir)
         removed: list[str] = []
         if recorded is not None:
             removed += _remove(recorded)
         if recorded is not None or why:
             removed += _drop_state(state_dir)
-        for tag in orphans:
-            removed += _remove(_orphan_lab(tag, state_dir))
         return removed
+
+
+def holders(lab: Lab) -> list[str]:
+    """Processes other than iperf3 (which `down` stops) inside the lab's namespaces: deleting
+    a namespace's name does not end it while one runs there (another tuitune watching it, a
+    shell from `ip netns exec`)."""
+    out = []
+    for ns in (lab.netns, lab.peer_netns):
+        for pid in _pids_in(ns):
+            comm = _comm(pid)
+            if comm is not None and comm != "iperf3":
+                out.append(
+                    f"pid {pid} ({comm}) runs in netns {ns}: the namespace lives on, nameless, "
+                    "until it exits"
+                )
+    return out
+
+
+def down_command(state_dir: Path) -> str:
+    """The command that removes the lab `state_dir` records."""
+    extra = "" if state_dir == DEFAULT_STATE_DIR else f" --state-dir {state_dir}"
+    return f"tuitune lab --down{extra}"
 
 
 def server_running(lab: Lab) -> bool:
@@ -246,7 +280,7 @@ def describe(lab: Lab) -> list[str]:
         + server,
         f"watch and tune it:  tuitune --netns {lab.netns} {lab.ifname}",
         f"a 10 s run:         ip netns exec {lab.netns} iperf3 -c {lab.peer_addr} -t 10",
-        "remove it:          tuitune lab --down",
+        f"remove it:          {down_command(lab.state_dir)}",
     ]
 
 

@@ -80,7 +80,8 @@ def _traffic(d: HeaderData, p: Palette) -> Text:
         t.append(f"{bitrate(bps)} {rate(pps)} pps  ")
         if d.since_baseline:  # and what moved since the baseline, in total
             t.append(f"({size(bps * r.interval)}) ", style=p.muted)
-    drops = r.link.get("rx_dropped", 0.0) + r.link.get("tx_dropped", 0.0)
+    # rx_missed_errors too: the NIC dropped those for want of rx descriptors.
+    drops = sum(r.link.get(n, 0.0) for n in ("rx_dropped", "tx_dropped", "rx_missed_errors"))
     if drops:
         t.append(f"drops {rate(drops)}/s  ", style=p.warn)
     return t

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tuitune.core.lab import Lab, LabError, remove
+from tuitune.core.lab import Lab, LabError, down_command, remove
 from tuitune.core.session.journal_file import JournalError
 from tuitune.tui.screens import ChoiceScreen
 from tuitune.tui.shell import Shell
@@ -54,7 +54,7 @@ def ask_remove_lab(
             "Leave tuitune",
             f"{QUESTION}\nLab {lab.name}: netns {lab.netns} and {lab.peer_netns}, "
             f"iperf3 server on {lab.peer_addr}. Kept, `tuitune lab` reuses it and "
-            "`tuitune lab --down` removes it later.",
+            f"`{down_command(lab.state_dir)}` removes it later.",
             [("k", "keep the lab"), ("r", "remove it")],
         ),
         answer,

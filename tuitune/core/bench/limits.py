@@ -5,6 +5,9 @@ reads "-l x" as its default and "-l 1T" as an overflowed int)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+
+from tuitune.core.cpulist import format_cpulist
 
 MAX_STREAMS = 128  # MAX_STREAMS
 MAX_DURATION = 86400  # MAX_TIME, seconds
@@ -34,3 +37,19 @@ def parse_length(text: str) -> str:
     if not 1 <= size <= MAX_LENGTH:
         raise BadLength(f"{s} is out of range (1 byte..1M, iperf3's largest block)")
     return f"{int(m.group(1))}{unit}"
+
+
+def pin_problem(
+    client: int | None,
+    server: int | None,
+    online: Collection[int],
+    server_online: Collection[int] | None = None,
+) -> str | None:
+    """Why `-A client[,server]` cannot run here, or None. iperf3 pins with
+    sched_setaffinity and fails on a CPU that is not online, after the run is set up; the
+    client runs here, the server where `server_online` says (None: a remote peer, not known)."""
+    for who, cpu, cpus in (("client", client, online), ("server", server, server_online)):
+        if cpu is None or not cpus or cpu in cpus:
+            continue
+        return f"-A: {who} CPU {cpu} is not online here (online: {format_cpulist(cpus)})"
+    return None

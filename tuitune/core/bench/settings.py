@@ -29,7 +29,9 @@ _NUMBER = re.compile(r"(\d+)")
 def capture(access: HostAccess, ifname: str) -> dict[str, str]:
     """Every readable setting of `ifname` and every catalog sysctl of the host, by name.
     Unavailable values (unsupported, not recorded) are left out."""
-    keys = access.device_keys(ifname) + access.sysctl_keys()
+    # Host-wide sysctls too from a namespace: the same key set as a run from the screen (whose
+    # session may write them), or runs side by side show differences that are not there.
+    keys = access.device_keys(ifname) + access.sysctl_keys(host_wide=True)
     values = access.read_many(keys)
     out: dict[str, str] = {}
     features: dict[str, str] = {}

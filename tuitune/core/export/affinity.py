@@ -6,8 +6,12 @@ the export is:
   - /etc/tuitune/affinity-IFACE.conf: `queue = CPU list` lines, by queue name;
   - tuitune-affinity@.service: runs `tuitune apply-affinity --follow IFACE`, which resolves the
     names to today's IRQ numbers, writes smp_affinity_list, and writes again whenever the link
-    comes up (the IRQs of many drivers are requested when the device is opened);
-  - 91-tuitune-affinity-IFACE.rules: starts that unit when the device appears;
+    comes up (the IRQs of many drivers are requested when the device is opened). Bound to the
+    device's unit (sys-subsystem-net-devices-IFACE.device): started after it appears, stopped
+    when it goes; it names the tuitune of a system directory, which a reinstall replaces;
+  - 91-tuitune-affinity-IFACE.rules: starts that unit when the device appears (the device
+    wants it); an interface name systemd must escape gets `systemctl enable` instead, which
+    the unit's [Install] WantedBy= the device makes work the same way;
   - for irqbalance (which would move the IRQs back): a --policyscript that answers ban=true
     for the pinned queues' IRQs, and its config with that option added. --banirq would need
     IRQ numbers and IRQBALANCE_BANNED_CPULIST bans whole CPUs, so neither fits.
@@ -16,17 +20,52 @@ the export is:
 from __future__ import annotations
 
 import errno
-import select
 import shlex
-import socket
-import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.export import safe
+
+# Following the link lives in affinity_link; its names stay reachable from here.
+from tuitune.core.export.affinity_link import (
+    IFF_LOWER_UP as IFF_LOWER_UP,
+)
+from tuitune.core.export.affinity_link import (
+    IFF_UP as IFF_UP,
+)
+from tuitune.core.export.affinity_link import (
+    IFLA_IFNAME as IFLA_IFNAME,
+)
+from tuitune.core.export.affinity_link import (
+    RTM_DELLINK as RTM_DELLINK,
+)
+from tuitune.core.export.affinity_link import (
+    RTM_NEWLINK as RTM_NEWLINK,
+)
+from tuitune.core.export.affinity_link import (
+    RTMGRP_LINK as RTMGRP_LINK,
+)
+from tuitune.core.export.affinity_link import (
+    LinkEvent as LinkEvent,
+)
+from tuitune.core.export.affinity_link import (
+    follow as follow,
+)
+from tuitune.core.export.affinity_link import (
+    link_events as link_events,
+)
+from tuitune.core.export.affinity_link import (
+    link_flags as link_flags,
+)
+from tuitune.core.export.affinity_link import (
+    open_link_socket as open_link_socket,
+)
+from tuitune.core.export.affinity_link import (
+    parse_link_messages as parse_link_messages,
+)
 from tuitune.core.export.common import mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
@@ -80,8 +119,8 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         f"# {written_by(ctx)}.",
         "# By queue name: IRQ numbers change across boots and driver reloads, names do not.",
         f"# `tuitune apply-affinity {ctx.ifname}` writes them, and the unit",
-        f"# tuitune-affinity@{ctx.ifname}.service does so when the device appears and again",
-        "# whenever its link comes up.",
+        f"# tuitune-affinity@{unit_instance(ctx.ifname)}.service does so when the device",
+        "# appears and again whenever its link comes up.",
         mark("affinity", ctx),
     ]
     for queue, cpus, c in pins:
@@ -90,7 +129,14 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         "udev cannot set IRQ affinity: tuitune-affinity@.service applies this file when the "
         "device appears and whenever its link comes up (drivers reset affinity on reopen)"
     ]
-    warnings = []
+    warnings = [ctx.tuitune_warning] if ctx.tuitune_warning else []
+    instance = unit_instance(ctx.ifname)
+    if instance != ctx.ifname:
+        # udev and systemd versions differ on a backslash in SYSTEMD_WANTS: no udev wiring.
+        notes.append(
+            f"{ctx.ifname} is {instance} in unit names: enable the unit instead of a udev rule, "
+            f"`systemctl enable 'tuitune-affinity@{instance}.service'` (the device wants it)"
+        )
     if ctx.netns:
         warnings.append(
             f"{ctx.ifname} is in network namespace {ctx.netns}: the unit and its udev rule "
@@ -106,28 +152,51 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         )
     )
     out.files.append(ExportFile("affinity", unit_path(ctx.etc), unit_text(ctx)))
-    out.files.append(
-        ExportFile("affinity", wiring_path(ctx.etc, ctx.ifname), wiring_text(ctx, check))
-    )
+    if instance == ctx.ifname:
+        out.files.append(
+            ExportFile("affinity", wiring_path(ctx.etc, ctx.ifname), wiring_text(ctx, check))
+        )
     out.files += irqbalance_files(ctx)
     return out
 
 
+def unit_instance(ifname: str) -> str:
+    """The interface name as a unit instance (systemd-escape): '-' is '/' in unit names, so
+    it becomes \\x2d, as does a leading '.'. Then %i names the device unit and %I the
+    interface."""
+    out = []
+    for i, ch in enumerate(ifname):
+        if (ch.isascii() and (ch.isalnum() or ch in ":_")) or (ch == "." and i > 0):
+            out.append(ch)
+        else:
+            out.append(f"\\x{ord(ch):02x}")
+    return "".join(out)
+
+
 def unit_text(ctx: ExportContext) -> str:
+    device = "sys-subsystem-net-devices-%i.device"
     return "\n".join(
         [
             f"# {written_by(ctx)}.",
-            "# IRQ affinity by queue name for one interface (the instance name), from",
-            f"# {ctx.etc}/tuitune/affinity-INTERFACE.conf. Started by udev when the interface",
-            "# appears; applies, then applies again each time the link comes up.",
+            "# IRQ affinity by queue name for one interface (the instance: its name as",
+            f"# `systemd-escape` writes it), from {ctx.etc}/tuitune/affinity-INTERFACE.conf.",
+            "# Started when the interface appears (its udev rule, or `systemctl enable",
+            "# tuitune-affinity@INTERFACE`: the device then wants it), stopped when it goes;",
+            "# applies, then applies again each time the link comes up.",
+            f"# Runs {ctx.tuitune} as root: only root can change that path.",
             "[Unit]",
-            "Description=tuitune IRQ affinity for %i",
+            "Description=tuitune IRQ affinity for %I",
+            f"BindsTo={device}",
+            f"After={device}",
             "",
             "[Service]",
             "Type=simple",
-            f"ExecStart={ctx.tuitune} apply-affinity --follow %i",
+            f"ExecStart={ctx.tuitune} apply-affinity --follow %I",
             "Restart=on-failure",
             "RestartSec=5",
+            "",
+            "[Install]",
+            f"WantedBy={device}",
             "",
         ]
     )
@@ -385,97 +454,6 @@ def apply(access: HostAccess, ifname: str, pins: Sequence[Pin]) -> list[Applied]
             continue
         out.append(Applied(pin.queue, key.name, "changed", before_s, value))
     return out
-
-
-# ---- following the link --------------------------------------------------------------------
-
-RTMGRP_LINK = 1
-RTM_NEWLINK, RTM_DELLINK = 16, 17
-IFF_UP, IFF_LOWER_UP = 0x1, 0x10000
-IFLA_IFNAME = 3
-_NLMSG = struct.Struct("=IHHII")
-_IFINFO = struct.Struct("=BxHiII")
-_RTA = struct.Struct("=HH")
-
-
-@dataclass(frozen=True, slots=True)
-class LinkEvent:
-    ifname: str
-    flags: int
-    gone: bool
-
-
-def parse_link_messages(data: bytes) -> Iterator[LinkEvent]:
-    """RTM_NEWLINK/DELLINK messages of one netlink datagram."""
-    off = 0
-    while off + _NLMSG.size <= len(data):
-        length, mtype, _, _, _ = _NLMSG.unpack_from(data, off)
-        if length < _NLMSG.size or off + length > len(data):
-            return
-        if mtype in (RTM_NEWLINK, RTM_DELLINK) and length >= _NLMSG.size + _IFINFO.size:
-            body = off + _NLMSG.size
-            _, _, _, flags, _ = _IFINFO.unpack_from(data, body)
-            name = None
-            pos, end = body + _IFINFO.size, off + length
-            while pos + _RTA.size <= end:
-                alen, atype = _RTA.unpack_from(data, pos)
-                if alen < _RTA.size:
-                    break
-                if atype == IFLA_IFNAME:
-                    name = data[pos + _RTA.size : pos + alen].split(b"\0", 1)[0].decode()
-                pos += (alen + 3) & ~3
-            if name is not None:
-                yield LinkEvent(name, flags, mtype == RTM_DELLINK)
-        off += (length + 3) & ~3
-
-
-def open_link_socket() -> socket.socket:
-    """A netlink socket that hears link changes (call it inside the interface's namespace)."""
-    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, 0)
-    sock.bind((0, RTMGRP_LINK))
-    return sock
-
-
-def link_events(sock: socket.socket, stop: Callable[[], bool]) -> Iterator[LinkEvent]:
-    while not stop():
-        ready, _, _ = select.select([sock], [], [], 1.0)
-        if not ready:
-            continue
-        try:
-            data = sock.recv(65536)
-        except OSError:
-            continue  # ENOBUFS after a burst: the next event still tells the state
-        yield from parse_link_messages(data)
-
-
-def follow(
-    events: Iterator[LinkEvent],
-    ifname: str,
-    reapply: Callable[[], object],
-    *,
-    flags: int = 0,
-) -> str:
-    """Call `reapply` each time `ifname` comes up (admin up or carrier up) until it goes
-    away; returns why it stopped. `flags` is the state known at the start."""
-    for ev in events:
-        if ev.ifname != ifname:
-            continue
-        if ev.gone:
-            return f"{ifname} is gone"
-        rising = ev.flags & ~flags & (IFF_UP | IFF_LOWER_UP)
-        flags = ev.flags
-        if rising:
-            reapply()
-    return "stopped"
-
-
-def link_flags(root: HostRoot, ifname: str) -> int:
-    try:
-        return int(root.read_sys(f"class/net/{ifname}/flags"), 16) | (
-            IFF_LOWER_UP if root.read_sys(f"class/net/{ifname}/carrier").strip() == "1" else 0
-        )
-    except (OSError, ValueError):
-        return 0
 
 
 def default_file(root: HostRoot, ifname: str) -> Path:

@@ -57,6 +57,7 @@ class ExportContext:
     systemd_version: int | None = None
     ethtool: str = DEFAULT_ETHTOOL
     tuitune: str = DEFAULT_TUITUNE
+    tuitune_warning: str | None = None  # why the unit's tuitune may not be there at boot
     ncpus: int = 1
     network_manager: bool = False
     networkd: bool = False
@@ -65,6 +66,8 @@ class ExportContext:
     device: Mapping[Key, str] = field(default_factory=dict)
     link_policy: tuple[str, ...] = ()  # 99-default.link's policy lines, kept in our .link
     version: str = __version__
+    mem_total: int | None = None  # bytes of RAM (MemTotal), to judge page-counted sysctls
+    page_size: int = 4096
 
 
 _POLICY_KEYS = ("NamePolicy", "AlternativeNamesPolicy", "MACAddressPolicy")
@@ -113,21 +116,58 @@ def running(root: HostRoot, comm: str) -> bool:
     return False
 
 
-def tuitune_command() -> str:
-    """The tuitune a systemd unit should start: the one on PATH, else this one's script. The
-    unit runs it as root at every boot, so only a path root alone can change is taken."""
-    found = shutil.which("tuitune")
-    script = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
-    candidates = [os.path.abspath(found)] if found else []
-    if script is not None and script.name == "tuitune":
-        candidates.append(str(script))
-    for path in candidates:
+def _root_only(path: str) -> bool:
+    """`path` and the interpreter its #! line names: every component root's and writable by
+    root alone (proc.check_program with root as the only owner). A script whose interpreter
+    a user could replace runs that user's code as root just the same."""
+    try:
+        real = proc.check_program(path, owners=ROOT)
+        with open(real, "rb") as f:
+            head = f.read(256)
+    except (proc.ProgramRefused, OSError):
+        return False
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].split()
+        if not words:
+            return False
         try:
-            proc.check_program(path, owners=frozenset({0}))
+            proc.check_program(os.fsdecode(words[0]), owners=ROOT)
         except proc.ProgramRefused:
-            continue
-        return path
-    return DEFAULT_TUITUNE
+            return False
+    return True
+
+
+ROOT = frozenset({0})
+# systemd's own search path for a unit's bare command names (and sudo's secure_path): a
+# tuitune installed here is found again after a reinstall puts a new one in its place.
+SYSTEM_BIN = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+def tuitune_command() -> tuple[str, str | None]:
+    """(the tuitune a root unit should start, a warning or None). The unit runs it as root at
+    every boot, so only a path root alone can change is taken (its interpreter too), and a
+    system directory first: a virtualenv's script is gone when the venv is, and a reinstall
+    elsewhere would leave the unit pointing at the old one."""
+    for directory in SYSTEM_BIN:
+        path = os.path.join(directory, "tuitune")
+        if os.path.lexists(path) and _root_only(path):
+            return path, None  # kept as found: a link there follows the next install
+    found = shutil.which("tuitune")
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    candidates = [os.path.abspath(found)] if found else []
+    if script is not None and os.path.basename(script) == "tuitune":
+        candidates.append(script)
+    for path in candidates:
+        if _root_only(path):
+            return path, (
+                f"tuitune-affinity@.service runs {path}, this installation's own script: "
+                "removing or moving it breaks the unit. Put tuitune where systemd looks "
+                f"(`ln -s {path} /usr/local/bin/tuitune`) and export again"
+            )
+    return DEFAULT_TUITUNE, (
+        "no tuitune only root can change was found (on PATH, in /usr/local/bin, or this "
+        f"one): the unit names {DEFAULT_TUITUNE}; install it there before enabling it"
+    )
 
 
 def _ncpus(root: HostRoot) -> int:
@@ -148,6 +188,19 @@ def _irqbalance_config(root: HostRoot) -> tuple[Path, str] | None:
     return None
 
 
+def _mem_total(root: HostRoot) -> int | None:
+    """MemTotal in bytes, from /proc/meminfo ("MemTotal:  8039548 kB")."""
+    try:
+        text = root.read_proc("meminfo")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[:1] == ["MemTotal:"] and len(parts) >= 2 and parts[1].isdigit():
+            return int(parts[1]) * 1024
+    return None
+
+
 def gather_context(access: HostAccess, ifname: str, *, now: float | None = None) -> ExportContext:
     root = access.root
     match = identify(root, ifname)
@@ -158,6 +211,7 @@ def gather_context(access: HostAccess, ifname: str, *, now: float | None = None)
     except OSError:
         host = "localhost"
     ethtool = proc.find("ethtool") or DEFAULT_ETHTOOL
+    tuitune, tuitune_warning = tuitune_command()
     return ExportContext(
         ifname=ifname,
         match=match,
@@ -167,7 +221,8 @@ def gather_context(access: HostAccess, ifname: str, *, now: float | None = None)
         now=time.time() if now is None else now,
         systemd_version=systemd_version(),
         ethtool=ethtool,
-        tuitune=tuitune_command(),
+        tuitune=tuitune,
+        tuitune_warning=tuitune_warning,
         ncpus=_ncpus(root),
         network_manager=running(root, "NetworkManager"),
         networkd=running(root, "systemd-network"),  # comm is cut at 15 characters
@@ -175,4 +230,6 @@ def gather_context(access: HostAccess, ifname: str, *, now: float | None = None)
         irqbalance_config=_irqbalance_config(root),
         device=device,
         link_policy=default_policy(),
+        mem_total=_mem_total(root),
+        page_size=os.sysconf("SC_PAGE_SIZE") if root.live else 4096,
     )

@@ -186,20 +186,29 @@ def next_steps(preview: Preview, written: Iterable[Path]) -> list[str]:
             f"the files are under {preview.dest_root}, laid out as under /: nothing reads them "
             "there; copy them to the host they are for"
         ]
-    return read_now([f for f in preview.files if f.path in wrote], preview.netns)
+    files = [f for f in preview.files if f.path in wrote]
+    return read_now(files, preview.netns, preview.ifname)
 
 
-def read_now(written: Iterable[ExportFile], netns: str | None) -> list[str]:
+def read_now(
+    written: Iterable[ExportFile], netns: str | None, ifname: str | None = None
+) -> list[str]:
     """The two lines that say the files' values are live already and how to have the
-    consumers read the written files now; none when nothing needs it."""
+    consumers read the written files now; none when nothing needs it. udev runs the rules
+    and .link files on "add" only: a reload reads them, `udevadm trigger --action=add`
+    (the host's udevd: not for a device in a namespace) runs them on the device now."""
     steps: list[str] = []
+    replay = False
     for f in written:
         if f.format == "sysctl":
             steps.append(sysctld.apply_command(f.path, netns))
         elif f.path.suffix in (".rules", ".link"):
             steps.append("udevadm control --reload")
+            replay = True
         elif f.path.suffix == ".service":
             steps.append("systemctl daemon-reload")
+    if replay and ifname and not netns:
+        steps.append(f"udevadm trigger --action=add /sys/class/net/{ifname}")
     if not steps:
         return []
     when = "each time the namespace is made" if netns else "at every boot"

@@ -125,6 +125,10 @@ def _file(
             continue
         lines += ["", f"# {_summary(name)}", f"# {was(c)}", f"{file_key(key)} = {value}"]
         out.covered.add(c.key)
+        big = _pages_over_ram(name, value, ctx)
+        if big:
+            warnings.append(big)
+            lines.insert(len(lines) - 1, f"# WARNING: {big}")
         if name.endswith(("tcp_congestion_control", "default_qdisc")) and value not in _BUILTIN:
             module = ("tcp_" if "congestion" in name else "sch_") + value
             warnings.append(
@@ -137,6 +141,30 @@ def _file(
             ExportFile("sysctl", path, text, warnings=tuple(warnings), notes=tuple(notes))
         )
     return out
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.1f} GiB"
+
+
+def _pages_over_ram(name: str, value: str, ctx: ExportContext) -> str | None:
+    """A page-counted sysctl (tcp_mem) whose largest number is more memory than the host has:
+    most likely bytes typed where pages were meant (a 4096-times slip)."""
+    try:
+        entry = catalog.entry(name)
+    except KeyError:
+        return None
+    if entry.unit != "pages" or not ctx.mem_total:
+        return None
+    numbers = [int(p) for p in value.split() if p.isdigit()]
+    if not numbers or max(numbers) * ctx.page_size <= ctx.mem_total:
+        return None
+    top = max(numbers)
+    return (
+        f"{name} counts pages of {ctx.page_size} bytes: {top} pages is "
+        f"{_gib(top * ctx.page_size)}, more than the {_gib(ctx.mem_total)} of RAM here "
+        "(bytes where pages were meant?)"
+    )
 
 
 def parse(text: str) -> list[tuple[Key, str, int]]:

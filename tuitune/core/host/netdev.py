@@ -185,7 +185,8 @@ def read_link(root: HostRoot, ifname: str, ipr: Any | None = None) -> Link:
 
 
 # /proc/net/dev columns after "IFACE:" -> counter names (net/core/net-procfs.c). Its rx "drop"
-# is rx_dropped + rx_missed_errors, so rx_missed_errors has no column of its own here.
+# is rx_dropped + rx_missed_errors, so rx_missed_errors has no column of its own here:
+# read_counters takes it from sysfs and splits the column again.
 _NET_DEV_COLUMNS: dict[int, str] = {
     0: "rx_bytes",
     1: "rx_packets",
@@ -198,6 +199,7 @@ _NET_DEV_COLUMNS: dict[int, str] = {
     10: "tx_errors",
     11: "tx_dropped",
     12: "tx_fifo_errors",
+    13: "collisions",
 }
 
 
@@ -227,7 +229,7 @@ def read_counters(root: HostRoot, ifname: str, ipr: Any | None = None) -> LinkCo
     text = root.net_text("dev", BIG_FILE)  # a recorded tree may have none: sysfs then
     counters = parse_net_dev(text, ifname) if isinstance(text, str) else None
     if counters is not None:
-        return counters
+        return _with_missed(root, ifname, counters)
     if not interface_exists(root, ifname):
         return None
     if ipr is not None:
@@ -239,6 +241,20 @@ def read_counters(root: HostRoot, ifname: str, ipr: Any | None = None) -> LinkCo
             raise
         return netlink_counters(msg)
     return _sysfs_counters(root, ifname)
+
+
+def _with_missed(root: HostRoot, ifname: str, counters: LinkCounters) -> LinkCounters:
+    """/proc/net/dev's counters with rx_missed_errors (the NIC ran out of rx descriptors: the
+    ring-size signal) split out of its "drop" column, as netlink and sysfs count them."""
+    path = root.sys_path(f"class/net/{ifname}/statistics/rx_missed_errors")
+    missed = read_int(root, path, "rx_missed_errors")
+    if not isinstance(missed, int) or missed < 0:
+        return counters
+    values = dict(counters.values)
+    # Two reads, not one snapshot: a miss counted between them must not make drops negative.
+    values["rx_dropped"] = max(0, values.get("rx_dropped", 0) - missed)
+    values["rx_missed_errors"] = missed
+    return LinkCounters(values)
 
 
 def read_placement(root: HostRoot, ifname: str) -> Placement:

@@ -46,7 +46,9 @@ from tuitune.core.host.netdev import read_placement, read_queues
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree, read_int, read_value
 from tuitune.core.host.sysctl import read_sysctl, sysctl_path
+from tuitune.core.session import kernel_said
 from tuitune.core.session import validate as v
+from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.service import ServiceRefused, Services
 from tuitune.core.session.settings import (
@@ -147,7 +149,9 @@ def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
             "unsupported", f"{label}: managed by the kernel (its affinity is fixed by the driver)"
         )
     if code in (errno.EPERM, errno.EACCES):
-        return Unavailable("permission", f"{label}: changing it needs root")
+        # As root with the capability, the kernel refused the value, not tuitune's right.
+        said = kernel_said.privileged_refusal(key, code, value)
+        return said or Unavailable("permission", f"{label}: changing it needs root")
     if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
         return Unavailable("missing", f"{label}: not present (gone?)")
     if code in (errno.EOPNOTSUPP, errno.ENOTSUP):
@@ -310,11 +314,13 @@ class HostAccess:
         queue's RPS/XPS, the NIC's IRQs)."""
         return self.run(self._device_keys, ifname)
 
-    def sysctl_keys(self) -> list[Key]:
+    def sysctl_keys(self, *, host_wide: bool = False) -> list[Key]:
         """Catalog sysctls that can be changed here (present, writable, readable back, and
-        in a network namespace, host-wide ones only with `host_writes`), in catalog order."""
+        in a network namespace, host-wide ones only with `host_writes`), in catalog order.
+        `host_wide`: a namespace's host-wide ones all the same, for a record of what a run ran
+        with (it reads them; whether they may be written is not its question)."""
         keys = self.run(self._sysctl_keys)
-        if self._host is not None and self.host_writes:
+        if self._host is not None and (self.host_writes or host_wide):
             wide = {k for k in self._host.sysctl_keys() if k.scope == "host"}
             keys = [k for k in _catalog_keys() if k in wide or k in keys]
         return keys
@@ -329,7 +335,16 @@ class HostAccess:
 
     # ---- host-wide sysctls of a namespace session ------------------------------------------
     def _host_wide(self, key: Key) -> bool:
-        return self._host is not None and key.kind == "sysctl" and key.scope == "host"
+        """A catalog sysctl the catalog calls host-wide. A key the catalog does not know (a
+        sysctl.d file may name any) is read where the session is: a namespace's own file is
+        applied inside it (`ip netns exec NS sysctl -p`), so it is compared there too; such
+        a key is never written (validation refuses keys outside the catalog)."""
+        if self._host is None or key.kind != "sysctl":
+            return False
+        try:
+            return catalog.entry(key.name).scope == "host"
+        except KeyError:
+            return False
 
     @property
     def _on_host(self) -> HostAccess:
@@ -714,8 +729,18 @@ class HostAccess:
         except ServiceRefused as exc:
             raise WriteRefused(key, exc.state) from exc
         except OSError as exc:
+            if k == "sysctl" and key.name == CONGESTION and exc.errno == errno.EPERM:
+                raise WriteRefused(key, self._congestion_refused(key, value)) from exc
             raise WriteRefused(key, refusal(key, exc, value)) from exc
         return ()
+
+    def _congestion_refused(self, key: Key, value: str) -> Unavailable:
+        """EPERM on tcp_congestion_control: the namespace's allowed list, named."""
+        if not kernel_said.privileged():
+            return refusal(key, OSError(errno.EPERM, "not permitted"), value)
+        allowed = read_sysctl(self.root, ALLOWED_CC)
+        listed = allowed if isinstance(allowed, str) else None
+        return Unavailable("error", value_refused(key, errno.EPERM, value, listed))
 
     def _queue_path(self, key: Key) -> Path:
         return self.root.sys_path(f"class/net/{key.ifname}/queues/{key.name}/{key.kind}")

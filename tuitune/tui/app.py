@@ -103,8 +103,11 @@ class TuituneApp(App[int]):
     TuituneApp.-tabs #body { layout: vertical; }
     TuituneApp.-tabs .panel { display: none; }
     TuituneApp.-tabs .panel.-active { display: block; }
-    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. */
+    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. Compact
+       (borderless, one-line) Inputs keep none: a border on one line hides the text. */
     TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
+    TuituneApp.-ascii Input.-textual-compact,
+    TuituneApp.-ascii Input.-textual-compact:focus { border: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
 from tuitune.core.host.ethtool import short_name
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
@@ -188,6 +189,7 @@ class TuituneApp(App[int]):
         self.active = "cpus"
         self.grid_mode = "auto"  # auto / list / heat
         self.show_all_irqs = False
+        self.all_affinity: dict[str, IrqAffinity] = {}  # every IRQ's, for the "all" view
         self.notice: str | None = None
         self.samples_drawn = 0
         self._header_height = -1
@@ -296,7 +298,12 @@ class TuituneApp(App[int]):
     # -- the Shell its controllers see (tui/shell.py) ------------------------------------------
     def selection(self) -> Selection:
         view = self.panels[self.active].view
-        return Selection(self.ifname, self.nic, self.host, view.cursor_key)
+        return Selection(self.ifname, self.nic, self.host, view.cursor_key, self._irq_affinity())
+
+    def _irq_affinity(self) -> dict[str, IrqAffinity]:
+        """What the IRQ panel shows: the NIC's IRQs, and in the "all" view the host's too."""
+        nic = self.nic.irq_affinity if self.nic else {}
+        return self.all_affinity | nic if self.show_all_irqs else dict(nic)
 
     def look(self) -> Look:
         return Look(self.glyphs, self.palette, self.ascii)
@@ -350,6 +357,8 @@ class TuituneApp(App[int]):
             self.nic = s.nic
         if s.host is not None:
             self.host = s.host
+        if s.all_affinity is not None:  # read every few ticks only: kept until the next read
+            self.all_affinity = s.all_affinity
         self.sample = s
         # The NIC and sysctl panels change only when their state was re-read or the baseline
         # came or went: redrawing them every tick would be work for nothing.
@@ -483,10 +492,7 @@ class TuituneApp(App[int]):
         nic = self.nic
         data = IrqData(
             nic_irqs=nic.irqs if nic else (),
-            affinity=(s.all_affinity if s and s.all_affinity else {})
-            | (nic.irq_affinity if nic else {})
-            if self.show_all_irqs
-            else (nic.irq_affinity if nic else {}),
+            affinity=self._irq_affinity(),
             interrupts=s.counters.interrupts if s and s.counters else None,
             rates=self._shown_rates(),
             baseline=bool(s and s.since_baseline),
@@ -494,6 +500,7 @@ class TuituneApp(App[int]):
             show_all=self.show_all_irqs,
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
+        fixed += 14 if self.show_all_irqs else 0  # the wider name column
         room = max(0, panel.view.size.width - fixed)
         cols, rows = irq_rows(data, room, self.glyphs, self.palette)
         panel.view.set_columns(cols)

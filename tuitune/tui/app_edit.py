@@ -118,7 +118,7 @@ class Editor:
     # -- entry points (UI thread) -------------------------------------------------------------
     def spec(self) -> EditSpec | str:
         sel = self.shell.selection()
-        return edit_spec(sel.row, sel.ifname, sel.nic, sel.host)
+        return edit_spec(sel.row, sel.ifname, sel.nic, sel.host, sel.irq_affinity)
 
     def edit(self, error: str = "", typed: str | None = None) -> None:
         spec = self.spec()

@@ -433,9 +433,7 @@ class Editor:
             word = prefix if prefix and out.status == "changed" else out.status
             line = f"{word} {out.describe()}"
             if out.also:  # what the kernel changed along with it: the rows say "was ..."
-                names = ", ".join(e.key.name for e in out.also[:3])
-                more = f" and {len(out.also) - 3} more" if len(out.also) > 3 else ""
-                line += f" (it also changed {names}{more})"
+                line += f" (it also changed {out.also_text()})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
         self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)

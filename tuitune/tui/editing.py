@@ -15,6 +15,7 @@ from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Key, Outcome
+from tuitune.core.session.settings import ring_minimum
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 
@@ -125,7 +126,8 @@ def edit_spec(
         hint = "an integer"
         if isinstance(value, (Rings, Channels)):
             top = getattr(value, f"{rest}_max", None)
-            hint = f"0..{top} (the device's maximum)" if top is not None else hint
+            low = ring_minimum(field) if isinstance(value, Rings) else 0
+            hint = f"{low}..{top} (the device's maximum)" if top is not None else hint
         return EditSpec(key, current, hint)
     if kind == "link":
         if rest == "mtu":

@@ -190,6 +190,7 @@ class TuituneApp(App[int]):
         self.grid_mode = "auto"  # auto / list / heat
         self.show_all_irqs = False
         self.all_affinity: dict[str, IrqAffinity] = {}  # every IRQ's, for the "all" view
+        self._grid_kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
         self.notice: str | None = None
         self.samples_drawn = 0
         self._header_height = -1
@@ -425,7 +426,8 @@ class TuituneApp(App[int]):
         # Mark NIC-local CPUs only when that says something: not when every CPU is local.
         if place is not None and place.local_cpus and not online <= place.local_cpus:
             local = place.local_cpus
-        return GridData(self._shown_rates(), self.host.topology if self.host else None, local)
+        topology = self.host.topology if self.host else None
+        return GridData(self._shown_rates(), topology, local, frozenset(self._grid_kept))
 
     def _heat_mode(self, data: GridData) -> bool:
         if self.grid_mode != "auto":
@@ -446,6 +448,7 @@ class TuituneApp(App[int]):
         if heat:
             heatmap.update(data, self.glyphs)
         cols, rows = grid_rows(data, self.glyphs, self.palette, busiest_first=heat)
+        self._grid_kept.update(c.title for c in cols if c.title in ("%iow", "%stl"))
         view = panel.view
         view.set_columns(cols)
         view.set_rows(rows)

@@ -37,6 +37,23 @@ class GridData:
     rates: Rates | None
     topology: Topology | None
     local: frozenset[int]  # CPUs local to the NIC
+    # Optional columns shown before: they stay, so the grid does not shift from tick to tick
+    # when %iow or %stl dips under 0.05 and back.
+    kept: frozenset[str] = frozenset()
+
+
+def optional_columns(rates: Rates, kept: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Titles of the optional columns to show: those with something to say now, and `kept`."""
+    cpus = rates.cpus.values()
+    now = {
+        title
+        for title, seen in (
+            ("%iow", any(c.iowait >= 0.05 for c in cpus)),
+            ("%stl", any(c.steal >= 0.05 for c in cpus)),
+        )
+        if seen
+    }
+    return frozenset(now) | kept
 
 
 def grid_columns(show_iowait: bool, show_steal: bool) -> list[Column]:
@@ -155,9 +172,8 @@ def grid_rows(
     if rates is None:
         return grid_columns(False, False), []
     cpus = rates.cpus
-    cols = grid_columns(
-        any(c.iowait >= 0.05 for c in cpus.values()), any(c.steal >= 0.05 for c in cpus.values())
-    )
+    shown = optional_columns(rates, data.kept)
+    cols = grid_columns("%iow" in shown, "%stl" in shown)
     b = RowsBuilder()
     b.rows.append(cpu_row(ALL_KEY, "all", average(rates), cols, p))
     order = cpu_order(data)

@@ -42,6 +42,8 @@ def ring_minimum(field: str) -> int:
     (drivers refuse it, or worse); rx-mini and rx-jumbo at 0 are off. ethtool reports no
     driver minimum (igb's 80, ixgbe's 64): drivers round up to theirs."""
     return 1 if field in ("rx", "tx") else 0
+
+
 CHANNEL_FIELDS = ("rx", "tx", "other", "combined")
 PAUSE_FIELDS = ("autoneg", "rx", "tx")
 

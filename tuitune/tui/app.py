@@ -427,7 +427,12 @@ class TuituneApp(App[int]):
         if place is not None and place.local_cpus and not online <= place.local_cpus:
             local = place.local_cpus
         topology = self.host.topology if self.host else None
-        return GridData(self._shown_rates(), topology, local, frozenset(self._grid_kept))
+        rps_on = self.nic is not None and any(
+            q.name.startswith("rx-") and isinstance(q.cpus, frozenset) and q.cpus
+            for q in self.nic.queues
+        )
+        kept = frozenset(self._grid_kept)
+        return GridData(self._shown_rates(), topology, local, kept, rps_on)
 
     def _heat_mode(self, data: GridData) -> bool:
         if self.grid_mode != "auto":

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
+from tuitune.core.guide import Situation
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
@@ -41,6 +42,7 @@ from tuitune.tui.bench_view import BenchStrip
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
 from tuitune.tui.export_screen import ExportScreen
 from tuitune.tui.header import HeaderData, header_text
+from tuitune.tui.hintline import HintLine
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
 from tuitune.tui.look import Look
@@ -209,6 +211,7 @@ class TuituneApp(App[int]):
             ),
         )
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
+        self.hint = HintLine(id="hint")  # what to do next, for a first-time user
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
         # B, N, X
         self.app_bench = BenchController(
@@ -251,6 +254,7 @@ class TuituneApp(App[int]):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
         yield self.bench_strip
+        yield self.hint
         yield Footer()
 
     def on_mount(self) -> None:
@@ -325,6 +329,21 @@ class TuituneApp(App[int]):
 
     def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
         self.sampler.refresh_state()
+        self.hint.changed(self.editor.changes)
+        self._draw_hint()
+
+    def _draw_hint(self) -> None:
+        root = self.session.root
+        read_only = self.session.read_only
+        self.hint.show(
+            Situation(
+                self.ifname,
+                read_only,
+                recorded=not root.live and read_only is not None,
+                lab=self.lab is not None,
+                bench_running=self.app_bench.running,
+            )
+        )
 
     def on_editor_trial_started(self, message: Editor.TrialStarted) -> None:
         self._countdown.resume()
@@ -337,6 +356,9 @@ class TuituneApp(App[int]):
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)
+        if not message.problem:
+            self.hint.run_recorded(self.editor.changes)
+            self._draw_hint()
 
     # -- sampling --------------------------------------------------------------------------
     def _deliver(self, sample: Sample) -> None:
@@ -367,6 +389,8 @@ class TuituneApp(App[int]):
         self._redraw(state=s.nic is not None or s.host is not None or base_changed or gone_changed)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
+        self.hint.sampled(s.rates, self.nic, self.app_bench.running)
+        self._draw_hint()
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -816,6 +840,8 @@ class TuituneApp(App[int]):
 
     def action_runs(self) -> None:
         self.app_bench.open_runs()
+        self.hint.runs_opened()
+        self._draw_hint()
 
     def action_bench_stop(self) -> None:
         self.app_bench.stop_or_close()

@@ -416,6 +416,8 @@ class Editor:
                 return
             self.trial_deadline = None
             self.compare_nic, self.compare_sysctls = before_nic, before_sysctls
+            if any(o.status == "changed" for o in outs):
+                self.changes += 1  # putting back is a change too: worth measuring again
             self._report(outs, prefix="put back" if not trial else "trial ended, put back")
 
         self._run(op, done)

@@ -79,6 +79,9 @@ def _header(snap: Snapshot, rates: Rates | None) -> Table:
             else f"{nic.driver_name} ({d.reason})"
         )
         t.add_row("interface", f"{link.ifname}  {drv}")
+        place = nic.placement
+        if place.vendor or place.model:
+            t.add_row("model", " ".join(x for x in (place.vendor, place.model) if x))
         speed = link.speed_mbps
         speed_s = f"{speed} Mb/s" if isinstance(speed, int) else str(speed)
         carrier = {True: "carrier up", False: "NO CARRIER", None: "carrier ?"}[link.carrier]

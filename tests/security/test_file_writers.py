@@ -18,9 +18,8 @@ import pytest
 from tests.unit.test_bench_notebook import BASE, filled, result, run
 from tuitune import cli
 from tuitune.core import lab as labmod
-from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.notebook import Notebook, write_beside
 from tuitune.core.config import Config, save_config
-from tuitune.tui.runs_screen import write_beside
 
 NOBODY = 65534
 PRECIOUS = "root:x:0:0:root:/root:/bin/bash\n"

@@ -328,6 +328,8 @@ NAME_COMMANDS: dict[str, list[str]] = {
     "bench --netns": ["bench", "eth0", "--netns", LONG, "--peer", "192.0.2.1", "--no-record"],
     "runs IFACE": ["runs", LONG, "--notebook", "/nonexistent-notebook"],
     "runs --netns": ["runs", "eth0", "--netns", LONG, "--notebook", "/nonexistent-notebook"],
+    "advise IFACE": ["advise", LONG, "--root", "/nonexistent-tree"],
+    "advise --netns": ["advise", "eth0", "--netns", LONG],
 }
 
 

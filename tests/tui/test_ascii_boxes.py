@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from tests.tui.conftest import Tui
 from tests.tui.fixture_hosts import host_32cpu
+from tuitune.tui.advisor import AdvisorScreen
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.runs_screen import RunsScreen
 from tuitune.tui.screens import PickerScreen, TextScreen
@@ -56,6 +57,7 @@ SCREENS: list[tuple[str, type[Screen[object]]]] = [
     ("question_mark", TextScreen),
     ("n", PickerScreen),
     ("N", RunsScreen),
+    ("A", AdvisorScreen),
 ]
 
 

@@ -16,10 +16,10 @@ from textual.pilot import Pilot
 from tests.tui.fixture_hosts import SHARED_FIXTURES as SHARED
 from tests.tui.fixture_hosts import ReplayReader, host_32cpu, igb_ethtool
 from tests.tui.screen_text import screen_text, until
+from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.cpugrid import CpuList
-from tuitune.tui.editing import spread_plan
 from tuitune.tui.panels import IrqList
 from tuitune.tui.screens import ChoiceScreen, EditorScreen
 

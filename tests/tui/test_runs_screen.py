@@ -12,7 +12,8 @@ from pathlib import Path
 from tests.tui.conftest import Tui
 from tests.tui.test_bench_form import bench_app
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
-from tuitune.core.bench.notebook import Notebook, to_csv, to_markdown
+from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.runformat import to_csv, to_markdown
 from tuitune.tui.runs_screen import CompareScreen, RunsScreen
 
 BASE = {"tso": "on", "gso": "on", "sg": "on", "mtu": "1500", "net.core.rmem_max": "212992"}

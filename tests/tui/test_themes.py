@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -268,8 +270,9 @@ def test_same_name_twice_in_one_directory_is_reported(tmp_path: Path) -> None:
 def test_theme_dirs_order(tmp_path: Path) -> None:
     dirs = theme_dirs({"XDG_CONFIG_HOME": str(tmp_path), "HOME": "/nonexistent"})
     assert dirs[0] == tmp_path / "tuitune" / "themes"
-    assert dirs[1] == REPO_THEMES and (dirs[1] / "dark.toml").is_file()
-    assert dirs[2].parts[-3:] == ("share", "tuitune", "themes")
+    # The package's themes/ is the top-level folder itself in a checkout, not a copy.
+    assert dirs[1].resolve() == REPO_THEMES.resolve() and (dirs[1] / "dark.toml").is_file()
+    assert len(dirs) == 2
     assert theme_dirs({"HOME": "/home/u"})[0] == Path("/home/u/.config/tuitune/themes")
 
 
@@ -281,17 +284,31 @@ def test_initial_theme() -> None:
     assert initial_theme("gone", names, {"TERM": "xterm"}) == DEFAULT_THEME
 
 
-def test_theme_dirs_skip_site_packages_themes(
+def test_theme_dirs_never_look_beside_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Installed from a wheel, tuitune's parent is site-packages: its "themes" is not ours."""
+    """Installed from a wheel, tuitune's parent is site-packages: a "themes" there is someone
+    else's, and only the package's own themes/ counts."""
     import tuitune
 
     site = tmp_path / "site-packages"
     (site / "themes").mkdir(parents=True)
     monkeypatch.setattr(tuitune, "__file__", str(site / "tuitune" / "__init__.py"))
     dirs = theme_dirs({"HOME": "/home/u"})
-    assert site / "themes" not in dirs and len(dirs) == 2
+    assert dirs[1:] == [site / "tuitune" / "themes"]
+
+
+def test_wheel_ships_every_theme_as_package_data() -> None:
+    """The wheel stores tuitune/themes/*.toml (setuptools copies through the link), so the one
+    lookup above finds them after a non-editable install too."""
+    data = tomllib.loads((REPO_THEMES.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "themes/*.toml" in data["tool"]["setuptools"]["package-data"]["tuitune"]
+    assert os.readlink(REPO_THEMES.parent / "tuitune" / "themes") == "../themes"
+    assert {p.name for p in REPO_THEMES.glob("*.toml")} == {
+        "dark.toml",
+        "light.toml",
+        "console.toml",
+    }
 
 
 def test_default_dirs_find_the_shipped_themes(

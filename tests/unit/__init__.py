@@ -1,0 +1,1 @@
+"""The core on recorded trees, captures and constructed inputs: no root, no kernel writes."""

@@ -12,16 +12,9 @@ import pytest
 
 from tuitune.core.bench.iperf import parse_output
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
-from tuitune.core.bench.notebook import (
-    Notebook,
-    build_rows,
-    compare,
-    from_json,
-    to_csv,
-    to_json,
-    to_markdown,
-    to_text,
-)
+from tuitune.core.bench.notebook import Notebook, from_json, to_json
+from tuitune.core.bench.runformat import compare, to_csv, to_markdown, to_text
+from tuitune.core.bench.runtable import build_rows
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "iperf3"
 SPEC = BenchSpec("198.18.0.2", duration=3)

@@ -213,3 +213,18 @@ def test_dumps_escapes() -> None:
 def test_dumps_writes_dates_as_toml_dates() -> None:
     d = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
     assert tomllib.loads(dumps({"t": d}))["t"] == d
+
+
+def test_advisor_contexts_round_trip_and_hostile_entries(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    cfg = Config(theme="tuitune-light", contexts=(("eth2", "wan"), ("lab0", "lan")))
+    assert save_config(cfg, path) is None
+    assert load_config(path) == cfg
+    # Saving the theme alone (a Config without contexts) leaves the remembered ones.
+    assert save_config(Config(theme="tuitune-dark"), path) is None
+    assert load_config(path).contexts == cfg.contexts
+    path.write_text(
+        '[advise.context]\neth2 = "wan"\n"a/b" = "lan"\neth3 = "moon"\neth4 = 7\n'
+        '"' + "x" * 40 + '" = "lan"\n'
+    )
+    assert load_config(path).contexts == (("eth2", "wan"),)

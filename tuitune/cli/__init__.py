@@ -1,7 +1,8 @@
 """Command line: picks a mode. Heavy imports (Rich, Textual, pyroute2) happen per mode.
 
 One module per family of subcommands (live: show and the TUI; session: apply, restore;
-export: export, verify, apply-affinity; lab; bench: bench, runs), and what they share in
+export: export, verify, apply-affinity; lab; bench: bench, runs; advise; sweep), and what they
+share in
 _common (exit codes, the one-line error, the host arguments, the argument types).
 """
 
@@ -24,11 +25,13 @@ SUBCOMMANDS = (
     "lab",
     "bench",
     "runs",
+    "advise",
+    "sweep",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tuitune.cli import bench, export, lab, session
+    from tuitune.cli import advise, bench, export, lab, session, sweep
 
     parser = _common.Parser(
         prog="tuitune",
@@ -40,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    for family in (live, session, export, lab, bench):
+    for family in (live, session, export, lab, bench, advise, sweep):
         family.register(sub)
     return parser
 

@@ -27,8 +27,9 @@ from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 if TYPE_CHECKING:
     from tuitune.core.bench.load import LoadTracker
     from tuitune.core.bench.model import BenchResult, BenchSpec, Interval, Run
-    from tuitune.core.bench.notebook import Notebook, RunRow
+    from tuitune.core.bench.notebook import Notebook
     from tuitune.core.bench.runner import BenchEvent
+    from tuitune.core.bench.runtable import RunRow
     from tuitune.core.hostreader import HostReader
 
 
@@ -178,7 +179,7 @@ def _interval_line(iv: Interval, bidir: bool) -> str:
 
 
 def _result_lines(result: BenchResult, load: Any, bidir: bool) -> list[str]:
-    from tuitune.core.bench.notebook import mbps
+    from tuitune.core.bench.runformat import mbps
 
     lines = []
     if result.sent_bps is not None or result.received_bps is not None:
@@ -308,7 +309,7 @@ def _bench(
     from tuitune.core.sampler import Sampler
     from tuitune.core.session import HostAccess
 
-    access = HostAccess(reader.root, call=reader.call)
+    access = HostAccess(reader.root, call=reader.call, handles=reader.handles)
     try:
         settings = capture(access, ifname)
     except Exception as exc:  # a settings read must not stop the measurement
@@ -347,7 +348,7 @@ def _record(
     results: list[BenchResult],
 ) -> int:
     from tuitune.core.bench.model import CpuLoad, Run
-    from tuitune.core.bench.notebook import build_rows
+    from tuitune.core.bench.runtable import build_rows
 
     failed = not results or any(not r.complete for r in results)
     notebook = _notebook(args, ifname, spec.netns)
@@ -388,7 +389,7 @@ def _record(
 
 
 def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
-    from tuitune.core.bench.notebook import mbps
+    from tuitune.core.bench.runformat import mbps
 
     tp = row.throughput
     spread = f" ({mbps(tp.low)}..{mbps(tp.high)})" if tp.low != tp.high else ""
@@ -414,7 +415,7 @@ def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
 
 # -- tuitune runs ---------------------------------------------------------------------------------
 def cmd_runs(args: argparse.Namespace) -> int:
-    from tuitune.core.bench.notebook import compare, to_csv, to_markdown, to_text
+    from tuitune.core.bench.runformat import compare, to_csv, to_markdown, to_text
 
     ifname, netns = args.iface, args.netns
     if args.notebook is None and ifname is None:

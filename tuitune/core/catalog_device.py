@@ -2,12 +2,13 @@
 
 Same Advice shape as the sysctl catalog (tuitune.core.catalog); keyed by a short name.
 
-Offload dependencies: NASA reported, on CentOS 6.2 (kernel 2.6.32), that toggling rx checksumming
-also toggled GRO, tx checksumming also toggled SG and TSO, and SG also toggled TSO. On Linux 6.18
-(checked with ethtool on a veth pair) the kernel's rules are narrower: tx checksumming off drops
-TSO but leaves SG alone, SG off drops TSO and GSO, and rx checksumming off leaves software GRO on
-(only hardware GRO, rx-gro-hw, needs it). Drivers may add rules of their own, so re-read the
-features after every change. `turns_off` holds the 6.x behaviour, `turns_off_reported` NASA's.
+Offload dependencies: NASA reported, on CentOS 6.2 (no kernel version given), that toggling
+rx checksumming also toggled GRO, tx checksumming also toggled SG and TSO, and SG also toggled
+TSO. On Linux 6.18 (checked with ethtool on a veth pair) the kernel's rules are narrower: tx
+checksumming off drops TSO but leaves SG alone, SG off drops TSO and GSO, and rx checksumming
+off leaves software GRO on (only hardware GRO, rx-gro-hw, needs it). Drivers may add rules of
+their own, so re-read the features after every change. `turns_off` holds the 6.x behaviour,
+`turns_off_reported` NASA's.
 
 The entries are data: tuitune/core/catalog_data/device.toml, read once at import.
 """
@@ -31,7 +32,7 @@ class DeviceHelp:
     sources: tuple[Advice, ...]
     tool: str | None = None  # how it is changed by hand, for the help pane
     turns_off: tuple[str, ...] = ()  # features the kernel also clears when this goes off (6.x)
-    turns_off_reported: tuple[str, ...] = ()  # what NASA saw flip with it on 2.6.32
+    turns_off_reported: tuple[str, ...] = ()  # what NASA saw flip with it (CentOS 6.2)
 
 
 def _check(d: DeviceHelp) -> None:

@@ -17,11 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from tuitune.core import fsutil, paths
+from tuitune.core.names import ifname_problem
+
+CONTEXT_KINDS = ("lan", "wan", "latency", "any")  # the Advisor's contexts (core/advise)
 
 
 @dataclass(frozen=True)
 class Config:
     theme: str | None = None
+    # The Advisor's context per interface ([advise.context] eth2 = "wan"), as (ifname, kind)
+    contexts: tuple[tuple[str, str], ...] = ()
 
 
 def config_path(env: Mapping[str, str] = os.environ) -> Path:
@@ -44,7 +49,14 @@ def load_config(path: Path) -> Config:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return Config()
     theme = doc.get("theme")
-    return Config(theme=theme if isinstance(theme, str) and theme else None)
+    advise = doc.get("advise")
+    table = advise.get("context") if isinstance(advise, dict) else None
+    contexts = tuple(
+        (k, v)
+        for k, v in (table.items() if isinstance(table, dict) else ())
+        if ifname_problem(k) is None and v in CONTEXT_KINDS
+    )
+    return Config(theme=theme if isinstance(theme, str) and theme else None, contexts=contexts)
 
 
 def save_config(cfg: Config, path: Path) -> str | None:
@@ -61,6 +73,11 @@ def save_config(cfg: Config, path: Path) -> str | None:
         doc.pop("theme", None)
     else:
         doc["theme"] = cfg.theme
+    if cfg.contexts:  # only ever added to: a Config without them leaves the file's alone
+        advise = doc.get("advise")
+        advise = dict(advise) if isinstance(advise, dict) else {}
+        advise["context"] = dict(cfg.contexts)
+        doc["advise"] = advise
     # Replace the file a link points to, not the link (dotfiles kept in a repository), when
     # the link is ours or root's: another user's link is refused (fsutil), never followed.
     # The old file's mode is kept (a user who chmod 600'd it keeps it so); a new one gets

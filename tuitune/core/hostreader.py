@@ -23,6 +23,7 @@ from tuitune.core.host.ethtool import (
     Pause,
     Rings,
 )
+from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
 from tuitune.core.host.interrupts import Interrupts, InterruptsParser, parse_interrupts
 from tuitune.core.host.irqbalance import read_irqbalance
@@ -101,20 +102,15 @@ class HostReader:
     ) -> None:
         self.root = root or HostRoot()
         self._kt = KernelThread(self.root.netns)
-        self._ipr: Any | None = None
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
-        self._ethtool: dict[str, EthtoolReads] = {}
-        self._ethtool_factory = ethtool or (Ethtool if self.root.live else None)
+        # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
+        self.handles: KernelHandles[Any] = KernelHandles(
+            self.root.live, ethtool or (Ethtool if self.root.live else None)
+        )
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
-        def _close() -> None:
-            for et in self._ethtool.values():
-                et.close()
-            if self._ipr is not None:
-                self._ipr.close()
-
-        self._kt.call(_close)
+        self._kt.call(self.handles.close)
         self._kt.close()
 
     def __enter__(self) -> HostReader:
@@ -162,13 +158,7 @@ class HostReader:
     def forget(self, ifname: str) -> None:
         """Drop what is cached about an interface that went away (its device reader knows the
         old device's driver and features): a device that takes the name is read afresh."""
-
-        def _forget() -> None:
-            et = self._ethtool.pop(ifname, None)
-            if et is not None:
-                et.close()
-
-        self._kt.call(_forget)
+        self._kt.call(self.handles.forget, ifname)
 
     def call(self, fn: Any, *args: object) -> Any:
         """Run fn on the kernel thread (the editing layer uses this for writes)."""
@@ -176,18 +166,10 @@ class HostReader:
 
     # -- on the kernel thread ---------------------------------------------------------------
     def _iproute(self) -> Any | None:
-        if not self.root.live:
-            return None
-        if self._ipr is None:
-            from pyroute2 import IPRoute  # imported here: fixture-only users never need it
-
-            self._ipr = IPRoute()
-        return self._ipr
+        return self.handles.iproute()
 
     def _eth(self, ifname: str) -> EthtoolReads | None:
-        et = self._ethtool.get(ifname)
-        if et is None and self._ethtool_factory is not None:
-            et = self._ethtool[ifname] = self._ethtool_factory(ifname)
+        et: EthtoolReads | None = self.handles.ethtool(ifname)
         return et
 
     def _counters(self, ifname: str | None) -> Counters:

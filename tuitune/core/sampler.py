@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
+from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.rates import Rates, compute_rates
@@ -58,6 +59,7 @@ class Sampler:
         slow_every: int = 5,
         host_every: int = 30,
         limit: int | None = None,
+        device_events: bool = False,
     ) -> None:
         self.reader = reader
         self.ifname = ifname
@@ -82,13 +84,21 @@ class Sampler:
         self._host: HostState | None = None  # the last host state delivered
         self._gone = False  # the interface was missing at the last tick
         self.seq = 0
+        # The kernel's add/remove/rename of our interface wakes a tick at once (live host only).
+        self._watch = (
+            NetDeviceWatch(self._device_event, reader.root.netns) if device_events else None
+        )
 
     # -- control (any thread) ---------------------------------------------------------------
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="tuitune-sampler", daemon=True)
         self._thread.start()
+        if self._watch is not None:
+            self._watch.start()
 
     def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         self._stop = True
         self._acked.set()
         self._wake.set()
@@ -111,6 +121,10 @@ class Sampler:
         """Re-read the NIC and host state at the next tick, and take that tick now."""
         self._want_state = True
         self._wake.set()
+
+    def _device_event(self, _action: str, names: frozenset[str]) -> None:
+        if self.ifname in names:
+            self.refresh_state()
 
     def set_baseline(self, on: bool) -> None:
         self._want_baseline = on

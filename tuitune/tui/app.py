@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
@@ -34,6 +34,7 @@ from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui import glyphs as glyphs_mod
+from tuitune.tui.advisor import Advisor
 from tuitune.tui.app_bench import BenchController
 from tuitune.tui.app_edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.app_export import Exporter
@@ -137,6 +138,7 @@ class TuituneApp(App[int]):
         Binding("N", "runs", "Runs"),
         Binding("X", "bench_stop", "Stop the benchmark / close its strip", show=False),
         Binding("E", "export", "Export"),
+        Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
         Binding("b", "baseline", "Baseline"),
     ]
 
@@ -183,7 +185,9 @@ class TuituneApp(App[int]):
         if wanted is None:
             wanted = CONSOLE_THEME if self.env.get("TERM") == "linux" else DEFAULT_THEME
         self._start_theme = wanted if wanted in self.available_themes else None
-        self.sampler = Sampler(reader, ifname, self._deliver, interval=interval, limit=limit)
+        self.sampler = Sampler(
+            reader, ifname, self._deliver, interval, limit=limit, device_events=reader.root.live
+        )
         self.sample: Sample | None = None
         self.nic: NicState | None = None
         self.host: HostState | None = None
@@ -205,6 +209,7 @@ class TuituneApp(App[int]):
             journal_dir=journal_dir,
             access=access,
             call=reader.call,
+            handles=reader.handles if reader.root.live else None,
             host_writes=True,
             read_only=read_only_reason(
                 reader.root, reader.root.live if editable is None else editable
@@ -218,6 +223,8 @@ class TuituneApp(App[int]):
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
+        # A: findings over the last seconds, in the context remembered for each interface
+        self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -389,6 +396,7 @@ class TuituneApp(App[int]):
         self._redraw(state=s.nic is not None or s.host is not None or base_changed or gone_changed)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
+        self.advisor.feed(s)
         self.hint.sampled(s.rates, self.nic, self.app_bench.running)
         self._draw_hint()
         self.samples_drawn += 1
@@ -753,7 +761,7 @@ class TuituneApp(App[int]):
         self.theme = names[(i + 1) % len(names)]
         msg = f"theme {self.theme}"
         if self.save_settings:
-            self.config = Config(theme=self.theme)
+            self.config = replace(self.config, theme=self.theme)
             err = save_config(self.config, self.config_file)
             msg += f" (not saved: {err})" if err else f" (saved in {self.config_file})"
         self._notify(msg)
@@ -845,6 +853,18 @@ class TuituneApp(App[int]):
 
     def action_bench_stop(self) -> None:
         self.app_bench.stop_or_close()
+
+    def action_advise(self) -> None:
+        self.advisor.open()
+
+    def _remember(self, ifname: str, context: str) -> None:
+        """The Advisor's context of an interface, kept in the settings file with the theme."""
+        contexts = dict(self.config.contexts) | {ifname: context}
+        self.config = replace(self.config, contexts=tuple(sorted(contexts.items())))
+        if self.save_settings:
+            err = save_config(self.config, self.config_file)
+            if err:
+                self.notify_line(err, True)
 
     def action_export(self) -> None:
         self.exporter.open()

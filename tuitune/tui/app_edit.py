@@ -18,6 +18,7 @@ from textual.message import Message
 
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.host.root import HostRoot
+from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import DriftNews, Journal, Key, Outcome, Session
 from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
 from tuitune.core.session.journal_file import JournalError
@@ -31,7 +32,6 @@ from tuitune.tui.editing import (
     edit_spec,
     mask_preview,
     row_key_of,
-    spread_plan,
     state_note,
 )
 from tuitune.tui.screens import ChoiceScreen, EditorScreen

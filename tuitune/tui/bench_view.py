@@ -18,8 +18,9 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from tuitune.core.bench.load import load_text, merged_load
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
-from tuitune.core.bench.notebook import spec_summary
+from tuitune.core.bench.runtable import spec_summary
 from tuitune.core.units import bitrate
 from tuitune.tui.glyphs import Glyphs, bar, heat_char
 from tuitune.tui.look import DEFAULT_LOOK, Look
@@ -83,42 +84,6 @@ def sparkline(values: Sequence[float], width: int, g: Glyphs) -> str:
 def _median(xs: Sequence[float | int | None]) -> float | None:
     got = [x for x in xs if x is not None]
     return statistics.median(got) if got else None
-
-
-def _peak(d: dict[int, float] | dict[int, int]) -> tuple[int, float] | None:
-    if not d:
-        return None
-    cpu = max(d, key=lambda c: (d[c], -c))
-    return cpu, float(d[cpu])
-
-
-def merged_load(loads: Sequence[CpuLoad]) -> CpuLoad:
-    """Per-CPU peaks over every repeat; drops summed."""
-    sys: dict[int, float] = {}
-    soft: dict[int, float] = {}
-    drops: dict[int, int] = {}
-    for load in loads:
-        for c, v in load.peak_sys.items():
-            sys[c] = max(sys.get(c, 0.0), v)
-        for c, v in load.peak_soft.items():
-            soft[c] = max(soft.get(c, 0.0), v)
-        for c, n in load.drops.items():
-            drops[c] = drops.get(c, 0) + n
-    return CpuLoad(sys, soft, drops, sum(x.samples for x in loads))
-
-
-def load_text(load: CpuLoad) -> str:
-    """ "peak sys 45% on cpu1, soft 98% on cpu0, softnet drops 12 (cpu0 12)"."""
-    if not load.samples:
-        return "no CPU samples during the run"
-    parts = []
-    for name, d in (("sys", load.peak_sys), ("soft", load.peak_soft)):
-        p = _peak(d)
-        parts.append(f"{name} {p[1]:.0f}% on cpu{p[0]}" if p else f"{name} -")
-    total = sum(load.drops.values())
-    where = ", ".join(f"cpu{c} {n}" for c, n in sorted(load.drops.items()) if n)
-    parts.append(f"softnet drops {total}" + (f" ({where})" if where else ""))
-    return "peak " + ", ".join(parts)
 
 
 def _num(x: float | None, fmt: str = "{:.1f}%") -> str:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.ethtool import Channels, Rings
-from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.settings import ring_minimum
@@ -161,25 +160,6 @@ def _field(value: object, name: str) -> object:
 def _flag(value: object, name: str) -> str:
     raw = _field(value, name)
     return "on" if raw else "off"
-
-
-def spread_plan(nic: NicState, host: HostState) -> list[tuple[NicIrq, int]]:
-    """One queue IRQ per physical core, over the NIC-local CPUs (all online CPUs when the
-    device has no NUMA locality), like the vendors' `set_irq_affinity local`: SMT siblings
-    come last, so two queues share a core only when there are more queues than cores."""
-    topo = host.topology
-    local = nic.placement.local_cpus or topo.online
-    order = [c for c in topo.cpus if c.cpu in local and c.cpu in topo.online]
-    first: list[int] = []
-    rest: list[int] = []
-    seen: set[tuple[object, object]] = set()
-    for c in order:
-        core: tuple[object, object] = (c.package, c.core) if c.core is not None else ("cpu", c.cpu)
-        (rest if core in seen else first).append(c.cpu)
-        seen.add(core)
-    cpus = first + rest or sorted(topo.online)
-    queues = [q for q in nic.irqs if q.kind != "misc"]
-    return [(q, cpus[i % len(cpus)]) for i, q in enumerate(queues)] if cpus else []
 
 
 _ROW_OF_GROUP = {"ring": "rings", "coalesce": "coalesce", "channels": "channels", "pause": "pause"}

@@ -10,7 +10,6 @@ worse reads without colour; colour (success/error of the theme) only repeats it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import ClassVar
 
 from rich.style import Style
@@ -22,9 +21,10 @@ from textual.events import Click
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tuitune.core import fsutil
 from tuitune.core.bench.model import Run
-from tuitune.core.bench.notebook import Notebook, RunRow, Spread, compare, to_csv, to_markdown
+from tuitune.core.bench.notebook import Notebook, write_beside
+from tuitune.core.bench.runformat import compare, to_csv, to_markdown
+from tuitune.core.bench.runtable import RunRow, Spread
 from tuitune.core.bench.settings import diff
 from tuitune.tui.glyphs import Glyphs
 from tuitune.tui.look import DEFAULT_LOOK, Look
@@ -131,14 +131,6 @@ def row_detail(row: RunRow | None) -> str:
     if row.error:
         text += f"; last error: {row.error}"
     return text
-
-
-def write_beside(notebook: Path, suffix: str, text: str) -> Path:
-    """Write `text` next to the notebook file (same name, new suffix), atomically, never
-    through a link another user made (fsutil)."""
-    dest = notebook.with_suffix(suffix)
-    fsutil.write_file(dest, text.encode("utf-8"), 0o644, follow=True)
-    return dest
 
 
 class KeyBar(Static):

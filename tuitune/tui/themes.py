@@ -7,7 +7,6 @@ Themes are TOML files, one `textual.theme.Theme` each, so a user can copy one to
 from __future__ import annotations
 
 import os
-import sys
 import tomllib
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -42,16 +41,15 @@ THEME_VARIABLE_DEFAULTS: dict[str, str] = {
 CUSTOM_VARIABLES = tuple(k for k in THEME_VARIABLE_DEFAULTS if not k.startswith("ansi-"))
 
 
+def shipped_theme_dir() -> Path:
+    """The themes that ship with tuitune: package data beside the code. In a checkout
+    tuitune/themes links to the top-level themes/; a wheel holds copies of the files."""
+    return Path(tuitune.__file__).resolve().parent / "themes"
+
+
 def theme_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
-    """User themes first, then the checkout's themes/ (editable install), then the installed
-    copy under sys.prefix (wheel install, from pyproject's data-files)."""
-    dirs = [paths.config_dir(os.environ if env is None else env) / "themes"]
-    checkout = Path(tuitune.__file__).resolve().parents[1]
-    # Installed from a wheel that parent is site-packages, where a "themes" is someone else's.
-    if (checkout / "pyproject.toml").is_file():
-        dirs.append(checkout / "themes")
-    dirs.append(Path(sys.prefix) / "share" / "tuitune" / "themes")
-    return dirs
+    """User themes first (they win a name clash), then the shipped ones."""
+    return [paths.config_dir(os.environ if env is None else env) / "themes", shipped_theme_dir()]
 
 
 def _parse(path: Path) -> Theme:

@@ -98,3 +98,5 @@ class Run:
     result: BenchResult
     load: CpuLoad
     settings: dict[str, str]  # setting name ("tso", "mtu", "net.core.rmem_max") -> value
+    # What produced it, when not a plain bench: {"sweep": "nasa-1a2b3c4d-1", "cell": "3", ...}
+    tags: dict[str, str] = field(default_factory=dict)

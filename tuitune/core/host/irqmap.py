@@ -19,6 +19,12 @@ Three kinds of evidence, used together by :func:`nic_irqs`:
                                            NICs such as e1000e ``enp0s25`` or INTx ``eth0``)
        IF-misc, IF-err, IF-notify, IF-event-N, IF-lsc, IF-other ...          -> misc
 
+       IF:rx-N IF:tx-N IF:slice-N (stmmac, myri10ge)  IF_qpN IF_rxqN (hinic3, hinic)
+       IF[N] (old qlcnic)
+       IF TXQ N / IF CQ N (bna)  IF (queue N) (old cxgb4)  IF-RxN (cxgb4)  IF-qN-tx (xen)
+       a name cut short by the driver's buffer (tg3 ``enp129s0f0-txrx``) -> kind, index None
+
+   Every driver's format, with the kernel file it comes from: docs/irq-names.md.
    Schemes by driver: ixgbe/igb/i40e/ice/bnxt/hns3 ``TxRx``; igb/e1000e/tg3/bnxt split
    ``rx-N``/``tx-N``; ena ``Tx-Rx-N``; bnx2/sfc/mlx4_en ``IF-N``; tg3 ``IF-N``, ``IF-txrx-N``,
    ``IF-tx-0`` + ``IF-rx-1..4`` (the number is the vector, as the driver prints it);
@@ -85,21 +91,63 @@ class NicIrq:
     """Queue (or vector) index when the name tells it."""
 
 
+_N = r"[0-9]{1,9}"  # a queue number; bounded so int() never sees a huge literal
+
+# What follows ``IF-`` (or ``IF:``, ``IF_``, ``IF ``): one alternative per driver scheme in
+# docs/irq-names.md. Names come from /proc/interrupts (hostile): everything is bounded.
 _SUFFIX_RE: Final = re.compile(
-    r"""
-      (?:tx-?rx|rx-?tx|fp|q|queue|combined)-?(?P<c>[0-9]{1,9})
-    | (?P<dir>rx|tx)-?(?P<d>[0-9]{1,9})
-    | tx-?[0-9]{1,9}-rx-?(?P<txrx>[0-9]{1,9})
-    | rx-?(?P<rxtx>[0-9]{1,9})-tx-?[0-9]{1,9}
-    | (?P<n>[0-9]{1,9})
+    rf"""
+      (?:tx-?rx|rx-?tx|fp|qp|q|queue|combined|slice)[-\ ]?(?P<c>{_N})
+    | \(queue\ ?(?P<paren>{_N})\)
+    | (?P<dir>rx|tx|rxq|txq|sq|txc|cq)[-\ ]?(?P<d>{_N})
+    | tx-?{_N}-rx-?(?P<txrx>{_N})
+    | rx-?(?P<rxtx>{_N})-tx-?{_N}
+    | q(?P<xq>{_N})-(?P<xdir>rx|tx)
+    | l{_N}-(?P<ldir>rx|tx|txrx)(?P<l>{_N})
+    | (?P<n>{_N})
+    | (?P<trunc>tx-?rx|rx-?tx|rx|tx)-?
+    | rx-txc
     | (?:misc|other|lsc|link|err|error|notify|event|mgmt|mgmnt|mbx|mailbox|async|ctrl|admin
-         |aenq|cmd)(?:-?[0-9]{1,9})?
+         |aenq|cmd|exn|ptp|xdp|fweventq|ofld|rdma|traceq|unused|qerr|rbdr|qset-err|mac|wol
+         |lpi|safety-ce|safety-ue|l{_N}-(?:adminq|admin|notifyq|notif)|epf_[a-z0-9_]{{1,32}})
+      (?:-?{_N})?
     """,
     re.IGNORECASE | re.VERBOSE | re.ASCII,
 )
+# Direction words of the (?P<dir>) alternative: sq is a ThunderX send queue, txc an X-Gene
+# tx-completion ring, cq a Brocade bna rx completion queue.
+_DIR_KIND: Final[dict[str, QueueKind]] = {
+    "rx": "rx",
+    "rxq": "rx",
+    "cq": "rx",
+    "tx": "tx",
+    "txq": "tx",
+    "sq": "tx",
+    "txc": "tx",
+}
+_LDIR_KIND: Final[dict[str, QueueKind]] = {"rx": "rx", "tx": "tx", "txrx": "combined"}
+# What may follow the interface name in a queue vector's name: ``eth0-TxRx-0``,
+# ``eth0:rx-0`` (stmmac, myri10ge), ``eth0_qp3`` (hinic3), ``eth0_rxq3`` (hinic),
+# ``eth0 TXQ 0`` / ``eth0 (queue 3)`` (bna, old cxgb4), ``eth0[2]`` (qlcnic/netxen before 3.x).
+_SEPARATORS: Final = frozenset("-:_ [")
+_BRACKET_RE: Final = re.compile(rf"\[(?P<b>{_N})\]", re.ASCII)
+# Kernel IRQ names are short (the drivers' buffers are 16..64 bytes); anything longer is not
+# a NIC vector name, and refusing it keeps the work per name bounded.
+_MAX_NAME: Final = 128
+
 
 _POOL_LABEL_RE: Final = re.compile(
     r"(?:mlx5_comp|mlx4-comp-|mlx4-|gve-ntfy-blk|mana_q)([0-9]{1,9})", re.ASCII
+)
+# Vectors of a device named after neither the interface nor the PCI address; recognised only
+# for rows known to belong to the device (msi_irqs or a per-device MSI chip).
+_DEVICE_LABEL_RE: Final = re.compile(
+    rf"""
+      liquidio{_N}-[pv]f{_N}-rxtx-(?P<lio>{_N})
+    | liquidio{_N}-[pv]f{_N}-aux
+    | idpf-mailbox-{_N}
+    """,
+    re.IGNORECASE | re.VERBOSE | re.ASCII,
 )
 _VIRTIO_DEV_RE: Final = re.compile(r"(virtio[0-9]{1,9})-", re.ASCII)
 _PCI_AT: Final = "@pci:"
@@ -110,14 +158,32 @@ def _classify_suffix(suffix: str) -> tuple[QueueKind, int | None] | None:
     m = _SUFFIX_RE.fullmatch(suffix)
     if m is None:
         return None
-    if m["c"] is not None:
-        return "combined", int(m["c"])
-    if m["dir"] is not None:
-        return ("rx" if m["dir"].lower() == "rx" else "tx"), int(m["d"])
-    for group in ("txrx", "rxtx", "n"):
+    for group in ("c", "paren", "txrx", "rxtx", "n"):
         if m[group] is not None:
             return "combined", int(m[group])
+    if m["dir"] is not None:
+        return _DIR_KIND[m["dir"].lower()], int(m["d"])
+    if m["xdir"] is not None:  # xen-netfront split event channels: eth0-q1-tx
+        return ("rx" if m["xdir"].lower() == "rx" else "tx"), int(m["xq"])
+    if m["ldir"] is not None:  # ionic: ionic-eth0-L0-rx3
+        return _LDIR_KIND[m["ldir"].lower()], int(m["l"])
+    if m["trunc"] is not None:  # a name cut by the driver's buffer: tg3 "enp129s0f0-txrx"
+        t = m["trunc"].lower().replace("-", "")
+        return ("rx" if t == "rx" else "tx" if t == "tx" else "combined"), None
+    if suffix.lower() == "rx-txc":  # X-Gene rx ring that also completes tx
+        return "combined", None
     return "misc", None
+
+
+def _classify_rest(rest: str) -> tuple[QueueKind, int | None] | None:
+    """``rest`` is what follows the interface name, starting with its separator."""
+    sep = rest[:1]
+    if sep not in _SEPARATORS:
+        return None  # "eth01", "eth0.100": another interface
+    if sep == "[":
+        m = _BRACKET_RE.fullmatch(rest)
+        return ("combined", int(m["b"])) if m is not None else None
+    return _classify_suffix(rest[1:])
 
 
 def _classify_pool_label(label: str) -> _Match:
@@ -132,11 +198,11 @@ def _by_ifname(part: str, ifname: str) -> _Match | None:
     if part == ifname:
         return "misc", None, _BARE
     n = len(ifname)
-    if part.startswith(ifname) and part[n : n + 1] == "-":
-        r = _classify_suffix(part[n + 1 :])
+    if part.startswith(ifname):
+        r = _classify_rest(part[n:])
         if r is not None:
             return r[0], r[1], _NAMED
-    # Driver prefix: "i40e-eth0-TxRx-0", "ice-lan1-TxRx-2".
+    # Driver prefix: "i40e-eth0-TxRx-0", "ice-lan1-TxRx-2", "idpf-eth0-Rx-3", "ionic-eth0-L0-rx0".
     driver, dash, remainder = part.partition("-")
     if dash and driver and remainder.startswith(ifname) and remainder[n : n + 1] == "-":
         r = _classify_suffix(remainder[n + 1 :])
@@ -203,7 +269,7 @@ def _classify_part(
 
 def _name_parts(name: str) -> list[str]:
     """``'ehci_hcd:usb1, uhci_hcd:usb8'`` -> both; kernel joins shared actions with ', '."""
-    return [p.strip() for p in name.split(", ") if p.strip()]
+    return [p for p in (q.strip() for q in name.split(", ")) if p and len(p) <= _MAX_NAME]
 
 
 def classify(
@@ -253,6 +319,11 @@ def _classify_member(
         label, at, _ = part.partition(_PCI_AT)
         if at:
             return part, _classify_pool_label(label)
+        m = _DEVICE_LABEL_RE.fullmatch(part)
+        if m is not None:
+            if m["lio"] is not None:
+                return part, ("combined", int(m["lio"]), _POOL)
+            return part, ("misc", None, _DEVICE)
     if any(_other_netdev_queue(p) for p in parts):
         return None
     return name, ("misc", None, _DEVICE)

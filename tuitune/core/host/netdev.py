@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
+from tuitune.core.host.identity import nic_names
 from tuitune.core.host.root import BIG_FILE, HostRoot, read_int, read_parsed, read_value
 from tuitune.core.names import ifname_problem
 from tuitune.core.values import Unavailable
@@ -73,6 +74,8 @@ class Placement:
     numa_node: int | None  # None when the kernel says -1 (no NUMA affinity)
     local_cpus: frozenset[int] | None
     msi_irqs: tuple[str, ...]  # IRQ numbers from device/msi_irqs (or the PCI parent's)
+    vendor: str | None = None  # "Intel Corporation", as udev's hardware database names it
+    model: str | None = None  # "82574L Gigabit Network Connection"
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +266,7 @@ def read_placement(root: HostRoot, ifname: str) -> Placement:
         msi = tuple(sorted((n for n in root.listdir(pci / "msi_irqs") if _digits(n)), key=int))
     except OSError:
         msi = ()
+    vendor, model = nic_names(root, dev)
     return Placement(
         bus=bus,
         subsystem=subsystem,
@@ -270,6 +274,8 @@ def read_placement(root: HostRoot, ifname: str) -> Placement:
         numa_node=node if isinstance(node, int) and node >= 0 else None,
         local_cpus=local_cpus,
         msi_irqs=msi,
+        vendor=vendor,
+        model=model,
     )
 
 

@@ -38,6 +38,7 @@ from tuitune.core.host.ethtool import (
     requested_snapshot,
 )
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
+from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.netdev import read_placement, read_queues
@@ -214,7 +215,10 @@ class HostAccess:
         services: Services | None = None,
         host: HostRoot | None = None,
         host_writes: bool = False,
+        handles: KernelHandles[Any] | None = None,
     ) -> None:
+        """`handles`: a reader's (same kernel thread, `call`), so both use one netlink socket
+        and one ethtool handle per device; closed by that reader, not here."""
         self.root = root
         self.services = services or Services(root)
         self._own_kt: KernelThread | None = None
@@ -223,10 +227,11 @@ class HostAccess:
             self._own_kt = KernelThread(root.netns if root.live else None)
             call = self._own_kt.call
         self._call: Callable[..., Any] = call
-        self._ethtool_factory = ethtool or (Ethtool if root.live else None)
-        self._ethtool: dict[str, EthtoolLike] = {}
+        self._own_handles = handles is None
+        self.handles: KernelHandles[Any] = handles or KernelHandles(
+            True, ethtool or (Ethtool if root.live else None)
+        )
         self._writer = writer or functools.partial(write_file, jail=root.jail)
-        self._ipr: Any | None = None
         # IRQ -> its queue names, kept for the length of one read_many (None: not read yet,
         # {}: not inside read_many). Kernel thread only.
         self._irq_parts: dict[str, list[str]] | None = {}
@@ -240,15 +245,8 @@ class HostAccess:
 
     # ---- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
-        def _close() -> None:
-            for et in self._ethtool.values():
-                et.close()
-            self._ethtool.clear()
-            if self._ipr is not None:
-                self._ipr.close()
-                self._ipr = None
-
-        self._call(_close)
+        if self._own_handles:
+            self._call(self.handles.close)
         if self._host is not None:
             self._host.close()
         if self._own_kt is not None:
@@ -349,17 +347,11 @@ class HostAccess:
 
     # ---- kernel thread: device objects -----------------------------------------------------
     def _eth(self, ifname: str) -> EthtoolLike | None:
-        et = self._ethtool.get(ifname)
-        if et is None and self._ethtool_factory is not None:
-            et = self._ethtool[ifname] = self._ethtool_factory(ifname)
+        et: EthtoolLike | None = self.handles.ethtool(ifname)
         return et
 
     def _iproute(self) -> Any:
-        if self._ipr is None:
-            from pyroute2 import IPRoute  # only live hosts need it
-
-            self._ipr = IPRoute()
-        return self._ipr
+        return self.handles.iproute()
 
     def _cpus(self) -> tuple[frozenset[int], frozenset[int]]:
         """(online, present) CPUs of the host (see _possible for the bound of a typed list)."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.journal import Journal, list_journals
@@ -68,13 +69,18 @@ class Session:
         journal_dir: Path | None = None,
         access: Callable[[], HostAccess] | None = None,
         call: Callable[..., Any] | None = None,
+        handles: KernelHandles[Any] | None = None,
         host_writes: bool = False,
         read_only: str | None = None,
     ) -> None:
+        """`call` and `handles`: a reader's kernel thread and its kernel handles, so the
+        screen's reads and writes share one netlink socket and one ethtool handle a device."""
         self.root = root
         self.journal_dir = journal_dir or DEFAULT_DIR
         self.read_only = read_only
-        self._make_access = access or (lambda: HostAccess(root, call=call, host_writes=host_writes))
+        self._make_access = access or (
+            lambda: HostAccess(root, call=call, handles=handles, host_writes=host_writes)
+        )
         self._access: HostAccess | None = None
         self._access_lock = threading.Lock()  # two workers may ask for it at the same time
         self._journal: Journal | None = None

@@ -1,0 +1,85 @@
+"""The kernel's device events reach the live screen at once, not at the next tick.
+
+With a long --interval, the screen used to show a deleted interface as if it were there until
+its next tick. The sampler now listens to the kernel's uevents (pyudev's netlink monitor,
+opened inside the watched namespace) and takes a tick when its interface is added, removed or
+renamed.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from tests.kernel.conftest import VethNs
+from tests.tui.screen_text import screen_text, until
+from tuitune.core.host.netevents import NetDeviceWatch
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+from tuitune.tui.app import TuituneApp
+
+
+class Seen:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, frozenset[str]]] = []
+        self.changed = threading.Condition()
+
+    def __call__(self, action: str, names: frozenset[str]) -> None:
+        with self.changed:
+            self.events.append((action, names))
+            self.changed.notify_all()
+
+    def wait_for(self, action: str, name: str) -> None:
+        with self.changed:
+            ok = self.changed.wait_for(
+                lambda: any(a == action and name in n for a, n in self.events), timeout=30
+            )
+        assert ok, f"no {action} event for {name}; saw {self.events}"
+
+
+def test_add_remove_and_rename_inside_the_namespace(veth_ns: VethNs) -> None:
+    seen = Seen()
+    watch = NetDeviceWatch(seen, veth_ns.ns)
+    try:
+        assert watch.start(), watch.problem
+        renamed = veth_ns.a[:-1] + "r"
+        veth_ns.ip("link", "set", veth_ns.a, "down")
+        veth_ns.ip("link", "set", veth_ns.a, "name", renamed)
+        seen.wait_for("move", veth_ns.a)  # the old name is in the rename's event
+        assert any(a == "move" and n == {renamed, veth_ns.a} for a, n in seen.events)
+        veth_ns.ip("link", "del", renamed)
+        seen.wait_for("remove", renamed)
+        veth_ns.ip("link", "add", veth_ns.a, "type", "veth", "peer", "name", veth_ns.b)
+        seen.wait_for("add", veth_ns.a)
+    finally:
+        watch.stop()
+
+
+async def test_a_deleted_interface_is_gone_before_the_next_tick(
+    veth_ns: VethNs, tmp_path: Path
+) -> None:
+    reader = HostReader(HostRoot(netns=veth_ns.ns))
+    # Ten minutes between ticks: only the device event can make the screen say GONE in time.
+    app = TuituneApp(
+        reader,
+        veth_ns.a,
+        interval=600,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        show_cost=False,
+        save_settings=False,
+        journal_dir=tmp_path,
+    )
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(pilot, lambda: app.nic is not None)
+            drawn = app.samples_drawn
+            veth_ns.ip("link", "del", veth_ns.a)
+            await until(pilot, lambda: "GONE" in screen_text(app), timeout=60)
+            assert app.samples_drawn == drawn + 1  # one tick, woken by the event
+
+            veth_ns.ip("link", "add", veth_ns.a, "type", "veth", "peer", "name", veth_ns.b)
+            await until(pilot, lambda: app.nic is not None and "GONE" not in screen_text(app))
+            await pilot.press("q")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        reader.close()

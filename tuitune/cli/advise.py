@@ -1,0 +1,243 @@
+"""`tuitune advise IFACE`: sample a window, say what holds the host back, and (`--apply ID`)
+apply a finding's change as one journaled step that `tuitune restore` (or `u` in the screen)
+puts back.
+
+Exit status: 0 no bottleneck found (or the change was applied), 1 at least one bottleneck (or
+the change could not be applied), 2 a usage error (unknown interface, namespace, finding id).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from tuitune.cli import _common
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
+
+if TYPE_CHECKING:
+    from tuitune.core.advise import Advice, Finding
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.session.settings import Key
+
+MAX_SECONDS = 300
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "advise",
+        help="sample a few seconds and say what holds the interface back, why, and what the "
+        "reports measured (docs/advise.md)",
+        description="Sample the host for --seconds, then print each finding: its evidence, the "
+        "change it proposes and the reports behind it (LAN or WAN advice). --apply ID applies "
+        "that finding's change through the change journal as one step.",
+    )
+    p.add_argument(
+        "iface", nargs="?", type=_common.ifname, help="interface (default: the default route's)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
+    p.add_argument(
+        "--seconds",
+        type=_common.upto(MAX_SECONDS),
+        default=5,
+        metavar="N",
+        help="length of the window sampled, one sample a second (default 5)",
+    )
+    p.add_argument(
+        "--context",
+        choices=("lan", "wan", "latency", "any"),
+        default="any",
+        help="the traffic: LAN and WAN advice conflict (default: inferred from --rtt, else any)",
+    )
+    p.add_argument(
+        "--rate",
+        type=_common.bounded_float(0.001, 10000, "Gb/s"),
+        metavar="GBITS",
+        help="the path's rate in Gb/s, for the bandwidth-delay product",
+    )
+    p.add_argument(
+        "--rtt",
+        type=_common.bounded_float(0.001, 10000, "milliseconds"),
+        metavar="MS",
+        help="round-trip time to the peer in ms (ping), for the bandwidth-delay product",
+    )
+    p.add_argument(
+        "--apply",
+        metavar="ID",
+        nargs="+",
+        help="apply these findings' changes as one journaled step (needs root)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="with --apply: print what would change")
+    p.add_argument(
+        "--host-wide",
+        action="store_true",
+        help="with --netns: also change host-wide settings (refused without it)",
+    )
+    _common.host_args(p)
+    _common.journal_dir_arg(p)
+    p.set_defaults(func=cmd_advise)
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from tuitune.cli.live import open_reader
+    from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
+    from tuitune.core.advise.document import advise_document
+    from tuitune.core.advise.pcie import read_pcie
+    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.values import Unavailable
+
+    unknown = [i for i in args.apply or () if i not in RULES]
+    if unknown:
+        err(f"no rule {unknown[0]!r}; rules: {', '.join(RULES)}")
+        return EXIT_USAGE
+    if args.apply and args.json:
+        err("--apply prints what it changed: leave out --json")
+        return EXIT_USAGE
+    reader = open_reader(args.root, args.netns, 1.0)
+    if reader is None:
+        return EXIT_USAGE
+    root = reader.root
+    with reader:
+        try:
+            ifname = _common.pick_interface(reader, args.iface)
+            if ifname is None:
+                err("no interface named and no default route: name one")
+                return EXIT_USAGE
+            before = reader.nic_state(ifname, with_stats=True)
+            samples = [reader.counters(ifname)]
+            # A recorded tree is read twice: a window is real only if its files moved.
+            for _ in range(args.seconds if root.live else 1):
+                if root.live:
+                    time.sleep(1.0)
+                samples.append(reader.counters(ifname))
+            host = reader.host_state()
+            nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
+            pcie = reader.call(read_pcie, root, ifname)
+        except UnknownInterface as exc:
+            err(str(exc))
+            return EXIT_USAGE
+
+    def stats(value: object) -> tuple[tuple[str, int], ...] | None:
+        return None if isinstance(value, Unavailable) else value  # type: ignore[return-value]
+
+    window = window_of(
+        samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
+    )
+    context = Context(infer_context(args.context, args.rtt), args.rate, args.rtt)
+    advice = advise(Facts(host, nic, window, context, pcie, _held(args, root)))
+    if args.apply:
+        return _apply(args, root, ifname, advice)
+    if args.json:
+        doc = advise_document(advice, ifname, context, window.seconds, window.loaded)
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from tuitune.advise_view import print_advice
+
+        print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
+    return EXIT_FAILED if advice.bottlenecks else EXIT_OK
+
+
+def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
+    """The settings an earlier tuitune on this host left recorded (IRQs it placed...)."""
+    from tuitune.core.session import JournalError, list_journals
+    from tuitune.core.session.journal_file import host_id
+
+    try:
+        found = list_journals(args.journal_dir)
+    except JournalError:
+        return frozenset()  # unreadable here: the rules go without it
+    me = host_id(root)
+    return frozenset(k for j in found if j.host == me for k in j.originals)
+
+
+def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:
+    import os
+
+    from tuitune.cli.session import _ns_flag, _print_outcome
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.session import InvalidValue, JournalError, Session, WriteRefused
+
+    chosen: list[Finding] = []
+    for rid in dict.fromkeys(args.apply):
+        found = [f for f in advice.findings if f.id == rid]
+        if not found:
+            err(f"{rid}: not found on {ifname} now; nothing was changed")
+            return EXIT_FAILED
+        chosen += found
+    no_change = [f.id for f in chosen if not f.change]
+    if no_change:
+        err(f"{no_change[0]}: proposes no change tuitune can make; nothing was changed")
+        return EXIT_FAILED
+    trial = [f.id for f in chosen if f.trial]
+    if trial:
+        err(
+            f"{trial[0]}: its change can cut the link: apply it from the live screen, where it "
+            "runs on trial; nothing was changed"
+        )
+        return EXIT_FAILED
+    if root.live and os.geteuid() != 0 and not args.dry_run:
+        err("not root: changes need root (run it with sudo); nothing was changed")
+        return EXIT_FAILED
+    changes: dict[object, str] = {}
+    pairs = []
+    for f in chosen:
+        for c in f.change:
+            if c.key not in changes:
+                changes[c.key] = c.value
+                pairs.append((c.key, c.value))
+    session = Session(root, journal_dir=args.journal_dir, host_writes=args.host_wide)
+    try:
+        access = session.access()
+    except NetnsError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    with session:
+        targets = {}
+        errors = []
+        for key, text in pairs:
+            try:
+                targets[key] = access.validate(key, text)
+            except InvalidValue as exc:
+                errors.append(exc.message)
+            except WriteRefused as exc:
+                host = root.netns is not None and key.scope == "host"
+                errors.append(exc.state.reason + (" (--host-wide allows it)" if host else ""))
+        if errors:
+            for line in errors:
+                err(line)
+            err(f"nothing was changed: {len(errors)} problem(s)")
+            return EXIT_FAILED
+        current = access.read_many([k for k, _ in pairs])
+        todo = [(k, targets[k]) for k, _ in pairs if current[k] != targets[k]]
+        if not todo:
+            print("nothing to change: every setting already has the finding's value")
+            return EXIT_OK
+        if args.dry_run:
+            for key, value in todo:
+                print(f"would change {key.label}: {current[key]} -> {value}")
+            return EXIT_OK
+        try:
+            journal = session.open_journal()
+        except JournalError as exc:
+            err(f"{exc}; nothing was changed")
+            return EXIT_FAILED
+        if journal.discarded:
+            print(journal.discarded)
+        try:
+            outcomes = session.run(lambda j: j.apply_all(todo))
+        except JournalError as exc:
+            err(str(exc))
+            return EXIT_FAILED
+        finally:
+            session.release()
+    for out in outcomes:
+        _print_outcome(out, "changed")
+    names = ", ".join(f.id for f in chosen)
+    if all(o.ok for o in outcomes):
+        print(f"applied {names} as one step; `tuitune restore{_ns_flag(root)}` puts it back")
+        return EXIT_OK
+    print(f"{names} was not applied (see above); anything changed was put back")
+    return EXIT_FAILED

@@ -1,0 +1,76 @@
+"""The Advisor: rules that read the host, the NIC and a window of samples and say what holds
+the host back, with the numbers, the change (journal keys) and the reports behind it.
+
+Headless and pure: `advise(facts)` reads nothing itself. docs/advise.md documents every rule.
+"""
+
+from __future__ import annotations
+
+from tuitune.core.advise import pcie, rules_cpu, rules_nic, rules_tcp
+from tuitune.core.advise.facts import Facts, Rule
+from tuitune.core.advise.model import (
+    CONTEXTS,
+    SEVERITIES,
+    Advice,
+    Change,
+    Context,
+    ContextKind,
+    Finding,
+    Note,
+    SourceRef,
+    infer_context,
+)
+from tuitune.core.advise.window import EMPTY, Window, window_of
+
+# id -> rule, in the order docs/advise.md lists them. The ids are an interface: scripts use them.
+RULES: dict[str, Rule] = {
+    "cpu-saturated": rules_cpu.cpu_saturated,
+    "irq-remote-node": rules_cpu.irq_remote_node,
+    "irqbalance-active": rules_cpu.irqbalance_active,
+    "softnet-drops": rules_cpu.softnet_drops,
+    "softnet-squeeze": rules_cpu.softnet_squeeze,
+    "nic-rx-drops": rules_nic.nic_rx_drops,
+    "buffers-below-bdp": rules_tcp.buffers_below_bdp,
+    "mtu-small": rules_nic.mtu_small,
+    "offload-disabled": rules_nic.offload_disabled,
+    "coalesce-off": rules_nic.coalesce_off,
+    "timestamps-lan": rules_tcp.timestamps_lan,
+    "txqueuelen-wan": rules_nic.txqueuelen_wan,
+    "window-scaling-off": rules_tcp.window_scaling_off,
+    "sack-off": rules_tcp.sack_off,
+    "pcie-degraded": pcie.pcie_degraded,
+}
+
+
+def advise(facts: Facts) -> Advice:
+    """Every rule on `facts`: findings worst first (then in rule order), and the notes of the
+    rules that could not judge."""
+    findings: list[Finding] = []
+    notes: list[Note] = []
+    for rule in RULES.values():
+        for out in rule(facts):
+            if isinstance(out, Finding):
+                findings.append(out)
+            else:
+                notes.append(out)
+    findings.sort(key=lambda f: SEVERITIES.index(f.severity))
+    return Advice(tuple(findings), tuple(notes))
+
+
+__all__ = [
+    "CONTEXTS",
+    "EMPTY",
+    "RULES",
+    "Advice",
+    "Change",
+    "Context",
+    "ContextKind",
+    "Facts",
+    "Finding",
+    "Note",
+    "SourceRef",
+    "Window",
+    "advise",
+    "infer_context",
+    "window_of",
+]

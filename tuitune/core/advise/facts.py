@@ -1,0 +1,84 @@
+"""What every rule reads: the host, the NIC, the window and the context, with small helpers.
+
+Rules are pure functions of a `Facts`: no reads of their own, so a recorded tree, a replayed
+window and a live host give the same findings from the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tuitune.core.advise.model import Context, Finding, Note
+from tuitune.core.advise.window import Window
+from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.session.settings import Key
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.advise.pcie import PcieLink
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    host: HostState
+    nic: NicState | None
+    window: Window
+    context: Context
+    pcie: PcieLink | None = None  # the NIC's PCIe link, when read (core/advise/pcie.py)
+    held: frozenset[Key] = frozenset()  # settings tuitune's journal holds for this host
+
+    @property
+    def ifname(self) -> str:
+        return self.nic.link.ifname if self.nic is not None else "?"
+
+    def sysctl(self, key: str) -> str | None:
+        """A catalog sysctl's value as the kernel prints it, None when it could not be read."""
+        for s in self.host.sysctls:
+            if s.key == key:
+                return None if isinstance(s.value, Unavailable) else s.value
+        return None
+
+    def sysctl_ints(self, key: str) -> list[int] | None:
+        text = self.sysctl(key)
+        if text is None:
+            return None
+        try:
+            return [int(x) for x in text.split()]
+        except ValueError:
+            return None
+
+    def queue_irqs(self) -> list[NicIrq]:
+        """The NIC's queue IRQs (its misc/management vectors left out)."""
+        return [q for q in self.nic.irqs if q.kind != "misc"] if self.nic is not None else []
+
+    def local_cpus(self) -> frozenset[int]:
+        """The CPUs of the NIC's NUMA node that are online; every online CPU when the device
+        has no locality."""
+        online = self.host.topology.online
+        local = self.nic.placement.local_cpus if self.nic is not None else None
+        found = (local & online) if local else online
+        return found or online
+
+
+Outcome = Finding | Note
+Rule = Callable[[Facts], Iterable[Outcome]]
+
+
+def cpus(cpus: Iterable[int]) -> str:
+    return format_cpulist(frozenset(cpus)) or "none"
+
+
+def pct(x: float) -> str:
+    return f"{x:.0f} %"
+
+
+def rate(x: float) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:.1f}M/s"
+    if x >= 1e4:
+        return f"{x / 1e3:.0f}k/s"
+    return f"{x:.0f}/s"

@@ -1,0 +1,43 @@
+"""Every threshold of the Advisor's rules, named in one place, with where its value comes from.
+
+Tests read these names (never the numbers), so a threshold moved here moves its tests' edges.
+"""
+
+from __future__ import annotations
+
+# cpu-saturated. NASA's pegged server core read 49.7 %sy + 50.0 %si (100 %); Red Hat's receive
+# core 38.9 %sys + 0.6 %irq + 60.4 %soft with every other core 100 % idle. 90 % leaves room
+# for the sampling's own jitter while staying far above a merely busy core.
+CPU_BUSY_PCT = 90.0  # sys + irq + soft, percent of one step
+MOST_OF_WINDOW = 0.6  # fraction of the window's steps the core must be that busy
+NIC_SHARE = 0.5  # share of the NIC's queue interrupts (or of NET_RX) landing on that core
+ROOM_PCT = 50.0  # another NIC-local CPU busier than this has no room to take queues
+
+# softnet-drops / softnet-squeeze: any rise in the window counts (the kernel drops a packet
+# for every unit of the first; the second means a receive run ended with work left).
+SOFTNET_DROPS_PER_S = 0.0  # drops/s summed over CPUs: above this fires
+SQUEEZE_PER_S = 1.0  # time_squeeze/s summed over CPUs: at or above this fires
+BACKLOG_LAN = 30000  # NASA Table 3 (LAN: negligible there), LOFAR's comment for 10 GigE
+BACKLOG_WAN = 250000  # ESnet's standard TCP tuning for its 48.6 ms path
+BUDGET_FACTOR = 2  # netdev_budget(_usecs) doubled: not measured by the reports
+
+# nic-rx-drops: link or driver drop/missed/no-buffer counters rising in the window.
+NIC_DROPS_PER_S = 0.0
+
+# coalesce-off: Red Hat's pegged receive core took 10,680 interrupts/s.
+COALESCE_IRQ_PER_QUEUE = 10000.0  # interrupts/s of one queue IRQ
+ESNET_RX_USECS = 100  # ESnet's coalescing for its 10G NICs (WAN)
+
+# mtu-small: links of 10 Gb/s and faster (CERN 10 GbE, NASA 40 GbE, LOFAR 1-10 Gb/s).
+MTU_LINK_MBPS = 10000
+MTU_SMALL = 1500
+MTU_JUMBO = 9000
+
+# txqueuelen-wan: ESnet set 10000 on its WAN hosts; NASA saw no effect over 1000 on a LAN.
+TXQUEUELEN_WAN = 10000
+
+# A window "has load" when the link moved at least this many packets per second, or a CPU
+# spent this share on interrupts and softirqs: below both the dynamic rules have nothing to
+# judge and say so.
+LOADED_PPS = 1000.0
+LOADED_SOFT_PCT = 20.0

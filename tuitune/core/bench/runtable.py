@@ -1,0 +1,144 @@
+"""The notebook's runs as a results table: one row per group of repeats, its median and
+range, and what changed against the baseline and by how much. Shared by the runs screen, the
+`runs` command and anything that compares runs (sweep, advisor)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from tuitune.core.bench import settings as st
+from tuitune.core.bench.model import BenchSpec, Run
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """Median and range over a group's complete repeats (None: nothing measured)."""
+
+    median: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, values: Iterable[float | None]) -> Spread:
+        known = [v for v in values if v is not None]
+        if not known:
+            return cls()
+        return cls(float(statistics.median(known)), float(min(known)), float(max(known)))
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """One request (a group of repeats) as a line of the results table."""
+
+    group: str  # the id of its first run
+    ids: tuple[str, ...]  # every run of the group
+    started: str
+    spec: str  # "198.18.0.2, 10 s, 1 stream, reverse"
+    repeats: int  # runs in the group
+    complete: int  # of which finished (only those count in the numbers below)
+    throughput: Spread  # bits/s: received (both directions added for bidir)
+    retransmits: Spread
+    cpu: Spread  # iperf3's local CPU %, this side
+    remote_cpu: Spread
+    baseline: bool  # this row is the baseline
+    d_throughput: float | None  # % against the baseline's median
+    d_retransmits: float | None  # absolute, against the baseline's median
+    d_cpu: float | None  # % against the baseline's median
+    changed: tuple[tuple[str, str], ...]  # (setting, value) that differ from the baseline
+    peak_sys: tuple[int, float] | None  # (cpu, %): the busiest CPU in sys over the repeats
+    peak_soft: tuple[int, float] | None
+    drops: int  # softnet drops over all the repeats
+    error: str | None  # the last repeat's error, if any
+
+    @property
+    def changes(self) -> str:
+        """ "tso off, gso off, mtu 9000"; "" when nothing differs."""
+        return ", ".join(f"{n} {v}" for n, v in self.changed)
+
+
+def spec_summary(spec: BenchSpec) -> str:
+    parts = [spec.peer if spec.port == 5201 else f"{spec.peer}:{spec.port}"]
+    parts.append(f"{spec.duration} s")
+    parts.append(f"{spec.streams} stream" + ("s" if spec.streams != 1 else ""))
+    if spec.direction != "normal":
+        parts.append(spec.direction)
+    if spec.length:
+        parts.append(f"-l {spec.length}")
+    if spec.client_cpu is not None:
+        pin = str(spec.client_cpu)
+        if spec.server_cpu is not None:
+            pin += f",{spec.server_cpu}"
+        parts.append(f"-A {pin}")
+    return ", ".join(parts)
+
+
+def peak(loads: Iterable[Mapping[int, float]]) -> tuple[int, float] | None:
+    best: tuple[int, float] | None = None
+    for load in loads:
+        for cpu, value in load.items():
+            if best is None or value > best[1]:
+                best = (cpu, value)
+    return best
+
+
+def _pct(value: float | None, base: float | None) -> float | None:
+    if value is None or base is None or base == 0:
+        return None
+    return (value - base) / base * 100.0
+
+
+def _diff(value: float | None, base: float | None) -> float | None:
+    return None if value is None or base is None else value - base
+
+
+def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
+    """The table of `runs` (in file order), deltas and changes against group `baseline`."""
+    groups: dict[str, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(run.group, []).append(run)
+    if baseline not in groups:
+        baseline = next(iter(groups), None)
+    stats = {g: _stats(rs) for g, rs in groups.items()}
+    base_stats = stats.get(baseline) if baseline is not None else None
+    base_settings = groups[baseline][0].settings if baseline is not None else {}
+    rows = []
+    for gid, rs in groups.items():
+        tp, retr, cpu, rcpu = stats[gid]
+        b = base_stats
+        last_error = rs[-1].result.error
+        rows.append(
+            RunRow(
+                group=gid,
+                ids=tuple(r.id for r in rs),
+                started=rs[0].started,
+                spec=spec_summary(rs[0].spec),
+                repeats=len(rs),
+                complete=sum(1 for r in rs if r.result.complete),
+                throughput=tp,
+                retransmits=retr,
+                cpu=cpu,
+                remote_cpu=rcpu,
+                baseline=gid == baseline,
+                d_throughput=_pct(tp.median, b[0].median) if b else None,
+                d_retransmits=_diff(retr.median, b[1].median) if b else None,
+                d_cpu=_pct(cpu.median, b[2].median) if b else None,
+                changed=tuple(st.diff(base_settings, rs[0].settings)),
+                peak_sys=peak(r.load.peak_sys for r in rs),
+                peak_soft=peak(r.load.peak_soft for r in rs),
+                drops=sum(sum(r.load.drops.values()) for r in rs),
+                error=last_error,
+            )
+        )
+    return rows
+
+
+def _stats(runs: Sequence[Run]) -> tuple[Spread, Spread, Spread, Spread]:
+    done = [r.result for r in runs if r.result.complete] or [r.result for r in runs]
+    return (
+        Spread.of(r.throughput_bps for r in done),
+        Spread.of(float(t) if (t := r.total_retransmits) is not None else None for r in done),
+        Spread.of(r.local_cpu for r in done),
+        Spread.of(r.remote_cpu for r in done),
+    )

@@ -1,0 +1,421 @@
+"""Runs a sweep: for each combination, apply it through the change journal as one step, run
+iperf3 `repeats` times with the bench runner, record each run in the notebook tagged with the
+sweep and the cell, and put the host back to its originals before the next cell.
+
+Safety: every combination is resolved and validated on this host before the first write (a
+bad value changes nothing); a journal left by an earlier tuitune stops the sweep before it
+starts (its originals are not this sweep's to put back); whatever happens (a refused cell, a
+failed run, Ctrl+C, SIGTERM turned into KeyboardInterrupt, an exception), `run` ends by
+restoring every original the journal holds, and says what it could not restore.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from functools import partial
+
+from tuitune.core.bench.load import LoadTracker
+from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Direction, Run
+from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
+from tuitune.core.bench.settings import capture, setting_name
+from tuitune.core.host.netns import NetnsError
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.session import (
+    InvalidValue,
+    Journal,
+    JournalError,
+    Key,
+    Session,
+    WriteRefused,
+)
+from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.profile import Profile, resolve
+from tuitune.core.sweep.plan import Combination, combinations
+from tuitune.core.sweep.spec import SweepSpec, requests
+
+Say = Callable[[str], None]
+
+
+class SweepError(Exception):
+    """The sweep cannot start (nothing changed) or go on (the originals are put back); one
+    line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where the sweep measures: the interface, its namespace, the iperf3 server."""
+
+    ifname: str
+    peer: str
+    port: int
+    netns: str | None = None
+    server_hint: str | None = None  # the exact `iperf3 -s` to suggest (the lab's own)
+    # The peer's end, when this machine holds it (the lab's other namespace): settings of a
+    # dimension marked `both` are set there too, through its own journal.
+    peer_netns: str | None = None
+    peer_ifname: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    """One end the sweep changes: this one (every setting) or the peer (`both` only)."""
+
+    name: str  # "" for this end, "peer" for the other
+    session: Session
+    ifname: str
+
+
+@dataclass
+class Cell:
+    """A combination's outcome: its recorded runs, or why it has none."""
+
+    index: int
+    combo: Combination
+    runs: list[Run] = field(default_factory=list)
+    error: str | None = None
+    skipped: bool = False  # already in the notebook (--resume)
+
+
+@dataclass
+class SweepOutcome:
+    sweep_id: str
+    cells: list[Cell]
+    restored: list[Outcome]  # what the final restore did
+    problems: list[str]  # what could not be restored (empty: the host is as it was)
+    interrupted: bool = False
+    error: str | None = None  # why the sweep stopped before its last cell
+
+
+def sweep_runs(notebook: Notebook, sweep_id: str) -> list[Run]:
+    return [r for r in notebook.runs() if r.tags.get("sweep") == sweep_id]
+
+
+def _sweep_ids(notebook: Notebook, prefix: str) -> list[int]:
+    out = []
+    for run in notebook.runs():
+        sid = run.tags.get("sweep", "")
+        if sid.startswith(prefix) and sid[len(prefix) :].isdigit():
+            out.append(int(sid[len(prefix) :]))
+    return out
+
+
+class SweepRunner:
+    def __init__(
+        self,
+        spec: SweepSpec,
+        session: Session,
+        reader: HostReader,
+        target: Target,
+        notebook: Notebook,
+        say: Say = print,
+    ) -> None:
+        self.spec = spec
+        self.session = session
+        self.reader = reader
+        self.target = target
+        self.notebook = notebook
+        self.say = say
+        self.combos = combinations(spec)
+        self.ends = [_End("", session, target.ifname)]
+        if target.peer_netns is not None and target.peer_ifname is not None:
+            peer_root = HostRoot(netns=target.peer_netns)
+            peer = Session(peer_root, journal_dir=session.journal_dir)
+            self.ends.append(_End("peer", peer, target.peer_ifname))
+        self._both = {d.name for d in spec.dimensions if d.both}
+        self._tracker: LoadTracker | None = None
+        self._sampler: Sampler | None = None
+        self._warmed = False
+        self._lock = threading.Lock()
+
+    # -- before the first write ------------------------------------------------------------
+    def plan(self) -> list[list[list[tuple[Key, str]]]]:
+        """Each combination's (key, value) changes at each end, resolved and validated on
+        its host; a SweepError naming the first problem (and how many there are) otherwise."""
+        out: list[list[list[tuple[Key, str]]]] = []
+        problems: list[str] = []
+        try:
+            for combo in self.combos:
+                per_end = []
+                for end in self.ends:
+                    pairs, errors = self._resolve(end, combo)
+                    where = f"{combo.label}{' (peer)' if end.name else ''}"
+                    problems += [f"{where}: {e}" for e in errors]
+                    per_end.append(pairs)
+                out.append(per_end)
+        except NetnsError as exc:
+            raise SweepError(f"{exc}; nothing was changed") from None
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise SweepError(f"{problems[0]}{more}; nothing was changed")
+        for end in self.ends:
+            left = end.session.leftover()
+            if left:
+                raise SweepError(
+                    f"an earlier tuitune left {left} setting(s) recorded on "
+                    f"{end.session.root.netns or 'this host'}: `tuitune restore` first; "
+                    "nothing was changed"
+                )
+        if len(self.ends) == 1 and self._both:
+            names = ", ".join(sorted(self._both))
+            self.say(f"not set at the peer (not on this machine): {names}; set it there by hand")
+        return out
+
+    def _resolve(self, end: _End, combo: Combination) -> tuple[list[tuple[Key, str]], list[str]]:
+        chosen = [p for d, v in combo.values if not end.name or d in self._both for p in v.settings]
+        wanted = requests(chosen)
+        if not wanted:
+            return [], []
+        access = end.session.access()
+        pairs, errors = resolve(access, Profile(None, tuple(wanted), "sweep"), end.ifname)
+        checked = []
+        for key, text in pairs:
+            try:
+                checked.append((key, access.validate(key, text)))
+            except InvalidValue as exc:
+                errors.append(exc.message)
+            except WriteRefused as exc:
+                errors.append(exc.state.reason)
+        return checked, errors
+
+    def sweep_id(self, resume: bool) -> tuple[str, set[tuple[str, ...]]]:
+        """This sweep's id, and (resuming) the cells already in the notebook."""
+        prefix = f"{self.spec.name}-{self.spec.identity()}-"
+        known = _sweep_ids(self.notebook, prefix)
+        if resume and known:
+            sid = f"{prefix}{max(known)}"
+            done: dict[tuple[str, ...], int] = {}
+            for run in sweep_runs(self.notebook, sid):
+                if run.result.complete:
+                    cell = tuple(run.tags.get("cell", "").split("\x1f"))
+                    done[cell] = done.get(cell, 0) + 1
+            return sid, {c for c, n in done.items() if n >= self.spec.repeats}
+        if resume:
+            self.say("nothing to resume: no runs of this sweep in the notebook; starting it")
+        return f"{prefix}{max(known, default=0) + 1}", set()
+
+    # -- the sweep ---------------------------------------------------------------------------
+    def run(self, resume: bool = False) -> SweepOutcome:
+        changes = self.plan()
+        sid, done = self.sweep_id(resume)
+        self.say(f"sweep {sid}: {len(self.combos)} cell(s) x {self.spec.repeats} repeat(s)")
+        cells: list[Cell] = []
+        interrupted = False
+        error: str | None = None
+        sampler = Sampler(self.reader, self.target.ifname, self._deliver, interval=1.0)
+        self._sampler = sampler
+        sampler.start()
+        try:
+            for i, (combo, per_end) in enumerate(zip(self.combos, changes, strict=True)):
+                cell = Cell(i, combo)
+                cells.append(cell)
+                if combo.key in done:
+                    cell.skipped = True
+                    self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}: already recorded")
+                    continue
+                self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}")
+                self._cell(sid, cell, per_end)
+        except KeyboardInterrupt:
+            interrupted = True
+            self.say("interrupted: putting every original back")
+        except (SweepError, JournalError) as exc:
+            error = str(exc)
+            self.say(f"stopped: {error}")
+        finally:
+            sampler.stop()
+            with _signals_held():  # a second Ctrl+C must not cut the restore short
+                restored, problems = self._restore_all()
+            for end in self.ends[1:]:
+                end.session.close()
+        return SweepOutcome(sid, cells, restored, problems, interrupted, error)
+
+    def _cell(self, sid: str, cell: Cell, changes: Sequence[Sequence[tuple[Key, str]]]) -> None:
+        for end, pairs in zip(self.ends, changes, strict=True):
+            access = end.session.access()
+            now = access.read_many([k for k, _ in pairs])
+            todo = [(k, t) for k, t in pairs if now[k] != t]
+            if not todo:
+                continue
+            outs = end.session.run(partial(Journal.apply_all, changes=todo))
+            bad = [o for o in outs if not o.ok]
+            if bad:
+                at = " at the peer" if end.name else ""
+                cell.error = f"not applied{at}: {bad[0].key.label}: {bad[0].reason}"
+                self.say(f"  {cell.error}")
+                self._put_back()
+                return
+        settings = self._settings(changes)
+        spec = self._bench_spec(cell.combo)
+        try:
+            if self.spec.warmup and not self._warmed:
+                self._warmed = True
+                self.say("  warm-up run (not counted):")
+                self._measure(replace(spec, repeats=1))
+            results, loads, started = self._measure(spec)
+        finally:
+            self._put_back()
+        self._record(sid, cell, spec, results, loads, started, settings)
+
+    def _settings(self, changes: Sequence[Sequence[tuple[Key, str]]]) -> dict[str, str]:
+        """What the run runs with: every setting here, and at the peer what the sweep set."""
+        try:
+            out = capture(self.session.access(), self.target.ifname)
+            for end, pairs in zip(self.ends[1:], changes[1:], strict=True):
+                now = end.session.access().read_many([k for k, _ in pairs])
+                for key, value in now.items():
+                    if isinstance(value, str):
+                        name = "mtu" if key.kind == "mtu" else setting_name(key)
+                        out[f"{end.name} {name}"] = value
+            return out
+        except Exception as exc:  # a settings read must not stop the measurement
+            self.say(f"  settings not read ({exc}); recorded without them")
+            return {}
+
+    def _put_back(self) -> None:
+        """Back to the originals between cells; a cell that cannot be undone ends the sweep
+        (the next would be measured on a host in an unknown state)."""
+        for end in self.ends:
+            if end.session.journal is None or not end.session.pending:
+                continue
+            outs = end.session.run(lambda j: j.revert_all())
+            bad = [o for o in outs if not o.ok]
+            if bad:
+                raise SweepError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
+
+    def _bench_spec(self, combo: Combination) -> BenchSpec:
+        p = self.spec.bench
+        streams = combo.test("streams")
+        direction: Direction = p.direction
+        way = combo.test("direction")
+        if way in ("normal", "reverse", "bidir"):
+            direction = way  # type: ignore[assignment]  # checked by the spec parser
+        return BenchSpec(
+            peer=self.target.peer,
+            port=self.target.port,
+            duration=p.seconds,
+            streams=int(streams) if streams else p.streams,
+            direction=direction,
+            length=p.length,
+            repeats=self.spec.repeats,
+            netns=self.target.netns,
+        )
+
+    def _measure(self, spec: BenchSpec) -> tuple[list[BenchResult], list[CpuLoad], list[str]]:
+        loads: list[CpuLoad] = []
+        started: list[str] = []
+        lines: list[str] = []  # said from this thread: `say` may raise (Ctrl+C in a UI)
+
+        def on_event(event: BenchEvent) -> None:  # runner thread
+            if isinstance(event, Started):
+                started.append(datetime.now().astimezone().isoformat(timespec="seconds"))
+                with self._lock:
+                    self._tracker = LoadTracker()
+            elif isinstance(event, Finished):
+                with self._lock:
+                    tracker, self._tracker = self._tracker, None
+                    loads.append(tracker.result() if tracker is not None else CpuLoad())
+                    lines.append(_repeat_line(event))
+
+        def flush() -> None:
+            with self._lock:
+                todo, lines[:] = list(lines), []
+            for line in todo:
+                self.say(line)
+
+        runner = BenchRunner(spec, on_event, server_hint=self.target.server_hint)
+        runner.start()
+        try:
+            while runner.running:
+                runner.wait(0.5)
+                flush()
+            flush()
+        finally:  # Ctrl+C or SIGTERM: iperf3 is stopped, the caller reverts
+            if runner.running:
+                runner.cancel()
+                runner.wait()
+        return runner.wait(), loads, started
+
+    def _deliver(self, sample: Sample) -> None:  # sampler thread
+        with self._lock:
+            tracker = self._tracker
+        if tracker is not None:
+            tracker.add(sample)
+        if self._sampler is not None:  # it waits for an ack before its next tick
+            self._sampler.ack()
+
+    def _record(
+        self,
+        sid: str,
+        cell: Cell,
+        spec: BenchSpec,
+        results: list[BenchResult],
+        loads: list[CpuLoad],
+        started: list[str],
+        settings: dict[str, str],
+    ) -> None:
+        tags = {
+            "sweep": sid,
+            "cell": "\x1f".join(cell.combo.key),
+            "combination": cell.combo.label,
+        }
+        group = ""
+        for i, result in enumerate(results):
+            if not result.complete:
+                cell.error = result.error or "the run did not finish"
+                continue  # a half run would skew the medians
+            rid = self.notebook.next_id()
+            group = group or rid
+            load = loads[i] if i < len(loads) else CpuLoad()
+            when = started[i] if i < len(started) else ""
+            run = Run(rid, group, self.target.ifname, when, spec, result, load, settings, tags)
+            self.notebook.add(run)
+            cell.runs.append(run)
+        if not results:
+            cell.error = "no run finished"
+
+    def _restore_all(self) -> tuple[list[Outcome], list[str]]:
+        """Every original the journals hold put back; what could not be, in lines."""
+        outs: list[Outcome] = []
+        problems: list[str] = []
+        for end in self.ends:
+            if end.session.journal is None:
+                continue
+            try:
+                done = end.session.restore()
+            except JournalError as exc:
+                problems.append(f"{exc}; `tuitune restore` puts back what the journal holds")
+                continue
+            outs += done
+            problems += [f"{o.key.label}: {o.reason}" for o in done if not o.ok]
+        return outs, problems
+
+
+def _repeat_line(event: Finished) -> str:
+    r = event.result
+    tp = r.throughput_bps
+    text = "-" if tp is None else f"{tp / 1e6:.0f} Mb/s"
+    retr = "" if r.total_retransmits is None else f", {r.total_retransmits} retr"
+    error = f" ({r.error})" if r.error else ""
+    return f"  repeat {event.repeat + 1}: {text}{retr}{error}"
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl+C and SIGTERM ignored while the originals go back (main thread only: Python
+    handles signals there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,251 @@
+"""The findings view (`A`): what the Advisor concludes from the last seconds on screen, and
+Enter to apply one finding's change as one journaled step (`u` undoes it).
+
+The controller keeps the last WINDOW samples' counters (it is fed every sample), judges them
+with the core's rules on a worker thread when asked, and talks to the App through the Shell
+protocol and the Editor's journal calls, like the editor and the benchmark do.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tuitune.core.advise import CONTEXTS, Advice, Context, ContextKind, Facts, advise, window_of
+from tuitune.core.advise.model import Finding
+from tuitune.core.sampler import Sample
+from tuitune.core.session import Journal
+from tuitune.core.session.outcome import Outcome
+from tuitune.core.snapshot import Counters
+from tuitune.tui.app_edit import Editor
+from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.shell import Shell
+
+WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
+STYLE = {"bottleneck": "bold red", "risk": "yellow", "hint": "cyan"}
+
+
+def detail_text(f: Finding) -> Text:
+    t = Text()
+    t.append(f"{f.id}  ", style=STYLE[f.severity])
+    t.append(f.title + "\n\n")
+    for line in f.evidence:
+        t.append(f"evidence  {line}\n")
+    for c in f.change:
+        t.append(f"change    {c.key.label} -> {c.value}\n")
+    if not f.change:
+        t.append("change    none tuitune can make\n")
+    elif f.trial:
+        t.append("apply     on trial, from the NIC panel (e on the row): it can cut the link\n")
+    for s in f.sources:
+        t.append(f"source    {s.citation}: {s.measured}\n", style="dim")
+    return t
+
+
+class AdvisorScreen(ModalScreen[str | None]):
+    """The findings, worst first; the highlighted one in full below. Enter applies it, c
+    changes the context, Esc closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss_none", "Close"),
+        Binding("c", "context", "Context"),
+    ]
+    DEFAULT_CSS = """
+    AdvisorScreen { align: center middle; }
+    AdvisorScreen > Vertical {
+        width: 95%; max-width: 120; height: 90%;
+        border: $tt-border $accent; background: $surface; padding: 0 1;
+    }
+    AdvisorScreen OptionList { height: auto; max-height: 8; padding: 0; }
+    AdvisorScreen OptionList, AdvisorScreen OptionList:focus { border: none; }
+    AdvisorScreen .hint { color: $text-muted; height: 1; }
+    """
+
+    def __init__(self, advice: Advice, context: ContextKind, seconds: float) -> None:
+        super().__init__()
+        self.advice = advice
+        self.context = context
+        self.seconds = seconds
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for f in self.advice.findings:
+            label = Text()
+            label.append(f"{f.severity:<11}", style=STYLE[f.severity])
+            label.append(f"{f.id:<19}{f.title}")
+            options.append(Option(label, id=f.id))
+        with Vertical() as box:
+            span = (
+                f"over the last {self.seconds:.0f} s"
+                if self.seconds >= 1
+                else "no window yet: wait a few seconds"
+            )
+            box.border_title = f"Findings: {len(options)} {span}, context {self.context}"
+            if options:
+                yield OptionList(*options, id="advisor-list")
+            with VerticalScroll():
+                yield Static(self._notes(), id="advisor-detail", markup=False)
+            yield Static(
+                "Enter: apply (one step, u undoes it)   c: context   Esc: close",
+                classes="hint",
+            )
+
+    def _notes(self) -> Text:
+        t = Text()
+        if not self.advice.findings:
+            t.append("No findings: nothing the rules know holds this interface back.\n\n")
+        for n in self.advice.notes:
+            t.append(f"not judged: {n.rule}: {n.text}\n", style="dim")
+        return t
+
+    def on_mount(self) -> None:
+        if self.advice.findings:
+            self.query_one(OptionList).focus()
+            self._show(self.advice.findings[0])
+
+    def _show(self, f: Finding) -> None:
+        self.query_one("#advisor-detail", Static).update(detail_text(f) + "\n" + self._notes())
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        found = [f for f in self.advice.findings if f.id == event.option.id]
+        if found:
+            self._show(found[0])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_context(self) -> None:
+        self.dismiss("context:")
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+class Advisor:
+    def __init__(
+        self,
+        shell: Shell,
+        editor: Editor,
+        contexts: dict[str, str] | None = None,
+        remember: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.shell = shell
+        self.editor = editor
+        self.contexts = dict(contexts or {})  # ifname -> context, remembered across runs
+        self.remember = remember
+        self._counters: deque[Counters] = deque(maxlen=WINDOW + 1)
+        self.advice: Advice | None = None
+
+    @property
+    def context(self) -> ContextKind:
+        ifname = self.shell.selection().ifname
+        found = self.contexts.get(ifname or "", "any")
+        return next((c for c in CONTEXTS if c == found), "any")
+
+    def feed(self, sample: Sample) -> None:
+        """Every sample the screen draws; a gap (a failed read) starts the window again."""
+        if sample.counters is None:
+            self._counters.clear()
+        elif not self._counters or self._counters[-1] is not sample.counters:
+            self._counters.append(sample.counters)
+
+    def judge(self) -> tuple[Advice, float] | None:
+        sel = self.shell.selection()
+        if sel.host is None:
+            return None
+        samples = list(self._counters)
+        detail = {q.irq for q in sel.nic.irqs} if sel.nic is not None else None
+        window = window_of(samples, detail)
+        held = frozenset(self.shell.session.originals())
+        facts = Facts(sel.host, sel.nic, window, Context(self.context), held=held)
+        return advise(facts), window.seconds
+
+    def open(self) -> None:
+        if self.shell.selection().nic is None:
+            self.shell.notify_line("no interface watched: pick one with n", True)
+            return
+
+        def show(result: tuple[Advice, float] | None) -> None:
+            if result is None:
+                self.shell.notify_line("no host state yet: try again in a second", True)
+                return
+            self.advice, seconds = result
+            self.shell.push_screen(AdvisorScreen(result[0], self.context, seconds), self._chosen)
+
+        self.shell.in_thread(self.judge, show, group="advise")
+
+    def _chosen(self, choice: str | None) -> None:
+        if choice == "context:":
+            nxt = CONTEXTS[(CONTEXTS.index(self.context) + 1) % len(CONTEXTS)]
+            ifname = self.shell.selection().ifname
+            if ifname:
+                self.contexts[ifname] = nxt
+                if self.remember is not None:
+                    self.remember(ifname, nxt)
+            self.open()
+            return
+        found = [f for f in (self.advice.findings if self.advice else ()) if f.id == choice]
+        if found:
+            self.apply(found[0])
+
+    def apply(self, f: Finding) -> None:
+        shell = self.shell
+        why = shell.session.read_only
+        if why:
+            shell.notify_line(f"{f.id}: {why}", True)
+            return
+        if not f.change:
+            shell.notify_line(f"{f.id}: no change tuitune can make (see its evidence)", True)
+            return
+        if f.trial:
+            shell.notify_line(f"{f.id}: apply it on trial from the NIC panel (e on its row)", True)
+            return
+        host = shell.selection().host
+        wide = [c.key for c in f.change if c.key.scope == "host"]
+        if wide and host is not None and host.netns:
+
+            def answer(choice: str | None) -> None:
+                if choice == "y":
+                    self._gate(f)
+
+            shell.push_screen(
+                ChoiceScreen(
+                    "Host-wide settings",
+                    f"{f.id} changes {', '.join(k.label for k in wide[:3])}: one value for the "
+                    f"whole host, not only for netns {host.netns}.",
+                    [("y", "change them for the whole host")],
+                ),
+                answer,
+            )
+            return
+        self._gate(f)
+
+    def _gate(self, f: Finding) -> None:
+        # A change that stops irqbalance itself (the IRQ moves do, while it runs) needs no gate.
+        stops = any(c.key.kind == "service" for c in f.change)
+        if not stops and any(c.key.kind == "irq_affinity" for c in f.change):
+            self.editor.irqbalance.before_move(lambda: self._write(f))
+        else:
+            self._write(f)
+
+    def _write(self, f: Finding) -> None:
+        changes = [(c.key, c.value) for c in f.change]
+
+        def work(j: Journal) -> list[Outcome]:
+            return j.apply_all(changes)
+
+        def done(outs: list[Outcome]) -> None:
+            self.editor.report(outs)
+            if outs and all(o.ok for o in outs):
+                self.shell.notify_line(f"applied {f.id} as one step: u undoes it, B measures it")
+
+        self.editor.run_journal(work, done)

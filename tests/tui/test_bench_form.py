@@ -333,3 +333,19 @@ async def test_the_form_fits_80x24_and_draws_ascii_on_the_console(tmp_path: Path
         box = form(tui).query_one("Vertical")
         assert box.region.height <= 24
         assert all(ch.isascii() for ch in "\n".join(tui.region_lines(box.region)))
+
+
+@pytest.mark.parametrize("term", ["linux", "xterm-256color"])
+async def test_every_field_shows_its_value_on_the_console(tmp_path: Path, term: str) -> None:
+    """The form's one-line fields drew as `+----+` on TERM=linux (the App's ASCII border rule for
+    Inputs also hit these borderless ones): what is in them and what is typed must show."""
+    env = {"TERM": term, "LANG": "C.UTF-8"}
+    async with bench_app(tmp_path, size=(80, 24), env=env) as tui:
+        await open_form(tui)
+        await type_into(tui, "peer", "198.51.100.9")
+        await type_into(tui, "streams", "7")
+        for name, shown in (("peer", "198.51.100.9"), ("port", "5201"), ("streams", "7")):
+            widget = form(tui).field(name)
+            line = "".join(tui.region_lines(widget.region))
+            assert shown in line, (name, line)
+            assert "+--" not in line, (name, line)

@@ -27,6 +27,7 @@ CASES: list[tuple[str, str, str, str]] = [
     ("nic", "rings:rx", "4097", "eth0 rings rx: 4097 is above the maximum 4096"),
     ("nic", "rings:tx", "lots", "eth0 rings tx: 'lots' is not a whole number"),
     ("nic", "rings:tx", "-1", "eth0 rings tx: cannot be negative (-1)"),
+    ("nic", "rings:rx", "0", "eth0 rings rx: 0 is below the minimum 1"),  # not a ring size
     ("nic", "coalesce:rx-usecs", "fast", "eth0 coalesce rx-usecs: 'fast' is not a whole number"),
     (
         "nic",
@@ -139,3 +140,11 @@ async def test_a_pasted_value_with_a_newline_never_reaches_the_kernel(
         await h.tui.press("enter")
         assert await refused_with(h) == message
         assert h.nothing_written()
+
+
+async def test_the_ring_editor_offers_sizes_from_1(tmp_path: Path) -> None:
+    """Issue 22 item 14: it suggested "0..4096", and 0 is no ring size."""
+    async with editing(tmp_path) as h:
+        await open_editor(h, "nic", "rings:rx")
+        assert "1..4096 (the device's maximum)" in h.screen()
+        assert "0..4096" not in h.screen()

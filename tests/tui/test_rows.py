@@ -6,6 +6,9 @@ the screen, not just the list's index.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from tests.tui.conftest import Launch
 from tuitune.tui.screens import TextScreen
 
@@ -147,3 +150,22 @@ def test_offload_rows_carry_their_ethtool_short_name() -> None:
     assert _short_name("rx-checksum") == "rx"
     assert _short_name("rx-gro-list") == ""  # not what `ethtool -K gro` moves
     assert _short_name("tx-nocache-copy") == ""
+
+
+def one_tx_queue_without_xps(tree: Path) -> None:
+    """eth0 left with one tx queue, whose xps_cpus the kernel does not offer (ENOENT)."""
+    queues = tree / "sys" / "class" / "net" / "eth0" / "queues"
+    for q in queues.glob("tx-*"):
+        if q.name != "tx-0":
+            shutil.rmtree(q)
+    (queues / "tx-0" / "xps_cpus").unlink(missing_ok=True)
+
+
+async def test_a_queue_row_names_its_setting_once(launch: Launch) -> None:
+    """Issue 22 item 14: the row read "tx-0 xps: xps: needs more than one tx queue"."""
+    async with launch(prepare=one_tx_queue_without_xps) as tui:
+        await tui.press("3")
+        assert tui.view("nic").move_cursor_to("queue:tx-0")
+        await tui.pilot.pause()
+        line = " ".join((tui.cursor_line("nic") or "").split())
+        assert line == "tx-0 xps: needs more than one tx queue", line

@@ -50,6 +50,8 @@ class CpuRates:
     net_tx: float  # NET_TX softirqs/s
     drops: float  # softnet backlog drops/s
     squeezes: float  # softnet time_squeeze/s
+    rps: float = 0.0  # softnet received_rps/s: packets other CPUs steered here (RPS/RFS IPIs)
+    collisions: float = 0.0  # softnet cpu_collision/s: tx lock found taken by another CPU
 
     @property
     def busy(self) -> float:
@@ -199,10 +201,14 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
         if pct is None:
             continue
         sa, sb = a.softnet.get(cpu), b.softnet.get(cpu)
-        drops = squeezes = 0.0
+        drops = squeezes = rps = collisions = 0.0
         if sa is not None and sb is not None:
             drops = delta32(sa.dropped, sb.dropped) * inv
             squeezes = delta32(sa.time_squeeze, sb.time_squeeze) * inv
+            if sa.received_rps is not None and sb.received_rps is not None:
+                rps = delta32(sa.received_rps, sb.received_rps) * inv
+            if sa.cpu_collision is not None and sb.cpu_collision is not None:
+                collisions = delta32(sa.cpu_collision, sb.cpu_collision) * inv
 
         def soft(prev: dict[int, int], cur: dict[int, int], c: int = cpu) -> float:
             return delta32(prev[c], cur[c]) * inv if c in prev and c in cur else 0.0
@@ -215,6 +221,8 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
             net_tx=soft(net_tx_a, net_tx_b),
             drops=drops,
             squeezes=squeezes,
+            rps=rps,
+            collisions=collisions,
         )
 
     link: dict[str, float] = {}

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import KernelFileError
@@ -80,6 +81,7 @@ class Sampler:
         self._last_sample: Sample | None = None
         self._baseline: Baseline | None = None
         self._nic: NicState | None = None
+        self._host: HostState | None = None  # the last host state delivered
         self._gone = False  # the interface was missing at the last tick
         self.seq = 0
         # The kernel's add/remove/rename of our interface wakes a tick at once (live host only).
@@ -165,7 +167,7 @@ class Sampler:
         start = time.perf_counter()
         self._want_state = False
         try:
-            host = self.reader.host_state()
+            host = self._host = self.reader.host_state()
             nic = None
             if self.ifname and last.counters is not None:
                 nic = self._nic = self.reader.nic_state(
@@ -190,7 +192,13 @@ class Sampler:
         all_aff: dict[str, IrqAffinity] | None = None
         try:
             if host_due:
-                host = self.reader.host_state()
+                host = self._host = self.reader.host_state()
+            elif self._host is not None and self._host.irqbalance.running:
+                # Its warning names a pid: re-checked every tick, not only every host_every.
+                ib = self._host.irqbalance
+                now = self.reader.call(recheck_irqbalance, self.reader.root, ib)
+                if now is not ib:
+                    host = self._host = replace(self._host, irqbalance=now)
             counters = self.reader.counters(self.ifname)
             if self.ifname and counters.link_gone != self._gone:
                 # Gone: forget its device reader (a new device may take the name). Back: read

@@ -23,7 +23,9 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
+from tuitune.core.guide import Situation
 from tuitune.core.host.ethtool import short_name
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
@@ -41,6 +43,7 @@ from tuitune.tui.bench_view import BenchStrip
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
 from tuitune.tui.export_screen import ExportScreen
 from tuitune.tui.header import HeaderData, header_text
+from tuitune.tui.hintline import HintLine
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
 from tuitune.tui.look import Look
@@ -104,8 +107,11 @@ class TuituneApp(App[int]):
     TuituneApp.-tabs #body { layout: vertical; }
     TuituneApp.-tabs .panel { display: none; }
     TuituneApp.-tabs .panel.-active { display: block; }
-    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. */
+    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. Compact
+       (borderless, one-line) Inputs keep none: a border on one line hides the text. */
     TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
+    TuituneApp.-ascii Input.-textual-compact,
+    TuituneApp.-ascii Input.-textual-compact:focus { border: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -189,6 +195,8 @@ class TuituneApp(App[int]):
         self.active = "cpus"
         self.grid_mode = "auto"  # auto / list / heat
         self.show_all_irqs = False
+        self.all_affinity: dict[str, IrqAffinity] = {}  # every IRQ's, for the "all" view
+        self._grid_kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
         self.notice: str | None = None
         self.samples_drawn = 0
         self._header_height = -1
@@ -208,6 +216,7 @@ class TuituneApp(App[int]):
             ),
         )
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
+        self.hint = HintLine(id="hint")  # what to do next, for a first-time user
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
         # B, N, X
         self.app_bench = BenchController(
@@ -252,6 +261,7 @@ class TuituneApp(App[int]):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
         yield self.bench_strip
+        yield self.hint
         yield Footer()
 
     def on_mount(self) -> None:
@@ -300,7 +310,12 @@ class TuituneApp(App[int]):
     # -- the Shell its controllers see (tui/shell.py) ------------------------------------------
     def selection(self) -> Selection:
         view = self.panels[self.active].view
-        return Selection(self.ifname, self.nic, self.host, view.cursor_key)
+        return Selection(self.ifname, self.nic, self.host, view.cursor_key, self._irq_affinity())
+
+    def _irq_affinity(self) -> dict[str, IrqAffinity]:
+        """What the IRQ panel shows: the NIC's IRQs, and in the "all" view the host's too."""
+        nic = self.nic.irq_affinity if self.nic else {}
+        return self.all_affinity | nic if self.show_all_irqs else dict(nic)
 
     def look(self) -> Look:
         return Look(self.glyphs, self.palette, self.ascii)
@@ -321,6 +336,21 @@ class TuituneApp(App[int]):
 
     def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
         self.sampler.refresh_state()
+        self.hint.changed(self.editor.changes)
+        self._draw_hint()
+
+    def _draw_hint(self) -> None:
+        root = self.session.root
+        read_only = self.session.read_only
+        self.hint.show(
+            Situation(
+                self.ifname,
+                read_only,
+                recorded=not root.live and read_only is not None,
+                lab=self.lab is not None,
+                bench_running=self.app_bench.running,
+            )
+        )
 
     def on_editor_trial_started(self, message: Editor.TrialStarted) -> None:
         self._countdown.resume()
@@ -333,6 +363,9 @@ class TuituneApp(App[int]):
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)
+        if not message.problem:
+            self.hint.run_recorded(self.editor.changes)
+            self._draw_hint()
 
     # -- sampling --------------------------------------------------------------------------
     def _deliver(self, sample: Sample) -> None:
@@ -354,6 +387,8 @@ class TuituneApp(App[int]):
             self.nic = s.nic
         if s.host is not None:
             self.host = s.host
+        if s.all_affinity is not None:  # read every few ticks only: kept until the next read
+            self.all_affinity = s.all_affinity
         self.sample = s
         # The NIC and sysctl panels change only when their state was re-read or the baseline
         # came or went: redrawing them every tick would be work for nothing.
@@ -362,6 +397,8 @@ class TuituneApp(App[int]):
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
         self.advisor.feed(s)
+        self.hint.sampled(s.rates, self.nic, self.app_bench.running)
+        self._draw_hint()
         self.samples_drawn += 1
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
@@ -421,7 +458,13 @@ class TuituneApp(App[int]):
         # Mark NIC-local CPUs only when that says something: not when every CPU is local.
         if place is not None and place.local_cpus and not online <= place.local_cpus:
             local = place.local_cpus
-        return GridData(self._shown_rates(), self.host.topology if self.host else None, local)
+        topology = self.host.topology if self.host else None
+        rps_on = self.nic is not None and any(
+            q.name.startswith("rx-") and isinstance(q.cpus, frozenset) and q.cpus
+            for q in self.nic.queues
+        )
+        kept = frozenset(self._grid_kept)
+        return GridData(self._shown_rates(), topology, local, kept, rps_on)
 
     def _heat_mode(self, data: GridData) -> bool:
         if self.grid_mode != "auto":
@@ -442,6 +485,7 @@ class TuituneApp(App[int]):
         if heat:
             heatmap.update(data, self.glyphs)
         cols, rows = grid_rows(data, self.glyphs, self.palette, busiest_first=heat)
+        self._grid_kept.update(c.title for c in cols if c.title in ("%iow", "%stl"))
         view = panel.view
         view.set_columns(cols)
         view.set_rows(rows)
@@ -488,10 +532,7 @@ class TuituneApp(App[int]):
         nic = self.nic
         data = IrqData(
             nic_irqs=nic.irqs if nic else (),
-            affinity=(s.all_affinity if s and s.all_affinity else {})
-            | (nic.irq_affinity if nic else {})
-            if self.show_all_irqs
-            else (nic.irq_affinity if nic else {}),
+            affinity=self._irq_affinity(),
             interrupts=s.counters.interrupts if s and s.counters else None,
             rates=self._shown_rates(),
             baseline=bool(s and s.since_baseline),
@@ -499,6 +540,7 @@ class TuituneApp(App[int]):
             show_all=self.show_all_irqs,
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
+        fixed += 14 if self.show_all_irqs else 0  # the wider name column
         room = max(0, panel.view.size.width - fixed)
         cols, rows = irq_rows(data, room, self.glyphs, self.palette)
         panel.view.set_columns(cols)
@@ -806,6 +848,8 @@ class TuituneApp(App[int]):
 
     def action_runs(self) -> None:
         self.app_bench.open_runs()
+        self.hint.runs_opened()
+        self._draw_hint()
 
     def action_bench_stop(self) -> None:
         self.app_bench.stop_or_close()

@@ -120,7 +120,7 @@ class Editor:
     # -- entry points (UI thread) -------------------------------------------------------------
     def spec(self) -> EditSpec | str:
         sel = self.shell.selection()
-        return edit_spec(sel.row, sel.ifname, sel.nic, sel.host)
+        return edit_spec(sel.row, sel.ifname, sel.nic, sel.host, sel.irq_affinity)
 
     def edit(self, error: str = "", typed: str | None = None) -> None:
         spec = self.spec()
@@ -405,6 +405,8 @@ class Editor:
                 return
             self.trial_deadline = None
             self.compare_nic, self.compare_sysctls = before_nic, before_sysctls
+            if any(o.status == "changed" for o in outs):
+                self.changes += 1  # putting back is a change too: worth measuring again
             self._report(outs, prefix="put back" if not opened else prefix)
 
         self._run(op, done)
@@ -422,9 +424,7 @@ class Editor:
             word = prefix if prefix and out.status == "changed" else out.status
             line = f"{word} {out.describe()}"
             if out.also:  # what the kernel changed along with it: the rows say "was ..."
-                names = ", ".join(e.key.name for e in out.also[:3])
-                more = f" and {len(out.also) - 3} more" if len(out.also) > 3 else ""
-                line += f" (it also changed {names}{more})"
+                line += f" (it also changed {out.also_text()})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
         self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)

@@ -37,9 +37,27 @@ class GridData:
     rates: Rates | None
     topology: Topology | None
     local: frozenset[int]  # CPUs local to the NIC
+    # Optional columns shown before: they stay, so the grid does not shift from tick to tick
+    # when %iow or %stl dips under 0.05 and back.
+    kept: frozenset[str] = frozenset()
+    rps_on: bool = False  # RPS steers the NIC's packets: show softnet's received_rps, collisions
 
 
-def grid_columns(show_iowait: bool, show_steal: bool) -> list[Column]:
+def optional_columns(rates: Rates, kept: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Titles of the optional columns to show: those with something to say now, and `kept`."""
+    cpus = rates.cpus.values()
+    now = {
+        title
+        for title, seen in (
+            ("%iow", any(c.iowait >= 0.05 for c in cpus)),
+            ("%stl", any(c.steal >= 0.05 for c in cpus)),
+        )
+        if seen
+    }
+    return frozenset(now) | kept
+
+
+def grid_columns(show_iowait: bool, show_steal: bool, rps: bool = False) -> list[Column]:
     cols = [
         Column("CPU", 5),
         Column("%usr", 5, right=True),
@@ -60,6 +78,8 @@ def grid_columns(show_iowait: bool, show_steal: bool) -> list[Column]:
         Column("drop/s", 6, right=True, drop=2),
         Column("sqz/s", 6, right=True, drop=2),
     ]
+    if rps:  # softnet's received_rps (packets other CPUs steered here) and cpu_collision
+        cols += [Column("rps/s", 6, right=True, drop=2), Column("coll/s", 6, right=True, drop=2)]
     return cols
 
 
@@ -110,7 +130,7 @@ def average(rates: Rates) -> CpuRates:
         return float(sum(getattr(c, name) for c in cs))
 
     pcts = ("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle")
-    counts = ("intr", "net_rx", "net_tx", "drops", "squeezes")
+    counts = ("intr", "net_rx", "net_tx", "drops", "squeezes", "rps", "collisions")
     return CpuRates(-1, *(avg(f) for f in pcts), *(tot(f) for f in counts))
 
 
@@ -145,6 +165,10 @@ def cpu_row(key: str, label: CellValue, c: CpuRates, cols: list[Column], p: Pale
                 cells.append(((rate(c.drops), p.heat[4] if c.drops else p.heat[0]),))
             case "sqz/s":
                 cells.append(((rate(c.squeezes), p.heat[3] if c.squeezes else p.heat[0]),))
+            case "rps/s":
+                cells.append(rate(c.rps))
+            case "coll/s":
+                cells.append(((rate(c.collisions), p.heat[3] if c.collisions else p.heat[0]),))
     return Row(key, tuple(cells), search=f"cpu{c.cpu} {label if isinstance(label, str) else ''}")
 
 
@@ -155,9 +179,8 @@ def grid_rows(
     if rates is None:
         return grid_columns(False, False), []
     cpus = rates.cpus
-    cols = grid_columns(
-        any(c.iowait >= 0.05 for c in cpus.values()), any(c.steal >= 0.05 for c in cpus.values())
-    )
+    shown = optional_columns(rates, data.kept)
+    cols = grid_columns("%iow" in shown, "%stl" in shown, data.rps_on)
     b = RowsBuilder()
     b.rows.append(cpu_row(ALL_KEY, "all", average(rates), cols, p))
     order = cpu_order(data)

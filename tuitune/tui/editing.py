@@ -6,12 +6,15 @@ Pure functions (no Textual), so the mapping is tested without a terminal. The jo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.ethtool import Channels, Rings
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Key, Outcome
+from tuitune.core.session.settings import ring_minimum
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 
@@ -43,8 +46,10 @@ def edit_spec(
     ifname: str | None,
     nic: NicState | None,
     host: HostState | None,
+    irq_affinity: Mapping[str, IrqAffinity] | None = None,
 ) -> EditSpec | str:
-    """How to edit the setting behind a panel row, or why it cannot be edited."""
+    """How to edit the setting behind a panel row, or why it cannot be edited.
+    `irq_affinity`: what the IRQ panel shows (the host's IRQs too); default: the NIC's."""
     if not row_key or row_key.startswith("§"):
         return "nothing to change on this line"
     kind, _, rest = row_key.partition(":")
@@ -75,10 +80,14 @@ def edit_spec(
         toggle = ("0" if value.strip() == "1" else "1") if e.kind == "bool" else None
         return EditSpec(Key.sysctl(rest), value, hint, toggle)
     if kind == "irq":
+        if not (rest.isascii() and rest.isdigit()):
+            # NMI, LOC, TLB...: counted per CPU by the kernel itself; /proc/irq has no entry.
+            return f"{rest} is not a device IRQ (the kernel counts it per CPU): no affinity to set"
         if nic is None and ifname is None:
             return "pick an interface first"
         queue = _nic_irq_queue(nic, rest)
-        aff = nic.irq_affinity.get(rest) if nic is not None else None
+        shown = irq_affinity if irq_affinity is not None else (nic.irq_affinity if nic else {})
+        aff = shown.get(rest)
         current = ""
         if aff is not None and not isinstance(aff.smp_affinity, Unavailable):
             current = format_cpulist(aff.smp_affinity)
@@ -116,7 +125,8 @@ def edit_spec(
         hint = "an integer"
         if isinstance(value, (Rings, Channels)):
             top = getattr(value, f"{rest}_max", None)
-            hint = f"0..{top} (the device's maximum)" if top is not None else hint
+            low = ring_minimum(field) if isinstance(value, Rings) else 0
+            hint = f"{low}..{top} (the device's maximum)" if top is not None else hint
         return EditSpec(key, current, hint)
     if kind == "link":
         if rest == "mtu":

@@ -32,9 +32,10 @@ class IrqData:
     show_all: bool
 
 
-def irq_columns(strip_width: int, baseline: bool) -> list[Column]:
+def irq_columns(strip_width: int, baseline: bool, show_all: bool = False) -> list[Column]:
     return [
-        Column("queue", 10),
+        # The host's IRQs are named by their description ("Non-maskable interrupts").
+        Column("name" if show_all else "queue", 24 if show_all else 10),
         Column("IRQ", 5, right=True),
         Column("avg/s" if baseline else "rate/s", 6, right=True),
         *([Column("count", 7, right=True, drop=2)] if baseline else []),
@@ -85,7 +86,7 @@ def irq_rows(
 ) -> tuple[list[Column], list[Row]]:
     """Rows for the panel; `strip_room` is the width the per-CPU column would get."""
     per_cpu_fits = len(data.cpus) <= strip_room
-    cols = irq_columns(len(data.cpus) if per_cpu_fits else 24, data.baseline)
+    cols = irq_columns(len(data.cpus) if per_cpu_fits else 24, data.baseline, data.show_all)
     rates = data.rates
     interval = rates.interval if rates else 0.0
     b = RowsBuilder()
@@ -108,9 +109,16 @@ def irq_rows(
         if data.baseline:
             cells.append(rate(total * interval))
         locked = aff is not None and isinstance(aff.smp_affinity, Unavailable)
+        # NMI, LOC, TLB...: per-CPU sources of the kernel's own, no /proc/irq entry to set.
+        settable = irq.isascii() and irq.isdigit()
         cells += [
             land,
-            ((_cpus(aff.smp_affinity) if aff else "-", p.locked if locked else None),),
+            (
+                (
+                    (_cpus(aff.smp_affinity) if aff else "-") if settable else "fixed",
+                    p.locked if locked or not settable else None,
+                ),
+            ),
             _cpus(aff.effective) if aff else "-",
             str(aff.node) if aff and aff.node is not None else "-",
         ]
@@ -123,13 +131,6 @@ def irq_rows(
     if data.interrupts is not None:
         for row in data.interrupts.rows:
             found = nic.get(row.irq)
-            if found is not None:
-                name = label(found)
-            else:
-                name = (
-                    (row.name or row.chip or row.irq).split()[-1]
-                    if (row.name or row.chip)
-                    else row.irq
-                )
+            name = label(found) if found is not None else (row.name or row.chip or row.irq)
             add(row.irq, name, found is not None)
     return cols, b.rows

@@ -70,6 +70,13 @@ def help_name(key: str) -> str | None:
     }.get(kind)
 
 
+def _unnamed(reason: str, *names: str) -> str:
+    """A reason without the setting's name in front ("xps: needs more than one tx queue"):
+    its row names the setting already."""
+    head, sep, rest = reason.partition(": ")
+    return rest if sep and any(n in head.split() for n in names) else reason
+
+
 def _group_entries(section: str, value: object) -> list[Entry]:
     if isinstance(value, Unavailable):
         return [
@@ -168,7 +175,7 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
                     "RPS/XPS",
                     f"queue:{q.name}",
                     f"{q.name} {kind}",
-                    q.cpus.reason,
+                    _unnamed(q.cpus.reason, kind, q.name),
                     state="unavailable",
                 )
             )

@@ -8,13 +8,14 @@ App implements this Protocol and hands itself, typed as `Shell`, to each control
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from textual.message import Message
 from textual.screen import Screen
 
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Session
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.tui.look import Look
@@ -26,12 +27,14 @@ R = TypeVar("R")
 @dataclass(frozen=True)
 class Selection:
     """What the screen shows now: the watched interface, its last state, the host's, and the
-    row under the cursor in the focused panel (its key, e.g. "feature:rx-gro")."""
+    row under the cursor in the focused panel (its key, e.g. "feature:rx-gro"), and the IRQ
+    affinities the IRQ panel shows (the host's too in its "all IRQs" view)."""
 
     ifname: str | None
     nic: NicState | None
     host: HostState | None
     row: str | None = None
+    irq_affinity: Mapping[str, IrqAffinity] = field(default_factory=dict)
 
 
 class Shell(Protocol):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
-from tuitune.core.host.daemon import daemon_pids
+from tuitune.core.host.daemon import COMM_LEN, daemon_pids
 from tuitune.core.host.root import HostRoot
 from tuitune.core.values import Unavailable
 
@@ -74,3 +74,21 @@ def read_irqbalance(root: HostRoot) -> IrqbalanceState:
             banned_irqs.append(args[i + 1])
     oneshot = env.get("IRQBALANCE_ONESHOT", "").lower() in ("1", "yes", "true", "y")
     return IrqbalanceState(bool(pids), pids, config_file, banned, tuple(banned_irqs), oneshot)
+
+
+def recheck_irqbalance(root: HostRoot, state: IrqbalanceState) -> IrqbalanceState:
+    """`state` without the pids that have exited since it was read (one small read each, so
+    it can run every tick, unlike the /proc scan of read_irqbalance). The same object when
+    nothing changed. A pid taken over since by another irqbalance-named process still counts:
+    at worst the warning stays until the next full read."""
+    alive = tuple(pid for pid in state.pids if _still_named(root, pid))
+    if alive == state.pids:
+        return state
+    return replace(state, running=bool(alive), pids=alive)
+
+
+def _still_named(root: HostRoot, pid: int) -> bool:
+    try:
+        return root.read_proc(f"{pid}/comm").strip() == "irqbalance"[:COMM_LEN]
+    except (OSError, UnicodeDecodeError):
+        return False

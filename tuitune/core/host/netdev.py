@@ -57,7 +57,7 @@ class Link:
     min_mtu: int | None
     max_mtu: int | None
     txqlen: int | None
-    num_rx_queues: int | None
+    num_rx_queues: int | None  # in use (real_num_*), not allocated
     num_tx_queues: int | None
     speed_mbps: int | Unavailable  # ethtool link speed as sysfs gives it
     duplex: str | Unavailable
@@ -135,6 +135,9 @@ def read_link(root: HostRoot, ifname: str, ipr: Any | None = None) -> Link:
     base = f"class/net/{ifname}"
     speed, duplex = _speed(root, ifname)
     assign = _opt_int(root, f"{base}/addr_assign_type")
+    # Active queues (the kernel's real_num_rx/tx_queues): one sysfs directory each. Netlink's
+    # num_rx/tx_queues are the allocated ones (a veth: one per possible CPU, 1 in use).
+    rxq, txq = queue_names(root, ifname)
     if ipr is not None:
         msg = ipr.link("get", ifname=ifname)[0]
         info = msg.get("linkinfo")
@@ -153,8 +156,8 @@ def read_link(root: HostRoot, ifname: str, ipr: Any | None = None) -> Link:
             min_mtu=msg.get("min_mtu"),
             max_mtu=msg.get("max_mtu"),
             txqlen=msg.get("txqlen"),
-            num_rx_queues=msg.get("num_rx_queues"),
-            num_tx_queues=msg.get("num_tx_queues"),
+            num_rx_queues=len(rxq) or msg.get("num_rx_queues"),
+            num_tx_queues=len(txq) or msg.get("num_tx_queues"),
             speed_mbps=speed,
             duplex=duplex,
             counters=netlink_counters(msg),
@@ -162,7 +165,6 @@ def read_link(root: HostRoot, ifname: str, ipr: Any | None = None) -> Link:
     carrier_v = _opt_int(root, f"{base}/carrier")
     operstate = read_value(root, root.sys_path(f"{base}/operstate"), "operstate")
     address = read_value(root, root.sys_path(f"{base}/address"), "address")
-    rxq, txq = queue_names(root, ifname)
     return Link(
         ifname=ifname,
         ifindex=_opt_int(root, f"{base}/ifindex"),

@@ -156,6 +156,8 @@ class SoftnetRow:
     input_qlen: int | None = None  # column 14 (6.x)
     process_qlen: int | None = None  # column 15 (6.x)
     columns: int = 0
+    # column 9: a CPU found the tx queue lock taken (old kernels; recent ones print 0 there)
+    cpu_collision: int | None = None
 
 
 def parse_softnet(text: str, online: list[int] | None = None) -> dict[int, SoftnetRow]:
@@ -177,5 +179,8 @@ def parse_softnet(text: str, online: list[int] | None = None) -> dict[int, Softn
         else:
             cpu = n
         rps, flow, backlog, inq, procq = (v[i] if len(v) > i else None for i in (9, 10, 11, 13, 14))
-        rows[cpu] = SoftnetRow(cpu, v[0], v[1], v[2], rps, flow, backlog, inq, procq, len(v))
+        collision = v[8] if len(v) > 8 else None
+        rows[cpu] = SoftnetRow(
+            cpu, v[0], v[1], v[2], rps, flow, backlog, inq, procq, len(v), collision
+        )
     return rows

@@ -61,6 +61,7 @@ from tuitune.core.session.settings import (
     Key,
     cpus_of,
     cpus_value,
+    ring_minimum,
 )
 from tuitune.core.values import Unavailable
 
@@ -683,7 +684,7 @@ class HostAccess:
         top = _ring_max(r, key.name)
         if top == 0:
             raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
-        return v.parse_count(key, text, maximum=top)
+        return v.parse_count(key, text, minimum=ring_minimum(key.name), maximum=top)
 
     def _validate_channels(self, key: Key, et: EthtoolLike, text: str) -> str:
         if key.name not in CHANNEL_FIELDS:

@@ -58,6 +58,19 @@ class Outcome:
             line += f" ({self.reason})"
         return line
 
+    def also_text(self, top: int = 3) -> str:
+        """The settings that moved with this one, for one line: "rx-1 rps_cpus, rx-1
+        rps_flow_cnt" (each named whole, once; the device left out when it is this one's)."""
+        names: list[str] = []
+        for e in self.also:
+            label = e.key.label
+            if e.key.ifname and e.key.ifname == self.key.ifname:
+                label = label.removeprefix(f"{e.key.ifname} ")
+            if label not in names:
+                names.append(label)
+        more = f" and {len(names) - top} more" if len(names) > top else ""
+        return ", ".join(names[:top]) + more
+
 
 @dataclass(frozen=True, slots=True)
 class Drift:

@@ -35,6 +35,15 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 ETHTOOL_GROUPS: tuple[Kind, ...] = ("ring", "coalesce", "channels", "pause")
 QUEUE_KINDS: tuple[Kind, ...] = ("rps_cpus", "xps_cpus", "rps_flow_cnt")
 RING_FIELDS = ("rx", "rx-mini", "rx-jumbo", "tx")  # `ethtool -G` spellings
+
+
+def ring_minimum(field: str) -> int:
+    """The smallest size a ring may be given. rx and tx carry every packet: 0 is no ring
+    (drivers refuse it, or worse); rx-mini and rx-jumbo at 0 are off. ethtool reports no
+    driver minimum (igb's 80, ixgbe's 64): drivers round up to theirs."""
+    return 1 if field in ("rx", "tx") else 0
+
+
 CHANNEL_FIELDS = ("rx", "tx", "other", "combined")
 PAUSE_FIELDS = ("autoneg", "rx", "tx")
 

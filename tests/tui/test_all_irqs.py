@@ -1,0 +1,52 @@
+"""The all-IRQs view (a): the host's own rows (NMI, LOC, TLB...) by their description, shown and
+refused as settings with a reason; other devices' IRQs with their affinity, kept between the
+ticks that re-read it, and their editor starting from it. Issue 22 item 13."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tui.edit_host import EditHost, editing
+from tuitune.tui.screens import EditorScreen
+
+
+def pin_irq16(tree: Path) -> None:
+    """The recorded host's IRQ 16 (ehci_hcd:usb1, not the NIC's) allowed on CPUs 4-7."""
+    (tree / "proc" / "irq" / "16").mkdir(parents=True, exist_ok=True)
+    for name in ("smp_affinity_list", "effective_affinity_list"):
+        (tree / "proc" / "irq" / "16" / name).write_text("4-7\n")
+
+
+async def all_view(h: EditHost) -> None:
+    await h.tui.press("2", "a")
+    await h.wait(lambda: "IRQs (all of the host)" in h.screen())
+
+
+async def test_kernel_rows_are_named_and_refused_with_a_reason(tmp_path: Path) -> None:
+    async with editing(tmp_path) as h:
+        await all_view(h)
+        nmi = h.row("irqs", "irq:NMI")
+        assert nmi.split()[:3] == ["Non-maskable", "interrupts", "NMI"], nmi
+        assert "fixed" in nmi.split(), nmi
+        tlb = h.row("irqs", "irq:TLB")
+        assert tlb.startswith("TLB shootdowns"), tlb
+        await h.tui.press("e")
+        assert not isinstance(h.app.screen, EditorScreen)
+        assert "TLB is not a device IRQ" in h.tui.header()
+        assert h.nothing_written()
+
+
+async def test_another_devices_irq_keeps_its_affinity_and_edits_from_it(tmp_path: Path) -> None:
+    async with editing(tmp_path) as h:
+        pin_irq16(h.tree)
+        await all_view(h)
+        await h.wait(lambda: "4-7" in h.row("irqs", "irq:16").split())
+        first = h.app.samples_drawn
+        # Every IRQ's affinity is re-read on slow ticks only: some ticks later, still shown.
+        await h.wait(lambda: h.app.samples_drawn >= first + 3)
+        line = h.row("irqs", "irq:16")
+        assert "4-7" in line.split(), line
+        await h.tui.press("e")
+        await h.wait(lambda: isinstance(h.app.screen, EditorScreen))
+        assert "now: 4-7" in h.screen()
+        await h.tui.press("escape")

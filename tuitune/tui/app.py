@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
+from tuitune.core.cpuview import SORT_LABELS, next_sort
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
@@ -184,6 +185,7 @@ class TuituneApp(App[int]):
         self.baseline: Baseline | None = None
         self.active = "cpus"
         self.grid_mode = "auto"  # auto / list / heat
+        self.cpu_sort = "auto"  # auto (heat map: by load; list: topology) or core.cpuview.SORTS
         self.show_all_irqs = False
         self.notice: str | None = None
         self.samples_drawn = 0
@@ -425,19 +427,33 @@ class TuituneApp(App[int]):
         room = self.panels["cpus"].size.height - 4  # border, title line, help strip
         return rows_needed > room
 
+    def _sort_of(self, heat: bool) -> str:
+        if self.cpu_sort != "auto":
+            return self.cpu_sort
+        return "load" if heat else "topology"
+
     def _draw_cpus(self) -> None:
         panel = self.panels["cpus"]
         data = self._grid_data()
         heat = self._heat_mode(data)
         heatmap = panel.query_one(HeatMap)
         heatmap.display = heat
+        sort = self._sort_of(heat)
         if heat:
+            # At most half of the panel (border, help strip and margin aside): the list keeps
+            # the other half, so every CPU stays reachable by scrolling it.
+            heatmap.max_lines = max(1, (panel.size.height - 5) // 2)
             heatmap.update(data, self.glyphs)
-        cols, rows = grid_rows(data, self.glyphs, self.palette, busiest_first=heat)
+        nic_irqs = [q.irq for q in self.nic.irqs] if self.nic else []
+        cols, rows = grid_rows(data, self.glyphs, self.palette, sort=sort, nic_irqs=nic_irqs)
         view = panel.view
         view.set_columns(cols)
         view.set_rows(rows)
-        mode = "heat map, busiest first" if heat else "per CPU"
+        mode = "per CPU"
+        if heat:
+            many = heatmap.per_cell
+            mode = "heat map" + (f", {many} CPUs a cell" if many > 1 else "")
+        mode += f", {SORT_LABELS[sort]}" if sort != "topology" else ""
         if self.sample is not None and self.sample.since_baseline is not None:
             mode += ", averages since the baseline"
         panel.set_titles(f"CPUs ({mode})", self._subtitle(view))
@@ -561,6 +577,7 @@ class TuituneApp(App[int]):
             heat = self.panels["cpus"].query_one(HeatMap)
             key = message.key
             heat.selected = int(key.split(":")[1]) if key and key != ALL_KEY else None
+            heat.follow()
             heat.refresh()
             return
         for panel in self.panels.values():
@@ -693,6 +710,12 @@ class TuituneApp(App[int]):
             self._notify("CPU grid: automatic (heat map when the CPUs do not fit)")
         else:
             self._notify(f"CPU grid: {self.grid_mode}")
+        self._draw_cpus()
+
+    def action_cpu_sort(self) -> None:
+        now = self._sort_of(self._heat_mode(self._grid_data()))
+        self.cpu_sort = next_sort(now)
+        self._notify(f"CPU list: {SORT_LABELS[self.cpu_sort]} (o: next order)")
         self._draw_cpus()
 
     def action_all_irqs(self) -> None:

@@ -23,8 +23,9 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
-from tuitune.core.cpuview import SORT_LABELS, next_sort
+from tuitune.core.cpuview import SORT_LABELS, landing, next_sort
 from tuitune.core.host.ethtool import short_name
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
@@ -41,6 +42,8 @@ from tuitune.tui.bench_view import BenchStrip
 from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
 from tuitune.tui.export_screen import ExportScreen
 from tuitune.tui.header import HeaderData, header_text
+from tuitune.tui.irqmove import HOW as MOVE_HOW
+from tuitune.tui.irqmove import IrqMover, irq_help, move_keys
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
 from tuitune.tui.look import Look
@@ -49,6 +52,7 @@ from tuitune.tui.nicpanel import nic_rows
 from tuitune.tui.palette import Palette
 from tuitune.tui.panels import (
     PANELS,
+    IrqDragging,
     IrqDropped,
     IrqList,
     NicList,
@@ -185,6 +189,7 @@ class TuituneApp(App[int]):
         self.baseline: Baseline | None = None
         self.active = "cpus"
         self.grid_mode = "auto"  # auto / list / heat
+        self._drag_text: str | None = None  # feedback while an IRQ row is dragged
         self.cpu_sort = "auto"  # auto (heat map: by load; list: topology) or core.cpuview.SORTS
         self.show_all_irqs = False
         self.notice: str | None = None
@@ -211,6 +216,7 @@ class TuituneApp(App[int]):
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
+        self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -464,7 +470,7 @@ class TuituneApp(App[int]):
         rates = self._shown_rates()
         key = panel.view.cursor_key
         local = self._grid_data().local
-        text = "v: heat map / list.  " + (
+        text = "v: heat map / list.  o: order.  " + (
             f"NIC-local CPUs are marked {self.glyphs.local_mark}" if local else ""
         )
         if rates is not None and key and key != ALL_KEY:
@@ -488,6 +494,9 @@ class TuituneApp(App[int]):
                     f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
                     + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
                 )
+                irq = self.panels["irqs"].view.cursor_key
+                if irq and irq.startswith("irq:"):
+                    text += f".  m: move IRQ {irq[4:]} here"
         panel.help_strip.show(text)
 
     def _draw_irqs(self) -> None:
@@ -496,10 +505,7 @@ class TuituneApp(App[int]):
         nic = self.nic
         data = IrqData(
             nic_irqs=nic.irqs if nic else (),
-            affinity=(s.all_affinity if s and s.all_affinity else {})
-            | (nic.irq_affinity if nic else {})
-            if self.show_all_irqs
-            else (nic.irq_affinity if nic else {}),
+            affinity=self._irq_affinity(),
             interrupts=s.counters.interrupts if s and s.counters else None,
             rates=self._shown_rates(),
             baseline=bool(s and s.since_baseline),
@@ -515,6 +521,7 @@ class TuituneApp(App[int]):
             panel.view.empty_text = (
                 f"{self.ifname} has no IRQs of its own (a virtual device): press a for all IRQs"
             )
+        self._irq_help()  # rates and "pending" change every tick
         panel.set_titles(
             (
                 "IRQs (all of the host)"
@@ -580,9 +587,35 @@ class TuituneApp(App[int]):
             heat.follow()
             heat.refresh()
             return
+        if view is self.panels["irqs"].view:
+            self._irq_help()
+            return
         for panel in self.panels.values():
             if panel.view is view:
                 panel.help_strip.show(self._row_help_line(view))
+
+    def _irq_affinity(self) -> dict[str, IrqAffinity]:
+        s, nic = self.sample, self.nic
+        mine = nic.irq_affinity if nic else {}
+        if not self.show_all_irqs:
+            return mine
+        return (s.all_affinity if s and s.all_affinity else {}) | mine
+
+    def _irq_help(self) -> None:
+        panel = self.panels["irqs"]
+        key = panel.view.cursor_key
+        view = panel.view
+        if self._drag_text is not None and isinstance(view, IrqList) and view.dragging:
+            panel.help_strip.show(self._drag_text)  # a refresh while dragging keeps it
+            return
+        if not key or not key.startswith("irq:"):
+            panel.help_strip.show(self._row_help_line(panel.view))
+            return
+        irq, rates = key[4:], self._shown_rates()
+        lands = landing(rates.irqs.get(irq) if rates else None)
+        aff = self._irq_affinity().get(irq)
+        text = irq_help(irq, lands, aff, self.panels["cpus"].view.cursor_key)
+        panel.help_strip.show(text)
 
     def on_cpu_picked(self, message: CpuPicked) -> None:
         view = self.panels["cpus"].view
@@ -653,6 +686,12 @@ class TuituneApp(App[int]):
         text.append(
             "Mouse: click a panel or a tab to focus it, a row to move the cursor, a CPU in the "
             "heat map to find it in the list. Everything has a key too.\n"
+        )
+        text.append(
+            f"\n{MOVE_HOW} A preview says where it lands now and after; y moves it. Its row "
+            'says "pending" until the kernel\'s effective affinity follows (x86 moves an IRQ '
+            "at its next interrupt). With the mouse (150x40 and more, both panels on screen): "
+            "drag the IRQ's row onto a CPU row or heat-map cell; e types a CPU list.\n"
         )
         if self.theme_problems:
             text.append("\nTheme files that did not load:\n" + "\n".join(self.theme_problems))
@@ -835,7 +874,28 @@ class TuituneApp(App[int]):
             return
         self.editor.quit(self.exit)
 
+    def action_move_irq(self) -> None:
+        irqs, cpus = self.panels["irqs"].view, self.panels["cpus"].view
+        picked = move_keys(irqs.cursor_key, cpus.cursor_key)
+        if isinstance(picked, str):
+            self.notify_line(picked, True)
+            return
+        irq, cpu = picked
+        rates = self._shown_rates()
+        self.irq_mover.ask(irq, cpu, landing(rates.irqs.get(irq) if rates else None))
+
+    def on_irq_dragging(self, message: IrqDragging) -> None:
+        """Feedback while an IRQ row is dragged: what a release here would do."""
+        if message.cpu is None:
+            text = f"dragging IRQ {message.irq}: release it on a CPU (list row or heat-map cell)"
+        else:
+            text = f"release: IRQ {message.irq} -> cpu{message.cpu}"
+        self._drag_text = text
+        self.panels["irqs"].help_strip.show(text)
+        self.panels["cpus"].help_strip.show(text)
+
     def on_irq_dropped(self, message: IrqDropped) -> None:
+        self._drag_text = None
         if self.session.read_only:
             self.notify_line(self.session.read_only, True)
             return

@@ -324,5 +324,7 @@ class CpuPicked(Message):
 class CpuList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v", "app.grid_view", "Heat/list"),
-        Binding("o", "app.cpu_sort", "Sort"),
+        # o is in the help strip and ?: at 80 columns the footer holds only one more key.
+        Binding("o", "app.cpu_sort", "Order: topology, load, soft-IRQ, NIC IRQs", show=False),
+        Binding("m", "app.move_irq", "Move IRQ"),
     ]

@@ -35,11 +35,11 @@ def rates() -> Rates:
 ORDER = [0, 4, 1, 5]
 
 
-def test_each_order_puts_the_heaviest_first_and_keeps_topology_on_ties() -> None:
+def test_each_order_puts_the_heaviest_first_then_by_cpu_number() -> None:
     r = rates()
     assert sort_cpus(ORDER, r, "topology") == ORDER
     assert sort_cpus(ORDER, r, "load") == [4, 0, 1, 5]  # 90, 50, 35, none
-    assert sort_cpus(ORDER, r, "softirq") == [0, 1, 4, 5]  # 50, 30, then idle in topology
+    assert sort_cpus(ORDER, r, "softirq") == [0, 1, 4, 5]  # 50, 30, then the idle ones by number
     assert sort_cpus(ORDER, r, "nic", ["92", "93"]) == [1, 0, 4, 5]  # 350/s, 100/s
 
 

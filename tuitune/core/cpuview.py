@@ -44,9 +44,9 @@ def nic_interrupts(rates: Rates, irqs: Iterable[str]) -> dict[int, float]:
 def sort_cpus(
     order: Sequence[int], rates: Rates, by: str, nic_irqs: Iterable[str] = ()
 ) -> list[int]:
-    """`order` (the topology order) sorted by `by`, the heaviest first; ties keep the topology
-    order, so a list of idle CPUs reads as the grid does. A CPU missing from `rates` (no time
-    passed on it) counts as idle."""
+    """`order` (the topology order) sorted by `by`, the heaviest first; ties by CPU number,
+    so the idle tail of the list reads 5, 9, 13... A CPU missing from `rates` (no time passed
+    on it) counts as idle."""
     if by == "topology":
         return list(order)
     cpus = rates.cpus
@@ -60,8 +60,7 @@ def sort_cpus(
             return c.soft if c else 0.0
         return nic.get(cpu, 0.0)
 
-    place = {cpu: i for i, cpu in enumerate(order)}
-    return sorted(order, key=lambda cpu: (-weight(cpu), place[cpu]))
+    return sorted(order, key=lambda cpu: (-weight(cpu), cpu))
 
 
 @dataclass(frozen=True, slots=True)

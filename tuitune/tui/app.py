@@ -46,6 +46,7 @@ from tuitune.tui.irqmove import HOW as MOVE_HOW
 from tuitune.tui.irqmove import IrqMover, irq_help, move_keys
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
+from tuitune.tui.layout import split_rows, wanted
 from tuitune.tui.look import Look
 from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
 from tuitune.tui.nicpanel import nic_rows
@@ -108,6 +109,9 @@ class TuituneApp(App[int]):
     TuituneApp.-tabs #body { layout: vertical; }
     TuituneApp.-tabs .panel { display: none; }
     TuituneApp.-tabs .panel.-active { display: block; }
+    TuituneApp.-zoom #body { layout: vertical; }
+    TuituneApp.-zoom .panel { display: none; }
+    TuituneApp.-zoom .panel.-active { display: block; }
     /* Textual's own Input draws a "tall" border, which has no place in $tt-border. */
     TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
     """
@@ -118,6 +122,7 @@ class TuituneApp(App[int]):
         # Pause and Filter are listed by ? only: at 80 columns the footer keeps what changes
         # things and the panel's own keys (the footer is cut at its right end).
         Binding("p", "pause", "Pause", show=False),
+        Binding("z", "zoom", "Zoom: the focused panel over the whole screen, or back", show=False),
         Binding("slash", "filter", "Filter", show=False),
         Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True),
         Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True),
@@ -189,6 +194,7 @@ class TuituneApp(App[int]):
         self.baseline: Baseline | None = None
         self.active = "cpus"
         self.grid_mode = "auto"  # auto / list / heat
+        self._top_rows = -1  # the wide layout's top row height, last set
         self._drag_text: str | None = None  # feedback while an IRQ row is dragged
         self.cpu_sort = "auto"  # auto (heat map: by load; list: topology) or core.cpuview.SORTS
         self.show_all_irqs = False
@@ -248,8 +254,9 @@ class TuituneApp(App[int]):
         yield Static("", id="header", markup=False)
         yield TabBar()
         with Container(id="body"):
-            # Grid order fills rows: CPUs | NIC on top, IRQs | sysctls below.
-            for name in ("cpus", "nic", "irqs", "sysctls"):
+            # Grid order fills rows: CPUs | IRQs on top, NIC | sysctls below; the rows' heights
+            # follow what the panels hold (_size_panels).
+            for name in ("cpus", "irqs", "nic", "sysctls"):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
         yield self.bench_strip
@@ -379,6 +386,27 @@ class TuituneApp(App[int]):
         if state:
             self._draw_nic()
             self._draw_sysctls()
+        self._size_panels()
+
+    def _size_panels(self) -> None:
+        """The wide layout's two rows of panels, sized by what they hold (tui/layout.py)."""
+        if self.has_class("-tabs") or self.has_class("-zoom"):
+            return
+        body = self.query_one("#body")
+        if body.size.height <= 0:
+            return  # not laid out yet
+        p = self.panels
+        # The CPU list's rows (every CPU, also under a heat map): the heat map is what shows
+        # when they do not fit, so it must not feed back into the height asked for; +2 for
+        # the margin _heat_mode keeps.
+        cpus = wanted(len(p["cpus"].view.rows)) + 2
+        top = max(cpus, wanted(len(p["irqs"].view.rows)))
+        bottom = max(wanted(len(p["nic"].view.rows)), wanted(len(p["sysctls"].view.rows)))
+        rows = split_rows(body.size.height, top, bottom)
+        if rows != self._top_rows:
+            self._top_rows = rows
+            body.styles.grid_rows = f"{rows} 1fr"
+            self.call_after_refresh(self._draw_cpus)  # heat map or list: by the new height
 
     def _draw_header(self) -> None:
         s = self.sample
@@ -537,7 +565,8 @@ class TuituneApp(App[int]):
         if base is None and self.sample and self.sample.baseline:
             base = self.sample.baseline.nic
         ncpus = len(self.host.topology.cpus) if self.host else 1
-        rows = nic_rows(self.nic, base, ncpus, self.glyphs, self.palette)
+        width = panel.view.scrollable_content_region.width or 80
+        rows = nic_rows(self.nic, base, ncpus, self.glyphs, self.palette, width)
         panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
         panel.view.set_columns(NIC_COLUMNS)
         panel.set_titles(f"NIC {self.ifname}" if self.ifname else "NIC", self._subtitle(panel.view))
@@ -615,7 +644,7 @@ class TuituneApp(App[int]):
         lands = landing(rates.irqs.get(irq) if rates else None)
         aff = self._irq_affinity().get(irq)
         text = irq_help(irq, lands, aff, self.panels["cpus"].view.cursor_key)
-        panel.help_strip.show(text)
+        panel.help_strip.show(f"{text}  {self._row_help_line(view)}")
 
     def on_cpu_picked(self, message: CpuPicked) -> None:
         view = self.panels["cpus"].view
@@ -750,6 +779,18 @@ class TuituneApp(App[int]):
         else:
             self._notify(f"CPU grid: {self.grid_mode}")
         self._draw_cpus()
+
+    def action_zoom(self) -> None:
+        if self.has_class("-tabs"):
+            self._notify("each panel has the whole screen already (a small terminal: tabs)")
+            return
+        zoom = not self.has_class("-zoom")
+        self.set_class(zoom, "-zoom")
+        if not zoom:
+            self._top_rows = -1  # size the rows again
+        self._notify("zoomed: z again for all four panels" if zoom else "all four panels")
+        if self.sample is not None:
+            self.call_after_refresh(self._redraw)
 
     def action_cpu_sort(self) -> None:
         now = self._sort_of(self._heat_mode(self._grid_data()))

@@ -103,8 +103,10 @@ def move_keys(irq_key: str | None, cpu_key: str | None) -> tuple[str, int] | str
 def irq_help(irq: str, lands: Sequence[Share], aff: IrqAffinity | None, cpu_key: str | None) -> str:
     """The help strip under the IRQ panel: where the IRQ lands, by CPU number; "pending" while
     the kernel has not followed a new affinity; what m would do."""
-    where = landing_text(lands, top=4) if lands else "no interrupts in the last interval"
-    parts = [f"IRQ {irq} lands on {where}."]
+    if lands:
+        parts = [f"IRQ {irq} lands on {landing_text(lands, top=4)}."]
+    else:
+        parts = [f"IRQ {irq}: no interrupts in the last interval."]
     if aff is not None and affinity_pending(aff.smp_affinity, aff.effective):
         parts.append(
             f"PENDING: affinity {_cpus(aff.smp_affinity)}, still delivered to "

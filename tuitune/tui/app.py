@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from tuitune.core.config import Config, config_path, load_config, save_config
+from tuitune.core.cpuview import SORT_LABELS, landing, next_sort
 from tuitune.core.guide import Situation
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.host.irqs import IrqAffinity
@@ -44,14 +45,18 @@ from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, 
 from tuitune.tui.export_screen import ExportScreen
 from tuitune.tui.header import HeaderData, header_text
 from tuitune.tui.hintline import HintLine
+from tuitune.tui.irqmove import HOW as MOVE_HOW
+from tuitune.tui.irqmove import IrqMover, irq_help, move_keys
 from tuitune.tui.irqpanel import IrqData, irq_rows
 from tuitune.tui.lab_quit import ask_remove_lab
+from tuitune.tui.layout import split_rows, wanted
 from tuitune.tui.look import Look
 from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
 from tuitune.tui.nicpanel import nic_rows
 from tuitune.tui.palette import Palette
 from tuitune.tui.panels import (
     PANELS,
+    IrqDragging,
     IrqDropped,
     IrqList,
     NicList,
@@ -107,6 +112,9 @@ class TuituneApp(App[int]):
     TuituneApp.-tabs #body { layout: vertical; }
     TuituneApp.-tabs .panel { display: none; }
     TuituneApp.-tabs .panel.-active { display: block; }
+    TuituneApp.-zoom #body { layout: vertical; }
+    TuituneApp.-zoom .panel { display: none; }
+    TuituneApp.-zoom .panel.-active { display: block; }
     /* Textual's own Input draws a "tall" border, which has no place in $tt-border. Compact
        (borderless, one-line) Inputs keep none: a border on one line hides the text. */
     TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
@@ -120,6 +128,7 @@ class TuituneApp(App[int]):
         # Pause and Filter are listed by ? only: at 80 columns the footer keeps what changes
         # things and the panel's own keys (the footer is cut at its right end).
         Binding("p", "pause", "Pause", show=False),
+        Binding("z", "zoom", "Zoom: the focused panel over the whole screen, or back", show=False),
         Binding("slash", "filter", "Filter", show=False),
         Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True),
         Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True),
@@ -194,6 +203,9 @@ class TuituneApp(App[int]):
         self.baseline: Baseline | None = None
         self.active = "cpus"
         self.grid_mode = "auto"  # auto / list / heat
+        self._top_rows = -1  # the wide layout's top row height, last set
+        self._drag_text: str | None = None  # feedback while an IRQ row is dragged
+        self.cpu_sort = "auto"  # auto (heat map: by load; list: topology) or core.cpuview.SORTS
         self.show_all_irqs = False
         self.all_affinity: dict[str, IrqAffinity] = {}  # every IRQ's, for the "all" view
         self._grid_kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
@@ -225,6 +237,7 @@ class TuituneApp(App[int]):
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
+        self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -256,8 +269,9 @@ class TuituneApp(App[int]):
         yield Static("", id="header", markup=False)
         yield TabBar()
         with Container(id="body"):
-            # Grid order fills rows: CPUs | NIC on top, IRQs | sysctls below.
-            for name in ("cpus", "nic", "irqs", "sysctls"):
+            # Grid order fills rows: CPUs | IRQs on top, NIC | sysctls below; the rows' heights
+            # follow what the panels hold (_size_panels).
+            for name in ("cpus", "irqs", "nic", "sysctls"):
                 yield self.panels[name]
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
         yield self.bench_strip
@@ -416,6 +430,27 @@ class TuituneApp(App[int]):
         if state:
             self._draw_nic()
             self._draw_sysctls()
+        self._size_panels()
+
+    def _size_panels(self) -> None:
+        """The wide layout's two rows of panels, sized by what they hold (tui/layout.py)."""
+        if self.has_class("-tabs") or self.has_class("-zoom"):
+            return
+        body = self.query_one("#body")
+        if body.size.height <= 0:
+            return  # not laid out yet
+        p = self.panels
+        # The CPU list's rows (every CPU, also under a heat map): the heat map is what shows
+        # when they do not fit, so it must not feed back into the height asked for; +2 for
+        # the margin _heat_mode keeps.
+        cpus = wanted(len(p["cpus"].view.rows)) + 2
+        top = max(cpus, wanted(len(p["irqs"].view.rows)))
+        bottom = max(wanted(len(p["nic"].view.rows)), wanted(len(p["sysctls"].view.rows)))
+        rows = split_rows(body.size.height, top, bottom)
+        if rows != self._top_rows:
+            self._top_rows = rows
+            body.styles.grid_rows = f"{rows} 1fr"
+            self.call_after_refresh(self._draw_cpus)  # heat map or list: by the new height
 
     def _draw_header(self) -> None:
         s = self.sample
@@ -476,20 +511,34 @@ class TuituneApp(App[int]):
         room = self.panels["cpus"].size.height - 4  # border, title line, help strip
         return rows_needed > room
 
+    def _sort_of(self, heat: bool) -> str:
+        if self.cpu_sort != "auto":
+            return self.cpu_sort
+        return "load" if heat else "topology"
+
     def _draw_cpus(self) -> None:
         panel = self.panels["cpus"]
         data = self._grid_data()
         heat = self._heat_mode(data)
         heatmap = panel.query_one(HeatMap)
         heatmap.display = heat
+        sort = self._sort_of(heat)
         if heat:
+            # At most half of the panel (border, help strip and margin aside): the list keeps
+            # the other half, so every CPU stays reachable by scrolling it.
+            heatmap.max_lines = max(1, (panel.size.height - 5) // 2)
             heatmap.update(data, self.glyphs)
-        cols, rows = grid_rows(data, self.glyphs, self.palette, busiest_first=heat)
+        nic_irqs = [q.irq for q in self.nic.irqs] if self.nic else []
+        cols, rows = grid_rows(data, self.glyphs, self.palette, sort=sort, nic_irqs=nic_irqs)
         self._grid_kept.update(c.title for c in cols if c.title in ("%iow", "%stl"))
         view = panel.view
         view.set_columns(cols)
         view.set_rows(rows)
-        mode = "heat map, busiest first" if heat else "per CPU"
+        mode = "per CPU"
+        if heat:
+            many = heatmap.per_cell
+            mode = "heat map" + (f", {many} CPUs a cell" if many > 1 else "")
+        mode += f", {SORT_LABELS[sort]}" if sort != "topology" else ""
         if self.sample is not None and self.sample.since_baseline is not None:
             mode += ", averages since the baseline"
         panel.set_titles(f"CPUs ({mode})", self._subtitle(view))
@@ -500,7 +549,7 @@ class TuituneApp(App[int]):
         rates = self._shown_rates()
         key = panel.view.cursor_key
         local = self._grid_data().local
-        text = "v: heat map / list.  " + (
+        text = "v: heat map / list.  o: order.  " + (
             f"NIC-local CPUs are marked {self.glyphs.local_mark}" if local else ""
         )
         if rates is not None and key and key != ALL_KEY:
@@ -524,6 +573,9 @@ class TuituneApp(App[int]):
                     f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
                     + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
                 )
+                irq = self.panels["irqs"].view.cursor_key
+                if irq and irq.startswith("irq:"):
+                    text += f".  m: move IRQ {irq[4:]} here"
         panel.help_strip.show(text)
 
     def _draw_irqs(self) -> None:
@@ -549,6 +601,7 @@ class TuituneApp(App[int]):
             panel.view.empty_text = (
                 f"{self.ifname} has no IRQs of its own (a virtual device): press a for all IRQs"
             )
+        self._irq_help()  # rates and "pending" change every tick
         panel.set_titles(
             (
                 "IRQs (all of the host)"
@@ -564,7 +617,8 @@ class TuituneApp(App[int]):
         if base is None and self.sample and self.sample.baseline:
             base = self.sample.baseline.nic
         ncpus = len(self.host.topology.cpus) if self.host else 1
-        rows = nic_rows(self.nic, base, ncpus, self.glyphs, self.palette)
+        width = panel.view.scrollable_content_region.width or 80
+        rows = nic_rows(self.nic, base, ncpus, self.glyphs, self.palette, width)
         panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
         panel.view.set_columns(NIC_COLUMNS)
         panel.set_titles(f"NIC {self.ifname}" if self.ifname else "NIC", self._subtitle(panel.view))
@@ -611,11 +665,31 @@ class TuituneApp(App[int]):
             heat = self.panels["cpus"].query_one(HeatMap)
             key = message.key
             heat.selected = int(key.split(":")[1]) if key and key != ALL_KEY else None
+            heat.follow()
             heat.refresh()
+            return
+        if view is self.panels["irqs"].view:
+            self._irq_help()
             return
         for panel in self.panels.values():
             if panel.view is view:
                 panel.help_strip.show(self._row_help_line(view))
+
+    def _irq_help(self) -> None:
+        panel = self.panels["irqs"]
+        key = panel.view.cursor_key
+        view = panel.view
+        if self._drag_text is not None and isinstance(view, IrqList) and view.dragging:
+            panel.help_strip.show(self._drag_text)  # a refresh while dragging keeps it
+            return
+        if not key or not key.startswith("irq:"):
+            panel.help_strip.show(self._row_help_line(panel.view))
+            return
+        irq, rates = key[4:], self._shown_rates()
+        lands = landing(rates.irqs.get(irq) if rates else None)
+        aff = self._irq_affinity().get(irq)
+        text = irq_help(irq, lands, aff, self.panels["cpus"].view.cursor_key)
+        panel.help_strip.show(f"{text}  {self._row_help_line(view)}")
 
     def on_cpu_picked(self, message: CpuPicked) -> None:
         view = self.panels["cpus"].view
@@ -687,6 +761,12 @@ class TuituneApp(App[int]):
             "Mouse: click a panel or a tab to focus it, a row to move the cursor, a CPU in the "
             "heat map to find it in the list. Everything has a key too.\n"
         )
+        text.append(
+            f"\n{MOVE_HOW} A preview says where it lands now and after; y moves it. Its row "
+            'says "pending" until the kernel\'s effective affinity follows (x86 moves an IRQ '
+            "at its next interrupt). With the mouse (150x40 and more, both panels on screen): "
+            "drag the IRQ's row onto a CPU row or heat-map cell; e types a CPU list.\n"
+        )
         if self.theme_problems:
             text.append("\nTheme files that did not load:\n" + "\n".join(self.theme_problems))
         self.push_screen(TextScreen("Keys", text))
@@ -743,6 +823,24 @@ class TuituneApp(App[int]):
             self._notify("CPU grid: automatic (heat map when the CPUs do not fit)")
         else:
             self._notify(f"CPU grid: {self.grid_mode}")
+        self._draw_cpus()
+
+    def action_zoom(self) -> None:
+        if self.has_class("-tabs"):
+            self._notify("each panel has the whole screen already (a small terminal: tabs)")
+            return
+        zoom = not self.has_class("-zoom")
+        self.set_class(zoom, "-zoom")
+        if not zoom:
+            self._top_rows = -1  # size the rows again
+        self._notify("zoomed: z again for all four panels" if zoom else "all four panels")
+        if self.sample is not None:
+            self.call_after_refresh(self._redraw)
+
+    def action_cpu_sort(self) -> None:
+        now = self._sort_of(self._heat_mode(self._grid_data()))
+        self.cpu_sort = next_sort(now)
+        self._notify(f"CPU list: {SORT_LABELS[self.cpu_sort]} (o: next order)")
         self._draw_cpus()
 
     def action_all_irqs(self) -> None:
@@ -876,7 +974,28 @@ class TuituneApp(App[int]):
             return
         self.editor.quit(self.exit)
 
+    def action_move_irq(self) -> None:
+        irqs, cpus = self.panels["irqs"].view, self.panels["cpus"].view
+        picked = move_keys(irqs.cursor_key, cpus.cursor_key)
+        if isinstance(picked, str):
+            self.notify_line(picked, True)
+            return
+        irq, cpu = picked
+        rates = self._shown_rates()
+        self.irq_mover.ask(irq, cpu, landing(rates.irqs.get(irq) if rates else None))
+
+    def on_irq_dragging(self, message: IrqDragging) -> None:
+        """Feedback while an IRQ row is dragged: what a release here would do."""
+        if message.cpu is None:
+            text = f"dragging IRQ {message.irq}: release it on a CPU (list row or heat-map cell)"
+        else:
+            text = f"release: IRQ {message.irq} -> cpu{message.cpu}"
+        self._drag_text = text
+        self.panels["irqs"].help_strip.show(text)
+        self.panels["cpus"].help_strip.show(text)
+
     def on_irq_dropped(self, message: IrqDropped) -> None:
+        self._drag_text = None
         if self.session.read_only:
             self.notify_line(self.session.read_only, True)
             return

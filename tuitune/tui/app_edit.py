@@ -41,7 +41,16 @@ from tuitune.tui.shell import Shell
 
 TRIAL_SECONDS = 30.0
 EDIT_ACTIONS = frozenset(
-    {"edit", "toggle_setting", "toggle_group", "undo", "revert_all", "confirm_trial", "spread"}
+    {
+        "edit",
+        "toggle_setting",
+        "toggle_group",
+        "undo",
+        "revert_all",
+        "confirm_trial",
+        "spread",
+        "move_irq",
+    }
 )
 
 

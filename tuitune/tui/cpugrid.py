@@ -8,6 +8,7 @@ than lines, a heat map (one cell per CPU) shows them all at once and the list be
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
@@ -22,10 +23,12 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.cpuview import sort_cpus
 from tuitune.core.host.cpus import Topology
 from tuitune.core.rates import CpuRates, Rates
 from tuitune.core.units import pct, rate
 from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.heatlayout import HeatLayout, heat_layout
 from tuitune.tui.palette import DEFAULT_PALETTE, Palette, heat_level
 from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
 
@@ -173,8 +176,10 @@ def cpu_row(key: str, label: CellValue, c: CpuRates, cols: list[Column], p: Pale
 
 
 def grid_rows(
-    data: GridData, g: Glyphs, p: Palette, busiest_first: bool = False
+    data: GridData, g: Glyphs, p: Palette, sort: str = "topology", nic_irqs: Sequence[str] = ()
 ) -> tuple[list[Column], list[Row]]:
+    """The rows: "all", then each CPU in topology order under its node's heading, or sorted
+    (core/cpuview.py SORTS: by load, soft-IRQ or the NIC's interrupts, heaviest first)."""
     rates = data.rates
     if rates is None:
         return grid_columns(False, False), []
@@ -186,13 +191,14 @@ def grid_rows(
     order = cpu_order(data)
     nodes = node_of(data.topology)
     multi_node = data.topology is not None and len(data.topology.nodes) > 1
-    if busiest_first:
-        order = sorted(order, key=lambda cpu: (-cpus[cpu].busy, cpu))
+    by_topology = sort == "topology"
+    if not by_topology:
+        order = sort_cpus(order, rates, sort, nic_irqs)
     last_node: int | None = -2
     for cpu in order:
         c = cpus[cpu]
         node = nodes.get(cpu)
-        if multi_node and not busiest_first and node != last_node:
+        if multi_node and by_topology and node != last_node:
             members = (
                 data.topology.nodes.get(node, frozenset())
                 if data.topology and node is not None
@@ -210,7 +216,8 @@ def grid_rows(
 
 
 class HeatMap(Widget):
-    """One cell per CPU, a line per NUMA node (wrapped): the whole host at a glance."""
+    """One cell per CPU (or per few CPUs on a big host), a line per NUMA node: the whole host
+    at a glance, within `max_lines` so the list below keeps its rows (tui/heatlayout.py)."""
 
     DEFAULT_CSS = """
     HeatMap { height: auto; }
@@ -220,7 +227,9 @@ class HeatMap(Widget):
         super().__init__(id=id)
         self.data: GridData | None = None
         self.glyphs: Glyphs | None = None
-        self._lines: list[list[tuple[str, int | None]]] = []  # (text, cpu) runs per line
+        self.layout_ = HeatLayout(1, ())
+        self.max_lines: int | None = None  # the App sets it from the panel's height
+        self.top = 0  # first line shown, when the lines do not fit even coarsened
         self.selected: int | None = None
         self._base = Style()
 
@@ -228,12 +237,20 @@ class HeatMap(Widget):
     def palette(self) -> Palette:
         return getattr(self.app, "palette", DEFAULT_PALETTE)
 
+    @property
+    def per_cell(self) -> int:
+        return self.layout_.per_cell
+
     def update(self, data: GridData, glyphs: Glyphs) -> None:
         self.data, self.glyphs = data, glyphs
-        before = len(self._lines)
+        before = self._shown_count()
         self._layout(max(10, self.size.width or 80))
         # Same number of lines: repaint only; a new layout is what costs.
-        self.refresh(layout=len(self._lines) != before)
+        self.refresh(layout=self._shown_count() != before)
+
+    def _shown_count(self) -> int:
+        n = len(self.layout_.lines)
+        return n if self.max_lines is None else min(n, self.max_lines)
 
     def on_resize(self) -> None:
         if self.data is not None:
@@ -241,32 +258,30 @@ class HeatMap(Widget):
             self.refresh(layout=True)
 
     def _layout(self, width: int) -> None:
-        self._lines = []
         data = self.data
         if data is None or data.rates is None:
+            self.layout_ = HeatLayout(1, ())
             return
-        order = cpu_order(data)
         nodes = node_of(data.topology)
         groups: dict[int | None, list[int]] = {}
-        for cpu in order:
+        for cpu in cpu_order(data):
             groups.setdefault(nodes.get(cpu), []).append(cpu)
-        label_w = 4
-        per_line = max(8, (width - label_w) // 9 * 8)  # groups of 8 cells, a space between
-        for node, cpus in groups.items():
-            for start in range(0, len(cpus), per_line):
-                chunk = cpus[start : start + per_line]
-                label = f"n{node}" if node is not None and start == 0 else ""
-                runs: list[tuple[str, int | None]] = [(f"{label:<{label_w}}", None)]
-                for n, cpu in enumerate(chunk):
-                    if n and n % 8 == 0:
-                        runs.append((" ", None))
-                    runs.append(("", cpu))
-                self._lines.append(runs)
+        self.layout_ = heat_layout(list(groups.items()), width, self.max_lines)
+        self.follow()
+
+    def follow(self) -> None:
+        """Scroll the lines so the selected CPU's line is in sight (only when they overflow)."""
+        shown = self._shown_count()
+        total = len(self.layout_.lines)
+        line = self.layout_.line_of(self.selected) if self.selected is not None else None
+        if line is not None and not self.top <= line < self.top + shown:
+            self.top = max(0, line - shown // 2)
+        self.top = max(0, min(self.top, total - shown))
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         if self.data is not None:
             self._layout(width)
-        return len(self._lines)
+        return self._shown_count()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._base = self.rich_style  # once per paint: it walks every ancestor's styles
@@ -275,34 +290,43 @@ class HeatMap(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         base = self._base
-        if y >= len(self._lines) or self.data is None or self.data.rates is None:
+        lines = self.layout_.lines
+        y += self.top
+        if y >= len(lines) or self.data is None or self.data.rates is None:
             return Strip([Segment(" " * width, base)], width)
         p, g, cpus = self.palette, self.glyphs, self.data.rates.cpus
         assert g is not None
         segs: list[Segment] = []
-        for text, cpu in self._lines[y]:
-            if cpu is None:
+        for text, cell in lines[y]:
+            if cell is None:
                 segs.append(Segment(text, base))
                 continue
-            busy = cpus[cpu].busy
+            # A cell of several CPUs shows its busiest: a hot core must not average away.
+            busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
             # Idle CPUs get the lowest visible step, so every CPU shows as a cell.
             ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
             style = base + p.heat[heat_level(busy)]
-            if cpu in self.data.local:
+            if any(c in self.data.local for c in cell):
                 style += Style(underline=True)
-            if cpu == self.selected:
+            if self.selected in cell:
                 style += Style(reverse=True)
             segs.append(Segment(ch, style))
         return Strip(segs).extend_cell_length(width, base).crop(0, width)
 
     def cpu_at(self, x: int, y: int) -> int | None:
-        if not 0 <= y < len(self._lines):
+        """The CPU of the cell at (x, y); of a cell of several, the busiest."""
+        lines = self.layout_.lines
+        y += self.top
+        if not 0 <= y < len(lines):
             return None
         col = 0
-        for text, cpu in self._lines[y]:
-            w = len(text) if cpu is None else 1
+        for text, cell in lines[y]:
+            w = len(text) if cell is None else 1
             if col <= x < col + w:
-                return cpu
+                if cell is None:
+                    return None
+                rates = self.data.rates.cpus if self.data and self.data.rates else {}
+                return max(cell, key=lambda c: (rates[c].busy if c in rates else 0.0, -c))
             col += w
         return None
 
@@ -323,4 +347,7 @@ class CpuPicked(Message):
 class CpuList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v", "app.grid_view", "Heat/list"),
+        # o is in the help strip and ?: at 80 columns the footer holds only one more key.
+        Binding("o", "app.cpu_sort", "Order: topology, load, soft-IRQ, NIC IRQs", show=False),
+        Binding("m", "app.move_irq", "Move IRQ"),
     ]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.cpuview import Share, affinity_pending, landing, landing_text
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
@@ -15,7 +16,7 @@ from tuitune.core.units import rate
 from tuitune.core.values import Unavailable
 from tuitune.tui.glyphs import Glyphs
 from tuitune.tui.palette import Palette, heat_level
-from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder
+from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder, Span
 
 # Queue kinds as drivers name them: a "combined" vector serves an rx and a tx ring (TxRx).
 KIND_LABELS = {"combined": "TxRx", "rx": "rx", "tx": "tx", "misc": "misc"}
@@ -39,7 +40,7 @@ def irq_columns(strip_width: int, baseline: bool, show_all: bool = False) -> lis
         Column("IRQ", 5, right=True),
         Column("avg/s" if baseline else "rate/s", 6, right=True),
         *([Column("count", 7, right=True, drop=2)] if baseline else []),
-        Column("where it lands (per CPU)", max(12, min(strip_width, 24)), flex=True),
+        Column("where it lands (per CPU)", max(12, strip_width), flex=True),
         Column("affinity", 9, drop=1),
         Column("effective", 9, drop=3),
         Column("node", 4, right=True, drop=4),
@@ -54,11 +55,11 @@ def _cpus(value: frozenset[int] | Unavailable | None) -> str:
     return format_cpulist(value) or "none"
 
 
-def land_strip(r: IrqRate | None, cpus: Sequence[int], g: Glyphs, p: Palette) -> CellValue:
+def land_strip(r: IrqRate | None, cpus: Sequence[int], g: Glyphs, p: Palette) -> tuple[Span, ...]:
     """One character per CPU, the share of this IRQ's interrupts each took."""
     if r is None or r.total <= 0:
         return (("." * len(cpus), p.heat[0]),)
-    out = []
+    out: list[Span] = []
     for cpu in cpus:
         share = r.per_cpu.get(cpu, 0.0) / r.total
         if share <= 0:
@@ -69,24 +70,48 @@ def land_strip(r: IrqRate | None, cpus: Sequence[int], g: Glyphs, p: Palette) ->
     return tuple(out)
 
 
-def busiest_text(r: IrqRate | None, p: Palette, top: int = 3) -> CellValue:
-    """The CPUs that take most of this IRQ, when one cell per CPU would not fit."""
-    if r is None or r.total <= 0:
+def busiest_text(shares: Sequence[Share], p: Palette, width: int) -> tuple[Span, ...]:
+    """The CPUs that take this IRQ, named with their share ("cpu12 71%, cpu13 29%"), as
+    many as `width` holds: a strip cell alone does not say which CPU it is."""
+    if not shares:
         return (("idle", p.heat[0]),)
-    ranked = sorted(r.per_cpu.items(), key=lambda kv: -kv[1])[:top]
-    spans = []
-    for cpu, value in ranked:
-        share = value / r.total * 100
-        spans.append((f"cpu{cpu} {share:.0f}% ", p.heat[heat_level(share)]))
+    spans: list[Span] = []
+    used = 0
+    for n, s in enumerate(shares):
+        text = ("" if n == 0 else ", ") + f"cpu{s.cpu} {s.percent:.0f}%"
+        more = f", {len(shares) - n} more"
+        last = n == len(shares) - 1
+        if n and used + len(text) + (0 if last else len(more)) > width:
+            spans.append((more, p.muted))
+            break
+        spans.append((text, p.heat[heat_level(s.percent)]))
+        used += len(text)
     return tuple(spans)
+
+
+def land_cell(
+    r: IrqRate | None, cpus: Sequence[int], g: Glyphs, p: Palette, strip: bool
+) -> CellValue:
+    """The strip (one cell per CPU, when they fit) followed by the busiest CPUs by number,
+    drawn to the width the column gets."""
+    shares = landing(r)
+
+    def draw(width: int) -> tuple[Span, ...]:
+        if strip and len(cpus) + 1 + 12 <= width:
+            spans = land_strip(r, cpus, g, p)
+            return (*spans, (" ", None), *busiest_text(shares, p, width - len(cpus) - 1))
+        return busiest_text(shares, p, width)
+
+    return draw
 
 
 def irq_rows(
     data: IrqData, strip_room: int, g: Glyphs, p: Palette
 ) -> tuple[list[Column], list[Row]]:
     """Rows for the panel; `strip_room` is the width the per-CPU column would get."""
-    per_cpu_fits = len(data.cpus) <= strip_room
-    cols = irq_columns(len(data.cpus) if per_cpu_fits else 24, data.baseline, data.show_all)
+    # The strip, a space, then at least the busiest CPU by number ("cpu12 100%").
+    per_cpu_fits = len(data.cpus) + 13 <= strip_room
+    cols = irq_columns(len(data.cpus) + 13 if per_cpu_fits else 24, data.baseline, data.show_all)
     rates = data.rates
     interval = rates.interval if rates else 0.0
     b = RowsBuilder()
@@ -100,7 +125,7 @@ def irq_rows(
         r = rates.irqs.get(irq) if rates else None
         total = r.total if r else 0.0
         aff = data.affinity.get(irq)
-        land = land_strip(r, data.cpus, g, p) if per_cpu_fits else busiest_text(r, p)
+        land = land_cell(r, data.cpus, g, p, per_cpu_fits)
         cells: list[CellValue] = [
             ((queue, p.local) if is_nic and data.show_all else (queue, None),),
             irq,
@@ -119,10 +144,14 @@ def irq_rows(
                     p.locked if locked or not settable else None,
                 ),
             ),
-            _cpus(aff.effective) if aff else "-",
+            # Asked for, not yet followed: x86 moves an IRQ at its next interrupt.
+            (("pending", p.warn),)
+            if aff and affinity_pending(aff.smp_affinity, aff.effective)
+            else (_cpus(aff.effective) if aff else "-"),
             str(aff.node) if aff and aff.node is not None else "-",
         ]
-        b.add(f"irq:{irq}", *cells, search=f"{queue} irq{irq} {irq}")
+        where = landing_text(landing(r))
+        b.add(f"irq:{irq}", *cells, search=f"{queue} irq{irq} {irq} {where}")
 
     if not data.show_all:
         for q in data.nic_irqs:

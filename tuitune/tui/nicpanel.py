@@ -14,6 +14,7 @@ from tuitune.core.host.ethtool import Coalesce, short_name
 from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 from tuitune.tui.glyphs import Glyphs
+from tuitune.tui.nicsummary import offload_summary
 from tuitune.tui.palette import Palette
 from tuitune.tui.rowview import Column, Row, RowsBuilder
 
@@ -223,8 +224,14 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
 
 
 def nic_rows(
-    nic: NicState | None, baseline: NicState | None, ncpus: int, g: Glyphs, p: Palette
+    nic: NicState | None,
+    baseline: NicState | None,
+    ncpus: int,
+    g: Glyphs,
+    p: Palette,
+    width: int = 80,
 ) -> list[Row]:
+    """The rows; `width` (the panel's) packs the offloads at a glance after the link."""
     if nic is None:
         return []
     entries = nic_entries(nic, ncpus)
@@ -233,6 +240,8 @@ def nic_rows(
     section = None
     for x in entries:
         if x.section != section:
+            if section == "link":  # offloads at a glance, near the top
+                b.rows.extend(offload_summary(nic, width, p))
             section = x.section
             b.section(section, section)
         if x.state == "unavailable":

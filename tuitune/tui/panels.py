@@ -12,8 +12,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.events import Click, MouseDown, MouseUp
+from textual.errors import NoWidget
+from textual.events import Click, MouseDown, MouseMove, MouseUp
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Static
 
 from tuitune.tui.cpugrid import CpuList, HeatMap
@@ -32,12 +34,37 @@ class IrqDropped(Message):
         self.cpu = cpu
 
 
+class IrqDragging(Message):
+    """An IRQ row being dragged: the CPU under the pointer (None: no CPU there)."""
+
+    def __init__(self, irq: str, cpu: int | None) -> None:
+        super().__init__()
+        self.irq = irq
+        self.cpu = cpu
+
+
+def cpu_under(screen: Screen[object], x: int, y: int) -> int | None:
+    """The CPU of the grid at screen position (x, y): a CPU list row or a heat-map cell."""
+    try:
+        target, region = screen.get_widget_at(x, y)
+    except NoWidget:
+        return None
+    if isinstance(target, CpuList):
+        index = target.row_at(y - region.y)
+        key = target.shown[index].key if index is not None else ""
+        return int(key[4:]) if key.startswith("cpu:") and key[4:].isdigit() else None
+    if isinstance(target, HeatMap):
+        return target.cpu_at(x - region.x, y - region.y)
+    return None
+
+
 class IrqList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short words: at 80 columns the footer must hold every key up to b Baseline.
         Binding("a", "app.all_irqs", "All"),
         Binding("e", "app.edit", "Edit"),
         Binding("s", "app.spread", "Spread"),
+        Binding("m", "app.move_irq", "Move IRQ to the CPU grid's cursor", show=False),
         Binding("enter,i", "app.info", "Help on row", show=False),
     ]
 
@@ -52,17 +79,19 @@ class IrqList(RowView):
         self.dragging = self.shown[index].key.split(":", 1)[1]
         self.capture_mouse()  # so the release reaches us wherever it happens
 
+    def on_mouse_move(self, event: MouseMove) -> None:
+        if self.dragging is not None:
+            cpu = cpu_under(self.screen, event.screen_x, event.screen_y)
+            self.post_message(IrqDragging(self.dragging, cpu))
+
     def on_mouse_up(self, event: MouseUp) -> None:
         irq, self.dragging = self.dragging, None
         self.release_mouse()
         if irq is None:
             return
-        target, region = self.screen.get_widget_at(event.screen_x, event.screen_y)
-        if isinstance(target, CpuList):
-            index = target.row_at(event.screen_y - region.y)
-            key = target.shown[index].key if index is not None else ""
-            if key.startswith("cpu:") and key != "cpu:all":
-                self.post_message(IrqDropped(irq, int(key.split(":")[1])))
+        cpu = cpu_under(self.screen, event.screen_x, event.screen_y)
+        if cpu is not None:
+            self.post_message(IrqDropped(irq, cpu))
 
 
 class NicList(RowView):

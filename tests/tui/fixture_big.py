@@ -1,0 +1,89 @@
+"""A 1152-CPU host in 16 NUMA nodes, the shape issue 22 item 8 was found on.
+
+The 32-CPU host's real /proc/interrupts (netutils 2xE5-2640, igb i350 eth0 with 8 TxRx queues
+on CPU0) repeated 36 times across the columns, as host_256cpu does 8 times; 576 cores with two
+threads each (thread 2 numbered 576 higher), 36 cores a node. CPU0 is pegged by softirq; one
+CPU far away on node 14 runs an application (high load, no soft-IRQ) and one on node 15 takes
+soft-IRQ work (RPS), so the three orders of the CPU list differ at their first rows.
+
+    python -m tests.tui.fixture_big DIR   writes the tree to DIR/host_1152cpu, for
+                                          `tuitune --root DIR/host_1152cpu eth0` in tmux
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.hosttree import TreeSpec, scale_interrupts, softnet_columns
+from tests.tui.fixture_hosts import (
+    _PEGGED_NOTES,
+    SHARED_FIXTURES,
+    Load,
+    ReplayReader,
+    _home_cpus,
+    _smt_topology,
+    _tree,
+    igb_ethtool,
+    pegged_samples,
+)
+from tuitune.core.cpulist import format_cpulist, format_mask, parse_cpulist
+from tuitune.core.host.interrupts import parse_interrupts
+
+NCPUS, NODES = 1152, 16
+CORES = NCPUS // 2
+PER_NODE = CORES // NODES  # 36 cores, 72 CPUs a node
+APP_CPU = 14 * PER_NODE + 5  # node 14: busy in user space
+RPS_CPU = 15 * PER_NODE + CORES + 3  # node 15, a second thread: soft-IRQ work
+
+
+def node_cpus(node: int) -> set[int]:
+    cores = range(node * PER_NODE, (node + 1) * PER_NODE)
+    return {c for core in cores for c in (core, core + CORES)}
+
+
+def host_1152cpu(
+    tmp: Path, samples: int = 3, interval: float = 1.0, fixtures: Path = SHARED_FIXTURES
+) -> tuple[ReplayReader, str]:
+    ifname, bus = "eth0", "0000:02:00.0"
+    real = (fixtures / "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt").read_text()
+    interrupts = scale_interrupts(real, NCPUS // 32)
+    real_softnet = (fixtures / "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt").read_text()
+    softnet = softnet_columns(real_softnet) * (NCPUS // 32)
+    queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
+    busy = {APP_CPU: Load(80, 10, 0, 10), RPS_CPU: Load(5, 5, 30, 60)}
+    series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
+    ints = parse_interrupts(interrupts)
+    nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]
+    nodes = {n: format_cpulist(node_cpus(n)) for n in range(NODES)}
+    local = nodes[0]
+    spec = TreeSpec(
+        ncpus=NCPUS,
+        interrupts="",
+        ifname=ifname,
+        bus=bus,
+        numa_node="0",
+        local_cpulist=local,
+        local_cpus=format_mask(parse_cpulist(local), NCPUS),
+        nodes=nodes,
+        rx_queues=8,
+        tx_queues=8,
+        irq_affinity={irq: str(cpu) for irq, cpu in _home_cpus(ints, nic).items()},
+        hostname="1152cpu-16node",
+        cpu_topology=_smt_topology(nodes, NCPUS),
+        notes=[
+            *_PEGGED_NOTES,
+            "proc/interrupts sample 0: interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt "
+            "with its CPU columns repeated 36 times (scale_interrupts)",
+            "proc/net/softnet_stat sample 0: the 32 rows repeated 36 times",
+            "16 NUMA nodes of 36 cores, SMT siblings N and N+576: synthesised",
+        ],
+    )
+    tree = _tree(tmp / "host_1152cpu", spec, series)
+    return ReplayReader(tree, igb_ethtool(fixtures, ifname), interval), ifname
+
+
+if __name__ == "__main__":
+    reader, _ = host_1152cpu(Path(sys.argv[1]))
+    reader.close()
+    print(reader.root.sys.parent)

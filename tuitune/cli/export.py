@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.cli import _common
+from tuitune.cli import _common, export_ansible
 from tuitune.cli._common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -58,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument(
         "--diff", action="store_true", help="print each file as a diff against the installed one"
     )
+    export_ansible.add_args(export)
     _host_args(export)
     journal_dir_arg(export)
     export.set_defaults(func=cmd_export)
@@ -148,6 +149,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_FAILED
         ctx = gather_context(access, args.iface)
+        matched = export_ansible.with_match(args, access.root, ctx)
+        if matched is None:
+            return EXIT_USAGE
+        ctx = matched
         try:
             plan = build_plan(changes, ctx, formats)
         except ExportRefused as exc:
@@ -160,6 +165,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     _report(plan)
     if not plan.files:
         return EXIT_OK
+    if args.ansible:
+        return export_ansible.write(args, plan, ctx)
     if args.install:
         return _install(plan)
     if args.out is not None:

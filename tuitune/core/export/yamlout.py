@@ -8,7 +8,8 @@ value, a config file) may hold `{{`, `{%`, a quote or a newline. So:
   - a string that holds `{` is tagged `!unsafe` (Ansible never templates it), unless it is one
     of our own expressions (`Expr`), which are built from checked names only;
   - in a template file every `{` of the text becomes `{{ '{' }}`: every Jinja tag starts with
-    `{`, so nothing of the text can open one; a leading `#jinja2:` (Ansible's header that
+    `{`, so nothing of the text can open one (a carriage return, which Jinja would make a
+    newline, is written as an expression too); a leading `#jinja2:` (Ansible's header that
     changes the template's syntax) is escaped the same way.
 """
 
@@ -94,7 +95,8 @@ def dump(node: Node, header: Sequence[str] = ()) -> str:
 
 def jinja_literal(text: str) -> str:
     """Template text that renders to exactly `text`."""
-    out = text.replace("{", "{{ '{' }}")
+    # Jinja turns a carriage return of the text into a newline; from an expression it stays.
+    out = text.replace("{", "{{ '{' }}").replace("\r", "{{ '\\r' }}")
     if out.startswith("#jinja2:"):
         out = "{{ '#' }}" + out[1:]
     return out

@@ -293,14 +293,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_apply_affinity(args: argparse.Namespace) -> int:
     from tuitune.core.docfile import DocumentError, shown
-    from tuitune.core.export import affinity
+    from tuitune.core.export import affinity, spread
 
     root = host_root(args)
     if root is None:
         return EXIT_USAGE
     path: Path = args.file or affinity.default_file(root, args.iface)
     try:
-        pins = affinity.read_pins(path)
+        pins, nic_local = spread.read(path)  # nic_local: `* = nic-local`, resolved here
     except FileNotFoundError:
         err(
             f"no affinity file {shown(path)}; `tuitune export {args.iface} --format affinity` "
@@ -319,6 +319,8 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
     with access:
         if not _check_iface(access, args.iface):
             return EXIT_USAGE
+        if nic_local:
+            pins = spread.resolve(root, args.iface)
         try:
             affinity.plan(access, args.iface, pins)
         except affinity.ForeignIrq as exc:
@@ -326,6 +328,9 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
             return EXIT_FAILED  # also with --follow: the file itself is wrong
 
         def run_once() -> bool:
+            nonlocal pins
+            if nic_local:  # the IRQs may be others now (requested at open)
+                pins = spread.resolve(root, args.iface)
             try:
                 results = affinity.apply(access, args.iface, pins)
             except affinity.ForeignIrq as exc:

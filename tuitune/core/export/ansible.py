@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from tuitune.core.export import affinity, sysctld
+from tuitune.core.export import affinity, spread, sysctld
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import ExportFile, ExportPlan
 from tuitune.core.export.yamlout import Comment, Expr, Node, dump, jinja_with
@@ -32,6 +32,7 @@ from tuitune.core.host.irqbalance import CONFIG_FILES
 ROLE = "tuitune_nic"
 GROUP = "tuitune_fleet"
 IFACE_VAR = "tuitune_iface"
+CPUS_VAR = "tuitune_affinity_cpus"
 # Handler names (notify targets).
 H_SYSCTL = "tuitune load sysctl"
 H_UDEV = "tuitune udev changed"
@@ -49,6 +50,17 @@ class Installed:
     rel: PurePosixPath
     template: str
     notify: tuple[str, ...]
+    nic_local: str | None = None  # the affinity file's `* = nic-local` template
+
+    @property
+    def src(self) -> str:
+        if self.nic_local is None:
+            return self.template
+        # Names of checked interface names and fixed words only: no quote can be in them.
+        return Expr(
+            f"{{{{ '{self.nic_local}' if {CPUS_VAR} == '{spread.NIC_LOCAL}' "
+            f"else '{self.template}' }}}}"
+        )
 
 
 def _rel(f: ExportFile, ctx: ExportContext) -> PurePosixPath:
@@ -77,7 +89,10 @@ def installed(plan: ExportPlan, ctx: ExportContext) -> list[Installed]:
             notify = (H_IRQBALANCE,) if has_irqbalance else ()
         elif f.format == "affinity":
             notify = (H_AFFINITY,)
-        out.append(Installed(f, rel, f"etc/{rel}.j2", notify))
+        alt = None
+        if f.path == affinity.conf_path(ctx.etc, ctx.ifname):
+            alt = f"etc/{rel.with_suffix('.nic-local.conf')}.j2"
+        out.append(Installed(f, rel, f"etc/{rel}.j2", notify, alt))
     return out
 
 
@@ -94,7 +109,11 @@ def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
         IFACE_VAR: ctx.ifname,
         "c3": Comment("false: install the files only; they take effect at the next boot."),
         "tuitune_apply_now": True,
-        "c4": Comment("The tuitune the affinity unit and verify.yml run on the hosts."),
+        "c4": Comment("IRQ affinity: 'exported' pins the CPUs this host had; 'nic-local' has"),
+        "c5": Comment("tuitune apply-affinity spread the queues over each host's NIC-local cores"),
+        "c6": Comment("(for hosts that differ in cores, NUMA layout or queue count)."),
+        CPUS_VAR: "exported",
+        "c7": Comment("The tuitune the affinity unit and verify.yml run on the hosts."),
         "tuitune_command": ctx.tuitune,
     }
     return dump(doc, [f"Defaults of the {ROLE} role: override per host or group.", *match_note])
@@ -119,7 +138,7 @@ def tasks(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -> s
         task: dict[str, Node] = {
             "name": f"tuitune: /etc/{i.rel} ({i.file.format})",
             "ansible.builtin.template": {
-                "src": i.template,
+                "src": i.src,
                 "dest": _dest(i.rel, ctx),
                 "mode": f"{i.file.mode:04o}",
                 "backup": True,
@@ -283,4 +302,7 @@ def role_files(
     }
     for i in files:
         out[f"{base}/templates/{i.template}"] = _with_iface(i.file.text, ctx)
+        if i.nic_local is not None:
+            text = spread.nic_local_text(i.file.text)
+            out[f"{base}/templates/{i.nic_local}"] = _with_iface(text, ctx)
     return out

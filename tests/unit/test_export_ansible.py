@@ -146,3 +146,10 @@ def test_the_playbook_installs_the_export_byte_for_byte_and_is_idempotent(
     assert recap(res.stdout)["changed"] == 1
     assert 'ATTR{mtu}="1500"' in rules.read_text()
     assert not (tmp_path / "PWNED").exists()
+
+    # A live value drifts: verify.yml (tuitune verify --installed on each host) fails the host.
+    (tree / "proc/sys/net/core/somaxconn").write_text("4096\n")
+    command = Path(sys.executable).parent / "tuitune"
+    res = run_playbook(play / "verify.yml", tree, tmp_path, "-e", f"tuitune_command={command}")
+    assert res.returncode != 0 and recap(res.stdout)["failed"] == 1, res.stdout
+    assert "net.core.somaxconn: file says 8192, live 4096" in res.stdout

@@ -61,7 +61,7 @@ def match_note(ctx: ExportContext, chosen: str | None) -> list[str]:
 
     said = f"The files match the NIC by {ctx.match.describe}."
     if chosen is None:
-        said += f" Chosen as the default: {WHY_DEFAULT}."
+        said += f" Why: {WHY_DEFAULT}."
     return textwrap.wrap(said, 90)
 
 

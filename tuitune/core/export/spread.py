@@ -46,9 +46,8 @@ def nic_local_text(exported: str) -> str:
         if line.strip() and not line.startswith("#"):
             break
         head.append(line)
-    while head and not head[-1].strip():
-        head.pop()
-    while head and head[-1].startswith("# IRQ "):  # the first pin's "was" comment
+    # Drop the first pin's "was" comment and the blank lines before it.
+    while head and (not head[-1].strip() or head[-1].startswith("# IRQ ")):
         head.pop()
     return "\n".join(
         [

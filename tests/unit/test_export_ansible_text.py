@@ -4,6 +4,8 @@ and in Jinja, the interface name is a per-host variable, the fleet match is chos
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ from tests.unit.test_export_verify import PROFILE, tuitune
 from tests.unit.test_session_fakes import build_host
 from tuitune.core.export import DeviceMatch, build_plan
 from tuitune.core.export.ansible import role_files
+from tuitune.core.export.fleet import write_tree
 from tuitune.core.export.yamlout import Expr, dump, jinja_literal, jinja_with
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 comes with ansible-core (test extra)")
@@ -112,3 +115,20 @@ def test_help_lists_the_matches() -> None:
     cmd = [sys.executable, "-m", "tuitune", "export", "--help"]
     out = subprocess.run(cmd, capture_output=True, text=True).stdout
     assert "--ansible" in out and "{path,mac,name}" in out
+
+
+def test_ansible_lint_finds_nothing(tmp_path: Path) -> None:
+    """ansible-lint is not in the test extra (it pulls black, yamllint, jsonschema...): this
+    runs where it is installed, beside this Python or on PATH."""
+    beside = Path(sys.executable).parent / "ansible-lint"
+    lint = str(beside) if beside.exists() else shutil.which("ansible-lint")
+    if lint is None:
+        pytest.skip("ansible-lint is not installed (pip install ansible-lint to run this)")
+    t = Tuned(tmp_path / "src")
+    ctx = _fixed(t.ctx, match=DeviceMatch("path", "pci-0000:3b:00.0"), host="{{ x }}")
+    out = tmp_path / "play"
+    write_tree(role_files(build_plan(t.changes, ctx, read_installed=False), ctx), out)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    cmd = [lint, "--offline", "playbook.yml", "verify.yml", "roles/"]
+    res = subprocess.run(cmd, cwd=out, capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.cli import _common
+from tuitune.cli import _common, export_ansible
 from tuitune.cli._common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -58,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument(
         "--diff", action="store_true", help="print each file as a diff against the installed one"
     )
+    export_ansible.add_args(export)
     _host_args(export)
     journal_dir_arg(export)
     export.set_defaults(func=cmd_export)
@@ -148,6 +149,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_FAILED
         ctx = gather_context(access, args.iface)
+        matched = export_ansible.with_match(args, access.root, ctx)
+        if matched is None:
+            return EXIT_USAGE
+        ctx = matched
         try:
             plan = build_plan(changes, ctx, formats)
         except ExportRefused as exc:
@@ -160,6 +165,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     _report(plan)
     if not plan.files:
         return EXIT_OK
+    if args.ansible:
+        return export_ansible.write(args, plan, ctx)
     if args.install:
         return _install(plan)
     if args.out is not None:
@@ -286,14 +293,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_apply_affinity(args: argparse.Namespace) -> int:
     from tuitune.core.docfile import DocumentError, shown
-    from tuitune.core.export import affinity
+    from tuitune.core.export import affinity, spread
 
     root = host_root(args)
     if root is None:
         return EXIT_USAGE
     path: Path = args.file or affinity.default_file(root, args.iface)
     try:
-        pins = affinity.read_pins(path)
+        pins, nic_local = spread.read(path)  # nic_local: `* = nic-local`, resolved here
     except FileNotFoundError:
         err(
             f"no affinity file {shown(path)}; `tuitune export {args.iface} --format affinity` "
@@ -312,6 +319,8 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
     with access:
         if not _check_iface(access, args.iface):
             return EXIT_USAGE
+        if nic_local:
+            pins = spread.resolve(root, args.iface)
         try:
             affinity.plan(access, args.iface, pins)
         except affinity.ForeignIrq as exc:
@@ -319,6 +328,9 @@ def cmd_apply_affinity(args: argparse.Namespace) -> int:
             return EXIT_FAILED  # also with --follow: the file itself is wrong
 
         def run_once() -> bool:
+            nonlocal pins
+            if nic_local:  # the IRQs may be others now (requested at open)
+                pins = spread.resolve(root, args.iface)
             try:
                 results = affinity.apply(access, args.iface, pins)
             except affinity.ForeignIrq as exc:

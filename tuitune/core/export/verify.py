@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
-from tuitune.core.export import affinity, link, nm, sysctld, udev
+from tuitune.core.export import affinity, link, nm, spread, sysctld, udev
 from tuitune.core.export.common import read_mark
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.settings import NO_CPUS, Key
@@ -122,7 +122,12 @@ def expectations(
         return [Expect(k, v, n) for k, v, n in nm.parse(text, iface)]
     if fmt == "affinity":
         try:
-            pins = affinity.parse(text)
+            nic_local = spread.is_nic_local(text)  # the spread, worked out on this host
+            pins = (
+                spread.resolve(access.root, iface, spread.directive_line(text))
+                if nic_local
+                else affinity.parse(text)
+            )
         except affinity.AffinityFileError as exc:
             return str(exc)
         out = []

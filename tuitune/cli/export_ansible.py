@@ -1,0 +1,86 @@
+"""`tuitune export IFACE --ansible --out DIR` and `--match`: the export as a playbook and role
+for a fleet (tuitune.core.export.ansible), and how its files find the NIC on every host."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, err
+
+if TYPE_CHECKING:
+    from tuitune.core.export import ExportContext, ExportPlan
+    from tuitune.core.host.root import HostRoot
+
+MATCH_CHOICES = ("path", "mac", "name")
+
+
+def add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--ansible",
+        action="store_true",
+        help="with --out DIR: write an Ansible playbook and role (DIR/playbook.yml, "
+        "DIR/roles/tuitune_nic) that install these files on every host of a fleet",
+    )
+    p.add_argument(
+        "--match",
+        choices=MATCH_CHOICES,
+        help="how the udev rules and .link file find the NIC: path (ID_PATH, the bus "
+        "position: the same on identical servers; the default with --ansible), mac (this "
+        "NIC only), name (whatever device has the name)",
+    )
+
+
+def with_match(
+    args: argparse.Namespace, root: HostRoot, ctx: ExportContext
+) -> ExportContext | None:
+    """The context with the match asked for (ID_PATH by default with --ansible, said why on
+    stderr); None after a one-line message when it cannot be had."""
+    from tuitune.core.export.fleet import DEFAULT_MATCH, WHY_DEFAULT, NoMatch, choose_match
+
+    if args.ansible and args.out is None:
+        err("--ansible writes a playbook: give --out DIR")
+        return None
+    kind = args.match or (DEFAULT_MATCH if args.ansible else None)
+    if kind is None:
+        return ctx
+    try:
+        match = choose_match(root, args.iface, kind)
+    except NoMatch as exc:
+        err(f"{exc}; nothing was written")
+        return None
+    if args.match is None:
+        err(f"note: matching the NIC by {WHY_DEFAULT}")
+    return replace(ctx, match=match)
+
+
+def match_note(ctx: ExportContext, chosen: str | None) -> list[str]:
+    from tuitune.core.export.fleet import WHY_DEFAULT
+
+    said = f"The files match the NIC by {ctx.match.describe}."
+    if chosen is None:
+        said += f" Why: {WHY_DEFAULT}."
+    return textwrap.wrap(said, 90)
+
+
+def write(args: argparse.Namespace, plan: ExportPlan, ctx: ExportContext) -> int:
+    from tuitune.core.export.ansible import role_files
+    from tuitune.core.export.fleet import write_tree
+
+    files = role_files(plan, ctx, match_note(ctx, args.match))
+    try:
+        written = write_tree(files, args.out)
+    except OSError as exc:
+        err(f"not written: {exc}")
+        return EXIT_FAILED
+    for path in written:
+        print(f"wrote {path}")
+    if not written:
+        print(f"unchanged: {args.out} already holds this playbook")
+    print(
+        f"nothing installed; `ansible-playbook -i INVENTORY {args.out}/playbook.yml --check "
+        "--diff` shows what it would change on each host (inventory.example.yml: the form)"
+    )
+    return EXIT_OK

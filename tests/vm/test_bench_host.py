@@ -46,7 +46,7 @@ def test_the_vm_suite_passes_in_the_guest() -> None:
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=1800,
+        timeout=2700,
     )
     sys.stdout.write(run.stdout[-20000:])
     sys.stderr.write(run.stderr[-5000:])

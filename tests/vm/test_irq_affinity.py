@@ -14,9 +14,7 @@ from pathlib import Path
 import pytest
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import HostAccess, Journal
-from tuitune.tui.editing import spread_plan
 
 from .conftest import (
     Nics,
@@ -89,32 +87,10 @@ def test_undo_and_revert_through_the_journal(nics: Nics, tmp_path: Path) -> None
     assert irq_snapshot() == before
 
 
-def test_spread_plan_puts_every_queue_on_the_nics_node(nics: Nics, tmp_path: Path) -> None:
-    """The screen's spread plan (key `s`) for the virtio NIC on NUMA node 1: every queue IRQ
-    on node 1's CPUs, applied as one step through the journal, read back, undone."""
-    before = irq_snapshot()
-    with HostReader() as reader:
-        nic, host = reader.nic_state(nics.virtio), reader.host_state()
-    plan = spread_plan(nic, host)
-    assert len(plan) == 8 and {cpu for _, cpu in plan} == {2, 3}, plan
-    with HostAccess(HostRoot()) as access, Journal.open(access, tmp_path / "j") as j:
-        keys = [(access.irq_key(nics.virtio, q.name), str(cpu)) for q, cpu in plan]
-        outs = j.apply_all([(k, v) for k, v in keys if k is not None])
-        assert len(outs) == 8 and all(o.status == "changed" for o in outs), outs
-        assert {q.name: affinity_list(int(q.irq)) for q, _ in plan} == {
-            q.name: str(cpu) for q, cpu in plan
-        }
-        undone = j.undo()  # the whole plan was one step
-        assert len(undone) == 8 and all(o.ok for o in undone), undone
-    assert irq_snapshot() == before
-
-
 HOLDER = """
 import sys, time
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import HostAccess, Journal
-from tuitune.tui.editing import spread_plan
 ifname, pairs = sys.argv[1], sys.argv[2:]
 access = HostAccess(HostRoot())
 j = Journal.open(access)  # the default directory, where `tuitune restore` looks

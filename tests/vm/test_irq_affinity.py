@@ -30,8 +30,16 @@ pytestmark = pytest.mark.vm
 
 
 def targets(irqs: dict[str, int], shift: int = 0) -> dict[str, str]:
-    """One CPU per queue, round robin: never the default all-CPUs mask."""
-    return {name: str((i + shift) % os.cpu_count()) for i, name in enumerate(sorted(irqs))}  # type: ignore[operator]
+    """One CPU per queue, round robin, never the CPUs the IRQ has now (a driver that
+    re-created its IRQs may have left them on one CPU), so every write is a change."""
+    n = os.cpu_count() or 1
+    out = {}
+    for i, name in enumerate(sorted(irqs)):
+        cpu = str((i + shift) % n)
+        if cpu == affinity_list(irqs[name]):
+            cpu = str((i + shift + 1) % n)
+        out[name] = cpu
+    return out
 
 
 def affinity_profile(ifname: str, wanted: dict[str, str]) -> str:

@@ -1,0 +1,116 @@
+"""What runs beside the session, in the bench's guest: the real irqbalance daemon (Debian's,
+started here only: on the host it is masked), stopped through the journal and started again as
+it ran; and the trial watchdog, which puts an MTU change on the real e1000e back after its
+deadline when the process holding the trial was killed."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tuitune.core.host.root import HostRoot
+from tuitune.core.session import HostAccess, Journal, Key
+
+from .conftest import Nics, sh, show_json
+
+pytestmark = pytest.mark.vm
+
+IRQBALANCE = "/usr/sbin/irqbalance"
+
+
+def irqbalance_pids() -> list[int]:
+    run = subprocess.run(["pgrep", "-x", "irqbalance"], capture_output=True, text=True)
+    return [int(p) for p in run.stdout.split()]
+
+
+def wait_for(what: str, ok: object, limit: float = 180.0) -> None:
+    """Poll (bounded) for something a detached process does; TCG makes it slow."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if ok():  # type: ignore[operator]
+            return
+        time.sleep(0.5)
+    pytest.fail(f"{what}: not within {limit} s")
+
+
+@pytest.fixture
+def irqbalance() -> Iterator[None]:
+    if not Path(IRQBALANCE).exists():
+        pytest.fail("irqbalance is not installed (scripts/vm setup installs it)")
+    Path("/run/irqbalance").mkdir(exist_ok=True)
+    subprocess.Popen(
+        [IRQBALANCE, "--foreground"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd="/",
+    )
+    wait_for("irqbalance started", lambda: irqbalance_pids())
+    yield
+    for pid in irqbalance_pids():
+        subprocess.run(["kill", str(pid)], check=False)
+
+
+def test_irqbalance_is_seen_stopped_and_started_again_as_it_ran(
+    nics: Nics, irqbalance: None, tmp_path: Path
+) -> None:
+    assert show_json(nics.virtio)["host"]["irqbalance"]["running"] is True
+    first = irqbalance_pids()
+    argv = Path(f"/proc/{first[0]}/cmdline").read_bytes()
+    key = Key.service("irqbalance")
+    with HostAccess(HostRoot()) as access, Journal.open(access, tmp_path / "j") as j:
+        was = access.read(key)
+        assert was == f"running: {IRQBALANCE} --foreground", was
+        out = j.apply(key, "stopped")
+        assert out.status == "changed", out
+        assert irqbalance_pids() == []
+        assert j.originals()[key] == was  # the stop is journaled with how it ran
+        assert all(o.ok for o in j.revert_all())
+    wait_for("irqbalance started again", lambda: irqbalance_pids())
+    again = irqbalance_pids()
+    assert again != first
+    assert Path(f"/proc/{again[0]}/cmdline").read_bytes() == argv
+
+
+TRIAL_HOLDER = """
+import sys, time
+from tuitune.core.host.root import HostRoot
+from tuitune.core.session import HostAccess, Journal, Key
+dev = sys.argv[1]
+access = HostAccess(HostRoot())
+j = Journal.open(access)  # the default directory, where the watchdog and restore look
+out, trial = j.apply_trial(Key.mtu(dev), "1400", seconds=5)
+assert out.status == "changed" and trial is not None, out
+print("ready", flush=True)
+time.sleep(3600)
+"""
+
+
+def mtu(dev: str) -> str:
+    return Path(f"/sys/class/net/{dev}/mtu").read_text().strip()
+
+
+def test_trial_watchdog_reverts_the_mtu_after_a_kill(nics: Nics) -> None:
+    dev = nics.e1000e
+    before = mtu(dev)
+    assert before != "1400"
+    child = subprocess.Popen(
+        [sys.executable, "-c", TRIAL_HOLDER, dev], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        assert mtu(dev) == "1400"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    # Nobody confirms: the detached watchdog puts it back after the deadline.
+    wait_for("the watchdog put the MTU back", lambda: mtu(dev) == before)
+    assert f"mtu {before}" in sh("ip", "link", "show", dev)

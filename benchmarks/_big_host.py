@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.hosttree import TreeSpec, scale_interrupts, softnet_columns
-from tests.tui.fixture_hosts import (
+from tests.support.fixture_hosts import (
     _PEGGED_NOTES,
     SHARED_FIXTURES,
     Load,
@@ -26,6 +25,7 @@ from tests.tui.fixture_hosts import (
     igb_ethtool,
     pegged_samples,
 )
+from tests.support.hosttree import TreeSpec, scale_interrupts, softnet_columns
 from tuitune.core.cpulist import format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
 

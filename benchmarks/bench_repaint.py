@@ -1,7 +1,7 @@
 """Repaint cost of the CPU grid and the IRQ panel against host size, in the real app.
 
 Each host runs the real TuituneApp under Textual's App.run_test at 200x60 (the headless
-driver), fed by a ReplayReader on a recorded host tree (tests/tui/fixture_hosts.py:
+driver), fed by a ReplayReader on a recorded host tree (tests/support/fixture_hosts.py:
 host_32cpu, host_256cpu; benchmarks/_big_host.py: 1024 CPUs built the same way, with the
 capture's 180 IRQ rows and widened to 2048) or by this machine's live HostReader (read only).
 The sampler takes two samples and stops, so the screen holds rates for every CPU; then, with
@@ -50,12 +50,12 @@ if __package__ in (None, ""):  # run as a file: make the repository root importa
 from benchmarks._big_host import host_1024cpu
 from benchmarks._proc import default_route_interface
 from benchmarks._report import machine_lines
-from tests.tui.fixture_hosts import host_32cpu, host_256cpu
+from tests.support.fixture_hosts import host_32cpu, host_256cpu
 from tuitune.core.hostreader import HostReader
 from tuitune.tui import app as app_mod
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.cpugrid import HeatMap, grid_rows
-from tuitune.tui.irqpanel import irq_rows
+from tuitune.tui.panels.cpugrid import HeatMap, grid_rows
+from tuitune.tui.panels.irqpanel import irq_rows
 
 SIZE = (200, 60)
 ENV = {"TERM": "xterm-256color", "LANG": "C.UTF-8"}

@@ -4,7 +4,7 @@ One tick is what the monitor does once per refresh period: ``HostReader._counter
 parse /proc/stat, /proc/interrupts, /proc/softirqs, /proc/net/softnet_stat and the watched
 link's counters) followed by ``compute_rates(prev, cur)``.
 
-Host trees are built in a temporary directory with tests/hosttree.py:
+Host trees are built in a temporary directory with tests/support/hosttree.py:
 
 * the real captures in ../shared/fixtures as they are (4 to 48 CPUs);
 * synthetic trees widened from the 32-CPU, 180-row netutils ixgbe/igb capture: CPU columns

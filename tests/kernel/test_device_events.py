@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from tests.kernel.conftest import VethNs
-from tests.tui.screen_text import screen_text, until
+from tests.support.screen_text import screen_text, until
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader

@@ -23,15 +23,15 @@ import pytest
 from textual.containers import Vertical
 
 from tests.kernel.test_export_udev import UDEVD, nsenter, udevd
-from tests.tui.screen_text import screen_text, until
+from tests.support.screen_text import screen_text, until
 from tuitune.core import lab as labmod
 from tuitune.core.export import installed_files, verify
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.core.session import HostAccess
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.export_screen import ExportScreen
-from tuitune.tui.screens import ChoiceScreen, EditorScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
+from tuitune.tui.screens.export import ExportScreen
 
 pytestmark = pytest.mark.kernel
 

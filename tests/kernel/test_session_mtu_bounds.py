@@ -10,11 +10,11 @@ import pytest
 from textual.widgets import Static
 
 from tests.kernel.conftest import VethNs
-from tests.tui.screen_text import until
+from tests.support.screen_text import until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.screens import EditorScreen
+from tuitune.tui.screens.dialogs import EditorScreen
 
 pytestmark = pytest.mark.kernel
 

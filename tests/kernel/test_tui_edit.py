@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.kernel.conftest import VethNs
-from tests.tui.screen_text import screen_text, until
+from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 FEATURE = "tx-checksum-ip-generic"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 CAPTURE = CAPTURES / "interrupts" / "ena_3eni_4cpu_ec2_x86_nvme_full.txt"

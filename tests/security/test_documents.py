@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.kernel.conftest import VethNs, veth_ns
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.cli import main
 
 __all__ = ["veth_ns"]  # the kernel tests' fixture, used below

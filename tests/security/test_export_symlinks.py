@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.session_fakes import build_host
 from tests.unit.test_export_verify import DEV, PROFILE, tuitune
-from tests.unit.test_session_fakes import build_host
 
 NOBODY = 65534
 SECRET = "root-only: the key of the lab\n"

@@ -1,7 +1,7 @@
 """Fuzzing `tuitune apply --dry-run` with mutated profiles and `show --json` documents.
 
 Seeds are real: the profile of docs/profile.md, the profile the CLI tests apply, and the
-`show --json` of a recorded host tree (tests/hosttree.py) whose NIC answers from the real igb
+`show --json` of a recorded host tree (support/hosttree.py) whose NIC answers from the real igb
 ethtool captures (features, rings, coalescing). Each example mutates one seed byte-wise
 (flips, cut, spliced tokens such as NaN, 1e999, a NUL, a bracket) or structurally (a value
 anywhere replaced by another type, a key dropped or added, a TOML line rewritten) and runs
@@ -25,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.tui.fixture_hosts import SHARED_FIXTURES, igb_ethtool
+from tests.support.fixture_hosts import SHARED_FIXTURES, igb_ethtool
+from tests.support.session_fakes import build_host
 from tests.unit.test_session_cli import PROFILE as CLI_PROFILE
-from tests.unit.test_session_fakes import build_host
 from tuitune.cli import main
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader

@@ -1,6 +1,6 @@
 """A --root tree is another user's files: mutated real captures give states, never tracebacks.
 
-Host trees are built from the real captures (tests/hosttree.py), then broken byte-wise (bytes
+Host trees are built from the real captures (support/hosttree.py), then broken byte-wise (bytes
 changed, inserted, cut; a truncated or a huge line; bytes that are not UTF-8) and file-wise (a
 file missing, a directory or a symlink loop where a file should be, a file past any sane size).
 `tuitune show --json` and the sampler behind the live screen are run on each: the only
@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.cli import main
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat

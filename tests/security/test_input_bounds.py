@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.cli import main
 from tuitune.core.cpulist import CpuListError, format_mask, parse_cpulist, parse_mask
-from tuitune.tui.bench_form import FormError, parse_form
+from tuitune.tui.screens.bench_form import FormError, parse_form
 
 HEADROOM = 256 << 20  # what a child may allocate: a CPU set of 8192 needs well under 1 MB
 CPU_SECONDS = 60  # and the CPU time it may take (the fixed code takes milliseconds)
@@ -443,7 +443,7 @@ def test_every_setting_refuses_hostile_text_in_one_line(tmp_path: Path, text: st
     """What each editor and each profile value goes through (HostAccess.validate): a message
     of one line, never a Python error, and nothing written. In a child: the old code expanded
     0-4000000000."""
-    from tests.unit.test_session_fakes import FakeDevice
+    from tests.support.session_fakes import FakeDevice
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess, InvalidValue
 

@@ -19,8 +19,8 @@ import pytest
 from textual import events
 from textual.widgets import Input, Static
 
-from tests.tui.edit_host import EditHost, editing
-from tuitune.tui.screens import EditorScreen
+from tests.support.edit_host import EditHost, editing
+from tuitune.tui.screens.dialogs import EditorScreen
 
 HEADROOM = 1 << 30  # what the test process may grow by: threads and all, far above its need
 PANEL = {"nic": "3", "sysctls": "4", "irqs": "2"}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.cli import main
 
 NOBODY = 65534

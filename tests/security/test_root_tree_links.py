@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.cli import main
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
@@ -150,7 +150,7 @@ def test_a_fifo_or_a_device_is_not_read(tree: Path, kind: str) -> None:
 def test_apply_does_not_write_through_a_linked_directory(tmp_path: Path) -> None:
     """`apply --root TREE` changes the tree's files: a directory of the tree linked to one
     outside it (here a root-only copy; it could be the real /proc/sys) is not written to."""
-    from tests.unit.test_session_fakes import build_host
+    from tests.support.session_fakes import build_host
 
     host = build_host(tmp_path / "host")
     outside = tmp_path / "outside-core"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosttree import TreeSpec, build_tree, scale_interrupts
+from tests.support.hosttree import TreeSpec, build_tree, scale_interrupts
 from tuitune.cli import main
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"

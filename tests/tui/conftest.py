@@ -16,10 +16,10 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tests.tui.fixture_hosts import ReplayReader, host_32cpu
+from tests.support.fixture_hosts import ReplayReader, host_32cpu
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.panels import Panel
-from tuitune.tui.rowview import RowView
+from tuitune.tui.panels.panels import Panel
+from tuitune.tui.panels.rowview import RowView
 
 Builder = Callable[..., tuple[ReplayReader, str]]
 PANEL_KEYS = {"cpus": "1", "irqs": "2", "nic": "3", "sysctls": "4"}

@@ -7,9 +7,9 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from tests.support.fixture_hosts import host_4cpu_series
 from tests.tui.conftest import Launch
-from tests.tui.fixture_hosts import host_4cpu_series
-from tuitune.tui.screens import PickerScreen
+from tuitune.tui.screens.dialogs import PickerScreen
 
 # -- n: the interface picker -------------------------------------------------------------------
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from tests.support.fixture_hosts import host_32cpu
 from tests.tui.conftest import Launch, Tui
-from tests.tui.fixture_hosts import host_32cpu
 from tests.tui.test_editing import running
-from tuitune.tui.advisor import AdvisorScreen
 from tuitune.tui.app import TuituneApp
+from tuitune.tui.controllers.advisor import AdvisorScreen
 
 
 def _aff(app: TuituneApp, irq: str) -> str:

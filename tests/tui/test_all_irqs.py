@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.edit_host import EditHost, editing
-from tuitune.tui.screens import EditorScreen
+from tests.support.edit_host import EditHost, editing
+from tuitune.tui.screens.dialogs import EditorScreen
 
 
 def pin_irq16(tree: Path) -> None:

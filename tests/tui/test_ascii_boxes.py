@@ -13,12 +13,12 @@ import pytest
 from textual.containers import Vertical
 from textual.screen import Screen
 
+from tests.support.fixture_hosts import host_32cpu
 from tests.tui.conftest import Tui
-from tests.tui.fixture_hosts import host_32cpu
-from tuitune.tui.advisor import AdvisorScreen
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.runs_screen import RunsScreen
-from tuitune.tui.screens import PickerScreen, TextScreen
+from tuitune.tui.controllers.advisor import AdvisorScreen
+from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
+from tuitune.tui.screens.runs import RunsScreen
 
 
 @asynccontextmanager

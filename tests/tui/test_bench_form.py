@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+from tests.support.fixture_hosts import host_32cpu
 from tests.tui.conftest import Tui
-from tests.tui.fixture_hosts import host_32cpu
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.lab import Lab
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.bench_form import BenchFormScreen, DirectionChoice, FormError, parse_form
-from tuitune.tui.bench_view import BenchStrip
+from tuitune.tui.screens.bench_form import BenchFormScreen, DirectionChoice, FormError, parse_form
+from tuitune.tui.screens.bench_view import BenchStrip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "iperf3"
 ONLINE = frozenset(range(32))

@@ -29,9 +29,10 @@ from tuitune.core.bench.iperf import IperfParser, parse_output
 from tuitune.core.bench.model import BenchSpec, Interval
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.units import bitrate
-from tuitune.tui import bench_view, glyphs
-from tuitune.tui.bench_view import BenchStrip, LiveRun
-from tuitune.tui.palette import DEFAULT_PALETTE
+from tuitune.tui.look import glyphs
+from tuitune.tui.look.palette import DEFAULT_PALETTE
+from tuitune.tui.screens import bench_view
+from tuitune.tui.screens.bench_view import BenchStrip, LiveRun
 
 
 def gbps(bits: float | None) -> str:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui.fixture_hosts import host_32cpu
+from tests.support.fixture_hosts import host_32cpu
 from tests.tui.test_runs_screen import notebook
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.runs_screen import RunsScreen
+from tuitune.tui.screens.runs import RunsScreen
 
 
 async def runs_open(pilot: Pilot[Any]) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.fixture_big import APP_CPU, NCPUS, RPS_CPU, host_1152cpu
 from tests.tui.conftest import Launch, Tui
-from tests.tui.fixture_big import APP_CPU, NCPUS, RPS_CPU, host_1152cpu
 
 
 def first_cpus(tui: Tui, n: int) -> list[int]:

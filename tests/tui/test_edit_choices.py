@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, Static
 
-from tests.tui.edit_host import EditHost, editing
-from tuitune.tui.edit_choices import ChoiceListScreen
+from tests.support.edit_host import EditHost, editing
+from tuitune.tui.screens.edit_choices import ChoiceListScreen
 
 CC = "sysctl:net.ipv4.tcp_congestion_control"
 QDISC = "sysctl:net.core.default_qdisc"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.edit_host import editing
-from tuitune.tui.screens import EditorScreen
+from tests.support.edit_host import editing
+from tuitune.tui.screens.dialogs import EditorScreen
 
 ROW = "sysctl:net.core.somaxconn"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
-from tests.tui.edit_host import EditHost, editing
-from tuitune.tui.screens import ChoiceScreen
+from tests.support.edit_host import EditHost, editing
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 BACKLOG = "net.core.netdev_max_backlog"
 

@@ -16,8 +16,8 @@ import pytest
 from textual import events
 from textual.widgets import Input, Static
 
-from tests.tui.edit_host import EditHost, editing
-from tuitune.tui.screens import EditorScreen
+from tests.support.edit_host import EditHost, editing
+from tuitune.tui.screens.dialogs import EditorScreen
 
 PANEL = {"nic": "3", "sysctls": "4", "irqs": "2"}
 

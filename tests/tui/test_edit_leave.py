@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from tests.tui.edit_host import DEV, EditHost, editing
+from tests.support.edit_host import DEV, EditHost, editing
 from tests.tui.test_edit_refusals import edit
 from tuitune.core.session import HostAccess, Journal, JournalState, Key, watchdog
 from tuitune.core.session.journal_file import read_records
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 
 async def question(h: EditHost) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from tests.tui.edit_host import DEV, ScreenDevice, editing
+from tests.support.edit_host import DEV, ScreenDevice, editing
 from tuitune.core.host.ethtool import Pause
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 
 class Negotiated(ScreenDevice):

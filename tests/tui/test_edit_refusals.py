@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.edit_host import DEV, EditHost, ScreenDevice, editing
+from tests.support.edit_host import DEV, EditHost, ScreenDevice, editing
 from tuitune.core.host.ethtool import Coalesce, EthtoolWriteError
 from tuitune.core.session import kernel_said
 from tuitune.core.values import Unavailable
-from tuitune.tui.screens import EditorScreen
+from tuitune.tui.screens.dialogs import EditorScreen
 
 FIXED = "tx-checksum-ipv4"  # fixed on the fake device, like on most virtual ones
 

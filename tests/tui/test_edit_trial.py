@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.edit_host import DEV, EditHost, editing
+from tests.support.edit_host import DEV, EditHost, editing
 from tests.tui.test_edit_refusals import edit
 from tuitune.core.session import watchdog
 

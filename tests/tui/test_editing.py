@@ -13,15 +13,15 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from tests.tui.fixture_hosts import SHARED_FIXTURES as SHARED
-from tests.tui.fixture_hosts import ReplayReader, host_32cpu, igb_ethtool
-from tests.tui.screen_text import screen_text, until
+from tests.support.fixture_hosts import SHARED_FIXTURES as SHARED
+from tests.support.fixture_hosts import ReplayReader, host_32cpu, igb_ethtool
+from tests.support.screen_text import screen_text, until
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.cpugrid import CpuList
-from tuitune.tui.panels import IrqList
-from tuitune.tui.screens import ChoiceScreen, EditorScreen
+from tuitune.tui.panels.cpugrid import CpuList
+from tuitune.tui.panels.panels import IrqList
+from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 
 IRQ = "92"  # eth0-TxRx-0 of the 32-CPU fixture host, on CPU 0
 

@@ -17,16 +17,16 @@ from textual.containers import Vertical
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
 
-from tests.tui.fixture_hosts import host_32cpu
-from tests.tui.screen_text import screen_text, until
+from tests.support.fixture_hosts import host_32cpu
+from tests.support.screen_text import screen_text, until
 from tuitune.core.export import Change, DeviceMatch, ExportContext, ExportFile, safe
 from tuitune.core.export.preview import offer, rebase
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Key
 from tuitune.core.values import Unavailable
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.export_screen import ExportScreen, FileBar
-from tuitune.tui.screens import ChoiceScreen, EditorScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
+from tuitune.tui.screens.export import ExportScreen, FileBar
 
 IRQ = "92"  # eth0-TxRx-0 of the fixture host
 SYSCTLS = {"net.core.somaxconn": "4096", "net.core.rmem_max": "212992"}

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from tests.tui.edit_host import EditHost, editing
+from tests.support.edit_host import EditHost, editing
 from tests.tui.test_bench_form import open_form, replay, type_into
-from tuitune.tui.runs_screen import RunsScreen
+from tuitune.tui.screens.runs import RunsScreen
 
 
 def hint(h: EditHost) -> str:

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from tests.support.fixture_hosts import ReplayReader, host_32cpu, host_256cpu
+from tests.support.screen_text import screen_text, until
 from tests.tui.conftest import Tui
-from tests.tui.fixture_hosts import ReplayReader, host_32cpu, host_256cpu
-from tests.tui.screen_text import screen_text, until
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.panels import IrqList
-from tuitune.tui.screens import ChoiceScreen, TextScreen
+from tuitune.tui.panels.panels import IrqList
+from tuitune.tui.screens.dialogs import ChoiceScreen, TextScreen
 
 IRQ = "92"  # eth0-TxRx-0 of the fixture hosts, on CPU 0
 

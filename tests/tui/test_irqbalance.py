@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.edit_host import EditHost, editing
+from tests.support.edit_host import EditHost, editing
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.service import Services
-from tuitune.tui.cpugrid import CpuList
-from tuitune.tui.panels import IrqList
-from tuitune.tui.screens import ChoiceScreen, EditorScreen
+from tuitune.tui.panels.cpugrid import CpuList
+from tuitune.tui.panels.panels import IrqList
+from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 
 ARGS = ("4243", "19")
 

@@ -1,6 +1,6 @@
 """Pilot tests for every key the app binds, asserting on what the terminal shows.
 
-Each test drives the real app on a recorded fixture host (tests/tui/fixture_hosts.py): keys in,
+Each test drives the real app on a recorded fixture host (tests/support/fixture_hosts.py): keys in,
 screen text out. Waits poll with a generous timeout; no timing decides a result. Keys of the
 lists (cursor, Enter/i) are in test_rows.py, the mouse in test_mouse.py.
 """
@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 
 from tests.tui.conftest import PANEL_KEYS, Launch, Tui
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.screens import PickerScreen, TextScreen
+from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
 
 # How the key list should spell a binding's key for a person (case is not checked).
 KEY_NAMES = {

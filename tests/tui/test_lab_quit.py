@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from tests.support.fixture_hosts import host_32cpu
 from tests.tui.conftest import Tui
-from tests.tui.fixture_hosts import host_32cpu
 from tuitune.core.lab import Lab, LabError
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.lab_quit import QUESTION
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.controllers.lab_quit import QUESTION
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 LAB = Lab(
     name="abc123",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.fixture_hosts import host_4cpu_series
 from tests.tui.conftest import Launch
-from tests.tui.fixture_hosts import host_4cpu_series
-from tuitune.tui.layout import MIN_ROW, split_rows
+from tuitune.tui.panels.layout import MIN_ROW, split_rows
 
 
 def test_a_row_that_needs_little_gives_the_rest_to_the_other() -> None:

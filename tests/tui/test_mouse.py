@@ -3,8 +3,8 @@ position is found in the screen text), and the test checks what the screen shows
 
 from __future__ import annotations
 
+from tests.support.fixture_hosts import host_256cpu
 from tests.tui.conftest import Launch, Tui
-from tests.tui.fixture_hosts import host_256cpu
 
 
 def find(tui: Tui, text: str, region_y: range | None = None) -> tuple[int, int]:

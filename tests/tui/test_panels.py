@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fixture_hosts import SHARED_FIXTURES, host_4cpu_series, host_256cpu
 from tests.tui.conftest import Launch, Tui
-from tests.tui.fixture_hosts import SHARED_FIXTURES, host_4cpu_series, host_256cpu
 from tuitune.core.units import bitrate, rate
 
 # The 32-CPU host: two threads per core, the second numbered 16 higher; node 0 holds cores

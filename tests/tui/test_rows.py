@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from tests.tui.conftest import Launch
-from tuitune.tui.screens import TextScreen
+from tuitune.tui.screens.dialogs import TextScreen
 
 
 async def test_enter_on_a_sysctl_opens_its_help_with_the_reports(launch: Launch) -> None:

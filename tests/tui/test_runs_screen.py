@@ -14,7 +14,7 @@ from tests.tui.test_bench_form import bench_app
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runformat import to_csv, to_markdown
-from tuitune.tui.runs_screen import CompareScreen, RunsScreen
+from tuitune.tui.screens.runs import CompareScreen, RunsScreen
 
 BASE = {"tso": "on", "gso": "on", "sg": "on", "mtu": "1500", "net.core.rmem_max": "212992"}
 SPEC = BenchSpec("198.18.0.2", duration=10)

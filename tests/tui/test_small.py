@@ -12,8 +12,8 @@ from textual.widgets import Static
 
 from tests.tui.conftest import PANEL_KEYS, Launch, Tui
 from tests.tui.test_panels import all_rendered_rows
-from tuitune.tui.rowview import CellValue
-from tuitune.tui.screens import PickerScreen, TextScreen
+from tuitune.tui.panels.rowview import CellValue
+from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
 
 
 def plain(cell: CellValue) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui.fixture_hosts import host_32cpu, host_256cpu
+from tests.support.fixture_hosts import host_32cpu, host_256cpu
 from tuitune.tui.app import TuituneApp
 
 SAMPLES = 3

@@ -17,7 +17,7 @@ from textual.geometry import Region
 from textual.theme import Theme
 from textual.widgets import Static
 
-from tuitune.tui.themes import (
+from tuitune.tui.look.themes import (
     CONSOLE_THEME,
     CUSTOM_VARIABLES,
     DEFAULT_THEME,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.hosttree import TreeSpec, build_tree
-from tests.tui.screen_text import screen_text, until
+from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.tui.app import TuituneApp

@@ -1,4 +1,4 @@
-"""Facts for the Advisor's tests, from the recorded hosts of tests/tui/fixture_hosts.py (real
+"""Facts for the Advisor's tests, from the recorded hosts of tests/support/fixture_hosts.py (real
 captures, their synthesised parts listed in each tree's SYNTHESISED) and constructed windows
 whose numbers sit at a threshold's edge."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.tui.fixture_hosts import host_4cpu_series, host_32cpu
+from tests.support.fixture_hosts import host_4cpu_series, host_32cpu
 from tuitune.core.advise import Context, Facts, Window, advise, window_of
 from tuitune.core.advise.model import Advice, Finding
 from tuitune.core.rates import CpuRates, IrqRate, Rates

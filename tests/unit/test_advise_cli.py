@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.fixture_hosts import E5_2640_NODES, host_32cpu
+from tests.support.fixture_hosts import E5_2640_NODES, host_32cpu
 from tests.unit.advise_hosts import DEFAULT_BUFFERS
 from tuitune.cli import main
 from tuitune.core.advise.rules_tcp import bdp_bytes

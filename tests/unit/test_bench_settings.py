@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import TSO, FakeDevice, build_host
+from tests.support.session_fakes import TSO, FakeDevice, build_host
 from tuitune.core.bench.settings import capture, changes, diff, feature_settings, setting_name
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED_FIXTURES
-from tests.fakes.ethtool_text import (
+from tests.support.fakes.ethtool_text import (
     READ_METHODS,
     CaptureKind,
     FakeEthtool,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.core.export import DeviceMatch, ExportContext
 from tuitune.core.export import affinity as aff
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.session_fakes import build_host
 from tests.unit.test_export_verify import PROFILE, tuitune
-from tests.unit.test_session_fakes import build_host
 
 DEV = "eno49"
 TEMPLATES = "roles/tuitune_nic/templates/etc"

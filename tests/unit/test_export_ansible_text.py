@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.session_fakes import build_host
 from tests.unit.test_export_files import DEV, Tuned, _fixed
 from tests.unit.test_export_verify import PROFILE, tuitune
-from tests.unit.test_session_fakes import build_host
 from tuitune.core.export import DeviceMatch, build_plan
 from tuitune.core.export.ansible import role_files
 from tuitune.core.export.fleet import write_tree

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import FakeDevice, build_host
+from tests.support.session_fakes import FakeDevice, build_host
 from tuitune.core.export import (
     FORMATS,
     Change,

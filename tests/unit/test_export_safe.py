@@ -106,7 +106,7 @@ def test_comments_stay_one_line() -> None:
 
 def test_the_cli_writes_nothing_for_a_hostile_interface_name(tmp_path: Path) -> None:
     """The kernel accepts `$`, quotes and `%` in interface names; the export refuses them."""
-    from tests.hosttree import TreeSpec, build_tree
+    from tests.support.hosttree import TreeSpec, build_tree
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session.journal_file import host_id
 

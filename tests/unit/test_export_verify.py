@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 
 DEV = "eno49"
 PROFILE = """

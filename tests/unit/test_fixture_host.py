@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosttree import TreeSpec, build_tree, scale_interrupts
+from tests.support.hosttree import TreeSpec, build_tree, scale_interrupts
 from tuitune.core.cpulist import parse_cpulist, parse_mask
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.ethtool_text import parse_rings
-from tests.tui.fixture_hosts import (
+from tests.support.fakes.ethtool_text import parse_rings
+from tests.support.fixture_hosts import (
     ReplayReader,
     host_4cpu_series,
     host_32cpu,

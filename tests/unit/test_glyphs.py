@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
-from tuitune.tui.glyphs import ASCII, UNICODE, Glyphs, bar, detect, heat_char, is_ascii_terminal
+from tuitune.tui.look.glyphs import (
+    ASCII,
+    UNICODE,
+    Glyphs,
+    bar,
+    detect,
+    heat_char,
+    is_ascii_terminal,
+)
 
 
 def all_glyphs(g: Glyphs) -> list[str]:
@@ -70,7 +78,7 @@ def test_detect(env: dict[str, str], ascii: bool) -> None:
 
 def _detect_in_python(env: dict[str, str]) -> str:
     code = (
-        "import os\nfrom tuitune.tui.glyphs import detect, ASCII\n"
+        "import os\nfrom tuitune.tui.look.glyphs import detect, ASCII\n"
         "print(detect(os.environ) is ASCII)"
     )
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.cpus import read_topology
 from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.root import HostRoot

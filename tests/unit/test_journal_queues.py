@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosttree import TreeSpec, build_tree
-from tests.unit.test_session_fakes import FakeDevice
+from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.session_fakes import FakeDevice
 from tuitune.core.export.changes import from_journal
 from tuitune.core.host.ethtool import Channels
 from tuitune.core.host.root import HostRoot

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.identity import hwdb_names
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader

@@ -6,7 +6,7 @@ import queue
 import time
 from pathlib import Path
 
-from tests.tui.fixture_hosts import host_4cpu_series
+from tests.support.fixture_hosts import host_4cpu_series
 from tuitune.core.sampler import Sample, Sampler
 
 

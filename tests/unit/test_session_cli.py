@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.cli import main
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
@@ -281,7 +281,7 @@ def test_a_profile_raising_channels_applies_the_new_queues_the_second_time(
 ) -> None:
     """The documented "apply twice": the first apply raises the count and skips the queue it
     does not have yet, the second sets it."""
-    from tests.unit.test_session_fakes import FakeDevice
+    from tests.support.session_fakes import FakeDevice
     from tuitune.core.host.ethtool import Channels
     from tuitune.core.session import Session
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import FakeDevice, build_host
+from tests.support.session_fakes import FakeDevice, build_host
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.core.session.access import write_file

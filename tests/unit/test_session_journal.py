@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.unit.test_session_fakes import CSUM, TSO, FakeDevice, build_host, eio_on
+from tests.support.session_fakes import CSUM, TSO, FakeDevice, build_host, eio_on
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, JournalBusy, JournalError, Key
 from tuitune.core.session.access import write_file

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import FakeDevice, build_host, eio_on
+from tests.support.session_fakes import FakeDevice, build_host, eio_on
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, JournalBusy, Key, Session, read_only_reason
 from tuitune.core.session.journal_file import journal_path

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.test_session_fakes import FakeDevice, build_host
+from tests.support.session_fakes import FakeDevice, build_host
 from tuitune.core.host.ethtool import Pause
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import CSUM, TSO, FakeDevice, build_host
+from tests.support.session_fakes import CSUM, TSO, FakeDevice, build_host
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.core.jsondoc import show_document

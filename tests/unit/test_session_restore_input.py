@@ -27,7 +27,7 @@ import tuitune.cli.session
 import tuitune.core.host.netns
 import tuitune.core.session.access
 import tuitune.core.session.journal
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.cli import main
 
 PROFILE = """\

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.core.export.build import build_plan
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import build_host
+from tests.support.session_fakes import build_host
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key, is_risky, ssh_interface
 from tuitune.core.session import watchdog as wd

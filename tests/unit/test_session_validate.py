@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_session_fakes import FakeDevice, build_host
+from tests.support.session_fakes import FakeDevice, build_host
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, InvalidValue, Journal, Key, WriteRefused
 from tuitune.core.session.journal_file import read_records

@@ -34,27 +34,39 @@ from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
-from tuitune.tui import glyphs as glyphs_mod
-from tuitune.tui.advisor import Advisor
-from tuitune.tui.app_bench import BenchController
-from tuitune.tui.app_edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
-from tuitune.tui.app_export import Exporter
-from tuitune.tui.asciibars import use_ascii_scrollbars
-from tuitune.tui.bench_view import BenchStrip
-from tuitune.tui.cpugrid import ALL_KEY, CpuList, CpuPicked, GridData, HeatMap, cpu_order, grid_rows
-from tuitune.tui.export_screen import ExportScreen
-from tuitune.tui.header import HeaderData, header_text
-from tuitune.tui.hintline import HintLine
-from tuitune.tui.irqmove import HOW as MOVE_HOW
-from tuitune.tui.irqmove import IrqMover, irq_help, move_keys
-from tuitune.tui.irqpanel import IrqData, irq_rows
-from tuitune.tui.lab_quit import ask_remove_lab
-from tuitune.tui.layout import split_rows, wanted
-from tuitune.tui.look import Look
-from tuitune.tui.nicpanel import COLUMNS as NIC_COLUMNS
-from tuitune.tui.nicpanel import nic_rows
-from tuitune.tui.palette import Palette
-from tuitune.tui.panels import (
+from tuitune.tui.controllers.advisor import Advisor
+from tuitune.tui.controllers.bench import BenchController
+from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
+from tuitune.tui.controllers.export import Exporter
+from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
+from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys
+from tuitune.tui.controllers.lab_quit import ask_remove_lab
+from tuitune.tui.look import glyphs as glyphs_mod
+from tuitune.tui.look.asciibars import use_ascii_scrollbars
+from tuitune.tui.look.look import Look
+from tuitune.tui.look.palette import Palette
+from tuitune.tui.look.themes import (
+    CONSOLE_THEME,
+    DEFAULT_THEME,
+    THEME_VARIABLE_DEFAULTS,
+    load_themes,
+)
+from tuitune.tui.panels.cpugrid import (
+    ALL_KEY,
+    CpuList,
+    CpuPicked,
+    GridData,
+    HeatMap,
+    cpu_order,
+    grid_rows,
+)
+from tuitune.tui.panels.header import HeaderData, header_text
+from tuitune.tui.panels.hintline import HintLine
+from tuitune.tui.panels.irqpanel import IrqData, irq_rows
+from tuitune.tui.panels.layout import split_rows, wanted
+from tuitune.tui.panels.nicpanel import COLUMNS as NIC_COLUMNS
+from tuitune.tui.panels.nicpanel import nic_rows
+from tuitune.tui.panels.panels import (
     PANELS,
     IrqDragging,
     IrqDropped,
@@ -64,17 +76,13 @@ from tuitune.tui.panels import (
     TabBar,
     make_panels,
 )
-from tuitune.tui.rowview import Column, Row, RowView, plain_text
-from tuitune.tui.screens import PickerScreen, TextScreen, keys_text
+from tuitune.tui.panels.rowview import Column, Row, RowView, plain_text
+from tuitune.tui.panels.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
+from tuitune.tui.panels.sysctlpanel import help_summary, help_text, sysctl_rows
+from tuitune.tui.screens.bench_view import BenchStrip
+from tuitune.tui.screens.dialogs import PickerScreen, TextScreen, keys_text
+from tuitune.tui.screens.export import ExportScreen
 from tuitune.tui.shell import Selection
-from tuitune.tui.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
-from tuitune.tui.sysctlpanel import help_summary, help_text, sysctl_rows
-from tuitune.tui.themes import (
-    CONSOLE_THEME,
-    DEFAULT_THEME,
-    THEME_VARIABLE_DEFAULTS,
-    load_themes,
-)
 
 # Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
 WIDE_MIN = (150, 40)

@@ -15,7 +15,7 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.cpuview import Share, affinity_pending, landing_text
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.values import Unavailable
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 TITLE = "Move an IRQ"

@@ -22,9 +22,9 @@ from tuitune.core.bench.load import load_text, merged_load
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
 from tuitune.core.bench.runtable import spec_summary
 from tuitune.core.units import bitrate
-from tuitune.tui.glyphs import Glyphs, bar, heat_char
-from tuitune.tui.look import DEFAULT_LOOK, Look
-from tuitune.tui.palette import Palette
+from tuitune.tui.look.glyphs import Glyphs, bar, heat_char
+from tuitune.tui.look.look import DEFAULT_LOOK, Look
+from tuitune.tui.look.palette import Palette
 
 State = Literal["starting", "running", "done", "failed", "cancelled"]
 STOP_KEY = "X"  # stops a run; closes the strip once it has ended

@@ -12,7 +12,7 @@ from tuitune.core.rates import Rates
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import bitrate, duration, rate, size
 from tuitune.core.values import Unavailable
-from tuitune.tui.palette import Palette
+from tuitune.tui.look.palette import Palette
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from tuitune.core.session import Journal, Outcome
 from tuitune.core.session.pause import PARTNER_DECIDES, autoneg_key
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 if TYPE_CHECKING:
-    from tuitune.tui.app_edit import Editor
+    from tuitune.tui.controllers.edit import Editor
 
 
 def offer_autoneg_off(editor: Editor, out: Outcome, target: str) -> None:

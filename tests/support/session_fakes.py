@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tests.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.ethtool import (
     Channels,
     Coalesce,

@@ -1,6 +1,6 @@
 """Fixture hosts for the TUI's snapshot and pilot tests: recorded trees whose counters move.
 
-`ReplayReader` is a HostReader on a recorded tree (tests/hosttree.py) whose counters() plays
+`ReplayReader` is a HostReader on a recorded tree (tests/support/hosttree.py) whose counters() plays
 the tree's samples/0, samples/1, ... one per call, with a synthetic clock that advances by
 exactly `interval` seconds per call, so rates are exact and the same on every run.
 
@@ -31,8 +31,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
-from tests.fakes.ethtool_text import Capture, FakeEthtool, capture_files, parse_driver_info
-from tests.hosttree import (
+from tests.support.fakes.ethtool_text import Capture, FakeEthtool, capture_files, parse_driver_info
+from tests.support.hosttree import (
     Sample,
     TreeSpec,
     build_tree,

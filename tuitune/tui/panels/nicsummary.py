@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
-from tuitune.tui.palette import Palette
-from tuitune.tui.rowview import Row, RowsBuilder, Span
+from tuitune.tui.look.palette import Palette
+from tuitune.tui.panels.rowview import Row, RowsBuilder, Span
 
 HEADING = "offloads at a glance"
 

@@ -12,7 +12,7 @@ from tuitune.core.export import ExportFile
 from tuitune.core.export.preview import Installed, Preview, install_each, prepare
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.session import JournalError
-from tuitune.tui.export_screen import ExportScreen
+from tuitune.tui.screens.export import ExportScreen
 from tuitune.tui.shell import Shell
 
 

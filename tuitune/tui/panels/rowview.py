@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tuitune.tui.palette import DEFAULT_PALETTE, Palette
+from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
 
 Span = tuple[str, Style | None]
 # A callable cell is drawn at the width its column gets (bars scale to the space they have).

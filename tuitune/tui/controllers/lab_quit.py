@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from tuitune.core.lab import Lab, LabError, down_command, remove
 from tuitune.core.session.journal_file import JournalError
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 QUESTION = "Remove the lab (namespaces, veth, iperf3 server)?"

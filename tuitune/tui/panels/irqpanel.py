@@ -14,9 +14,9 @@ from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.rates import IrqRate, Rates
 from tuitune.core.units import rate
 from tuitune.core.values import Unavailable
-from tuitune.tui.glyphs import Glyphs
-from tuitune.tui.palette import Palette, heat_level
-from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder, Span
+from tuitune.tui.look.glyphs import Glyphs
+from tuitune.tui.look.palette import Palette, heat_level
+from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder, Span
 
 # Queue kinds as drivers name them: a "combined" vector serves an rx and a tx ring (TxRx).
 KIND_LABELS = {"combined": "TxRx", "rx": "rx", "tx": "tx", "misc": "misc"}

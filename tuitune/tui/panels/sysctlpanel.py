@@ -10,9 +10,9 @@ from tuitune.core.catalog_device import DEVICE_HELP
 from tuitune.core.snapshot import SysctlValue
 from tuitune.core.sources import source
 from tuitune.core.values import Unavailable
-from tuitune.tui.nicpanel import help_name
-from tuitune.tui.palette import Palette
-from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder
+from tuitune.tui.look.palette import Palette
+from tuitune.tui.panels.nicpanel import help_name
+from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder
 
 COLUMNS = [
     Column("sysctl", 30),

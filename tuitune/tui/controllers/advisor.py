@@ -26,8 +26,8 @@ from tuitune.core.sampler import Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.snapshot import Counters
-from tuitune.tui.app_edit import Editor
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.controllers.edit import Editor
+from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)

@@ -25,18 +25,18 @@ from tuitune.core.session.journal_file import JournalError
 from tuitune.core.session.risk import is_risky, ssh_interface
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
-from tuitune.tui.edit_choices import ChoiceListScreen
-from tuitune.tui.edit_irqbalance import IrqbalanceGate
-from tuitune.tui.edit_leave import ask_quit, offer_restore
-from tuitune.tui.editing import (
+from tuitune.tui.controllers.edit_leave import ask_quit, offer_restore
+from tuitune.tui.controllers.editing import (
     EditSpec,
     edit_spec,
     mask_preview,
     row_key_of,
     state_note,
 )
-from tuitune.tui.pause_offer import offer_autoneg_off
-from tuitune.tui.screens import ChoiceScreen, EditorScreen
+from tuitune.tui.controllers.irqbalance import IrqbalanceGate
+from tuitune.tui.controllers.pause_offer import offer_autoneg_off
+from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
+from tuitune.tui.screens.edit_choices import ChoiceListScreen
 from tuitune.tui.shell import Shell
 
 TRIAL_SECONDS = 30.0

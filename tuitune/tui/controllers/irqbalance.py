@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from tuitune.core.session import Journal, Key, Outcome
 from tuitune.core.session.service import STOPPED
 from tuitune.core.values import Unavailable
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 IRQBALANCE = Key.service("irqbalance")

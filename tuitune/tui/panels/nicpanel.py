@@ -13,10 +13,10 @@ from tuitune.core.cpulist import format_cpulist, format_mask
 from tuitune.core.host.ethtool import Coalesce, short_name
 from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
-from tuitune.tui.glyphs import Glyphs
-from tuitune.tui.nicsummary import offload_summary
-from tuitune.tui.palette import Palette
-from tuitune.tui.rowview import Column, Row, RowsBuilder
+from tuitune.tui.look.glyphs import Glyphs
+from tuitune.tui.look.palette import Palette
+from tuitune.tui.panels.nicsummary import offload_summary
+from tuitune.tui.panels.rowview import Column, Row, RowsBuilder
 
 COLUMNS = [
     Column("setting", 28),

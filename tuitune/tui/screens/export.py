@@ -24,8 +24,8 @@ from textual.worker import Worker, WorkerState
 
 from tuitune.core.export import ExportFile
 from tuitune.core.export.preview import NOTHING, Installed, Preview, next_steps
-from tuitune.tui.palette import Palette
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.look.palette import Palette
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 Loader = Callable[[], Preview | str]  # a preview, or why there is none (a sentence)
 Installer = Callable[[Sequence[ExportFile]], Installed]

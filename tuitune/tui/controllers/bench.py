@@ -30,9 +30,9 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Session
-from tuitune.tui.bench_form import BenchFormScreen, FormDefaults
-from tuitune.tui.bench_view import STOP_KEY, BenchStrip, LiveRun
-from tuitune.tui.runs_screen import RunsScreen
+from tuitune.tui.screens.bench_form import BenchFormScreen, FormDefaults
+from tuitune.tui.screens.bench_view import STOP_KEY, BenchStrip, LiveRun
+from tuitune.tui.screens.runs import RunsScreen
 from tuitune.tui.shell import Shell
 
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from tuitune.core.session import Journal, Key, Outcome, Session
 from tuitune.core.session.journal_file import JournalError
-from tuitune.tui.screens import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen
 
 if TYPE_CHECKING:
-    from tuitune.tui.app_edit import Editor
+    from tuitune.tui.controllers.edit import Editor
 
 SHOWN = 6  # settings named in a question; the rest are counted
 

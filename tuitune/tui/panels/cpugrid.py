@@ -27,10 +27,10 @@ from tuitune.core.cpuview import sort_cpus
 from tuitune.core.host.cpus import Topology
 from tuitune.core.rates import CpuRates, Rates
 from tuitune.core.units import pct, rate
-from tuitune.tui.glyphs import Glyphs
-from tuitune.tui.heatlayout import HeatLayout, heat_layout
-from tuitune.tui.palette import DEFAULT_PALETTE, Palette, heat_level
-from tuitune.tui.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
+from tuitune.tui.look.glyphs import Glyphs
+from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette, heat_level
+from tuitune.tui.panels.heatlayout import HeatLayout, heat_layout
+from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
 
 ALL_KEY = "cpu:all"
 

@@ -26,10 +26,10 @@ from tuitune.core.bench.notebook import Notebook, write_beside
 from tuitune.core.bench.runformat import compare, to_csv, to_markdown
 from tuitune.core.bench.runtable import RunRow, Spread
 from tuitune.core.bench.settings import diff
-from tuitune.tui.glyphs import Glyphs
-from tuitune.tui.look import DEFAULT_LOOK, Look
-from tuitune.tui.palette import DEFAULT_PALETTE, Palette
-from tuitune.tui.rowview import CellValue, Column, Row, RowView
+from tuitune.tui.look.glyphs import Glyphs
+from tuitune.tui.look.look import DEFAULT_LOOK, Look
+from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
+from tuitune.tui.panels.rowview import CellValue, Column, Row, RowView
 
 COLUMNS = [
     Column("", 4),  # "base" or the mark of a run picked for compare

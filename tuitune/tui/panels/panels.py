@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tuitune.tui.cpugrid import CpuList, HeatMap
-from tuitune.tui.rowview import RowView
+from tuitune.tui.panels.cpugrid import CpuList, HeatMap
+from tuitune.tui.panels.rowview import RowView
 
 PANELS = ("cpus", "irqs", "nic", "sysctls")
 TITLES = {"cpus": "CPUs", "irqs": "IRQs", "nic": "NIC", "sysctls": "sysctls"}

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from textual.widget import Widget
 
+from tests.support.fixture_hosts import ReplayReader, host_32cpu
+from tests.support.screen_text import screen_text, until
+from tests.support.session_fakes import FakeDevice
 from tests.tui.conftest import Tui
-from tests.tui.fixture_hosts import ReplayReader, host_32cpu
-from tests.tui.screen_text import screen_text, until
-from tests.unit.test_session_fakes import FakeDevice
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tuitune.tui.glyphs import UNICODE, Glyphs
-from tuitune.tui.palette import DEFAULT_PALETTE, Palette
+from tuitune.tui.look.glyphs import UNICODE, Glyphs
+from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ threads each (thread 2 numbered 576 higher), 36 cores a node. CPU0 is pegged by 
 CPU far away on node 14 runs an application (high load, no soft-IRQ) and one on node 15 takes
 soft-IRQ work (RPS), so the three orders of the CPU list differ at their first rows.
 
-    python -m tests.tui.fixture_big DIR   writes the tree to DIR/host_1152cpu, for
+    python -m tests.support.fixture_big DIR   writes the tree to DIR/host_1152cpu, for
                                           `tuitune --root DIR/host_1152cpu eth0` in tmux
 """
 
@@ -15,8 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.hosttree import TreeSpec, scale_interrupts, softnet_columns
-from tests.tui.fixture_hosts import (
+from tests.support.fixture_hosts import (
     _PEGGED_NOTES,
     SHARED_FIXTURES,
     Load,
@@ -27,6 +26,7 @@ from tests.tui.fixture_hosts import (
     igb_ethtool,
     pegged_samples,
 )
+from tests.support.hosttree import TreeSpec, scale_interrupts, softnet_columns
 from tuitune.core.cpulist import format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
 

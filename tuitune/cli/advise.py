@@ -156,9 +156,9 @@ def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
 def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:
     import os
 
-    from tuitune.cli.session import _ns_flag, _print_outcome
+    from tuitune.cli.session import _ns_flag, _print_outcome, apply_step
     from tuitune.core.host.netns import NetnsError
-    from tuitune.core.session import InvalidValue, JournalError, Session, WriteRefused
+    from tuitune.core.session import InvalidValue, Session, WriteRefused
 
     chosen: list[Finding] = []
     for rid in dict.fromkeys(args.apply):
@@ -219,20 +219,9 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
             for key, value in todo:
                 print(f"would change {key.label}: {current[key]} -> {value}")
             return EXIT_OK
-        try:
-            journal = session.open_journal()
-        except JournalError as exc:
-            err(f"{exc}; nothing was changed")
+        outcomes = apply_step(session, todo)
+        if outcomes is None:
             return EXIT_FAILED
-        if journal.discarded:
-            print(journal.discarded)
-        try:
-            outcomes = session.run(lambda j: j.apply_all(todo))
-        except JournalError as exc:
-            err(str(exc))
-            return EXIT_FAILED
-        finally:
-            session.release()
     for out in outcomes:
         _print_outcome(out, "changed")
     names = ", ".join(f.id for f in chosen)

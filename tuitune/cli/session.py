@@ -24,6 +24,7 @@ from tuitune.cli._common import (
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
+    from tuitune.core.session import Session
     from tuitune.core.session.outcome import Outcome
     from tuitune.core.session.settings import Key
     from tuitune.core.values import Unavailable
@@ -83,6 +84,27 @@ def _ns_flag(root: HostRoot) -> str:
     if not root.live:
         return f" --root {root.proc.parent}"
     return f" --netns {root.netns}" if root.netns else ""
+
+
+def apply_step(session: Session, changes: list[tuple[Key, str]]) -> list[Outcome] | None:
+    """`changes` as one journaled step (all or none), for `apply` and `advise --apply`; None
+    (after one line on stderr) when the journal could not be opened or written."""
+    from tuitune.core.session import JournalError
+
+    try:
+        journal = session.open_journal()
+    except JournalError as exc:
+        err(f"{exc}; nothing was changed")
+        return None
+    if journal.discarded:
+        print(journal.discarded)
+    try:
+        return session.run(lambda j: j.apply_all(changes))
+    except JournalError as exc:  # the journal could not be written: all put back
+        err(str(exc))
+        return None
+    finally:
+        session.release()  # the originals stay recorded for `tuitune restore`
 
 
 def _print_outcome(out: Outcome, verb: str) -> None:
@@ -224,7 +246,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.host.netdev import interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.names import ifname_problem
-    from tuitune.core.session import InvalidValue, JournalError, Session, WriteRefused
+    from tuitune.core.session import InvalidValue, Session, WriteRefused
     from tuitune.core.session.profile import ProfileError, load, resolve
     from tuitune.core.session.profile_model import one_line
 
@@ -288,20 +310,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
             for key, _ in changes:
                 print(f"would change {key.label}: {current[key]} -> {targets[key]}")
             return EXIT_OK
-        try:
-            journal = session.open_journal()
-        except JournalError as exc:
-            err(f"{exc}; nothing was changed")
+        outcomes = apply_step(session, changes)
+        if outcomes is None:
             return EXIT_FAILED
-        if journal.discarded:
-            print(journal.discarded)
-        try:
-            outcomes = session.run(lambda j: j.apply_all(changes))
-        except JournalError as exc:  # the journal could not be written: all put back
-            err(str(exc))
-            return EXIT_FAILED
-        finally:
-            session.release()  # the originals stay recorded for `tuitune restore`
     for out in outcomes:
         _print_outcome(out, "changed")
     if all(o.ok for o in outcomes):

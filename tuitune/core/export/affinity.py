@@ -460,13 +460,17 @@ def default_file(root: HostRoot, ifname: str) -> Path:
     return conf_path(root.etc, ifname)
 
 
-def read_pins(path: Path) -> list[Pin]:
-    """The pins of an affinity file: AffinityFileError for a bad line, FileNotFoundError when
-    there is none, DocumentError when it is not a readable regular file of UTF-8 text."""
+def read_text(path: Path) -> str:
+    """An affinity file's text: FileNotFoundError when there is none, DocumentError when it is
+    not a readable regular file of UTF-8 text."""
     try:
-        text = read_document(path)
+        return read_document(path)
     except DocumentError as exc:
         if exc.errno == errno.ENOENT:
             raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
         raise
-    return parse(text)
+
+
+def read_pins(path: Path) -> list[Pin]:
+    """The pins of an affinity file: AffinityFileError for a bad line, else as read_text."""
+    return parse(read_text(path))

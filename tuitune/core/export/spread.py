@@ -13,10 +13,8 @@ itself, from its own topology and the interface's IRQs as they are now.
 
 from __future__ import annotations
 
-import errno
 from pathlib import Path
 
-from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.export import affinity
 from tuitune.core.export.affinity import Pin
 from tuitune.core.host.root import HostRoot
@@ -78,12 +76,7 @@ def resolve(root: HostRoot, ifname: str, line: int = 0) -> list[Pin]:
 def read(path: Path) -> tuple[list[Pin], bool]:
     """(pins, nic_local) of an affinity file: the pins it lists, or none and True for
     `* = nic-local`. Raises as `affinity.read_pins` does."""
-    try:
-        text = read_document(path)
-    except DocumentError as exc:
-        if exc.errno == errno.ENOENT:
-            raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
-        raise
+    text = affinity.read_text(path)
     if is_nic_local(text):
         return [], True
     return affinity.parse(text), False

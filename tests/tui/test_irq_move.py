@@ -133,11 +133,16 @@ async def test_drag_onto_a_heat_map_cell_with_feedback(tmp_path: Path) -> None:
         source_y = 1 + [r.key for r in irqs.shown].index(f"irq:{IRQ}")
         # A cell of the map's second line, wherever the layout put it (the map's cells may
         # stand for one CPU or several, by the room the panel has): the CPU it names.
+        # The map is laid out again when the second sample arrives: pick the cell after that.
+        await until(pilot, lambda: app.samples_drawn >= 2)
+        await pilot.pause()
         cells = [(x, 1, heat.cpu_at(x, 1)) for x in range(heat.size.width)]  # type: ignore[attr-defined]
-        x, y, cpu = next(c for c in cells if c[2] not in (None, 0))
+        x, y, _ = next(c for c in cells if c[2] not in (None, 0))
         target = (x, y)
         await pilot.mouse_down(irqs, offset=(2, source_y))
         await pilot.hover(heat, offset=target)
+        cpu = heat.cpu_at(*target)  # type: ignore[attr-defined]
+        assert cpu not in (None, 0)
         await until(pilot, lambda: f"release: IRQ 92 -> cpu{cpu}" in tui.help_strip("irqs"))
         await pilot.mouse_up(heat, offset=target)
         await until(pilot, lambda: affinity(tui) == str(cpu))

@@ -421,7 +421,7 @@ EDITS = st.one_of(
         ),
     ),
     st.tuples(st.just(QDISC), st.sampled_from(["fq", "fq_codel", "pfifo_fast"])),
-    st.tuples(st.just(RX), st.integers(0, 4096).map(str)),
+    st.tuples(st.just(RX), st.integers(1, 4096).map(str)),
     st.tuples(st.just(Key.field(DEV, "channels", "combined")), st.integers(1, 8).map(str)),
     st.tuples(st.just(Key.field(DEV, "coalesce", "adaptive-rx")), st.sampled_from(["on", "off"])),
     st.tuples(

@@ -479,7 +479,9 @@ class TuituneApp(App[int]):
             gone=bool(s and s.gone),
         )
         text = header_text(data, self.palette)
-        header = self.query_one("#header", Static)
+        header = next(iter(self.query("#header").results(Static)), None)
+        if header is None:  # shutting down: a notice's timer may still fire as widgets go
+            return
         # A new layout costs more than the rest of a frame: ask for one only when the header's
         # height (its lines, wrapped to the width) changes.
         width = max(1, header.size.width - 2)

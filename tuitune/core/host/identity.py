@@ -37,8 +37,10 @@ def modalias(root: HostRoot, device: Path) -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)
 def _udev_names(device: Path) -> tuple[str | None, str | None]:
-    """What udevd stored for the device (live host only); (None, None) without a udevd."""
+    """What udevd stored for the device (live host only); (None, None) without a udevd.
+    Cached per device path: placement is re-read every few ticks, a NIC's model is not."""
     try:
         import pyudev
 

@@ -149,7 +149,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_FAILED
         ctx = gather_context(access, args.iface)
-        matched = export_ansible.with_match(args, access.root, ctx)
+        driver = export_ansible.driver_of(access, args.iface) if args.match == "driver" else None
+        matched = export_ansible.with_match(args, access.root, ctx, driver)
         if matched is None:
             return EXIT_USAGE
         ctx = matched

@@ -13,8 +13,9 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, err
 if TYPE_CHECKING:
     from tuitune.core.export import ExportContext, ExportPlan
     from tuitune.core.host.root import HostRoot
+    from tuitune.core.session import HostAccess
 
-MATCH_CHOICES = ("path", "mac", "name")
+MATCH_CHOICES = ("path", "mac", "name", "driver")
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
@@ -29,12 +30,27 @@ def add_args(p: argparse.ArgumentParser) -> None:
         choices=MATCH_CHOICES,
         help="how the udev rules and .link file find the NIC: path (ID_PATH, the bus "
         "position: the same on identical servers; the default with --ansible), mac (this "
-        "NIC only), name (whatever device has the name)",
+        "NIC only), name (whatever device has the name), driver (every NIC that driver runs: "
+        "for hosts whose NIC sits in different slots)",
     )
 
 
+def driver_of(access: HostAccess, ifname: str) -> str | None:
+    """The driver ethtool reports (what udev's net_setup_link stores as ID_NET_DRIVER and
+    .link's Driver= matches: "veth" too); None on a recorded tree or when it cannot say."""
+    from tuitune.core.host.ethtool_types import DriverInfo
+
+    def ask() -> str | None:
+        et = access.handles.ethtool(ifname)
+        info = getattr(et, "driver_info", None)
+        got = info() if callable(info) else None
+        return got.driver if isinstance(got, DriverInfo) and got.driver else None
+
+    return access.run(ask) if access.root.live else None
+
+
 def with_match(
-    args: argparse.Namespace, root: HostRoot, ctx: ExportContext
+    args: argparse.Namespace, root: HostRoot, ctx: ExportContext, driver: str | None = None
 ) -> ExportContext | None:
     """The context with the match asked for (ID_PATH by default with --ansible, said why on
     stderr); None after a one-line message when it cannot be had."""
@@ -47,7 +63,7 @@ def with_match(
     if kind is None:
         return ctx
     try:
-        match = choose_match(root, args.iface, kind)
+        match = choose_match(root, args.iface, kind, driver)
     except NoMatch as exc:
         err(f"{exc}; nothing was written")
         return None

@@ -33,6 +33,7 @@ ROLE = "tuitune_nic"
 GROUP = "tuitune_fleet"
 IFACE_VAR = "tuitune_iface"
 CPUS_VAR = "tuitune_affinity_cpus"
+NETNS_VAR = "tuitune_netns"
 # Handler names (notify targets).
 H_SYSCTL = "tuitune load sysctl"
 H_UDEV = "tuitune udev changed"
@@ -114,6 +115,9 @@ def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
         "tuitune_etc": Expr("{{ tuitune_root | regex_replace('/+$', '') }}/etc"),
         "c2": Comment("The interface on each host (set it per host when the names differ)."),
         IFACE_VAR: ctx.ifname,
+        "c2b": Comment("The network namespace the interface lives in ('' for the host's own);"),
+        "c2c": Comment("'' also when the play already runs inside it (ip netns exec ... ansible)."),
+        NETNS_VAR: ctx.netns or "",
         "c3": Comment("false: install the files only; they take effect at the next boot."),
         "tuitune_apply_now": True,
         "c4": Comment("IRQ affinity: 'exported' pins the CPUs this host had; 'nic-local' has"),
@@ -171,6 +175,17 @@ def _unit_enable(plan: ExportPlan, ctx: ExportContext) -> bool:
     return any(f.path == unit and "[Install]" in f.text for f in plan.files)
 
 
+def _sysctl_handler(i: Installed, argv: list[Node], when: str) -> Node:
+    where = "" if argv[0] == "sysctl" else f" in the namespace {NETNS_VAR} names"
+    return {
+        "name": f"Tuitune: sysctl -p /etc/{i.rel}{where}",
+        "listen": H_SYSCTL,
+        "ansible.builtin.command": {"argv": argv},
+        "changed_when": True,
+        "when": Expr(when),
+    }
+
+
 def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -> str:
     used = {n for i in files for n in i.notify}
     items: list[Node] = []
@@ -180,15 +195,15 @@ def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -
                 continue
             words = sysctld.apply_command(i.file.path, plan.netns).split()
             argv: list[Node] = [_dest(i.rel, ctx) if w == str(i.file.path) else w for w in words]
-            items.append(
-                {
-                    "name": f"Tuitune: sysctl -p /etc/{i.rel}",
-                    "listen": H_SYSCTL,
-                    "ansible.builtin.command": {"argv": argv},
-                    "changed_when": True,
-                    "when": Expr(_LIVE),
-                }
-            )
+            if words[0] != "ip":
+                items.append(_sysctl_handler(i, argv, _LIVE))
+                continue
+            # A namespace's file is read inside the namespace each host names (the lab's other
+            # end too), or as it is when ansible was itself started inside it (netns '').
+            inside = Expr("{{ " + NETNS_VAR + " }}")
+            argv = ["ip", "netns", "exec", inside, *argv[4:]]
+            items.append(_sysctl_handler(i, argv, f"{_LIVE} and {NETNS_VAR} | length > 0"))
+            items.append(_sysctl_handler(i, argv[4:], f"{_LIVE} and {NETNS_VAR} | length == 0"))
     if H_UDEV in used:
         items += [
             {

@@ -1,0 +1,168 @@
+"""Issue 17's "tried as a new user would": tune the lab, export `--ansible`, apply the role to
+the lab's peer end with the real ansible-playbook, and see both ends match in `tuitune show`.
+
+The peer end is a second host of the fleet here: the same role, its own interface name
+(`tuitune_iface`) and no namespace prefix (`tuitune_netns: ''`, as ansible runs inside the
+peer's namespace). Everything the play writes to /etc lands in a tmpfs-backed overlay of
+/etc inside a private mount namespace, and a systemd-udevd running there (in the peer's
+network namespace, reading only the rules directory the play fills) applies the rules when
+the role's handler replays the device's "add" event. Nothing reaches this machine's /etc,
+udevd or interfaces; the lab is taken down and the udevd stopped even when the test fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.kernel.test_export_udev import UDEVD, nsenter
+from tests.unit.test_export_ansible import ansible_playbook, recap
+from tuitune.core import lab as labmod
+
+pytestmark = pytest.mark.kernel
+
+PROFILE = """
+[sysctl]
+"net.core.somaxconn" = 8192
+
+[interface]
+mtu = 9000
+txqueuelen = 5000
+
+[interface.rps_cpus]
+"rx-0" = "1"
+"""
+
+# Runs inside `ip netns exec PEER unshare -m`: /etc becomes an overlay whose writes go to a
+# tmpfs, udev's rule directories are emptied, then udevd starts.
+START = """set -e
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs "$1"
+mkdir "$1/upper" "$1/work"
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc
+mount -t tmpfs tmpfs /etc/udev/rules.d
+mount -t tmpfs tmpfs /usr/lib/udev/rules.d
+exec {udevd}
+"""
+
+
+def tuitune(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "tuitune", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+@contextlib.contextmanager
+def peer_udevd(ns: str, scratch: Path) -> Iterator[int]:
+    """A udevd in namespace `ns` behind an overlaid /etc (writes under `scratch`); its pid."""
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        ["ip", "netns", "exec", ns, "unshare", "-m", "--propagation", "private",
+         "sh", "-c", START.format(udevd=UDEVD), "sh", str(scratch)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while nsenter(proc.pid, "udevadm", "control", "--ping", check=False).returncode != 0:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                out = proc.stdout.read() if proc.stdout else ""
+                pytest.fail(f"udevd did not start: {out}")
+            time.sleep(0.05)
+        yield proc.pid
+    finally:
+        if proc.poll() is None:
+            nsenter(proc.pid, "udevadm", "control", "--exit", check=False)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+
+
+def play_in(pid: int, play: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """ansible-playbook -c local inside the udevd's mount and network namespaces."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "ANSIBLE_HOME": str(tmp / "ansible"),
+        "ANSIBLE_LOCAL_TEMP": str(tmp / "ansible/tmp"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_RETRY_FILES_ENABLED": "0",
+        "LC_ALL": "C.UTF-8",
+    }
+    cmd = [
+        "nsenter", "-t", str(pid), "-m", "-n",
+        ansible_playbook(), "-i", "localhost,", "-c", "local",
+        "-e", "tuitune_hosts=localhost",
+        "-e", f"ansible_python_interpreter={sys.executable}",
+        *extra, str(play / "playbook.yml"),
+    ]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=900)
+
+
+def shown(netns: str, ifname: str) -> dict[str, object]:
+    """What `tuitune show --json` says of the settings the profile set."""
+    res = tuitune("show", "--json", "--netns", netns, ifname)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    link = doc["interface"]["link"]
+    [rx0] = [q for q in doc["interface"]["queues"] if q["name"] == "rx-0"]
+    sysctls = {s["key"]: s["value"] for s in doc["sysctls"]}
+    return {
+        "mtu": link["mtu"],
+        "txqlen": link["txqlen"],
+        "rx-0 rps": rx0["cpus"],
+        "somaxconn": sysctls.get("net.core.somaxconn"),
+    }
+
+
+def test_role_applied_to_the_lab_peer_end_makes_both_ends_match(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    if labmod.missing_tools() or not shutil.which("udevadm") or not Path(UDEVD).exists():
+        pytest.skip("needs iproute2, iperf3 and udev")
+    state = tmp_path / "state"
+    lab = labmod.build(state)
+    try:
+        near, peer = (lab.netns, lab.ifname), (lab.peer_netns, lab.peer_ifname)
+        before = shown(*peer)
+        profile = tmp_path / "tuned.toml"
+        profile.write_text(PROFILE)
+        journal = tmp_path / "journal"
+        res = tuitune("apply", profile, lab.ifname, "--netns", lab.netns, "--journal-dir", journal)
+        assert res.returncode == 0, res.stderr
+        tuned = shown(*near)
+        assert tuned == {"mtu": 9000, "txqlen": 5000, "rx-0 rps": [1], "somaxconn": "8192"}
+        assert before != tuned
+
+        play = tmp_path / "play"
+        res = tuitune(
+            "export", lab.ifname, "--netns", lab.netns, "--journal-dir", journal,
+            "--ansible", "--match", "name", "--out", play,
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+
+        with peer_udevd(lab.peer_netns, tmp_path / "etc-upper") as pid:
+            peer_vars = ("-e", f"tuitune_iface={lab.peer_ifname}", "-e", "tuitune_netns=")
+            first = play_in(pid, play, tmp_path, *peer_vars)
+            assert first.returncode == 0, first.stdout + first.stderr
+            assert recap(first.stdout)["changed"] > 0
+            assert shown(*peer) == tuned  # both ends match
+            again = play_in(pid, play, tmp_path, *peer_vars)
+            assert again.returncode == 0, again.stdout + again.stderr
+            assert recap(again.stdout)["changed"] == 0  # idempotent
+        # The near end was not touched by the play.
+        assert shown(*near) == tuned
+    finally:
+        labmod.down(lab, state)
+    assert not Path(f"/run/netns/{lab.peer_netns}").exists()

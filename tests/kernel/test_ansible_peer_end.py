@@ -89,7 +89,9 @@ def peer_udevd(ns: str, scratch: Path) -> Iterator[int]:
             proc.stdout.close()
 
 
-def play_in(pid: int, play: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def play_in(
+    pid: int, play: Path, tmp: Path, *extra: str, inventory: str = "localhost,"
+) -> subprocess.CompletedProcess[str]:
     """ansible-playbook -c local inside the udevd's mount and network namespaces."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -102,8 +104,8 @@ def play_in(pid: int, play: Path, tmp: Path, *extra: str) -> subprocess.Complete
     }
     cmd = [
         "nsenter", "-t", str(pid), "-m", "-n",
-        ansible_playbook(), "-i", "localhost,", "-c", "local",
-        "-e", "tuitune_hosts=localhost",
+        ansible_playbook(), "-i", inventory, "-c", "local",
+        *(("-e", "tuitune_hosts=localhost") if inventory == "localhost," else ()),
         "-e", f"ansible_python_interpreter={sys.executable}",
         *extra, str(play / "playbook.yml"),
     ]  # fmt: skip
@@ -166,3 +168,69 @@ def test_role_applied_to_the_lab_peer_end_makes_both_ends_match(tmp_path: Path) 
     finally:
         labmod.down(lab, state)
     assert not Path(f"/run/netns/{lab.peer_netns}").exists()
+
+
+FAR_PROFILE = """
+[interface]
+mtu = 4000
+txqueuelen = 3000
+"""
+
+
+def test_one_playbook_for_both_ends_gives_the_far_end_its_own_state(tmp_path: Path) -> None:
+    """`export --ansible --peer-netns`: each end's role comes from its own journal, the play
+    for the far end runs on the `tuitune_peer` group. The far end is tuned, exported, put
+    back by `tuitune restore`, then the playbook's far-end play tunes it again, exactly."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    if labmod.missing_tools() or not shutil.which("udevadm") or not Path(UDEVD).exists():
+        pytest.skip("needs iproute2, iperf3 and udev")
+    state = tmp_path / "state"
+    lab = labmod.build(state)
+    try:
+        journal = tmp_path / "journal"
+        for name, text, ns, dev in (
+            ("near.toml", PROFILE, lab.netns, lab.ifname),
+            ("far.toml", FAR_PROFILE, lab.peer_netns, lab.peer_ifname),
+        ):
+            (tmp_path / name).write_text(text)
+            res = tuitune("apply", tmp_path / name, dev, "--netns", ns, "--journal-dir", journal)
+            assert res.returncode == 0, res.stderr
+        far_tuned = shown(lab.peer_netns, lab.peer_ifname)
+        assert (far_tuned["mtu"], far_tuned["txqlen"]) == (4000, 3000)
+
+        play = tmp_path / "play"
+        res = tuitune(
+            "export", lab.ifname, "--netns", lab.netns, "--journal-dir", journal,
+            "--ansible", "--match", "name", "--out", play,
+            "--peer-netns", lab.peer_netns, "--peer-iface", lab.peer_ifname,
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+        book = (play / "playbook.yml").read_text()
+        assert 'roles:\n    - "tuitune_nic"' in book or "- tuitune_nic\n" in book
+        assert "tuitune_nic_peer" in book and "tuitune_peer" in book
+        inventory = (play / "inventory.example.yml").read_text()
+        assert "tuitune_fleet:" in inventory and "tuitune_peer:" in inventory
+        far_rules = play / "roles/tuitune_nic_peer/templates/etc/udev/rules.d"
+        [rules] = list(far_rules.iterdir())
+        assert "ATTR{{ '{' }}mtu}=\"4000\"" in rules.read_text()
+        assert "somaxconn" not in "".join(
+            p.read_text() for p in (play / "roles/tuitune_nic_peer").rglob("*") if p.is_file()
+        )
+
+        res = tuitune("restore", "--netns", lab.peer_netns, "--journal-dir", journal)
+        assert res.returncode == 0, res.stderr
+        assert shown(lab.peer_netns, lab.peer_ifname)["mtu"] == 1500
+
+        inv = tmp_path / "inventory.yml"
+        inv.write_text("tuitune_peer:\n  hosts:\n    localhost:\n")
+        with peer_udevd(lab.peer_netns, tmp_path / "etc-upper") as pid:
+            peer_vars = ("-e", f"tuitune_iface={lab.peer_ifname}", "-e", "tuitune_netns=")
+            done = play_in(pid, play, tmp_path, *peer_vars, inventory=str(inv))
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert shown(lab.peer_netns, lab.peer_ifname) == far_tuned
+        # This end kept its own state: the far end's play never ran here.
+        near = shown(lab.netns, lab.ifname)
+        assert (near["mtu"], near["txqlen"]) == (9000, 5000)
+    finally:
+        labmod.down(lab, state)

@@ -88,6 +88,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument(
         "--netns", type=_common.netns, metavar="NS", help="run inside network namespace NS"
     )
+    bench.add_argument(
+        "--peer-netns",
+        type=_common.netns,
+        metavar="NS",
+        help="the far end is namespace NS on this machine: record its settings with the run "
+        "(with --peer-iface; the lab's peer by default)",
+    )
+    bench.add_argument(
+        "--peer-iface", type=_common.ifname, metavar="IF", help="the far end's interface in NS"
+    )
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
     bench.set_defaults(func=cmd_bench)
@@ -277,6 +287,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             "with `tuitune lab`"
         )
         return EXIT_USAGE
+    if (args.peer_netns is None) != (args.peer_iface is None):
+        err("--peer-netns and --peer-iface go together")
+        return EXIT_USAGE
+    if args.peer_netns is None and lab is not None:
+        args.peer_netns, args.peer_iface = lab.peer_netns, lab.peer_ifname
     try:
         reader = HostReader(HostRoot(netns=netns))
     except NetnsError as exc:
@@ -323,7 +338,7 @@ def _bench(
     args: argparse.Namespace, reader: HostReader, ifname: str, spec: BenchSpec, hint: str | None
 ) -> int:
     from tuitune.core.bench.runner import BenchRunner
-    from tuitune.core.bench.settings import capture
+    from tuitune.core.bench.settings import capture, capture_peer
     from tuitune.core.sampler import Sampler
     from tuitune.core.session import HostAccess
 
@@ -335,6 +350,11 @@ def _bench(
         settings = {}
     finally:
         access.close()
+    if args.peer_netns is not None:
+        try:
+            settings.update(capture_peer(args.peer_netns, args.peer_iface))
+        except Exception as exc:  # the far end's settings are context, not the measurement
+            err(f"the peer's settings not read ({exc}); the run is recorded without them")
     live = _Live(spec)
 
     def deliver(sample: Any) -> None:

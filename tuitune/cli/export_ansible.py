@@ -8,6 +8,7 @@ import textwrap
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, err
 
 if TYPE_CHECKING:
@@ -35,6 +36,19 @@ def add_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_pair_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--peer-netns",
+        type=_common.netns,
+        metavar="NS",
+        help="with --ansible: one playbook for both ends of a link, the far end being network "
+        "namespace NS on this machine (the lab's peer), exported from its own journal",
+    )
+    p.add_argument(
+        "--peer-iface", type=_common.ifname, metavar="IF", help="the far end's interface in NS"
+    )
+
+
 def driver_of(access: HostAccess, ifname: str) -> str | None:
     """The driver ethtool reports (what udev's net_setup_link stores as ID_NET_DRIVER and
     .link's Driver= matches: "veth" too); None on a recorded tree or when it cannot say."""
@@ -50,7 +64,11 @@ def driver_of(access: HostAccess, ifname: str) -> str | None:
 
 
 def with_match(
-    args: argparse.Namespace, root: HostRoot, ctx: ExportContext, driver: str | None = None
+    args: argparse.Namespace,
+    root: HostRoot,
+    ctx: ExportContext,
+    driver: str | None = None,
+    ifname: str | None = None,
 ) -> ExportContext | None:
     """The context with the match asked for (ID_PATH by default with --ansible, said why on
     stderr); None after a one-line message when it cannot be had."""
@@ -63,7 +81,7 @@ def with_match(
     if kind is None:
         return ctx
     try:
-        match = choose_match(root, args.iface, kind, driver)
+        match = choose_match(root, ifname or args.iface, kind, driver)
     except NoMatch as exc:
         err(f"{exc}; nothing was written")
         return None
@@ -83,9 +101,13 @@ def match_note(ctx: ExportContext, chosen: str | None) -> list[str]:
 
 def write(args: argparse.Namespace, plan: ExportPlan, ctx: ExportContext) -> int:
     from tuitune.core.export.ansible import role_files
+
+    return _written(args, role_files(plan, ctx, match_note(ctx, args.match)))
+
+
+def _written(args: argparse.Namespace, files: dict[str, str]) -> int:
     from tuitune.core.export.fleet import write_tree
 
-    files = role_files(plan, ctx, match_note(ctx, args.match))
     try:
         written = write_tree(files, args.out)
     except OSError as exc:
@@ -100,3 +122,14 @@ def write(args: argparse.Namespace, plan: ExportPlan, ctx: ExportContext) -> int
         "--diff` shows what it would change on each host (inventory.example.yml: the form)"
     )
     return EXIT_OK
+
+
+def write_pair(
+    args: argparse.Namespace,
+    near: tuple[ExportPlan, ExportContext],
+    far: tuple[ExportPlan, ExportContext],
+) -> int:
+    """Both ends' roles, one playbook, verify.yml and an inventory with a group per end."""
+    from tuitune.core.export.ansible import pair_files
+
+    return _written(args, pair_files(near, far, match_note(near[1], args.match)))

@@ -23,7 +23,7 @@ from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Direction, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
-from tuitune.core.bench.settings import capture, setting_name
+from tuitune.core.bench.settings import capture
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
@@ -264,15 +264,13 @@ class SweepRunner:
         self._record(sid, cell, spec, results, loads, started, settings)
 
     def _settings(self, changes: Sequence[Sequence[tuple[Key, str]]]) -> dict[str, str]:
-        """What the run runs with: every setting here, and at the peer what the sweep set."""
+        """What the run runs with: every setting here and at the peer's end (its device and
+        its namespace's sysctls), whether the sweep set them or not."""
         try:
             out = capture(self.session.access(), self.target.ifname)
-            for end, pairs in zip(self.ends[1:], changes[1:], strict=True):
-                now = end.session.access().read_many([k for k, _ in pairs])
-                for key, value in now.items():
-                    if isinstance(value, str):
-                        name = "mtu" if key.kind == "mtu" else setting_name(key)
-                        out[f"{end.name} {name}"] = value
+            for end in self.ends[1:]:
+                got = capture(end.session.access(), end.ifname, host_wide=False)
+                out.update({f"{end.name} {name}": value for name, value in got.items()})
             return out
         except Exception as exc:  # a settings read must not stop the measurement
             self.say(f"  settings not read ({exc}); recorded without them")

@@ -25,7 +25,7 @@ from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
-from tuitune.core.bench.settings import capture
+from tuitune.core.bench.settings import capture, capture_peer
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
@@ -214,9 +214,16 @@ class BenchController:
     def _capture(self, ifname: str) -> tuple[dict[str, str], str]:
         """The settings the run runs with (worker thread)."""
         try:
-            return capture(self.session.access(), ifname), ""
+            settings = capture(self.session.access(), ifname)
         except Exception as exc:  # a reading problem must not stop the benchmark
             return {}, f"settings not read ({exc})"
+        lab = self.lab
+        if lab is not None:  # the far end is on this machine: record it too
+            try:
+                settings.update(capture_peer(lab.peer_netns, lab.peer_ifname))
+            except Exception as exc:
+                return settings, f"the peer's settings not read ({exc})"
+        return settings, ""
 
     def _go(self, runner: BenchRunner, settings: dict[str, str], problem: str) -> None:
         if self.runner is not runner or self.live is None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tuitune.core.export import ExportFile
+from tuitune.core.export import ExportFile, ExportRefused
+from tuitune.core.export.fleet_write import NothingToWrite, PlaybookWritten, write_playbook
 from tuitune.core.export.preview import Installed, Preview, install_each, prepare
 from tuitune.core.host.netns import NetnsError
+from tuitune.core.paths import state_home
 from tuitune.core.session import JournalError
 from tuitune.tui.screens.export import ExportScreen
 from tuitune.tui.shell import Shell
@@ -33,8 +35,16 @@ class Exporter:
         netns = shell.session.root.netns
         title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
         look = shell.look()
+        base = self.export_root if self.export_root is not None else state_home() / "tuitune"
         shell.push_screen(
-            ExportScreen(title, lambda: self.load(ifname), self.install, look.palette)
+            ExportScreen(
+                title,
+                lambda: self.load(ifname),
+                self.install,
+                look.palette,
+                playbook=lambda out: self.playbook(ifname, out),
+                playbook_dir=base / f"ansible-{ifname}",
+            )
         )
 
     def load(self, ifname: str) -> Preview | str:
@@ -53,3 +63,17 @@ class Exporter:
     def install(self, files: Sequence[ExportFile]) -> Installed:
         """Worker thread, after the user confirmed."""
         return install_each(files)
+
+    def playbook(self, ifname: str, out: Path) -> PlaybookWritten | str:
+        """Worker thread: the playbook and role in `out`, or why not (one line)."""
+        session = self.shell.session
+        try:
+            return write_playbook(session.access(), session.journal_dir, ifname, out)
+        except NothingToWrite as exc:
+            return str(exc)
+        except ExportRefused as exc:
+            return f"not written: {exc.problems[0] if exc.problems else exc}"
+        except (JournalError, NetnsError) as exc:
+            return f"not written: {exc}"
+        except OSError as exc:
+            return f"not written: {exc.strerror or exc}"

@@ -88,15 +88,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument(
         "--netns", type=_common.netns, metavar="NS", help="run inside network namespace NS"
     )
-    bench.add_argument(
-        "--peer-netns",
-        type=_common.netns,
-        metavar="NS",
-        help="the far end is namespace NS on this machine: record its settings with the run "
+    _common.peer_end_args(
+        bench,
+        "the far end is namespace NS on this machine: record its settings with the run "
         "(with --peer-iface; the lab's peer by default)",
-    )
-    bench.add_argument(
-        "--peer-iface", type=_common.ifname, metavar="IF", help="the far end's interface in NS"
     )
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
@@ -287,8 +282,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             "with `tuitune lab`"
         )
         return EXIT_USAGE
-    if (args.peer_netns is None) != (args.peer_iface is None):
-        err("--peer-netns and --peer-iface go together")
+    if (problem := _common.peer_end_problem(args)) is not None:
+        err(problem)
         return EXIT_USAGE
     if args.peer_netns is None and lab is not None:
         args.peer_netns, args.peer_iface = lab.peer_netns, lab.peer_ifname

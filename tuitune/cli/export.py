@@ -128,8 +128,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err(str(exc))
         return EXIT_USAGE
-    if (args.peer_netns is None) != (args.peer_iface is None):
-        err("--peer-netns and --peer-iface go together")
+    if (problem := _common.peer_end_problem(args)) is not None:
+        err(problem)
         return EXIT_USAGE
     if args.peer_netns is not None and not args.ansible:
         err("--peer-netns writes one playbook for both ends: give --ansible --out DIR")

@@ -37,15 +37,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_pair_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--peer-netns",
-        type=_common.netns,
-        metavar="NS",
-        help="with --ansible: one playbook for both ends of a link, the far end being network "
+    _common.peer_end_args(
+        p,
+        "with --ansible: one playbook for both ends of a link, the far end being network "
         "namespace NS on this machine (the lab's peer), exported from its own journal",
-    )
-    p.add_argument(
-        "--peer-iface", type=_common.ifname, metavar="IF", help="the far end's interface in NS"
     )
 
 

@@ -140,6 +140,16 @@ class SweepRunner:
         self._sampler: Sampler | None = None
         self._warmed = False
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop the sweep from another thread (the live screen's X): it ends as after Ctrl+C,
+        iperf3 stopped and every original put back."""
+        self._stop.set()
+
+    def _check_stop(self) -> None:
+        if self._stop.is_set():
+            raise KeyboardInterrupt
 
     # -- before the first write ------------------------------------------------------------
     def plan(self) -> list[list[list[tuple[Key, str]]]]:
@@ -247,6 +257,7 @@ class SweepRunner:
                     cell.skipped = True
                     self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}: already recorded")
                     continue
+                self._check_stop()
                 self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}")
                 self._cell(sid, cell, per_end)
         except KeyboardInterrupt:
@@ -365,6 +376,7 @@ class SweepRunner:
             while runner.running:
                 runner.wait(0.5)
                 flush()
+                self._check_stop()
             flush()
         finally:  # Ctrl+C or SIGTERM: iperf3 is stopped, the caller reverts
             if runner.running:

@@ -11,13 +11,16 @@ swept as dimensions, each applied for its cell only.
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import sys
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.kernel.test_sweep_kernel import SERVER_ADDR, SPEC, Pair, run
+from tests.kernel.test_sweep_kernel import REPO, SERVER_ADDR, SPEC, Pair, run
 from tests.kernel.test_sweep_kernel import pair as pair  # the fixture
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
@@ -166,3 +169,68 @@ def test_a_resumed_sweep_keeps_the_order_it_started_with(pair: Pair, tmp_path: P
     skipped = [s for s in again if s.endswith("already recorded")]
     assert skipped == [f"{cells[0]}: already recorded"]
     assert [s.split("] ")[1] for s in again if s.startswith("[")][1] == cells[1].split("] ")[1]
+
+
+def _cli(p: Pair, tmp: Path, *extra: str) -> list[str]:
+    spec = tmp / "tiny.toml"
+    spec.write_text(SPEC)
+    return [
+        sys.executable,
+        "-m",
+        "tuitune",
+        "sweep",
+        str(spec),
+        p.dev,
+        "--netns",
+        p.client_ns,
+        "--peer",
+        SERVER_ADDR,
+        "--notebook",
+        str(tmp / "runs.jsonl"),
+        "--journal-dir",
+        str(tmp / "journal"),
+        *extra,
+    ]
+
+
+def test_a_lost_ssh_session_sighup_puts_every_original_back(pair: Pair, tmp_path: Path) -> None:
+    before = (_ends(pair), pair.state())
+    # The walk's second cell is tso on, tcp_sack 0: a setting changed while the signal comes.
+    proc = subprocess.Popen(
+        _cli(pair, tmp_path, "--order", "snake"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:  # the second cell's settings are applied
+        if line.startswith("[2/"):
+            break
+    proc.stderr.close()  # the terminal is gone: every later progress line fails to write
+    proc.send_signal(signal.SIGHUP)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert (_ends(pair), pair.state()) == before
+    assert not any(p.stat().st_size for p in (tmp_path / "journal").rglob("*") if p.is_file())
+
+
+def test_the_seed_gives_the_same_order_again_and_snake_the_walk(pair: Pair, tmp_path: Path) -> None:
+    def cells(*extra: str) -> list[str]:
+        done = subprocess.run(
+            _cli(pair, tmp_path, "--dry-run", *extra), capture_output=True, text=True, cwd=REPO
+        )
+        assert done.returncode == 0, done.stderr
+        return [line for line in done.stdout.splitlines() if line.startswith("[")]
+
+    orders = {tuple(cells("--seed", str(seed))) for seed in range(8)}
+    assert len(orders) > 1  # the seed decides
+    assert cells("--seed", "5") == cells("--seed", "5")
+    assert cells("--order", "snake") == [
+        "[1] tso on, net.ipv4.tcp_sack 1",
+        "[2] tso on, net.ipv4.tcp_sack 0",
+        "[3] tso off, net.ipv4.tcp_sack 0",
+        "[4] tso off, net.ipv4.tcp_sack 1",
+    ]
+    bad = subprocess.run(_cli(pair, tmp_path, "--seed", "-3"), capture_output=True, text=True)
+    assert bad.returncode == 2 and "--seed" in bad.stderr

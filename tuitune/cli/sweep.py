@@ -85,28 +85,54 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="continue the last sweep of this spec: skip the cells the notebook already holds",
     )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help="the shuffle's seed (the table's header names the one a sweep used): the same "
+        "order again",
+    )
+    p.add_argument(
+        "--order",
+        choices=("shuffle", "snake"),
+        help="shuffle (the default: drift spreads over every dimension) or snake (neighbouring "
+        "cells one value apart)",
+    )
     p.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     journal_dir_arg(p)
     p.set_defaults(func=cmd_sweep)
 
 
+def _seed(text: str) -> int:
+    from tuitune.core.sweep.spec import MAX_SEED
+
+    t = text.strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= 10) or int(t) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{t[:20]!r} is not a whole number 0..{MAX_SEED}")
+    return int(t)
+
+
 def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    # After a lost SSH session the terminal is gone: progress is lost, the restore is not.
+    with contextlib.suppress(OSError):
+        print(text, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM (a kill, a closing session) ends the sweep like Ctrl+C: everything put back."""
+    """SIGTERM (a kill) and SIGHUP (a lost SSH session, a closed terminal) end the sweep like
+    Ctrl+C: iperf3 stopped and every original put back before tuitune exits."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         del signum, frame
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, handler)
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for sig, was in old.items():
+            signal.signal(sig, was)
 
 
 def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str | None, Any] | str:
@@ -166,6 +192,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     if spec is not None and args.repeats is not None:
         spec = replace(spec, repeats=args.repeats)
+    if spec is not None and args.seed is not None:
+        spec = replace(spec, seed=args.seed)
+    if spec is not None and args.order is not None:
+        spec = replace(spec, order=args.order)
     if spec is not None and args.seconds is not None:
         spec = replace(spec, bench=replace(spec.bench, seconds=args.seconds))
     where = _where(args)

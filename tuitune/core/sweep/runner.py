@@ -453,12 +453,13 @@ def _repeat_line(event: Finished) -> str:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Ctrl+C and SIGTERM ignored while the originals go back (main thread only: Python
+    """Ctrl+C, SIGTERM and SIGHUP ignored while the originals go back (main thread only: Python
     handles signals there)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in held}
     try:
         yield
     finally:

@@ -73,6 +73,8 @@ def _delta(value: float | None, unit: str, higher_is_better: bool, p: Palette) -
 def _changes(row: RunRow, base_spec: str, p: Palette) -> CellValue:
     if row.baseline:
         return (("the baseline", p.muted),)
+    if row.test_differs:  # its numbers are not compared with the baseline's
+        return ((f"test differs: {row.test_differs}", p.warn),)
     text = row.changes or "same settings"
     spans: list[tuple[str, Style | None]] = [(text, None if row.changes else p.muted)]
     if row.spec != base_spec:  # another test, not only other settings: say which

@@ -98,6 +98,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="shuffle (the default: drift spreads over every dimension) or snake (neighbouring "
         "cells one value apart)",
     )
+    p.add_argument(
+        "--svg",
+        type=Path,
+        metavar="FILE",
+        help="also write the pivot as a chart (bars with the repeats' range) to FILE",
+    )
     p.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     journal_dir_arg(p)
     p.set_defaults(func=cmd_sweep)
@@ -267,6 +273,7 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
     else:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         sys.stdout.write(pivot.to_text(table, width))
+    svg_failed = args.svg is not None and not _write_svg(args.svg, table)
     failed = [c for c in out.cells if c.error]
     for cell in failed:
         _say(f"cell {cell.combo.label}: {cell.error}")
@@ -278,8 +285,22 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
         _say(f"every original is back; runs in {notebook.path} (sweep {out.sweep_id})")
     if out.interrupted or out.error:
         _say("the sweep did not finish: `tuitune sweep --resume` continues it")
-    bad = failed or out.problems or out.interrupted or out.error
+    bad = failed or out.problems or out.interrupted or out.error or svg_failed
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _write_svg(path: Path, table: Any) -> bool:
+    """The chart to `path` (never through another user's link); a failure is one line."""
+    from tuitune.core import fsutil
+    from tuitune.core.sweep.svg import to_svg
+
+    try:
+        fsutil.write_file(path, to_svg(table).encode("utf-8"), 0o644, follow=True)
+    except OSError as exc:
+        err(f"chart not written: {exc}")
+        return False
+    _say(f"chart written to {path}")
+    return True
 
 
 def _dry_run(runner: Any) -> int:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -22,6 +21,7 @@ from textual.widgets import Input, Static
 from tuitune.core.sweep.chart import bars
 from tuitune.core.sweep.pivot import Pivot, to_text
 from tuitune.tui.look.look import Look
+from tuitune.tui.screens.bars import NOTE, bars_text
 
 FIELDS = (
     ("spec", "spec file"),
@@ -166,19 +166,8 @@ class SweepScreen(Screen[None]):
         if p is None:
             return
         width = max(20, self.size.width - 2)
-        found = bars(p, 1, self.look.ascii)
-        label_w = min(max((len(b.label) for b in found), default=8), width // 3)
-        value_w = min(max((len(b.value) for b in found), default=4), width // 2)
-        bar_w = max(6, width - label_w - value_w - 4)
-        text = Text()
-        for b in bars(p, bar_w, self.look.ascii):
-            text.append(b.label[:label_w].ljust(label_w) + "  ")
-            style = "bold" if b.within_noise is False else ""
-            text.append(b.bar, style="green" if b.value != "-" else "")
-            text.append("  " + b.value[:value_w], style=style)
-            text.append("\n")
-        text.append("bars: median; whiskers: min..max of the repeats; noise: 95 % intervals ")
-        text.append("overlap\n\n")
+        text = bars_text(lambda w, a: bars(p, w, a), width, self.look)
+        text.append(NOTE + "\n")
         if not self.running:
             text.append(to_text(p, width))
         self.query_one("#sweep-chart", Static).update(text)

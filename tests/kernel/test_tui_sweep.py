@@ -64,6 +64,9 @@ async def test_a_sweep_from_the_screen_draws_its_chart_and_puts_everything_back(
             _fill(screen, dim1="tso = on | off", dim2="rps = none | 1")
             await pilot.press("enter")
             await until(pilot, lambda: screen.running)
+            await pilot.press("q")  # refused: the sweep would go on after the revert
+            await until(pilot, lambda: "a sweep is running: X stops it" in screen_text(app))
+            assert app.is_running
             await until(pilot, lambda: "every original is back" in screen_text(app), timeout=120)
             text = screen_text(app)
             bars = [line for line in text.splitlines() if line.startswith("tso ")]

@@ -987,6 +987,9 @@ class TuituneApp(App[int]):
         self.exporter.open()
 
     async def action_quit(self) -> None:
+        if self.app_sweep.running:  # its thread would go on changing the host after the revert
+            self.app_sweep.refuse_quit()
+            return
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
             quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
             ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)

@@ -158,6 +158,14 @@ class SweepController:
             return
         self.shell.post_message(SweepController.News(table=table))
 
+    def refuse_quit(self) -> None:
+        """Quitting mid-sweep would revert under the sweep's feet: stop it first."""
+        text = "a sweep is running: X stops it (every original goes back), then quit"
+        if self.screen is not None and self.screen.is_attached:
+            self.screen.status(text)
+        else:
+            self.shell.notify_line(text, True)
+
     def stop(self) -> None:
         if self.runner is not None:
             self.runner.cancel()

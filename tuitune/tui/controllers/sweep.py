@@ -184,7 +184,8 @@ class SweepController:
             return
         if news.outcome is not None:
             out = news.outcome
-            failed = sum(1 for c in out.cells if c.error)
+            cells = out.cells[:-1] if out.interrupted else out.cells  # the stopped one
+            failed = sum(1 for c in cells if c.error)
             if out.problems:
                 end = f"NOT put back: {out.problems[0]} (`tuitune restore`)"
             else:

@@ -234,3 +234,24 @@ def test_the_seed_gives_the_same_order_again_and_snake_the_walk(pair: Pair, tmp_
     ]
     bad = subprocess.run(_cli(pair, tmp_path, "--seed", "-3"), capture_output=True, text=True)
     assert bad.returncode == 2 and "--seed" in bad.stderr
+
+
+def test_bisect_between_two_profiles_measures_and_puts_everything_back(
+    pair: Pair, tmp_path: Path
+) -> None:
+    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
+    good.write_text('[interface.features]\ntso = "on"\n')
+    bad.write_text('[interface]\ntxqueuelen = 5000\n[interface.features]\ntso = "off"\n')
+    before = (_ends(pair), pair.state())
+    cli = _cli(pair, tmp_path)
+    done = subprocess.run(
+        [*cli[:4], "--bisect", str(good), str(bad), *cli[5:], "--repeats", "1", "--seconds", "1"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"bisect {good} -> {bad}: 2 differing setting(s), 1 repeat(s)")
+    assert done.stderr.count("-- trying the bad value of") == 2
+    assert (_ends(pair), pair.state()) == before
+    assert "qlen 1000" in run("ip", "-n", pair.client_ns, "-o", "link", "show", pair.dev)

@@ -44,7 +44,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         nargs=2,
         metavar=("GOOD", "BAD"),
         help="instead of a spec: which settings that differ between runs GOOD and BAD of the "
-        "notebook explain their difference (the first positional is then the interface)",
+        "notebook (or two profile files) explain their difference (the first positional is "
+        "then the interface)",
     )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--netns", type=_common.netns, metavar="NAME", help="in namespace NAME")

@@ -4,6 +4,8 @@ min..max, the noise flag against the first row."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.unit.test_sweep_pivot import NUMBERS, SPEC, _runs
@@ -68,3 +70,17 @@ def test_bars_share_one_scale_and_whiskers_span_the_repeats() -> None:
     assert (gap.bar.strip(), gap.value) == ("", "-")
     # The screen's own glyphs when the terminal has them.
     assert "█" in bars(table, 41)[0].bar
+
+
+def test_the_json_holds_both_ends_cpu_and_the_seed() -> None:
+    import json
+
+    runs = _runs(NUMBERS)
+    doc = json.loads(pivot.to_json(pivot.build(SPEC, "t-x-1", runs)))
+    cell = next(c for c in doc["cells"] if (c["row"], c["column"]) == ("tso off", "1500"))
+    assert cell["cpu_pct"] == {"local": 50.0, "remote": 40.0}  # iperf3's, this end and the peer
+    assert doc["seed"] is None  # these runs recorded no shuffle
+    seeded = [replace(r, tags={**r.tags, "seed": "4242"}) for r in runs]
+    table = pivot.build(SPEC, "t-x-1", seeded)
+    assert json.loads(pivot.to_json(table))["seed"] == 4242
+    assert "order: shuffled, seed 4242" in pivot.to_text(table)

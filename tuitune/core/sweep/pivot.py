@@ -233,6 +233,8 @@ def to_json(p: Pivot) -> str:
                         "min": num(row.retransmits.low),
                         "max": num(row.retransmits.high),
                     },
+                    # Both ends' CPU as iperf3 reports it (%, whole host), medians.
+                    cpu_pct={"local": num(row.cpu.median), "remote": num(row.remote_cpu.median)},
                     peak_soft=None
                     if row.peak_soft is None
                     else {"cpu": row.peak_soft[0], "pct": round(row.peak_soft[1], 1)},

@@ -311,7 +311,8 @@ def _dry_run(runner: Any) -> int:
     b = spec.bench
     print(
         f"{len(runner.combos)} cell(s) x {spec.repeats} repeat(s) x {b.seconds} s "
-        f"(about {len(runner.combos) * spec.repeats * (b.seconds + 2) // 60 + 1} min)"
+        f"(about {len(runner.combos) * spec.repeats * (b.seconds + 2) // 60 + 1} min), "
+        + (f"order shuffled, seed {runner.seed}" if spec.order == "shuffle" else "order snake")
     )
     for i, (combo, per_end) in enumerate(zip(runner.combos, changes, strict=True), 1):
         print(f"[{i}] {combo.label}")

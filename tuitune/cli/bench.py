@@ -432,6 +432,11 @@ def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
     if row.baseline:
         return [head + ": this is the baseline (tuitune runs --baseline ID picks another)"]
     base = next(r for r in rows if r.baseline)
+    if row.test_differs:  # another test: its numbers say nothing about the settings
+        return [
+            head,
+            f"not compared with baseline {base.group}: the test differs ({row.test_differs})",
+        ]
 
     def signed(value: float | None, suffix: str = "", digits: int = 1) -> str:
         return "-" if value is None else f"{value:+.{digits}f}{suffix}"

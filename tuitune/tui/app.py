@@ -41,6 +41,7 @@ from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
 from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
+from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.look import glyphs as glyphs_mod
 from tuitune.tui.look.asciibars import use_ascii_scrollbars
 from tuitune.tui.look.look import Look
@@ -153,6 +154,7 @@ class TuituneApp(App[int]):
         Binding("y", "confirm_trial", "Keep trial change", show=False),
         Binding("B", "bench", "Bench"),
         Binding("N", "runs", "Runs"),
+        Binding("W", "sweep", "Sweep: a table of settings measured", show=False),
         Binding("X", "bench_stop", "Stop the benchmark / close its strip", show=False),
         Binding("E", "export", "Export"),
         Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
@@ -242,6 +244,7 @@ class TuituneApp(App[int]):
         self.app_bench = BenchController(
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
+        self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
@@ -385,6 +388,9 @@ class TuituneApp(App[int]):
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)
+
+    def on_sweep_controller_news(self, message: SweepController.News) -> None:
+        self.app_sweep.on_message(message)
         if not message.problem:
             self.hint.run_recorded(self.editor.changes)
             self._draw_hint()
@@ -954,6 +960,9 @@ class TuituneApp(App[int]):
     def action_bench(self) -> None:
         self.app_bench.open_form()
 
+    def action_sweep(self) -> None:
+        self.app_sweep.open()
+
     def action_runs(self) -> None:
         self.app_bench.open_runs()
         self.hint.runs_opened()
@@ -978,6 +987,9 @@ class TuituneApp(App[int]):
         self.exporter.open()
 
     async def action_quit(self) -> None:
+        if self.app_sweep.running:  # its thread would go on changing the host after the revert
+            self.app_sweep.refuse_quit()
+            return
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
             quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
             ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)

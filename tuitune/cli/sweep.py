@@ -51,15 +51,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument("--netns", type=_common.netns, metavar="NAME", help="in namespace NAME")
     where.add_argument("--lab", action="store_true", help="on the lab of `tuitune lab`")
     p.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
-    p.add_argument(
-        "--peer-netns",
-        type=_common.netns,
-        metavar="NS",
-        help="the peer's end is in namespace NS of this machine: settings marked `both` "
-        "(the MTU) are set there too (--lab does this by itself)",
-    )
-    p.add_argument(
-        "--peer-iface", type=_common.ifname, metavar="IF", help="the peer's interface in NS"
+    _common.peer_end_args(
+        p,
+        "the peer's end is in namespace NS of this machine: settings marked `both` "
+        "(the MTU) are set there too, and its settings are recorded with each run "
+        "(--lab does this by itself)",
     )
     p.add_argument(
         "--host-wide",
@@ -160,8 +156,8 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
             peer = peer or found.peer_addr
             if args.peer_netns is None:
                 args.peer_netns, args.peer_iface = found.peer_netns, found.peer_ifname
-    if (args.peer_netns is None) != (args.peer_iface is None):
-        return "--peer-netns and --peer-iface go together"
+    if (problem := _common.peer_end_problem(args)) is not None:
+        return problem
     if peer is None:
         return "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab"
     port = args.port or (lab.port if lab is not None else DEFAULT_PORT)

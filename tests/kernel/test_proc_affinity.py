@@ -268,16 +268,7 @@ def test_restore_after_sigkill_puts_each_thread_back(
             victim.kill()
             victim.wait()
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tuitune",
-            "restore",
-            "--netns",
-            lab.ns,
-            "--journal-dir",
-            *[str(jdir)],
-        ],
+        [sys.executable, "-m", "tuitune", "restore", "--netns", lab.ns, f"--journal-dir={jdir}"],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -10,6 +10,7 @@ each thread gets its own affinity back, not one value for all.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -23,7 +24,7 @@ import pytest
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.root import HostRoot
 from tuitune.core.procs import discover
-from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.session import HostAccess, Journal, Key, needs_consent
 from tuitune.core.session.journal_records import Orig
 
 from .conftest import VethNs
@@ -205,6 +206,7 @@ def test_kernel_threads_are_never_moved(journal: Journal) -> None:
         and r.ppid == 2
     )
     before = os.sched_getaffinity(child)
+    assert needs_consent(Key.proc_affinity(2, kthreadd.start_ticks)) is None  # root's own
     for pid in (2, child):
         ident = discover.read_ident(root, pid)
         assert ident is not None
@@ -218,6 +220,8 @@ def test_another_users_process_asks_first(lab: VethNs, journal: Journal) -> None
     t = start_target(lab, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
     try:
         key = t.key()
+        question = needs_consent(key)
+        assert question is not None and "belongs to nobody (uid 65534)" in question
         out = journal.apply(key, "0")
         assert out.status == "refused", out
         assert "belongs to nobody (uid 65534)" in (out.reason or "")
@@ -277,3 +281,29 @@ def test_restore_after_sigkill_puts_each_thread_back(
     assert f"put back pid {target.pid} affinity: 0 -> {format_cpulist(CPUS)}" in done.stdout
     assert target.affinity() == original(target)
     assert not list(jdir.glob("*.journal"))
+
+
+def test_show_json_lists_the_nics_processes(lab: VethNs, target: Target) -> None:
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tuitune",
+            "show",
+            "--json",
+            f"--netns={lab.ns}",
+            lab.a,
+            "--interval=0.2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert shown.returncode == 0, shown.stderr
+    doc = json.loads(shown.stdout)
+    (p,) = [p for p in doc["processes"] if p["pid"] == target.pid]
+    assert p["key"] == target.key().name and p["sockets"] == 1 and not p["kernel_thread"]
+    assert p["cmdline"][:2] == ["/usr/bin/python3", "-c"]
+    worker = next(t for t in p["threads"] if t["tid"] == target.worker)
+    assert worker["allowed"] == [LAST] and p["allowed"] == sorted(CPUS)
+    assert set(p["cpu_percent"]) <= {str(c) for c in CPUS}

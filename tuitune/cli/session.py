@@ -112,6 +112,8 @@ def _print_outcome(out: Outcome, verb: str) -> None:
         print(f"{verb} {out.key.label}: {out.before} -> {out.after}")
         for e in out.also:
             print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
+    elif out.status == "skipped" and out.key.kind == "proc_affinity" and out.after is None:
+        print(f"unchanged {out.describe()}")  # gone: a process that exited, its reason says
     elif out.status == "skipped":
         why = f" ({out.reason})" if out.after is None and out.reason else ""
         print(f"unchanged {out.key.label}: {out.after or 'absent'}{why}")

@@ -9,6 +9,7 @@ What the kernel holds is read with os.sched_getaffinity of the child the test st
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,12 +30,14 @@ pytestmark = pytest.mark.kernel
 ADDR = "198.18.78.1"
 CPUS = frozenset(os.sched_getaffinity(0))
 SERVER = """
-import socket, sys, time
+import signal, socket, sys, time
 s = socket.socket()
 s.bind((sys.argv[1], 0))
 s.listen()
+signal.signal(signal.SIGUSR1, lambda *a: s.close())  # as iperf3's server between tests
 print("ready", flush=True)
-time.sleep(600)
+while True:
+    time.sleep(600)
 """
 
 
@@ -137,6 +140,13 @@ async def test_find_move_undo_and_gone(
             await until(pilot, lambda: isinstance(app.screen, EditorScreen))
             await pilot.press("ctrl+u", *str(last), "enter")
             await until(pilot, lambda: os.sched_getaffinity(pid) == {last})
+            # No socket on the NIC for a while (iperf3's server between tests): still there,
+            # still moved, never "gone".
+            server.send_signal(signal.SIGUSR1)
+            readings = app.procs.readings_taken
+            await until(pilot, lambda: app.procs.readings_taken >= readings + 3)
+            assert "moved (was" in row_of(app, pid) or "pending" in row_of(app, pid)
+            assert "gone" not in screen_text(app)
             server.kill()
             server.wait()
             await until(pilot, lambda: "gone" in row_of(app, pid))

@@ -13,16 +13,23 @@ offered; a process that exited is shown as gone, never an error.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot
 from tuitune.core.lab import Lab
-from tuitune.core.procs.discover import Reading, read_nic_processes, window
+from tuitune.core.procs.discover import (
+    IPAddress,
+    Reading,
+    read_nic_processes,
+    read_process,
+    window,
+)
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.session import Journal, Key, Outcome
 from tuitune.core.session.proc_affinity import is_gone
@@ -96,26 +103,47 @@ class ProcsController:
         self._readings: deque[Reading] = deque(maxlen=WINDOW_READINGS)
         self._last: dict[str, NicProcess] = {}  # for a process that exits: shown as gone
         self._reading = False
+        self.readings_taken = 0
         self.state = ProcsState()
         self.on_change: Callable[[ProcsState], None] | None = None  # the open screen's redraw
 
     # -- readings --------------------------------------------------------------------------
-    def _read(self, ifname: str) -> tuple[Reading, frozenset[int]]:
-        """Worker thread: the NIC's processes, and in the lab those of the peer's end."""
-        got: Reading = self._call(lambda: read_nic_processes(self.root, ifname))
+    def _read(self, ifname: str, known: dict[str, int]) -> tuple[Reading, frozenset[int]]:
+        """Worker thread: the NIC's processes, and in the lab those of the peer's end. A
+        process of the last reading (`known`: key name -> pid) that has no socket there now
+        but still runs is kept: iperf3's server closes and reopens its sockets between tests,
+        and a process must not look gone for that."""
+        lab = self.lab if self.root.live else None
+        # The lab's addresses are known: named, so that a busy host's failed address read
+        # (getifaddrs under load) cannot make its processes vanish for one reading.
+        mine = _addresses(lab.local_addr) if lab is not None and ifname == lab.ifname else ()
+        got: Reading = self._call(lambda: read_nic_processes(self.root, ifname, addresses=mine))
         peers: frozenset[int] = frozenset()
-        lab = self.lab
-        if lab is not None and self.root.live:
+        if lab is not None:
             try:
                 if self._peer is None:
                     self._peer = KernelThread(lab.peer_netns)
                 peer_root = HostRoot(netns=lab.peer_netns)
-                far = self._peer.call(lambda: read_nic_processes(peer_root, lab.peer_ifname))
+                far = self._peer.call(
+                    lambda: read_nic_processes(
+                        peer_root, lab.peer_ifname, addresses=_addresses(lab.peer_addr)
+                    )
+                )
             except OSError:
                 far = None  # the lab went away: its own side is still read
             if far is not None:
                 peers = frozenset(far.procs) - frozenset(got.procs)
                 got = Reading(got.at, {**far.procs, **got.procs}, got.addresses | far.addresses)
+        seen = {r.ident.name for r in got.procs.values()}
+        still = {}
+        for name, pid in known.items():
+            if name in seen:
+                continue
+            again = read_process(self.root, pid)
+            if again is not None and again.ident.name == name:  # not a reused PID
+                still[pid] = again
+        if still:
+            got = Reading(got.at, {**still, **got.procs}, got.addresses)
         return got, peers
 
     def refresh(self) -> None:
@@ -125,6 +153,9 @@ class ProcsController:
             return
         self._reading = True
         ifname = sel.ifname
+        known = (
+            {n: p.ident.pid for n, p in self._last.items()} if self.state.ifname == ifname else {}
+        )
 
         def done(result: tuple[Reading, frozenset[int]] | None) -> None:
             self._reading = False
@@ -133,7 +164,7 @@ class ProcsController:
 
         def work() -> tuple[Reading, frozenset[int]] | None:
             try:
-                return self._read(ifname)
+                return self._read(ifname, known)
             except OSError:
                 return None
 
@@ -144,6 +175,7 @@ class ProcsController:
             self._readings.clear()
             self._last.clear()
         self._readings.append(reading)
+        self.readings_taken += 1
         sel = self.shell.selection()
         local = nic_local(sel.nic, sel.host)
         first = self._readings[0] if len(self._readings) > 1 else None
@@ -155,6 +187,9 @@ class ProcsController:
         kept = [p for n, p in self._last.items() if n not in now and (n in moved or n in states)]
         for p in kept:
             states[p.ident.name] = "gone (the process exited)"
+        for n in now:  # a state from before that no longer holds (the process is there)
+            if states.get(n, "").startswith("gone"):
+                del states[n]
         self._last = {p.ident.name: p for p in procs} | {p.ident.name: p for p in kept}
         self.state = ProcsState(
             ifname=ifname,
@@ -162,7 +197,7 @@ class ProcsController:
             seconds=reading.at - first.at if first is not None else 0.0,
             note=self.state.note,
             states=states,
-            peers=peers,
+            peers=peers | (self.state.peers & frozenset(reading.procs)),
             moved=moved,
             local=local,
             node=sel.nic.placement.numa_node if sel.nic is not None else None,
@@ -195,6 +230,7 @@ class ProcsController:
 
     def close(self) -> None:
         self.on_change = None
+        self._readings.clear()  # the next open starts its own window, not one from before
         peer, self._peer = self._peer, None
         if peer is not None:
             self.shell.in_thread(peer.close, group="procs-close")
@@ -231,7 +267,7 @@ class ProcsController:
                 out.append((f"{q.name} (IRQ {q.irq})", cpus))
         return out or "its IRQs' affinities are unknown: c picks CPUs, e types a list"
 
-    def type_list(self, proc: NicProcess, error: str = "") -> None:
+    def type_list(self, proc: NicProcess, error: str = "", typed: str = "") -> None:
         current = format_cpulist(proc.allowed)
         self.shell.push_screen(
             EditorScreen(
@@ -239,6 +275,7 @@ class ProcsController:
                 current,
                 "a CPU list: 0-3,8",
                 error,
+                typed=typed,  # empty: a list is typed whole (the current one is shown above)
             ),
             lambda text: self._typed(proc, text) if text is not None else None,
         )
@@ -248,11 +285,14 @@ class ProcsController:
         try:
             cpus = parse_cpulist(text.strip())
         except CpuListError as exc:
-            self.type_list(proc, str(exc))
+            self.type_list(proc, str(exc), text)
+            return
+        if not cpus:
+            self.type_list(proc, "no CPUs in that list: a process needs at least one", text)
             return
         if host is not None and cpus - host.topology.online:
             bad = format_cpulist(cpus - host.topology.online)
-            self.type_list(proc, f"cpu {bad} not online")
+            self.type_list(proc, f"cpu {bad} not online", text)
             return
         self.move(proc, cpus)
 
@@ -300,7 +340,9 @@ class ProcsController:
             else:
                 word = "refused" if out.status in ("refused", "invalid") else out.status
                 self.state.states[key.name] = f"{word}: {_short(out.reason or '', key)}"
-            self.editor.report([out])
+            # Its threads move with it (that is what moving a process means): not news.
+            also = tuple(e for e in out.also if not e.key.name.startswith(key.name + "/"))
+            self.editor.report([replace(out, also=also)])
             self.refresh()
 
         self.editor.run_journal(lambda j: j.apply(key, value), done)
@@ -310,3 +352,10 @@ def _short(reason: str, key: Key) -> str:
     """A refusal without the process's label in front (the row names it already)."""
     label = key.label + ": "
     return reason[len(label) :] if reason.startswith(label) else reason
+
+
+def _addresses(addr: str) -> tuple[IPAddress, ...]:
+    try:
+        return (ipaddress.ip_address(addr),)
+    except ValueError:
+        return ()

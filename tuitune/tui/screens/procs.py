@@ -30,10 +30,10 @@ def user_name(uid: int) -> str:
         return str(uid)
 
 
-def cpu_use(p: NicProcess) -> str:
+def cpu_use(p: NicProcess, seconds: float) -> str:
     """ "0:45 1:3" (percent of one CPU, per CPU, over the window); "-" before a window."""
     if not p.cpu_by_cpu:
-        return "-"
+        return "0" if seconds > 0 else "-"
     return " ".join(f"{c}:{v:.0f}" for c, v in sorted(p.cpu_by_cpu.items()))
 
 
@@ -76,7 +76,8 @@ def detail(p: NicProcess | None, st: ProcsState) -> str:
         f"{p.sockets} socket(s) on the NIC, {p.wildcard} on every address"
         + (f"; unit {printable(p.unit, 60)}" if p.unit else ""),
         f"allowed cpu {format_cpulist(p.allowed)}; ran on cpu {format_cpulist(p.ran_on)}; "
-        f"CPU % by cpu {cpu_use(p)} ({span}); NIC-local CPUs {local}, on them: {node_text(p)}",
+        f"CPU % by cpu {cpu_use(p, st.seconds)} ({span}); NIC-local CPUs {local}, "
+        f"on them: {node_text(p)}",
         f"threads: {threads}{more}",
     ]
     state = state_text(p, st)
@@ -147,9 +148,12 @@ class ProcsScreen(Screen[None]):
             return
         node = f"node {st.node}" if st.node is not None else "no NUMA node"
         local = format_cpulist(st.local) if st.local else "none"
-        self.query_one("#procs-title", Static).update(
-            f"Processes using {st.ifname or '?'}: {len(st.procs)}  ({node}, NIC-local CPUs {local})"
+        title = (
+            f"Processes using {st.ifname}: {len(st.procs)}  ({node}, NIC-local CPUs {local})"
+            if st.ifname is not None
+            else "Processes using the NIC: reading..."
         )
+        self.query_one("#procs-title", Static).update(title)
         self.query_one("#procs-note", Static).update(st.note)
         table: DataTable[str] = self.query_one(DataTable)
         keep = self.current_name()
@@ -163,7 +167,7 @@ class ProcsScreen(Screen[None]):
                 str(len(p.threads)),
                 format_cpulist(p.allowed),
                 format_cpulist(p.ran_on),
-                cpu_use(p),
+                cpu_use(p, st.seconds),
                 node_text(p),
                 state_text(p, st),
             )

@@ -341,3 +341,20 @@ def test_a_profile_moves_the_namespaces_processes_by_name(
         assert target.affinity() == original(target) and other.affinity() == original(other)
     finally:
         stop(other)
+
+
+def test_export_shows_how_to_make_it_last(lab: VethNs, target: Target, tmp_path: Path) -> None:
+    jdir = f"--journal-dir={tmp_path / 'j'}"
+    profile = tmp_path / "p.toml"
+    profile.write_text('[processes]\npython3 = "0"\n')
+    assert tuitune("apply", str(profile), f"--netns={lab.ns}", jdir).returncode == 0
+    try:
+        shown = tuitune("export", lab.a, f"--netns={lab.ns}", jdir)
+        assert shown.returncode == 0, shown.stdout + shown.stderr
+        assert f"process-python3-{target.pid}.sh" in shown.stdout
+        # Its argv holds the newlines of a -c script: not a line to paste, so not shown.
+        assert "taskset -c 0 COMMAND ARGS...\n" in shown.stdout
+        assert "does not survive its restart" in shown.stdout + shown.stderr
+    finally:
+        assert tuitune("restore", f"--netns={lab.ns}", jdir).returncode == 0
+    assert target.affinity() == original(target)

@@ -117,8 +117,12 @@ def apply_step(session: Session, changes: list[tuple[Key, str]]) -> list[Outcome
 def _print_outcome(out: Outcome, verb: str) -> None:
     if out.status == "changed":
         print(f"{verb} {out.key.label}: {out.before} -> {out.after}")
+        threads = [e for e in out.also if e.key.kind == "proc_affinity"]
+        if out.key.kind == "proc_affinity" and threads:  # a process may have hundreds
+            print(f"    also its {len(threads)} thread(s), each one's own original recorded")
         for e in out.also:
-            print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
+            if e not in threads or out.key.kind != "proc_affinity":
+                print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
     elif out.status == "skipped" and out.key.kind == "proc_affinity" and out.after is None:
         print(f"unchanged {out.describe()}")  # gone: a process that exited, its reason says
     elif out.status == "skipped":
@@ -211,6 +215,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
         else:
             outcomes = session.restore(force=args.force)
     for out in outcomes:
+        if out.key.kind == "proc_affinity" and out.status == "skipped" and out.after is not None:
+            continue  # a thread its process's put-back already gave its original
         _print_outcome(out, "put back")
     if journal.degraded is not None:
         print(f"note: {journal.degraded}; restored without recording it")

@@ -307,3 +307,54 @@ def test_show_json_lists_the_nics_processes(lab: VethNs, target: Target) -> None
     worker = next(t for t in p["threads"] if t["tid"] == target.worker)
     assert worker["allowed"] == [LAST] and p["allowed"] == sorted(CPUS)
     assert set(p["cpu_percent"]) <= {str(c) for c in CPUS}
+
+
+def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "tuitune", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+
+
+def test_a_profile_moves_the_namespaces_processes_by_name(
+    lab: VethNs, target: Target, tmp_path: Path
+) -> None:
+    other = start_target(lab, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+    try:
+        mine = os.sched_getaffinity(0)  # this test is a python3 too, outside the namespace
+        profile = tmp_path / "p.toml"
+        profile.write_text('[processes]\npython3 = "0"\n')
+        jdir = f"--journal-dir={tmp_path / 'j'}"
+        refused = tuitune("apply", str(profile), f"--netns={lab.ns}", jdir)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "belongs to nobody (uid 65534)" in refused.stderr
+        assert "(--other-users allows it)" in refused.stderr
+        assert target.affinity() == original(target) and other.affinity() == original(other)
+
+        done = tuitune("apply", str(profile), f"--netns={lab.ns}", jdir, "--other-users")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"changed python3 (pid {target.pid}) affinity: " in done.stdout
+        assert target.affinity() == {target.pid: {0}, target.worker: {0}}
+        assert other.affinity() == {other.pid: {0}, other.worker: {0}}
+        assert os.sched_getaffinity(0) == mine
+
+        back = tuitune("restore", f"--netns={lab.ns}", jdir)
+        assert back.returncode == 0, back.stdout + back.stderr
+        assert target.affinity() == original(target) and other.affinity() == original(other)
+    finally:
+        stop(other)
+
+
+def test_export_shows_how_to_make_it_last(lab: VethNs, target: Target, tmp_path: Path) -> None:
+    jdir = f"--journal-dir={tmp_path / 'j'}"
+    profile = tmp_path / "p.toml"
+    profile.write_text('[processes]\npython3 = "0"\n')
+    assert tuitune("apply", str(profile), f"--netns={lab.ns}", jdir).returncode == 0
+    try:
+        shown = tuitune("export", lab.a, f"--netns={lab.ns}", jdir)
+        assert shown.returncode == 0, shown.stdout + shown.stderr
+        assert f"process-python3-{target.pid}.sh" in shown.stdout
+        # Its argv holds the newlines of a -c script: not a line to paste, so not shown.
+        assert "taskset -c 0 COMMAND ARGS...\n" in shown.stdout
+        assert "does not survive its restart" in shown.stdout + shown.stderr
+    finally:
+        assert tuitune("restore", f"--netns={lab.ns}", jdir).returncode == 0
+    assert target.affinity() == original(target)

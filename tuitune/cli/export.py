@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import signal
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -121,6 +122,7 @@ def _check_iface(access: HostAccess, ifname: str) -> bool:
 def cmd_export(args: argparse.Namespace) -> int:
     from tuitune.core.export import ExportRefused, build_plan, from_journal, gather_context
     from tuitune.core.export import parse_formats as formats_of
+    from tuitune.core.export.procs import process_facts
     from tuitune.core.session import JournalError
     from tuitune.core.session.journal_file import host_id, journal_path
 
@@ -149,6 +151,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_FAILED
         ctx = gather_context(access, args.iface)
+        keys = [c.key for c in changes]
+        ctx = replace(ctx, processes=access.run(process_facts, access.root, keys))
         matched = export_ansible.with_match(args, access.root, ctx)
         if matched is None:
             return EXIT_USAGE

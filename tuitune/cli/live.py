@@ -96,7 +96,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
         first = reader.counters(ifname)
-        procs_then = _procs_reading(reader, ifname) if args.json else None
+        procs_then = nic_procs_reading(reader, ifname) if args.json else None
         if root.live:
             time.sleep(args.interval)
         try:
@@ -123,7 +123,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:
+def nic_procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:
     """The NIC's processes now (on the reader's kernel thread: a namespace's sockets)."""
     from tuitune.core.procs.discover import read_nic_processes
 
@@ -141,7 +141,7 @@ def _nic_processes(
 
     if snap.nic is None or then is None:
         return None
-    now = _procs_reading(reader, snap.nic.link.ifname)
+    now = nic_procs_reading(reader, snap.nic.link.ifname)
     if now is None:
         return None
     topo, node = snap.host.topology, snap.nic.placement.numa_node

@@ -181,6 +181,15 @@ def read_ident(root: HostRoot, pid: int) -> ProcIdent | None:
     return ProcIdent(pid, stat.start_ticks, uid, stat.comm)
 
 
+def read_cmdline(root: HostRoot, pid: int) -> tuple[str, ...]:
+    """The argv of `pid` (empty for a kernel thread, a zombie, or one that exited)."""
+    try:
+        argv = _read_bytes(root, f"{pid}/cmdline", _CMDLINE_MAX)
+    except OSError:
+        return ()
+    return tuple(_text(a) for a in argv.rstrip(b"\0").split(b"\0")) if argv else ()
+
+
 def read_thread(root: HostRoot, pid: int, tid: int) -> ThreadRun | None:
     base = f"{pid}/task/{tid}"
     try:
@@ -465,6 +474,7 @@ __all__ = [
     "nic_socket_inodes",
     "parse_socket_table",
     "parse_stat",
+    "read_cmdline",
     "read_ident",
     "read_nic_processes",
     "read_process",

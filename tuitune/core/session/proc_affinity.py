@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 from typing import TypeGuard
 
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
@@ -186,9 +187,32 @@ class ProcAffinity:
             cpus = parse_cpulist(value)
         except CpuListError as exc:
             raise ProcRefused(Unavailable("error", f"{key.label}: {exc}")) from None
-        tids = [tid] if tid is not None else discover.thread_ids(self.root, ident.pid)
+        try:
+            # A pidfd names this process, not its PID: checked before each thread's write, a
+            # process that exited (and whose PID went to another) stops the loop. Left: the
+            # microseconds between that check and the system call, as for taskset.
+            pidfd = os.pidfd_open(ident.pid)
+        except OSError:
+            raise ProcRefused(_gone(key)) from None
+        try:
+            again = discover.read_ident(self.root, ident.pid)
+            if again is None or again.start_ticks != ident.start_ticks:
+                raise ProcRefused(_gone(key, REUSED if again else GONE))
+            done = self._set_threads(key, pidfd, ident.pid, tid, cpus, value)
+        finally:
+            os.close(pidfd)
+        if not done:
+            raise ProcRefused(_gone(key, THREAD_GONE if tid is not None else GONE))
+
+    def _set_threads(
+        self, key: Key, pidfd: int, pid: int, tid: int | None, cpus: frozenset[int], value: str
+    ) -> int:
         done = 0
-        for t in tids:
+        for t in [tid] if tid is not None else discover.thread_ids(self.root, pid):
+            try:
+                signal.pidfd_send_signal(pidfd, 0)  # ESRCH once the process is gone
+            except ProcessLookupError:
+                raise ProcRefused(_gone(key)) from None
             try:
                 os.sched_setaffinity(t, cpus)
                 done += 1
@@ -196,8 +220,7 @@ class ProcAffinity:
                 continue  # that thread exited: it needs no affinity
             except OSError as exc:
                 raise ProcRefused(_refusal(key, exc, value)) from exc
-        if not done:
-            raise ProcRefused(_gone(key, THREAD_GONE if tid is not None else GONE))
+        return done
 
 
 def _refusal(key: Key, exc: OSError, value: str) -> Unavailable:

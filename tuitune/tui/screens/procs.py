@@ -89,8 +89,8 @@ def detail(p: NicProcess | None, st: ProcsState) -> str:
     if p.kernel_thread:
         lines.append("a kernel thread: tuitune never moves one")
     lines.append(
-        "A process's affinity does not survive its restart: `tuitune export --format "
-        "process` gives a systemd drop-in or a taskset prefix that does"
+        "A process's affinity does not survive its restart: E (on the main screen) previews "
+        "a systemd drop-in or a taskset prefix that makes it last"
     )
     return "\n".join(lines)
 

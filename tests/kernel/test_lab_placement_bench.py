@@ -27,7 +27,9 @@ from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
+from tuitune.core.procs.discover import read_ident
 from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.session import HostAccess, Journal, Key
 
 pytestmark = pytest.mark.kernel
 
@@ -89,16 +91,22 @@ def test_server_away_from_then_beside_net_rx_named_in_the_notebook(
 ) -> None:
     assert lab.server_pid is not None
     before = os.sched_getaffinity(lab.server_pid)
+    ident = read_ident(HostRoot(), lab.server_pid)
+    assert ident is not None
+    key = Key.proc_affinity(ident.pid, ident.start_ticks, comm=ident.comm)
     spec = BenchSpec(lab.peer_addr, port=lab.port, duration=4, client_cpu=0, netns=lab.netns)
     nb = Notebook(tmp_path / "runs.jsonl")
-    with HostReader(HostRoot(netns=lab.netns)) as reader:
+    root = HostRoot(netns=lab.netns)
+    with HostReader(root) as reader, Journal.open(HostAccess(root), tmp_path / "j") as journal:
+        # Moved as the processes view moves it: one journaled step each, then reverted.
         for n, cpu in enumerate((1, 0), start=1):
-            os.sched_setaffinity(lab.server_pid, {cpu})
+            assert journal.apply(key, str(cpu)).status == "changed"
+            assert os.sched_getaffinity(lab.server_pid) == {cpu}
             result, load, placed = measure(lab, reader, spec)
             when = "2026-01-01T00:00:00+00:00"
             nb.add(Run(f"r{n}", f"r{n}", lab.ifname, when, spec, result, load, placed))
-    assert os.sched_getaffinity(lab.server_pid) == {0}, "the server moved by itself"
-    os.sched_setaffinity(lab.server_pid, before)
+        assert all(o.ok for o in journal.revert_all())
+    assert os.sched_getaffinity(lab.server_pid) == before
 
     away, beside = nb.table()
     print("\n" + to_text([away, beside]))

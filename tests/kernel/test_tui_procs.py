@@ -23,7 +23,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
-from tuitune.tui.screens.procs import CpuPickScreen, ProcsScreen
+from tuitune.tui.screens.procs import CpuPickScreen, ListPickScreen, ProcsScreen
 
 pytestmark = pytest.mark.kernel
 
@@ -108,6 +108,18 @@ async def test_find_move_undo_and_gone(
             await pilot.press("i")
             await until(pilot, lambda: "has no queue IRQs" in screen_text(app))
             assert os.sched_getaffinity(pid) == CPUS
+            # A NIC with queue IRQs (which a veth lacks: the one thing faked here): i lists
+            # them with their CPUs, Enter moves the process beside the picked one.
+            real = app.procs.irq_cpus
+            app.procs.irq_cpus = lambda: [("eth9-rx-0 (IRQ 40)", frozenset({last}))]  # type: ignore[method-assign]
+            await pilot.press("i")
+            await until(pilot, lambda: isinstance(app.screen, ListPickScreen))
+            assert f"eth9-rx-0 (IRQ 40): cpu {last}" in screen_text(app)
+            await pilot.press("enter")
+            await until(pilot, lambda: os.sched_getaffinity(pid) == {last})
+            app.procs.irq_cpus = real  # type: ignore[method-assign]
+            await pilot.press("u")
+            await until(pilot, lambda: os.sched_getaffinity(pid) == CPUS)
 
             # e: a typed list.
             await pilot.press("e")

@@ -301,6 +301,9 @@ class ProcsController:
         if proc.kernel_thread:
             self.shell.notify_line("a kernel thread: tuitune never moves one", True)
             return
+        if self.shell.session.read_only:
+            self.shell.notify_line(f"nothing moved: {self.shell.session.read_only}", True)
+            return
         if not cpus:
             self.shell.notify_line("no CPUs picked: nothing moved", True)
             return

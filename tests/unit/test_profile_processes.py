@@ -3,7 +3,9 @@ file with a one-line message."""
 
 from __future__ import annotations
 
+import re
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +43,13 @@ def test_a_bad_processes_table_is_one_line(toml: str, says: str) -> None:
     with pytest.raises(ProfileError) as exc:
         parse_toml(tomllib.loads(toml))
     assert says in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_the_documented_processes_example_parses() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs/profile.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
+    (block,) = [b for b in blocks if b.startswith("[processes]")]
+    got = {r.name: r.text for r in parse_toml(tomllib.loads(block)).requests}
+    assert got == {"nuttcp": "node-local", "iperf3": "irq:eth2-TxRx-0", "mover": "nic-local"} | {
+        "db": "2-5"
+    }

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import signal
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -182,6 +183,7 @@ def _end_plan(
     """The plan for `ifname` from its host's journal, reported; an exit status when there is
     none to be had (said in one line)."""
     from tuitune.core.export import ExportRefused, build_plan, from_journal, gather_context
+    from tuitune.core.export.procs import process_facts
     from tuitune.core.session import JournalError
     from tuitune.core.session.journal_file import host_id, journal_path
 
@@ -204,6 +206,8 @@ def _end_plan(
             err(str(exc))
             return EXIT_FAILED
         ctx = gather_context(access, ifname)
+        keys = [c.key for c in changes]
+        ctx = replace(ctx, processes=access.run(process_facts, access.root, keys))
         driver = export_ansible.driver_of(access, ifname) if args.match == "driver" else None
         matched = export_ansible.with_match(args, access.root, ctx, driver, ifname)
         if matched is None:

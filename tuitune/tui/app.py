@@ -41,6 +41,7 @@ from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
 from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
+from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.look import glyphs as glyphs_mod
 from tuitune.tui.look.asciibars import use_ascii_scrollbars
@@ -83,6 +84,7 @@ from tuitune.tui.panels.sysctlpanel import help_summary, help_text, sysctl_rows
 from tuitune.tui.screens.bench_view import BenchStrip
 from tuitune.tui.screens.dialogs import PickerScreen, TextScreen, keys_text
 from tuitune.tui.screens.export import ExportScreen
+from tuitune.tui.screens.procs import ProcsScreen
 from tuitune.tui.shell import Selection
 
 # Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
@@ -158,6 +160,7 @@ class TuituneApp(App[int]):
         Binding("X", "bench_stop", "Stop the benchmark / close its strip", show=False),
         Binding("E", "export", "Export"),
         Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
+        Binding("P", "procs", "Processes using the NIC: where they run, move them", show=False),
         Binding("b", "baseline", "Baseline"),
     ]
 
@@ -249,6 +252,8 @@ class TuituneApp(App[int]):
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
+        # P: the NIC's processes, moved beside (or away from) its IRQs
+        self.procs = ProcsController(self, self.editor, reader.call, reader.root, lab=lab)
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -935,6 +940,8 @@ class TuituneApp(App[int]):
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
+        if isinstance(self.screen, ProcsScreen):  # it covers the header: it says it itself
+            self.procs.notice(("! " if warn else "") + text)
 
     def action_edit(self) -> None:
         self.editor.edit()
@@ -973,6 +980,12 @@ class TuituneApp(App[int]):
 
     def action_advise(self) -> None:
         self.advisor.open()
+
+    def action_procs(self) -> None:
+        if self.ifname is None:
+            self.notify_line("no interface picked (n picks one)", True)
+            return
+        self.push_screen(ProcsScreen(self.procs, self.interval))
 
     def _remember(self, ifname: str, context: str) -> None:
         """The Advisor's context of an interface, kept in the settings file with the theme."""

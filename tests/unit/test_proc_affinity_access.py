@@ -16,7 +16,7 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.root import HostRoot
 from tuitune.core.procs import discover
 from tuitune.core.session import HostAccess, InvalidValue, Key, WriteRefused, needs_consent
-from tuitune.core.session.proc_affinity import is_gone
+from tuitune.core.session.proc_affinity import ProcAffinity, ProcRefused, is_gone
 
 
 @pytest.fixture
@@ -84,3 +84,32 @@ def test_bad_cpu_lists_are_refused_before_anything(child: subprocess.Popen[bytes
             with pytest.raises((InvalidValue, WriteRefused)) as exc:
                 access.validate(key, text)
             assert "\n" not in str(exc.value)
+
+
+def test_only_root_changes_another_users_process(child: subprocess.Popen[bytes]) -> None:
+    """A tuitune run by nobody is refused root's process before any write, in one line."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to become nobody")
+    key = _key(child.pid)
+    procs = ProcAffinity(HostRoot())
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nobody, then the check
+        os.close(read)
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                procs.validate(key, "0", online=frozenset({0}), present=frozenset({0}), possible=1)
+                said = "validated"
+            except ProcRefused as exc:
+                said = f"{type(exc).__name__}: {exc}"
+            os.write(write, said.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    said = os.read(read, 4096).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert said.startswith("ProcRefused: ") and "only root changes it" in said, said
+    assert "belongs to root (uid 0)" in said

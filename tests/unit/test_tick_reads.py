@@ -4,57 +4,21 @@
 from __future__ import annotations
 
 import queue
-import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
-
 from tests.support.fixture_big import host_1152cpu
-from tuitune.core.host import root as root_module
+from tests.support.readlog import ReadLog
 from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.snapshot import Counters
 
 
-class ReadLog:
-    """Every kernel file read inside HostReader.counters(), by tick: (path, bytes)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, reader: object) -> None:
-        self.ticks: list[list[tuple[str, int]]] = []
-        self._on = threading.Event()
-        real_read = root_module.read_text
-        real_counters = reader.counters  # type: ignore[attr-defined]
-
-        def read_text(path: Path, what: str, *args: object, **kw: object) -> str:
-            text = real_read(path, what, *args, **kw)  # type: ignore[arg-type]
-            if self._on.is_set():
-                # Relative to the sample's tree: "proc/stat", "sys/kernel/irq/38/per_cpu_count".
-                rel = str(path).split("/samples/", 1)[-1].partition("/")[2]
-                self.ticks[-1].append(("/" + rel, len(text.encode())))
-            return text
-
-        def counters(ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
-            self.ticks.append([])
-            self._on.set()
-            try:
-                got: Counters = real_counters(ifname, irqs)
-                return got
-            finally:
-                self._on.clear()
-
-        monkeypatch.setattr(root_module, "read_text", read_text)
-        monkeypatch.setattr(reader, "counters", counters)
-
-    def files(self, tick: int) -> list[str]:
-        return [what for what, _ in self.ticks[tick - 1]]
-
-    def nbytes(self, tick: int, only: str = "") -> int:
-        return sum(n for what, n in self.ticks[tick - 1] if what.startswith(only))
-
-
-def _run(sampler: Sampler, n: int, before: dict[int, object] | None = None) -> Iterator[Sample]:
+def _run(
+    sampler: Sampler,
+    got: queue.Queue[Sample],
+    n: int,
+    before: dict[int, Callable[[], None]] | None = None,
+) -> Iterator[Sample]:
     """Take n samples, acknowledging each; before[k]() runs before sample k is let go."""
-    got: queue.Queue[Sample] = sampler._deliver.__self__  # type: ignore[attr-defined]
     sampler.start()
     try:
         for k in range(1, n + 1):
@@ -62,22 +26,20 @@ def _run(sampler: Sampler, n: int, before: dict[int, object] | None = None) -> I
             assert sample.seq == k and sample.error is None
             yield sample
             if before and k + 1 in before:
-                before[k + 1]()  # type: ignore[operator]
+                before[k + 1]()
             sampler.ack()
     finally:
         sampler.stop()
         sampler.reader.close()
 
 
-def test_per_tick_reads_nic_irq_files_and_whole_table_on_cadence(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_per_tick_reads_nic_irq_files_and_whole_table_on_cadence(tmp_path: Path) -> None:
     reader, ifname = host_1152cpu(tmp_path, samples=10, irq_files=True)
-    log = ReadLog(monkeypatch, reader)
     got: queue.Queue[Sample] = queue.Queue()
     sampler = Sampler(reader, ifname, got.put, interval=0.0, full_every=4, host_every=1000)
     views = {9: lambda: sampler.set_all_irqs(True)}
-    samples = list(_run(sampler, 10, views))
+    with ReadLog().watching(reader) as log:
+        samples = list(_run(sampler, got, 10, views))
     nic = sorted(q.irq for q in samples[0].nic.irqs) if samples[0].nic else []
     assert len(nic) >= 8  # eth0's 8 TxRx queues (and its link vector)
 
@@ -109,16 +71,14 @@ def test_per_tick_reads_nic_irq_files_and_whole_table_on_cadence(
     assert samples[9].counters.irq_full and len(samples[9].rates.irqs) > 100  # all IRQs
 
 
-def test_bytes_per_tick_fall_tenfold_on_a_real_sized_table(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_bytes_per_tick_fall_tenfold_on_a_real_sized_table(tmp_path: Path) -> None:
     """With the IRQ table of a real 1152-CPU host (about 1000 rows, 13 MB), a tick between two
     whole reads reads at least 10 times fewer bytes than one that reads the whole table."""
     reader, ifname = host_1152cpu(tmp_path, samples=4, irq_files=True, rows=1000)
-    log = ReadLog(monkeypatch, reader)
     got: queue.Queue[Sample] = queue.Queue()
     sampler = Sampler(reader, ifname, got.put, interval=0.0, full_every=100, host_every=1000)
-    list(_run(sampler, 4))
+    with ReadLog().watching(reader) as log:
+        list(_run(sampler, got, 4))
     assert log.nbytes(2, "/proc/interrupts") > 12_000_000
     assert "/proc/interrupts" not in log.files(3)
     assert log.nbytes(2) >= 10 * log.nbytes(3)

@@ -75,27 +75,29 @@ class Rates:
 
 
 def _cpu_percent(a: CpuTimes, b: CpuTimes) -> dict[str, float] | None:
-    d = {name: delta64(getattr(a, name), getattr(b, name)) for name in CpuTimes.__slots__}
-    total = sum(
-        d[n] for n in ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
-    )
+    # Attribute by attribute, not by name: 1152 CPUs a tick.
+    user, nice = delta64(a.user, b.user), delta64(a.nice, b.nice)
+    system, idle = delta64(a.system, b.system), delta64(a.idle, b.idle)
+    iowait, irq = delta64(a.iowait, b.iowait), delta64(a.irq, b.irq)
+    softirq, steal = delta64(a.softirq, b.softirq), delta64(a.steal, b.steal)
+    total = user + nice + system + idle + iowait + irq + softirq + steal
     if total <= 0:
         return None
     # mpstat's convention: guest time is inside user (and guest_nice inside nice); show apart.
-    guest = min(d["guest"], d["user"])
-    gnice = min(d["guest_nice"], d["nice"])
+    guest = min(delta64(a.guest, b.guest), user)
+    gnice = min(delta64(a.guest_nice, b.guest_nice), nice)
     pct = 100.0 / total
     return {
-        "usr": (d["user"] - guest) * pct,
-        "nice": (d["nice"] - gnice) * pct,
-        "sys": d["system"] * pct,
-        "iowait": d["iowait"] * pct,
-        "irq": d["irq"] * pct,
-        "soft": d["softirq"] * pct,
-        "steal": d["steal"] * pct,
+        "usr": (user - guest) * pct,
+        "nice": (nice - gnice) * pct,
+        "sys": system * pct,
+        "iowait": iowait * pct,
+        "irq": irq * pct,
+        "soft": softirq * pct,
+        "steal": steal * pct,
         "guest": guest * pct,
         "gnice": gnice * pct,
-        "idle": d["idle"] * pct,
+        "idle": idle * pct,
     }
 
 
@@ -152,10 +154,16 @@ def _irq_rates(
             or any(map(gt, prev.counts, row.counts))
         )
         total = sum(row.counts) - sum(prev.counts)
-        if exact or detail is None or row.irq in detail:
+        if exact:
             counts = _row_deltas(prev.counts, row.counts, cpus_b, a_col)
             total = sum(counts.values())
             per_cpu = {cpu: d * inv for cpu, d in counts.items()}
+        elif detail is None or row.irq in detail:  # no cell went down: a comprehension, in C
+            per_cpu = {
+                c: (y - x) * inv
+                for c, x, y in zip(cpus_b, prev.counts, row.counts, strict=True)
+                if y != x
+            }
         else:
             per_cpu = {}
         irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)

@@ -39,7 +39,7 @@ from tuitune.core.host.netdev import (
     read_queues,
 )
 from tuitune.core.host.netns import KernelThread
-from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
+from tuitune.core.host.procfs import SoftnetRow, parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
@@ -105,6 +105,7 @@ class HostReader:
         self._kt = KernelThread(self.root.netns)
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
         self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
+        self._softnet: dict[tuple[int, str], SoftnetRow] = {}  # last tick's rows, by line
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -205,7 +206,9 @@ class HostReader:
             stat=stat,
             interrupts=interrupts,
             softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE))),
-            softnet=parse_softnet(text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus)),
+            softnet=parse_softnet(
+                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus), self._softnet
+            ),
             link=link,
             link_gone=ifname is not None and link is None,
             problems=tuple(problems),

@@ -8,6 +8,11 @@ soft-IRQ work (RPS), so the three orders of the CPU list differ at their first r
 
     python -m tests.support.fixture_big DIR   writes the tree to DIR/host_1152cpu, for
                                           `tuitune --root DIR/host_1152cpu eth0` in tmux
+
+With `irq_files`, each sample also holds what a 4.17+ kernel has beside /proc/interrupts:
+sys/kernel/irq/N/per_cpu_count for every numbered IRQ, written from that sample's own
+/proc/interrupts counts (one per possible CPU, comma-separated, as kernel/irq/irqdesc.c
+prints them), and sys/devices/system/cpu/possible.
 """
 
 from __future__ import annotations
@@ -42,12 +47,48 @@ def node_cpus(node: int) -> set[int]:
     return {c for core in cores for c in (core, core + CORES)}
 
 
+def widen_interrupts(text: str, nrows: int) -> str:
+    """`text` with numbered rows added (copies of its own numbered rows' counts, under new IRQ
+    numbers and names) up to `nrows` rows: a real 1152-CPU host has about 1000 IRQs (its
+    /proc/interrupts is 13 MB), the 32-CPU capture 180."""
+    ints = parse_interrupts(text)
+    numbered = [r for r in ints.rows if r.numeric]
+    lines = text.rstrip("\n").split("\n")
+    first = max(int(r.irq) for r in numbered) + 1
+    for k in range(nrows - len(ints.rows)):
+        counts = numbered[k % len(numbered)].counts
+        cells = "".join(f" {c:>10}" for c in counts)
+        lines.append(f"{first + k:>4}:{cells}  PCI-MSI {k}-edge      blk{k}q")
+    return "\n".join(lines) + "\n"
+
+
+def write_irq_files(sample: Path, ncpus: int) -> None:
+    """sample/sys/kernel/irq/N/per_cpu_count from sample/proc/interrupts (all CPUs online)."""
+    ints = parse_interrupts((sample / "proc/interrupts").read_text())
+    system = sample / "sys/devices/system/cpu"
+    system.mkdir(parents=True, exist_ok=True)
+    (system / "possible").write_text(f"0-{ncpus - 1}\n")
+    (system / "online").write_text(f"0-{ncpus - 1}\n")
+    for row in ints.rows:
+        if row.numeric and len(row.counts) == ncpus:
+            d = sample / "sys/kernel/irq" / row.irq
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "per_cpu_count").write_text(",".join(map(str, row.counts)) + "\n")
+
+
 def host_1152cpu(
-    tmp: Path, samples: int = 3, interval: float = 1.0, fixtures: Path = SHARED_FIXTURES
+    tmp: Path,
+    samples: int = 3,
+    interval: float = 1.0,
+    fixtures: Path = SHARED_FIXTURES,
+    irq_files: bool = False,
+    rows: int | None = None,
 ) -> tuple[ReplayReader, str]:
     ifname, bus = "eth0", "0000:02:00.0"
     real = (fixtures / "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt").read_text()
     interrupts = scale_interrupts(real, NCPUS // 32)
+    if rows is not None:
+        interrupts = widen_interrupts(interrupts, rows)
     real_softnet = (fixtures / "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt").read_text()
     softnet = softnet_columns(real_softnet) * (NCPUS // 32)
     queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
@@ -77,9 +118,14 @@ def host_1152cpu(
             "with its CPU columns repeated 36 times (scale_interrupts)",
             "proc/net/softnet_stat sample 0: the 32 rows repeated 36 times",
             "16 NUMA nodes of 36 cores, SMT siblings N and N+576: synthesised",
+            *([f"proc/interrupts: widened to {rows} rows (widen_interrupts)"] if rows else []),
+            *(["sys/kernel/irq/N/per_cpu_count: from each sample's counts"] if irq_files else []),
         ],
     )
     tree = _tree(tmp / "host_1152cpu", spec, series)
+    if irq_files:
+        for n in range(samples):
+            write_irq_files(tree / "samples" / str(n), NCPUS)
     return ReplayReader(tree, igb_ethtool(fixtures, ifname), interval), ifname
 
 

@@ -25,7 +25,7 @@ Everything is a pure function of the capture files: no randomness, no wall clock
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
@@ -82,11 +82,17 @@ class ReplayReader(HostReader):
         if netns is not None:
             self.root = replace(self.root, netns=netns)
 
-    def _counters(self, ifname: str | None) -> Counters:
+    def _counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
         # Runs on the reader's kernel thread, like every read: no lock needed for `calls`.
         n = self.calls
         self.calls += 1
         s = self.samples[min(n, len(self.samples) - 1)]
+        if (s.sys / "kernel/irq").is_dir():
+            # A tree with per-IRQ files (fixture_big's irq_files): read as a live host is,
+            # the NIC's IRQs from them between whole reads of /proc/interrupts.
+            got = self._read_counters(s, ifname, irqs, self.start + n * self.interval)
+            gone = ifname is not None and not interface_exists(self.root, ifname)
+            return replace(got, link_gone=gone)
         stat = parse_stat(s.read_proc("stat"))
         return Counters(
             time=self.start + n * self.interval,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
+from tuitune.core.host.procfs import SoftnetRow, parse_softirqs, parse_softnet, parse_stat
 
 
 def read(fixtures: Path, rel: str) -> str:
@@ -121,3 +121,29 @@ def test_parsers_never_raise(text: str) -> None:
     parse_stat(text)
     parse_softirqs(text)
     parse_softnet(text)
+
+
+@settings(deadline=None)  # a loaded machine, not a slow parse
+@given(
+    st.lists(
+        st.lists(st.integers(0, 3), min_size=1, max_size=5),  # one row per online CPU
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from([9, 11, 13]),
+)
+def test_softnet_reusing_unchanged_lines_parses_as_afresh(
+    ticks: list[list[int]], ncols: int
+) -> None:
+    """The live screen's softnet parse keeps the last tick's rows by line (issue 18): the
+    result is always what a fresh parse gives, as lines change, CPUs go offline and return."""
+    seen: dict[tuple[int, str], SoftnetRow] = {}
+    for tick in ticks:
+        online = [cpu * 2 for cpu in range(len(tick))]  # odd CPUs offline
+        lines = [
+            " ".join(f"{(v + c * k) % 3:08x}" for k in range(ncols - 1))
+            + (f" {online[c]:08x}" if ncols >= 13 else f" {v:08x}")
+            for c, v in enumerate(tick)
+        ]
+        text = "\n".join(lines) + "\n"
+        assert parse_softnet(text, online, seen) == parse_softnet(text, online)

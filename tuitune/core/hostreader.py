@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 from tuitune.core import catalog
@@ -25,8 +25,9 @@ from tuitune.core.host.ethtool import (
 )
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
-from tuitune.core.host.interrupts import Interrupts, InterruptsParser, parse_interrupts
+from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, parse_interrupts
 from tuitune.core.host.irqbalance import read_irqbalance
+from tuitune.core.host.irqfiles import read_irq_rows
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.irqs import read_irq_affinity
 from tuitune.core.host.netdev import (
@@ -38,7 +39,7 @@ from tuitune.core.host.netdev import (
     read_queues,
 )
 from tuitune.core.host.netns import KernelThread
-from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
+from tuitune.core.host.procfs import SoftnetRow, parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
@@ -103,6 +104,8 @@ class HostReader:
         self.root = root or HostRoot()
         self._kt = KernelThread(self.root.netns)
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
+        self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
+        self._softnet: dict[tuple[int, str], SoftnetRow] = {}  # last tick's rows, by line
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -130,8 +133,11 @@ class HostReader:
         if not self._kt.call(interface_exists, self.root, ifname):
             raise UnknownInterface(ifname, self.interfaces())
 
-    def counters(self, ifname: str | None) -> Counters:
-        return self._kt.call(self._counters, ifname)
+    def counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
+        """`irqs`: read only these IRQs, from /sys/kernel/irq/N/per_cpu_count, instead of the
+        whole /proc/interrupts (which is still read when they cannot be: irq_full says which).
+        None: read /proc/interrupts."""
+        return self._kt.call(self._counters, ifname, irqs)
 
     def nic_state(
         self, ifname: str, with_stats: bool = True, interrupts: Interrupts | None = None
@@ -172,10 +178,14 @@ class HostReader:
         et: EthtoolReads | None = self.handles.ethtool(ifname)
         return et
 
-    def _counters(self, ifname: str | None) -> Counters:
+    def _counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
+        return self._read_counters(self.root, ifname, irqs, time.monotonic())
+
+    def _read_counters(
+        self, root: HostRoot, ifname: str | None, irqs: Collection[str] | None, now: float
+    ) -> Counters:
         """A file that cannot be read counts as empty and is named in `problems`: the other
         files' numbers still reach the screen."""
-        root = self.root
         problems: list[Unavailable] = []
 
         def text(got: str | Unavailable) -> str:
@@ -186,15 +196,23 @@ class HostReader:
 
         stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
         link = read_counters(root, ifname, self._iproute()) if ifname else None
+        interrupts = read_irq_rows(root, irqs, self._named) if irqs is not None else None
+        full = interrupts is None
+        if interrupts is None:
+            interrupts = self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE)))
+            self._named = interrupts.by_irq()
         return Counters(
-            time=time.monotonic(),
+            time=now,
             stat=stat,
-            interrupts=self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE))),
+            interrupts=interrupts,
             softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE))),
-            softnet=parse_softnet(text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus)),
+            softnet=parse_softnet(
+                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus), self._softnet
+            ),
             link=link,
             link_gone=ifname is not None and link is None,
             problems=tuple(problems),
+            irq_full=full,
         )
 
     def _nic_state(

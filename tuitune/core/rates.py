@@ -11,6 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from operator import gt
 
+from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.procfs import CpuTimes
 from tuitune.core.snapshot import Counters
 
@@ -74,27 +75,29 @@ class Rates:
 
 
 def _cpu_percent(a: CpuTimes, b: CpuTimes) -> dict[str, float] | None:
-    d = {name: delta64(getattr(a, name), getattr(b, name)) for name in CpuTimes.__slots__}
-    total = sum(
-        d[n] for n in ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
-    )
+    # Attribute by attribute, not by name: 1152 CPUs a tick.
+    user, nice = delta64(a.user, b.user), delta64(a.nice, b.nice)
+    system, idle = delta64(a.system, b.system), delta64(a.idle, b.idle)
+    iowait, irq = delta64(a.iowait, b.iowait), delta64(a.irq, b.irq)
+    softirq, steal = delta64(a.softirq, b.softirq), delta64(a.steal, b.steal)
+    total = user + nice + system + idle + iowait + irq + softirq + steal
     if total <= 0:
         return None
     # mpstat's convention: guest time is inside user (and guest_nice inside nice); show apart.
-    guest = min(d["guest"], d["user"])
-    gnice = min(d["guest_nice"], d["nice"])
+    guest = min(delta64(a.guest, b.guest), user)
+    gnice = min(delta64(a.guest_nice, b.guest_nice), nice)
     pct = 100.0 / total
     return {
-        "usr": (d["user"] - guest) * pct,
-        "nice": (d["nice"] - gnice) * pct,
-        "sys": d["system"] * pct,
-        "iowait": d["iowait"] * pct,
-        "irq": d["irq"] * pct,
-        "soft": d["softirq"] * pct,
-        "steal": d["steal"] * pct,
+        "usr": (user - guest) * pct,
+        "nice": (nice - gnice) * pct,
+        "sys": system * pct,
+        "iowait": iowait * pct,
+        "irq": irq * pct,
+        "soft": softirq * pct,
+        "steal": steal * pct,
         "guest": guest * pct,
         "gnice": gnice * pct,
-        "idle": d["idle"] * pct,
+        "idle": idle * pct,
     }
 
 
@@ -114,7 +117,7 @@ def _row_deltas(
 
 
 def _irq_rates(
-    a: Counters, b: Counters, inv: float, detail: Collection[str] | None
+    a: Interrupts, b: Interrupts, inv: float, detail: Collection[str] | None
 ) -> tuple[dict[str, IrqRate], dict[int, float]]:
     """Rates per IRQ and interrupts/s per CPU: the hot part of a tick.
 
@@ -123,15 +126,15 @@ def _irq_rates(
     only for the `detail` IRQs a panel shows (None: all). A row where any cell went down (a
     32-bit wrap, or a reset) is redone cell by cell with delta32.
     """
-    a_rows = a.interrupts.by_irq()
-    cpus_b = b.interrupts.cpus
-    a_col = {cpu: i for i, cpu in enumerate(a.interrupts.cpus)}
-    same_columns = a.interrupts.cpus == cpus_b
+    a_rows = a.by_irq()
+    cpus_b = b.cpus
+    a_col = {cpu: i for i, cpu in enumerate(a.cpus)}
+    same_columns = a.cpus == cpus_b
     irq_rates: dict[str, IrqRate] = {}
     prev_rows: list[tuple[int, ...]] = []  # matched per-CPU rows, for the column sums
     cur_rows: list[tuple[int, ...]] = []
     slow: dict[int, int] = {}  # per-CPU counts of rows that must be done cell by cell
-    for row in b.interrupts.rows:
+    for row in b.rows:
         prev = a_rows.get(row.irq)
         if prev is row:  # the parser reused an unchanged line's row: nothing moved
             irq_rates[row.irq] = IrqRate(row.irq, 0.0, {})
@@ -151,10 +154,16 @@ def _irq_rates(
             or any(map(gt, prev.counts, row.counts))
         )
         total = sum(row.counts) - sum(prev.counts)
-        if exact or detail is None or row.irq in detail:
+        if exact:
             counts = _row_deltas(prev.counts, row.counts, cpus_b, a_col)
             total = sum(counts.values())
             per_cpu = {cpu: d * inv for cpu, d in counts.items()}
+        elif detail is None or row.irq in detail:  # no cell went down: a comprehension, in C
+            per_cpu = {
+                c: (y - x) * inv
+                for c, x, y in zip(cpus_b, prev.counts, row.counts, strict=True)
+                if y != x
+            }
         else:
             per_cpu = {}
         irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)
@@ -179,6 +188,32 @@ def _irq_rates(
     return irq_rates, intr
 
 
+def other_intr(a: Interrupts, b: Interrupts, dt: float, nic: Collection[str]) -> dict[int, float]:
+    """Interrupts/s per CPU from full read a to full read b, without the `nic` IRQs' own: the
+    part of the intr/s column that partial samples carry over (Counters.other_intr)."""
+    if dt <= 0:
+        return {}
+    irqs, intr = _irq_rates(a, b, 1.0 / dt, nic)
+    return _without(intr, irqs, nic)
+
+
+def other_intr_of(rates: Rates, nic: Collection[str]) -> dict[int, float]:
+    """other_intr() from the rates of two consecutive full reads, already computed with the
+    `nic` IRQs in detail."""
+    return _without({c: r.intr for c, r in rates.cpus.items()}, rates.irqs, nic)
+
+
+def _without(
+    intr: dict[int, float], irqs: dict[str, IrqRate], nic: Collection[str]
+) -> dict[int, float]:
+    out = dict(intr)
+    for irq in nic:
+        rate = irqs.get(irq)
+        for cpu, r in rate.per_cpu.items() if rate is not None else ():
+            out[cpu] = max(0.0, out.get(cpu, 0.0) - r)
+    return out
+
+
 def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None = None) -> Rates:
     """Rates from sample a to the later sample b. `detail_irqs`: the IRQs whose per-CPU
     breakdown is wanted (a panel's rows); None gives it for every IRQ."""
@@ -187,7 +222,12 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
         return Rates(0.0, {}, {}, {})
     inv = 1.0 / dt
 
-    irq_rates, intr_per_cpu = _irq_rates(a, b, inv, detail_irqs)
+    irq_rates, intr_per_cpu = _irq_rates(a.interrupts, b.interrupts, inv, detail_irqs)
+    if not (a.irq_full and b.irq_full) and b.other_intr:
+        # A partial sample has the NIC's rows only: the rest of the host's interrupts are
+        # those of the last window between two full reads (docs/sampling.md).
+        for cpu, r in b.other_intr.items():
+            intr_per_cpu[cpu] = intr_per_cpu.get(cpu, 0.0) + r
 
     net_rx_a, net_rx_b = a.softirqs.per_cpu("NET_RX"), b.softirqs.per_cpu("NET_RX")
     net_tx_a, net_tx_b = a.softirqs.per_cpu("NET_TX"), b.softirqs.per_cpu("NET_TX")

@@ -5,6 +5,11 @@ or a slow terminal slows the refresh instead of piling up work. Counters are rea
 the NIC state (netlink, ethtool) every `slow_every` ticks and the host state (30 sysctls,
 topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at once when asked
 (after a change, on `r`), because they change rarely and cost more to read.
+
+/proc/interrupts (megabytes on a big host) is read whole only every `full_every` ticks, on
+the first two, after a change, and at every tick while the all-IRQs view is open
+(`set_all_irqs`); the other ticks read the NIC's IRQs one small file each
+(docs/sampling.md says what the CPU grid's intr/s shows in between).
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.hostreader import HostReader, UnknownInterface
-from tuitune.core.rates import Rates, compute_rates
+from tuitune.core.rates import Rates, compute_rates, other_intr, other_intr_of
 from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.values import Unavailable
 
@@ -60,12 +66,14 @@ class Sampler:
         host_every: int = 30,
         limit: int | None = None,
         device_events: bool = False,
+        full_every: int = 10,
     ) -> None:
         self.reader = reader
         self.ifname = ifname
         self.interval = interval
         self.slow_every = slow_every
         self.host_every = host_every
+        self.full_every = full_every  # ticks between whole reads of /proc/interrupts
         self.limit = limit  # stop after this many samples, like mpstat's count
         self._deliver = deliver
         self._wake = threading.Event()
@@ -78,6 +86,8 @@ class Sampler:
         self.all_irqs = False  # also read every IRQ's affinity (the "all IRQs" view)
         self._thread: threading.Thread | None = None
         self._last: Counters | None = None
+        self._last_full: Counters | None = None  # the last tick that read /proc/interrupts
+        self._other: dict[int, float] | None = None  # Counters.other_intr of partial ticks
         self._last_sample: Sample | None = None
         self._baseline: Baseline | None = None
         self._nic: NicState | None = None
@@ -126,6 +136,12 @@ class Sampler:
         if self.ifname in names:
             self.refresh_state()
 
+    def set_all_irqs(self, on: bool) -> None:
+        """The all-IRQs view is open (or closed): read every IRQ, and their affinities, at each
+        tick, from the next one, taken now."""
+        self.all_irqs = on
+        self.refresh_state()
+
     def set_baseline(self, on: bool) -> None:
         self._want_baseline = on
         self._wake.set()
@@ -171,7 +187,7 @@ class Sampler:
             nic = None
             if self.ifname and last.counters is not None:
                 nic = self._nic = self.reader.nic_state(
-                    self.ifname, with_stats=False, interrupts=last.counters.interrupts
+                    self.ifname, with_stats=False, interrupts=self._full(last.counters)
                 )
         except UnknownInterface:
             cost = time.perf_counter() - start
@@ -199,7 +215,14 @@ class Sampler:
                 now = self.reader.call(recheck_irqbalance, self.reader.root, ib)
                 if now is not ib:
                     host = self._host = replace(self._host, irqbalance=now)
-            counters = self.reader.counters(self.ifname)
+            full = (
+                forced
+                or self.all_irqs
+                or self.seq <= 2  # a first window for the per-CPU totals (other_intr)
+                or self.full_every <= 1
+                or self.seq % self.full_every == 1
+            )
+            counters = self.reader.counters(self.ifname, None if full else self._nic_irqs())
             if self.ifname and counters.link_gone != self._gone:
                 # Gone: forget its device reader (a new device may take the name). Back: read
                 # its state now, whatever the cadence: it may not be the device it was.
@@ -210,7 +233,7 @@ class Sampler:
             if slow and self.ifname and not self._gone:
                 try:
                     nic = self._nic = self.reader.nic_state(
-                        self.ifname, with_stats=False, interrupts=counters.interrupts
+                        self.ifname, with_stats=False, interrupts=self._full(counters)
                     )
                 except UnknownInterface:  # deleted since the counters were read
                     self._gone = True
@@ -230,17 +253,17 @@ class Sampler:
                 describe(exc, self.ifname),
                 self._gone,
             )
-        if self._want_baseline is not None:
-            self._baseline = Baseline(counters, self._nic) if self._want_baseline else None
-            self._want_baseline = None
-        detail = {q.irq for q in self._nic.irqs} if self._nic is not None else set()
+        detail = self._nic_irqs()
         if self.all_irqs:
             detail_arg = None
             if slow or self.seq % self.slow_every == 0:
                 all_aff = self.reader.call(_all_affinity, self.reader, counters)
         else:
             detail_arg = detail
-        rates = compute_rates(self._last, counters, detail_arg) if self._last else None
+        counters, rates = self._rates(counters, detail, detail_arg)
+        if self._want_baseline is not None:
+            self._baseline = Baseline(counters, self._nic) if self._want_baseline else None
+            self._want_baseline = None
         since = None
         if self._baseline is not None and self._baseline.counters is not counters:
             since = compute_rates(self._baseline.counters, counters, detail_arg)
@@ -258,6 +281,38 @@ class Sampler:
             error=problems_line(counters.problems),
             gone=self._gone,
         )
+
+    def _nic_irqs(self) -> frozenset[str]:
+        return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()
+
+    def _full(self, counters: Counters) -> Interrupts | None:
+        """The last whole /proc/interrupts, for the NIC's IRQ map (None: the reader reads it)."""
+        if counters.irq_full:
+            return counters.interrupts
+        return self._last_full.interrupts if self._last_full is not None else None
+
+    def _rates(
+        self, counters: Counters, nic: frozenset[str], detail: frozenset[str] | None
+    ) -> tuple[Counters, Rates | None]:
+        """This tick's rates, and the counters with other_intr set: at a full read, the rest
+        of the host's interrupts per CPU over the window since the last full read."""
+        last, prev_full = self._last, self._last_full
+        if not counters.irq_full:
+            counters = replace(counters, other_intr=self._other)
+            return counters, compute_rates(last, counters, detail) if last else None
+        self._last_full = counters
+        if last is not None and last is prev_full:  # two full reads in a row: exact rates
+            rates = compute_rates(last, counters, detail)
+            self._other = other_intr_of(rates, nic)
+            counters = replace(counters, other_intr=self._other)
+            self._last_full = counters
+            return counters, rates
+        if prev_full is not None:
+            dt = counters.time - prev_full.time
+            self._other = other_intr(prev_full.interrupts, counters.interrupts, dt, nic)
+        counters = replace(counters, other_intr=self._other)
+        self._last_full = counters
+        return counters, compute_rates(last, counters, detail) if last else None
 
 
 def problems_line(problems: tuple[Unavailable, ...]) -> str | None:

@@ -7,6 +7,7 @@ and on a slower cadence to notice changes made by someone else.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tuitune.core.host.cpus import Topology
@@ -32,6 +33,12 @@ class Counters:
     link: LinkCounters | None  # the watched interface's counters, if any
     link_gone: bool = False  # an interface was asked for and is not there (deleted)
     problems: tuple[Unavailable, ...] = ()  # files that could not be read: read as empty
+    # False: `interrupts` holds only the IRQs read one by one from /sys/kernel/irq (the NIC's),
+    # not every row of /proc/interrupts (docs/sampling.md).
+    irq_full: bool = True
+    # Interrupts/s per CPU of the rows a partial sample lacks (timer, IPIs, other devices),
+    # over the last window between two full reads: compute_rates adds it to the NIC's own.
+    other_intr: Mapping[int, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -866,8 +866,7 @@ class TuituneApp(App[int]):
 
     def action_all_irqs(self) -> None:
         self.show_all_irqs = not self.show_all_irqs
-        self.sampler.all_irqs = self.show_all_irqs
-        self.sampler.refresh_state()
+        self.sampler.set_all_irqs(self.show_all_irqs)
         self._draw_irqs()
 
     def action_reread(self) -> None:

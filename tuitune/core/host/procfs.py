@@ -7,6 +7,7 @@ monitor that dies on one odd line is worse than one that shows one row less.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 
 # /proc/stat cpu line fields, in kernel order (fs/proc/stat.c). Older kernels print fewer.
 CPU_FIELDS = (
@@ -64,10 +65,9 @@ class ProcStat:
 
 def _times(fields: list[str]) -> CpuTimes | None:
     try:
-        values = [int(f) for f in fields[: len(CPU_FIELDS)]]
+        return CpuTimes(*map(int, fields[: len(CPU_FIELDS)]))  # in C: a line per CPU a tick
     except ValueError:
         return None
-    return CpuTimes(*values)
 
 
 def parse_stat(text: str) -> ProcStat:
@@ -131,8 +131,12 @@ def parse_softirqs(text: str) -> Softirqs:
         name, colon, rest = stripped.partition(":")
         if not colon:
             continue
+        toks = rest.split()
+        if _digits("".join(toks)):  # every token a count: converted in C (1152 CPUs a row)
+            counts[name.strip()] = tuple(map(int, toks))
+            continue
         values: list[int] = []
-        for tok in rest.split():
+        for tok in toks:
             if not _digits(tok):
                 break
             values.append(int(tok))
@@ -160,13 +164,30 @@ class SoftnetRow:
     cpu_collision: int | None = None
 
 
-def parse_softnet(text: str, online: list[int] | None = None) -> dict[int, SoftnetRow]:
+_HEX = repeat(16)
+
+
+def parse_softnet(
+    text: str,
+    online: list[int] | None = None,
+    seen: dict[tuple[int, str], SoftnetRow] | None = None,
+) -> dict[int, SoftnetRow]:
     """Rows are printed for online CPUs only. Column 13 (5.10+) names the CPU; on older kernels
-    the n-th row belongs to the n-th online CPU, so pass `online` when some CPUs are offline."""
+    the n-th row belongs to the n-th online CPU, so pass `online` when some CPUs are offline.
+
+    `seen`: the rows of the last call, by (CPU it was given, line), replaced by this call's: a
+    line that did not change (an idle CPU's, most of a big host's) is not converted again."""
     rows: dict[int, SoftnetRow] = {}
+    now: dict[tuple[int, str], SoftnetRow] = {}
     for n, line in enumerate(ln for ln in text.splitlines() if ln.strip()):
+        if seen is not None:
+            at = online[n] if online is not None and n < len(online) else n
+            old = seen.get((at, line))
+            if old is not None:
+                rows[old.cpu] = now[at, line] = old
+                continue
         try:
-            v = [int(tok, 16) for tok in line.split()]
+            v = list(map(int, line.split(), _HEX))  # in C: a line per CPU a tick
         except ValueError:
             continue
         if len(v) < 3:
@@ -183,4 +204,9 @@ def parse_softnet(text: str, online: list[int] | None = None) -> dict[int, Softn
         rows[cpu] = SoftnetRow(
             cpu, v[0], v[1], v[2], rps, flow, backlog, inq, procq, len(v), collision
         )
+        if seen is not None:
+            now[at, line] = rows[cpu]
+    if seen is not None:
+        seen.clear()
+        seen.update(now)
     return rows

@@ -1,0 +1,225 @@
+"""A tick on a 1152-CPU host, old path against new (issue 18, goal 1), and the kernel's side.
+
+Default mode: the 1152-CPU host of tests/support/fixture_big.py (the 32-CPU netutils capture's
+/proc/interrupts with its columns repeated 36 times, 180 IRQs, 2.3 MB; the NIC's queue IRQs
+move by a real multiqueue series each tick), with the per-IRQ files a 4.17+ kernel has
+(sys/kernel/irq/N/per_cpu_count, written from each sample's counts). The same sampler runs
+it twice:
+
+* old: the whole /proc/interrupts at every tick (``full_every=1``: what main did);
+* new: the NIC's IRQ files each tick and the whole table every 10 ticks (the default).
+
+A tick's cost is the CPU time the process spent on it (read, parse, rates, and the NIC state
+on its slow ticks: both of the sampler's threads), which a loaded machine inflates less than
+the wall time (``Sample.cost``, printed beside it); the first tick (host state, no rates) is
+left out. "typical" is the median, "worst" the largest. Bytes are what
+``HostReader.counters()`` read, counted by tests/support/readlog.py.
+``--rows 1000`` widens the table to about the size of a real 1152-CPU host's (13 MB).
+
+``--kernel`` mode runs INSIDE the VM bench's guest (``TUITUNE_VM_CPUS=32 scripts/vm run -k
+irqfiles``): on the guest's real kernel it compares reading the whole /proc/interrupts with
+reading the per_cpu_count files of the NIC's queue IRQs, alternately in one run, and gives
+the wall time and the system (kernel) CPU time per read.
+
+    .venv/bin/python -m benchmarks.bench_irqfiles [--rows N] [--ticks N]
+    .venv/bin/python -m benchmarks.bench_irqfiles --kernel [IFACE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import resource
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks._proc import default_route_interface, loadavg
+from benchmarks._report import machine_lines
+from tests.support.fixture_big import host_1152cpu
+from tests.support.fixture_hosts import SHARED_FIXTURES, ReplayReader, igb_ethtool
+from tests.support.readlog import ReadLog
+from tuitune.core.host.interrupts import parse_interrupts
+from tuitune.core.host.irqmap import nic_irqs
+from tuitune.core.host.netdev import read_placement
+from tuitune.core.host.root import HostRoot
+from tuitune.core.sampler import Sample, Sampler
+
+FULL_EVERY = 10
+
+
+@dataclass
+class Run:
+    name: str
+    costs: list[float] = field(default_factory=list)  # seconds, ticks 2..N
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of the process, same ticks
+    full: list[bool] = field(default_factory=list)  # read the whole table at that tick
+    nbytes: list[int] = field(default_factory=list)
+
+    def line(self) -> str:
+        ms = [c * 1000 for c in self.cpu]
+        part = [c for c, f in zip(ms, self.full, strict=True) if not f]
+        whole = [c for c, f in zip(ms, self.full, strict=True) if f]
+        kb = [b / 1000 for b in self.nbytes]
+        kb_part = [b for b, f in zip(kb, self.full, strict=True) if not f]
+        wall = [c * 1000 for c in self.costs]
+        text = (
+            f"{self.name:<4} CPU typical {statistics.median(ms):6.1f} ms  worst {max(ms):6.1f} ms"
+            f"  (wall {statistics.median(wall):.1f} / {max(wall):.1f} ms; {len(ms)} ticks)"
+            f"  bytes/tick median {statistics.median(kb):8.1f} KB"
+        )
+        if part and whole:
+            text += (
+                f"\n     between whole reads: median {statistics.median(part):.1f} ms, max"
+                f" {max(part):.1f} ms, {statistics.median(kb_part):.1f} KB;"
+                f" whole-read ticks: {', '.join(f'{c:.1f}' for c in whole)} ms"
+            )
+        return text
+
+
+def run_sampler(reader: ReplayReader, ifname: str, full_every: int, ticks: int, name: str) -> Run:
+    got: queue.Queue[Sample] = queue.Queue()
+    sampler = Sampler(
+        reader, ifname, got.put, interval=0.0, host_every=10**6, full_every=full_every
+    )
+    run = Run(name)
+    with ReadLog().watching(reader) as log:
+        before = time.process_time()  # a tick runs between start() or ack() and its delivery
+        sampler.start()
+        try:
+            for k in range(1, ticks + 1):
+                sample = got.get(timeout=600)
+                spent = time.process_time() - before
+                if sample.error:
+                    raise SystemExit(f"tick {k}: {sample.error}")
+                if k > 1:
+                    run.costs.append(sample.cost)
+                    run.cpu.append(spent)
+                    run.full.append(bool(sample.counters and sample.counters.irq_full))
+                    run.nbytes.append(log.nbytes(k))
+                before = time.process_time()
+                sampler.ack()
+        finally:
+            sampler.stop()
+    reader.close()
+    return run
+
+
+def fixture_mode(rows: int | None, ticks: int) -> None:
+    print("\n".join(machine_lines()))
+    print(f"- load average before: {loadavg()}")
+    with tempfile.TemporaryDirectory(prefix="bench-irqfiles-") as tmp:
+        t = time.perf_counter()
+        reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True, rows=rows)
+        tree = reader.root.sys.parent
+        size = (tree / "samples/1/proc/interrupts").stat().st_size
+        nrows = len(parse_interrupts((tree / "proc/interrupts").read_text()).rows)
+        print(
+            f"- host: 1152 CPUs, {nrows}"
+            f" IRQ rows, /proc/interrupts {size / 1e6:.1f} MB (built in"
+            f" {time.perf_counter() - t:.0f} s)"
+        )
+        reader.close()
+        runs = []
+        for name, every in (("old", 1), ("new", FULL_EVERY)):
+            again = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))
+            runs.append(run_sampler(again, ifname, every, ticks, name))
+            print(runs[-1].line(), flush=True)
+    old, new = runs
+    ratio = statistics.median(old.nbytes) / statistics.median(new.nbytes)
+    print(f"- bytes per tick (median) fell {ratio:.1f}x; goal 10x")
+    print(
+        f"- goal: typical <= 15 ms, worst <= 60 ms; new (CPU) typical"
+        f" {statistics.median(new.cpu) * 1000:.1f} ms, worst {max(new.cpu) * 1000:.1f} ms"
+    )
+    print(f"- load average after: {loadavg()}")
+
+
+# -- inside the VM guest: the kernel's own cost ---------------------------------------------
+
+
+def _read_all(path: str) -> int:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        n = 0
+        while chunk := os.read(fd, 1 << 20):
+            n += len(chunk)
+        return n
+    finally:
+        os.close(fd)
+
+
+def _timed(paths: list[str], repeat: int) -> tuple[float, float, int]:
+    """Wall and system CPU seconds per reading of all `paths`, and their bytes."""
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    nbytes = 0
+    for _ in range(repeat):
+        nbytes = sum(_read_all(p) for p in paths)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    return wall / repeat, (r1.ru_stime - r0.ru_stime) / repeat, nbytes
+
+
+def kernel_mode(ifname: str | None, repeat: int, rounds: int) -> None:
+    print("\n".join(machine_lines()))
+    ifname = ifname or default_route_interface()
+    root = HostRoot()
+    if ifname is None:  # the guest's 4-queue virtio NIC has no route: take the first with IRQs
+        ifname = next(
+            (n for n in sorted(os.listdir("/sys/class/net")) if read_placement(root, n).msi_irqs),
+            None,
+        )
+    if ifname is None:
+        raise SystemExit("no interface with IRQs here")
+    text = Path("/proc/interrupts").read_text()
+    ints = parse_interrupts(text)
+    p = read_placement(root, ifname)
+    irqs = nic_irqs(ints, ifname, msi_irqs=p.msi_irqs or None, virtio_dev=p.virtio_dev)
+    if not irqs:
+        raise SystemExit(f"{ifname}: no IRQs of its own")
+    files = [f"/sys/kernel/irq/{q.irq}/per_cpu_count" for q in irqs]
+    files += ["/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/online"]
+    print(
+        f"- {ifname}: {len(irqs)} IRQs ({', '.join(q.irq for q in irqs)});"
+        f" /proc/interrupts: {ints.ncpus} CPUs, {len(ints.rows)} rows, {len(text)} bytes"
+    )
+    print(f"- load average before: {loadavg()}")
+    whole: list[tuple[float, float, int]] = []
+    per_irq: list[tuple[float, float, int]] = []
+    for _ in range(rounds):  # alternately, so that a slower stretch of the run hits both
+        whole.append(_timed(["/proc/interrupts"], repeat))
+        per_irq.append(_timed(files, repeat))
+    for name, got in (("/proc/interrupts", whole), ("NIC per_cpu_count", per_irq)):
+        walls = [w * 1e6 for w, _, _ in got]
+        syss = [s * 1e6 for _, s, _ in got]
+        print(
+            f"{name:<18} {got[0][2]:>9} bytes  wall {statistics.median(walls):9.1f} us"
+            f" (spread {min(walls):.1f}-{max(walls):.1f})  system CPU"
+            f" {statistics.median(syss):9.1f} us per read, {rounds} rounds of {repeat}"
+        )
+    ratio = statistics.median(w for w, _, _ in whole) / statistics.median(w for w, _, _ in per_irq)
+    print(f"- whole table / NIC files: {ratio:.1f}x the wall time")
+    print(f"- load average after: {loadavg()}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kernel", action="store_true", help="the kernel's cost (VM guest)")
+    ap.add_argument("iface", nargs="?", help="--kernel: the NIC (default: routed, or virtio)")
+    ap.add_argument("--rows", type=int, default=None, help="widen the IRQ table to N rows")
+    ap.add_argument("--ticks", type=int, default=2 * FULL_EVERY + 1)
+    ap.add_argument("--repeat", type=int, default=200, help="--kernel: reads per round")
+    ap.add_argument("--rounds", type=int, default=10, help="--kernel: rounds")
+    args = ap.parse_args()
+    if args.kernel:
+        kernel_mode(args.iface, args.repeat, args.rounds)
+    else:
+        fixture_mode(args.rows, args.ticks)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Counts the kernel files a HostReader's counters() reads, tick by tick (issue 18's per-tick
+path): every read of a kernel or tree file goes through tuitune.core.host.root.read_text."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
+from tuitune.core.host import root as root_module
+from tuitune.core.hostreader import HostReader
+from tuitune.core.snapshot import Counters
+
+
+class ReadLog:
+    """ticks[k-1]: (path, bytes) of every file read by the k-th counters() call. A path is
+    given relative to the (sample) tree: "/proc/stat", "/sys/kernel/irq/38/per_cpu_count"."""
+
+    def __init__(self) -> None:
+        self.ticks: list[list[tuple[str, int]]] = []
+        self._on = threading.Event()
+
+    def files(self, tick: int) -> list[str]:
+        return [what for what, _ in self.ticks[tick - 1]]
+
+    def nbytes(self, tick: int, only: str = "") -> int:
+        return sum(n for what, n in self.ticks[tick - 1] if what.startswith(only))
+
+    @contextmanager
+    def watching(self, reader: HostReader) -> Iterator[ReadLog]:
+        real_read = root_module.read_text
+        real_counters = reader.counters
+
+        def read_text(path: Path, what: str, *args: object, **kw: object) -> str:
+            text = real_read(path, what, *args, **kw)  # type: ignore[arg-type]
+            if self._on.is_set():
+                rel = str(path).split("/samples/", 1)[-1]
+                if rel != str(path):  # a replayed sample's tree: drop "N/"
+                    rel = rel.partition("/")[2]
+                elif str(path).startswith(("/proc/", "/sys/")):
+                    rel = str(path)[1:]
+                self.ticks[-1].append(("/" + rel.lstrip("/"), len(text.encode())))
+            return text
+
+        def counters(ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
+            self.ticks.append([])
+            self._on.set()
+            try:
+                return real_counters(ifname, irqs)
+            finally:
+                self._on.clear()
+
+        with (
+            mock.patch.object(root_module, "read_text", read_text),
+            mock.patch.object(reader, "counters", counters),
+        ):
+            yield self

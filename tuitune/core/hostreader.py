@@ -185,7 +185,7 @@ class HostReader:
             return got
 
         stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
-        link = read_counters(root, ifname, self._iproute()) if ifname else None
+        link = read_counters(root, ifname, self._iproute) if ifname else None
         return Counters(
             time=time.monotonic(),
             stat=stat,

@@ -5,6 +5,11 @@ or a slow terminal slows the refresh instead of piling up work. Counters are rea
 the NIC state (netlink, ethtool) every `slow_every` ticks and the host state (30 sysctls,
 topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at once when asked
 (after a change, on `r`), because they change rarely and cost more to read.
+
+The second sample can come sooner than `interval` (`first_gap`): the first rates need two
+samples, and a live screen should not show dashes for a whole period after it starts. The
+gap is counted from the first sample's counters, so the state read that follows them (the
+slow part of the first tick) overlaps it instead of adding to it.
 """
 
 from __future__ import annotations
@@ -60,10 +65,14 @@ class Sampler:
         host_every: int = 30,
         limit: int | None = None,
         device_events: bool = False,
+        first_gap: float | None = None,
     ) -> None:
         self.reader = reader
         self.ifname = ifname
         self.interval = interval
+        # Seconds from the first sample's counters to the second's (None: one interval).
+        self.first_gap = interval if first_gap is None else min(first_gap, interval)
+        self._counted_at = 0.0  # time.monotonic() just before the last counters read
         self.slow_every = slow_every
         self.host_every = host_every
         self.limit = limit  # stop after this many samples, like mpstat's count
@@ -157,6 +166,8 @@ class Sampler:
             self._acked.clear()
             sample = self._last_sample = self._take()
             deadline = time.monotonic() + self.interval
+            if self.seq == 1 and sample.counters is not None:
+                deadline = self._counted_at + self.first_gap
             self._deliver(sample)
             if self.limit is not None and self.seq >= self.limit:
                 return
@@ -199,6 +210,7 @@ class Sampler:
                 now = self.reader.call(recheck_irqbalance, self.reader.root, ib)
                 if now is not ib:
                     host = self._host = replace(self._host, irqbalance=now)
+            self._counted_at = time.monotonic()
             counters = self.reader.counters(self.ifname)
             if self.ifname and counters.link_gone != self._gone:
                 # Gone: forget its device reader (a new device may take the name). Back: read

@@ -32,6 +32,7 @@ from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
+from tuitune.core.session.readback import patch_host, patch_nic, read_back
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
 from tuitune.tui.controllers.advisor import Advisor
@@ -86,6 +87,11 @@ from tuitune.tui.shell import Selection
 
 # Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
 WIDE_MIN = (150, 40)
+# The first rates come this long after the first sample, not a whole --interval later: live
+# numbers within a second of the start (issue 18). Not mpstat's since-boot averages, which on
+# a host up for weeks say nothing about now. 0.25 s is 25 jiffies a CPU (4 % steps in the
+# first frame's CPU columns); the next frame is a whole interval's, as usual.
+FIRST_GAP = 0.25
 T = TypeVar("T")
 
 
@@ -203,7 +209,13 @@ class TuituneApp(App[int]):
             wanted = CONSOLE_THEME if self.env.get("TERM") == "linux" else DEFAULT_THEME
         self._start_theme = wanted if wanted in self.available_themes else None
         self.sampler = Sampler(
-            reader, ifname, self._deliver, interval, limit=limit, device_events=reader.root.live
+            reader,
+            ifname,
+            self._deliver,
+            interval,
+            limit=limit,
+            device_events=reader.root.live,
+            first_gap=FIRST_GAP,
         )
         self.sample: Sample | None = None
         self.nic: NicState | None = None
@@ -358,6 +370,17 @@ class TuituneApp(App[int]):
 
     def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
         self.sampler.refresh_state()
+        # The journal has read the new values back: on their rows now, in this frame, not
+        # after the re-read above (a forced sample and a frame later; issue 18, goal 3).
+        values = read_back(message.outs)
+        if values and self.sample is not None:
+            nic, host = patch_nic(self.nic, values), patch_host(self.host, values)
+            if nic is not self.nic:
+                self.nic = nic
+                self._draw_nic()
+            if host is not self.host:
+                self.host = host
+                self._draw_sysctls()
         self.hint.changed(self.editor.changes)
         self._draw_hint()
 

@@ -10,7 +10,7 @@ other features (tx off turns TSO off) shows its consequences.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -60,7 +60,12 @@ class Editor:
     `TrialStarted` when a trial change's countdown begins."""
 
     class StateChanged(Message):
-        """Something was written (or drifted): re-read the NIC and host state now."""
+        """Something was written (or drifted): re-read the NIC and host state now. `outs`:
+        what the journal read back, for the rows to show before that re-read comes."""
+
+        def __init__(self, outs: Sequence[Outcome] = ()) -> None:
+            super().__init__()
+            self.outs = tuple(outs)
 
     class TrialStarted(Message):
         """A trial change is waiting for y: count the seconds down on the header."""
@@ -437,7 +442,7 @@ class Editor:
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
         self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)
-        self.shell.post_message(Editor.StateChanged())
+        self.shell.post_message(Editor.StateChanged(outs))
 
     @property
     def pending(self) -> bool:

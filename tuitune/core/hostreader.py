@@ -185,7 +185,7 @@ class HostReader:
             return got
 
         stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
-        link = read_counters(root, ifname, self._iproute) if ifname else None
+        link = read_counters(root, ifname, self.handles.link_reader) if ifname else None
         return Counters(
             time=time.monotonic(),
             stat=stat,
@@ -203,7 +203,7 @@ class HostReader:
         root = self.root
         if not interface_exists(root, ifname):
             raise UnknownInterface(ifname, list_interfaces(root))
-        link = read_link(root, ifname, self._iproute())
+        link = read_link(root, ifname, self.handles.link_reader())
         placement = read_placement(root, ifname)
         et = self._eth(ifname)
         if et is not None:

@@ -8,6 +8,7 @@ share the screen; below 150x40 they become tabs (1-4, Tab), so 80x24 loses nothi
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -82,7 +83,6 @@ from tuitune.tui.panels.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.panels.sysctlpanel import help_summary, help_text, sysctl_rows
 from tuitune.tui.screens.bench_view import BenchStrip
 from tuitune.tui.screens.dialogs import PickerScreen, TextScreen, keys_text
-from tuitune.tui.screens.export import ExportScreen
 from tuitune.tui.shell import Selection
 
 # Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
@@ -761,7 +761,10 @@ class TuituneApp(App[int]):
             self.call_after_refresh(self._redraw)
 
     def action_next_panel(self, step: int) -> None:
-        if isinstance(self.screen, ExportScreen):
+        # The export screen's module loads at the first E (controllers/export.py): before
+        # that, no screen can be one.
+        export = sys.modules.get("tuitune.tui.screens.export")
+        if export is not None and isinstance(self.screen, export.ExportScreen):
             self.screen.action_step(step)  # Tab: the preview's next file
             return
         if self.screen is not self.screen_stack[0]:  # a form or list over the main screen

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tuitune.core.export import ExportFile
-from tuitune.core.export.preview import Installed, Preview, install_each, prepare
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.session import JournalError
-from tuitune.tui.screens.export import ExportScreen
 from tuitune.tui.shell import Shell
+
+# The export code (25 modules, 1.4 MB resident) loads at the first E, not with the live
+# screen, which most sessions never leave (issue 18, goal 5).
+if TYPE_CHECKING:
+    from tuitune.core.export import ExportFile
+    from tuitune.core.export.preview import Installed, Preview
 
 
 class Exporter:
@@ -33,6 +37,8 @@ class Exporter:
         netns = shell.session.root.netns
         title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
         look = shell.look()
+        from tuitune.tui.screens.export import ExportScreen
+
         shell.push_screen(
             ExportScreen(title, lambda: self.load(ifname), self.install, look.palette)
         )
@@ -44,6 +50,8 @@ class Exporter:
             # The session's access (made on first use, shared with its journal): the app's way
             # to reach the host, which tests inject.
             access = session.access()
+            from tuitune.core.export.preview import prepare
+
             return prepare(access, session.journal_dir, ifname, dest_root=self.export_root)
         except JournalError as exc:
             return f"cannot read the change journal: {exc}"
@@ -52,4 +60,6 @@ class Exporter:
 
     def install(self, files: Sequence[ExportFile]) -> Installed:
         """Worker thread, after the user confirmed."""
+        from tuitune.core.export.preview import install_each
+
         return install_each(files)

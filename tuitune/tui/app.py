@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, TypeVar
@@ -33,6 +33,7 @@ from tuitune.core.lab import Lab
 from tuitune.core.rates import Rates
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
+from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.readback import patch_host, patch_nic, read_back
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.units import pct, rate
@@ -368,11 +369,10 @@ class TuituneApp(App[int]):
         if self.is_running:  # a result that arrives while the app shuts down
             then(result)
 
-    def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
-        self.sampler.refresh_state()
-        # The journal has read the new values back: on their rows now, in this frame, not
-        # after the re-read above (a forced sample and a frame later; issue 18, goal 3).
-        values = read_back(message.outs)
+    def show_read_back(self, outs: Sequence[Outcome]) -> None:
+        """The journal has read the new values back: on their rows now, in this frame, not
+        after the re-read that follows (a forced sample and a frame later; issue 18, goal 3)."""
+        values = read_back(outs)
         if values and self.sample is not None:
             nic, host = patch_nic(self.nic, values), patch_host(self.host, values)
             if nic is not self.nic:
@@ -381,6 +381,9 @@ class TuituneApp(App[int]):
             if host is not self.host:
                 self.host = host
                 self._draw_sysctls()
+
+    def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
+        self.sampler.refresh_state()
         self.hint.changed(self.editor.changes)
         self._draw_hint()
 

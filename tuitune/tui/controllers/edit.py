@@ -10,7 +10,7 @@ other features (tx off turns TSO off) shows its consequences.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -60,12 +60,7 @@ class Editor:
     `TrialStarted` when a trial change's countdown begins."""
 
     class StateChanged(Message):
-        """Something was written (or drifted): re-read the NIC and host state now. `outs`:
-        what the journal read back, for the rows to show before that re-read comes."""
-
-        def __init__(self, outs: Sequence[Outcome] = ()) -> None:
-            super().__init__()
-            self.outs = tuple(outs)
+        """Something was written (or drifted): re-read the NIC and host state now."""
 
     class TrialStarted(Message):
         """A trial change is waiting for y: count the seconds down on the header."""
@@ -441,8 +436,11 @@ class Editor:
                 line += f" (it also changed {out.also_text()})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
+        # The rows first, in the same frame as the report: the journal read the values back
+        # (issue 18, goal 3); the re-read asked for below replaces them whole.
+        self.shell.show_read_back(outs)
         self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)
-        self.shell.post_message(Editor.StateChanged(outs))
+        self.shell.post_message(Editor.StateChanged())
 
     @property
     def pending(self) -> bool:

@@ -203,7 +203,9 @@ def render(results: Mapping[str, Any]) -> str:
         ]
     for title, key in (("Tick cost against host size", "tick"), ("Reaction", "reaction")):
         if key in results:
-            parts += [f"## {title}", "", results[key].strip(), ""]
+            text = results[key].strip()
+            # A script that prints its own heading keeps it; one that does not gets ours.
+            parts += [text, ""] if text.startswith("## ") else [f"## {title}", "", text, ""]
     parts += [
         "## Withdrawn",
         "",

@@ -237,11 +237,15 @@ def test_tuitune_bench_as_a_user_runs_it(pair: Pair, tmp_path: Path) -> None:
     doc = json.loads(record_line)
     assert doc["settings"]["tso"] == "on" and doc["result"]["complete"]
 
-    second = tuitune("bench", pair.dev, *common, "-t", "2", "-R")
+    second = tuitune("bench", pair.dev, *common, "-t", "2")
     assert second.returncode == 0, second.stderr
     assert "recorded as r2" in second.stdout
     assert "against baseline r1" in second.stdout
     assert "changed: nothing (same settings)" in second.stdout
+    # Another test (the peer sends) is recorded but not set against the baseline (issue 20).
+    other = tuitune("bench", pair.dev, *common, "-t", "2", "-R")
+    assert other.returncode == 0, other.stderr
+    assert "not compared with baseline r1: the test differs (direction reverse" in other.stdout
 
     refused = tuitune("bench", pair.dev, *common, "-t", "2", "--port", "5299")
     assert refused.returncode == 1
@@ -254,5 +258,32 @@ def test_tuitune_bench_as_a_user_runs_it(pair: Pair, tmp_path: Path) -> None:
     lines = table.stdout.splitlines()
     assert lines[0].startswith("| run | setting | value | throughput (Mb/s) |")
     assert lines[2].startswith("| r1 | baseline |")
-    assert lines[3].startswith("| r2 | (same settings) |") and "reverse" in lines[3]
-    assert len(lines) == 4
+    assert lines[3].startswith("| r2 | (same settings) |") and "reverse" not in lines[3]
+    assert lines[4].startswith("| r3 |") and "reverse" in lines[4]
+    assert len(lines) == 5, table.stdout
+
+
+def test_a_run_records_the_far_end_it_can_read(pair: Pair, tmp_path: Path) -> None:
+    """Issue 17: when the far end is a namespace on this machine (the lab's peer), its device
+    and namespace settings are recorded with the run, named "peer ..."; the host-wide sysctls
+    are this host's and stay unprefixed."""
+    server_dev = pair.dev[:-1] + "s"
+    run("ip", "-n", pair.server_ns, "link", "set", server_dev, "txqueuelen", "777")
+    book = tmp_path / "runs.jsonl"
+    done = tuitune(
+        "bench", pair.dev, "--netns", pair.client_ns, "--peer", SERVER_ADDR,
+        "--peer-netns", pair.server_ns, "--peer-iface", server_dev,
+        "--notebook", str(book), "-t", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (record_line,) = book.read_text().splitlines()
+    settings = json.loads(record_line)["settings"]
+    assert settings["peer txqueuelen"] == "777" and settings["txqueuelen"] == "1000"
+    assert settings["peer mtu"] == "1500" and "peer tso" in settings
+    assert "peer net.ipv4.tcp_rmem" in settings  # the server namespace's own
+    assert "net.core.rmem_max" in settings and "peer net.core.rmem_max" not in settings
+    half = tuitune(
+        "bench", pair.dev, "--netns", pair.client_ns, "--peer", SERVER_ADDR,
+        "--peer-netns", pair.server_ns,
+    )  # fmt: skip
+    assert half.returncode == 2 and "go together" in half.stderr

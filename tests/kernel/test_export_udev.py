@@ -73,7 +73,10 @@ def udevd(ns: str, rules: Path) -> Iterator[int]:
             proc.stdout.close()
 
 
-@pytest.mark.parametrize("kind", ["name", "mac", "path"])
+NET_SETUP_LINK = Path("/usr/lib/udev/rules.d/80-net-setup-link.rules")
+
+
+@pytest.mark.parametrize("kind", ["name", "mac", "path", "driver"])
 def test_rules_given_to_a_real_udevd_rebuild_the_tuned_veth(lab: Lab, kind: str) -> None:
     changes, ctx = lab.tune()
     assert ctx.match.kind == "name"  # a veth: no ID_PATH, a random MAC
@@ -82,6 +85,7 @@ def test_rules_given_to_a_real_udevd_rebuild_the_tuned_veth(lab: Lab, kind: str)
         "name": ctx.match,
         "mac": DeviceMatch("mac", mac),
         "path": DeviceMatch("path", f"tuitune-test-{lab.tag}"),
+        "driver": DeviceMatch("driver", "veth"),
     }[kind]
     [f] = export(changes, replace(ctx, match=match), ("udev",)).files
     rules = lab.tmp / "rules"
@@ -93,6 +97,12 @@ def test_rules_given_to_a_real_udevd_rebuild_the_tuned_veth(lab: Lab, kind: str)
             f'ACTION=="add", SUBSYSTEM=="net", KERNEL=="{lab.a}", '
             f'ENV{{ID_PATH}}="tuitune-test-{lab.tag}"\n'
         )
+    if kind == "driver":
+        # The system's own rule: its net_setup_link builtin asks ethtool for the driver and
+        # stores it as ID_NET_DRIVER, which is all the driver match has to go on.
+        if not NET_SETUP_LINK.exists():
+            pytest.skip(f"{NET_SETUP_LINK} is not on this machine")
+        (rules / NET_SETUP_LINK.name).write_text(NET_SETUP_LINK.read_text())
 
     lab.del_veth()  # tear the lab down
     with udevd(lab.ns, rules) as pid:
@@ -123,6 +133,10 @@ def test_rules_given_to_a_real_udevd_rebuild_the_tuned_veth(lab: Lab, kind: str)
     path = rules / f.path.name
     report = verify([path], lambda _ns: lab.access())
     assert report.ok and report.checked == len(wanted), report.differences
-    # The peer was never touched: the rules match the test device only.
     [peer] = json.loads(run("ip", "-j", "-n", lab.ns, "link", "show", lab.b))
+    if kind == "driver":
+        # As the export warns: by driver, every NIC that driver runs is tuned, the peer too.
+        assert (peer["mtu"], peer["txqlen"]) == (9000, 5000)
+        return
+    # The peer was never touched: the rules match the test device only.
     assert (peer["mtu"], peer["txqlen"]) == (1500, 1000)

@@ -184,5 +184,7 @@ async def test_a_run_of_another_test_says_so(tmp_path: Path) -> None:
     async with bench_app(tmp_path, notebook=nb.path, size=(160, 40)) as tui:
         screen = await open_runs(tui)
         r5 = row_of(table(tui, screen), "r5")
-        # Same settings, but 4 streams instead of 1: not a like-for-like delta.
-        assert "same settings [198.18.0.2, 10 s, 4 streams]" in r5
+        # Same settings, but 4 streams instead of 1: not a like-for-like delta, so none is
+        # given (issue 20: before, "same settings [...] +85%" read as a result).
+        assert "test differs: streams 4, not 1" in r5
+        assert "%" not in r5

@@ -252,3 +252,32 @@ def test_compare_side_by_side(tmp_path: Path) -> None:
     assert [n for n, _, _ in compare(a, b)][-3:] == ["tso", "gso", "sg"]
     assert pairs["tso"] == ("on", "off")
     assert "mtu" not in pairs  # the same in both
+
+
+def test_runs_of_another_test_are_shown_but_not_compared() -> None:
+    """Issue 20: a reverse run against a bidir baseline read "(same settings) +85 %"."""
+    from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
+    from tuitune.core.bench.runformat import table_cells
+    from tuitune.core.bench.runtable import build_rows
+
+    def one(rid: str, spec: BenchSpec, gbps: float, settings: dict[str, str]) -> Run:
+        result = BenchResult(gbps * 1e9, gbps * 1e9, 0, 10.0, 10.0)
+        return Run(rid, rid, "eth0", "", spec, result, CpuLoad(), settings)
+
+    base = BenchSpec("198.18.0.2", direction="bidir")
+    runs = [
+        one("r1", base, 10.0, {"tso": "on"}),
+        one("r2", BenchSpec("198.18.0.2", direction="reverse"), 18.5, {"tso": "on"}),
+        one("r3", BenchSpec("198.18.0.2", direction="bidir", client_cpu=2), 9.0, {"tso": "on"}),
+        one("r4", base, 8.0, {"tso": "off"}),
+    ]
+    rows = {r.group: r for r in build_rows(runs, "r1")}
+    assert rows["r2"].test_differs == "direction reverse, not bidir"
+    assert rows["r2"].d_throughput is None and rows["r2"].d_cpu is None
+    assert rows["r3"].test_differs == "client CPU 2, not none"
+    cells = table_cells(rows["r2"])
+    assert cells[1:3] == ["(test differs)", "direction reverse, not bidir"]
+    assert "%" not in cells[3]
+    # The same test with other settings still compares.
+    assert rows["r4"].test_differs == "" and rows["r4"].d_throughput == -20.0
+    assert table_cells(rows["r4"])[1:4] == ["tso", "off", "8000 -20.0%"]

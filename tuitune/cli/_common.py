@@ -199,3 +199,16 @@ def screen_args(parser: argparse.ArgumentParser) -> None:
         help="seconds between refreshes (default 1)",
     )
     parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
+
+
+def peer_end_args(p: argparse.ArgumentParser, netns_help: str) -> None:
+    """--peer-netns NS --peer-iface IF: the far end of the link, a namespace on this machine
+    (the lab's peer); check them with `peer_end_problem`."""
+    p.add_argument("--peer-netns", type=netns, metavar="NS", help=netns_help)
+    p.add_argument("--peer-iface", type=ifname, metavar="IF", help="the far end's interface in NS")
+
+
+def peer_end_problem(args: argparse.Namespace) -> str | None:
+    if (args.peer_netns is None) != (args.peer_iface is None):
+        return "--peer-netns and --peer-iface go together"
+    return None

@@ -81,11 +81,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
-    from tuitune.cli.live import open_reader
+    from tuitune.cli.live import nic_procs_reading, open_reader
     from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
     from tuitune.core.advise.document import advise_document
     from tuitune.core.advise.pcie import read_pcie
     from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.procs.discover import window as window_procs
     from tuitune.core.values import Unavailable
 
     unknown = [i for i in args.apply or () if i not in RULES]
@@ -106,6 +107,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 err("no interface named and no default route: name one")
                 return EXIT_USAGE
             before = reader.nic_state(ifname, with_stats=True)
+            procs_then = nic_procs_reading(reader, ifname)
             samples = [reader.counters(ifname)]
             # A recorded tree is read twice: a window is real only if its files moved.
             for _ in range(args.seconds if root.live else 1):
@@ -115,6 +117,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
             host = reader.host_state()
             nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
             pcie = reader.call(read_pcie, root, ifname)
+            procs_now = nic_procs_reading(reader, ifname)
         except UnknownInterface as exc:
             err(str(exc))
             return EXIT_USAGE
@@ -126,7 +129,14 @@ def cmd_advise(args: argparse.Namespace) -> int:
         samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
     )
     context = Context(infer_context(args.context, args.rtt), args.rate, args.rtt)
-    advice = advise(Facts(host, nic, window, context, pcie, _held(args, root)))
+    node = nic.placement.numa_node
+    local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
+    procs = (
+        window_procs(procs_then if root.live else None, procs_now, local_cpus=local)
+        if procs_now is not None
+        else None
+    )
+    advice = advise(Facts(host, nic, window, context, pcie, _held(args, root), procs))
     if args.apply:
         return _apply(args, root, ifname, advice)
     if args.json:

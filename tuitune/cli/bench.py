@@ -88,6 +88,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument(
         "--netns", type=_common.netns, metavar="NS", help="run inside network namespace NS"
     )
+    _common.peer_end_args(
+        bench,
+        "the far end is namespace NS on this machine: record its settings with the run "
+        "(with --peer-iface; the lab's peer by default)",
+    )
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
     bench.set_defaults(func=cmd_bench)
@@ -215,10 +220,12 @@ def _result_lines(result: BenchResult, load: Any, bidir: bool) -> list[str]:
 class _Live:
     """The run as it goes: prints each event, and keeps one LoadTracker per repeat."""
 
-    def __init__(self, spec: BenchSpec) -> None:
+    def __init__(self, spec: BenchSpec, lab: Any = None) -> None:
         self.spec = spec
+        self.lab = lab  # its server's placement is read as each repeat ends
         self.tracker: LoadTracker | None = None
         self.loads: list[Any] = []
+        self.placements: list[dict[str, str]] = []
         self.started: list[str] = []
         self.lock = threading.Lock()
 
@@ -239,10 +246,16 @@ class _Live:
             tracker, self.tracker = self.tracker, None
             load = tracker.result() if tracker is not None else None
             self.loads.append(load)
+            self.placements.append(self._placement())
             for line in _result_lines(event.result, load, bidir):
                 print(line, flush=True)
             if event.result.error:
                 print(f"  {event.result.error}", flush=True)
+
+    def _placement(self) -> dict[str, str]:
+        from tuitune.core.bench.placement import lab_placement
+
+        return lab_placement(self.lab, None, self.spec)
 
     def on_sample(self, sample: Any) -> None:  # sampler thread
         tracker = self.tracker
@@ -277,6 +290,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             "with `tuitune lab`"
         )
         return EXIT_USAGE
+    if (problem := _common.peer_end_problem(args)) is not None:
+        err(problem)
+        return EXIT_USAGE
+    if args.peer_netns is None and lab is not None:
+        args.peer_netns, args.peer_iface = lab.peer_netns, lab.peer_ifname
     try:
         reader = HostReader(HostRoot(netns=netns))
     except NetnsError as exc:
@@ -302,7 +320,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             err(f"notebook: {exc}")
             return EXIT_USAGE
         hint = _lab_hint(lab) if lab is not None else None
-        return _bench(args, reader, ifname, spec, hint)
+        return _bench(args, reader, ifname, spec, hint, lab)
 
 
 def _pin_problem(reader: HostReader, spec: BenchSpec, local_peer: bool) -> str | None:
@@ -320,10 +338,15 @@ def _pin_problem(reader: HostReader, spec: BenchSpec, local_peer: bool) -> str |
 
 
 def _bench(
-    args: argparse.Namespace, reader: HostReader, ifname: str, spec: BenchSpec, hint: str | None
+    args: argparse.Namespace,
+    reader: HostReader,
+    ifname: str,
+    spec: BenchSpec,
+    hint: str | None,
+    lab: Any = None,
 ) -> int:
     from tuitune.core.bench.runner import BenchRunner
-    from tuitune.core.bench.settings import capture
+    from tuitune.core.bench.settings import capture, capture_peer
     from tuitune.core.sampler import Sampler
     from tuitune.core.session import HostAccess
 
@@ -335,7 +358,12 @@ def _bench(
         settings = {}
     finally:
         access.close()
-    live = _Live(spec)
+    if args.peer_netns is not None:
+        try:
+            settings.update(capture_peer(args.peer_netns, args.peer_iface))
+        except Exception as exc:  # the far end's settings are context, not the measurement
+            err(f"the peer's settings not read ({exc}); the run is recorded without them")
+    live = _Live(spec, lab)
 
     def deliver(sample: Any) -> None:
         live.on_sample(sample)
@@ -385,7 +413,8 @@ def _record(
         group = new[0].id if new else rid
         load = live.loads[i] if i < len(live.loads) and live.loads[i] else CpuLoad()
         started = live.started[i] if i < len(live.started) else ""
-        new.append(Run(rid, group, ifname, started, spec, result, load, settings))
+        placed = live.placements[i] if i < len(live.placements) else {}
+        new.append(Run(rid, group, ifname, started, spec, result, load, settings | placed))
     if not new:
         print("not recorded: no repeat finished")
         return EXIT_FAILED
@@ -417,6 +446,11 @@ def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
     if row.baseline:
         return [head + ": this is the baseline (tuitune runs --baseline ID picks another)"]
     base = next(r for r in rows if r.baseline)
+    if row.test_differs:  # another test: its numbers say nothing about the settings
+        return [
+            head,
+            f"not compared with baseline {base.group}: the test differs ({row.test_differs})",
+        ]
 
     def signed(value: float | None, suffix: str = "", digits: int = 1) -> str:
         return "-" if value is None else f"{value:+.{digits}f}{suffix}"

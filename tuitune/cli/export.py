@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import signal
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,8 @@ from tuitune.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from tuitune.core.export import ExportFile, ExportPlan
+    from tuitune.core.export import ExportContext, ExportFile, ExportPlan
+    from tuitune.core.export.model import Format
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess
 
@@ -59,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--diff", action="store_true", help="print each file as a diff against the installed one"
     )
     export_ansible.add_args(export)
+    export_ansible.add_pair_args(export)
     _host_args(export)
     journal_dir_arg(export)
     export.set_defaults(func=cmd_export)
@@ -119,52 +122,39 @@ def _check_iface(access: HostAccess, ifname: str) -> bool:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from tuitune.core.export import ExportRefused, build_plan, from_journal, gather_context
     from tuitune.core.export import parse_formats as formats_of
-    from tuitune.core.session import JournalError
-    from tuitune.core.session.journal_file import host_id, journal_path
 
     try:
         formats = formats_of(args.format) if args.format else None
     except ValueError as exc:
         err(str(exc))
         return EXIT_USAGE
-    root = host_root(args)
-    access = None if root is None else _access(root)
-    if root is None or access is None:
+    if (problem := _common.peer_end_problem(args)) is not None:
+        err(problem)
         return EXIT_USAGE
-    with access:
-        if not _check_iface(access, args.iface):
-            return EXIT_USAGE
-        journal = journal_path(args.journal_dir, host_id(root))
-        if not _exists(journal):
-            print(
-                f"nothing to export: no change journal in {args.journal_dir} for this host "
-                "(tuitune apply and the live screen record what they change there)"
-            )
-            return EXIT_OK
-        try:
-            changes, unreadable = from_journal(access, args.journal_dir, args.iface)
-        except JournalError as exc:
-            err(str(exc))
-            return EXIT_FAILED
-        ctx = gather_context(access, args.iface)
-        matched = export_ansible.with_match(args, access.root, ctx)
-        if matched is None:
-            return EXIT_USAGE
-        ctx = matched
-        try:
-            plan = build_plan(changes, ctx, formats)
-        except ExportRefused as exc:
-            for problem in exc.problems:
-                err(problem)
-            err("nothing was written: these values cannot go into a file safely")
-            return EXIT_FAILED
-    for line in unreadable:
-        err(line)
-    _report(plan)
+    if args.peer_netns is not None and not args.ansible:
+        err("--peer-netns writes one playbook for both ends: give --ansible --out DIR")
+        return EXIT_USAGE
+    root = host_root(args)
+    if root is None:
+        return EXIT_USAGE
+    near = _end_plan(args, root, args.iface, formats)
+    if isinstance(near, int):
+        return near
+    plan, ctx = near
     if not plan.files:
         return EXIT_OK
+    if args.peer_netns is not None:
+        from tuitune.core.host.root import HostRoot
+
+        print(f"the far end: {args.peer_iface} in network namespace {args.peer_netns}")
+        far = _end_plan(args, HostRoot(netns=args.peer_netns), args.peer_iface, formats)
+        if far == EXIT_OK or (not isinstance(far, int) and not far[0].files):
+            err(f"nothing to export for {args.peer_iface} in {args.peer_netns}: nothing written")
+            return EXIT_FAILED
+        if isinstance(far, int):
+            return far
+        return export_ansible.write_pair(args, near, far)
     if args.ansible:
         return export_ansible.write(args, plan, ctx)
     if args.install:
@@ -185,6 +175,55 @@ def cmd_export(args: argparse.Namespace) -> int:
     for f in plan.files:
         _print_file(f, diff=args.diff)
     return EXIT_OK
+
+
+def _end_plan(
+    args: argparse.Namespace, root: HostRoot, ifname: str, formats: tuple[Format, ...] | None
+) -> tuple[ExportPlan, ExportContext] | int:
+    """The plan for `ifname` from its host's journal, reported; an exit status when there is
+    none to be had (said in one line)."""
+    from tuitune.core.export import ExportRefused, build_plan, from_journal, gather_context
+    from tuitune.core.export.procs import process_facts
+    from tuitune.core.session import JournalError
+    from tuitune.core.session.journal_file import host_id, journal_path
+
+    access = _access(root)
+    if access is None:
+        return EXIT_USAGE
+    with access:
+        if not _check_iface(access, ifname):
+            return EXIT_USAGE
+        journal = journal_path(args.journal_dir, host_id(root))
+        if not _exists(journal):
+            print(
+                f"nothing to export: no change journal in {args.journal_dir} for this host "
+                "(tuitune apply and the live screen record what they change there)"
+            )
+            return EXIT_OK
+        try:
+            changes, unreadable = from_journal(access, args.journal_dir, ifname)
+        except JournalError as exc:
+            err(str(exc))
+            return EXIT_FAILED
+        ctx = gather_context(access, ifname)
+        keys = [c.key for c in changes]
+        ctx = replace(ctx, processes=access.run(process_facts, access.root, keys))
+        driver = export_ansible.driver_of(access, ifname) if args.match == "driver" else None
+        matched = export_ansible.with_match(args, access.root, ctx, driver, ifname)
+        if matched is None:
+            return EXIT_USAGE
+        ctx = matched
+        try:
+            plan = build_plan(changes, ctx, formats)
+        except ExportRefused as exc:
+            for problem in exc.problems:
+                err(problem)
+            err("nothing was written: these values cannot go into a file safely")
+            return EXIT_FAILED
+    for line in unreadable:
+        err(line)
+    _report(plan)
+    return plan, ctx
 
 
 def _exists(path: Path) -> bool:

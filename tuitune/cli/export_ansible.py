@@ -8,13 +8,15 @@ import textwrap
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, err
 
 if TYPE_CHECKING:
     from tuitune.core.export import ExportContext, ExportPlan
     from tuitune.core.host.root import HostRoot
+    from tuitune.core.session import HostAccess
 
-MATCH_CHOICES = ("path", "mac", "name")
+MATCH_CHOICES = ("path", "mac", "name", "driver")
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
@@ -29,12 +31,39 @@ def add_args(p: argparse.ArgumentParser) -> None:
         choices=MATCH_CHOICES,
         help="how the udev rules and .link file find the NIC: path (ID_PATH, the bus "
         "position: the same on identical servers; the default with --ansible), mac (this "
-        "NIC only), name (whatever device has the name)",
+        "NIC only), name (whatever device has the name), driver (every NIC that driver runs: "
+        "for hosts whose NIC sits in different slots)",
     )
 
 
+def add_pair_args(p: argparse.ArgumentParser) -> None:
+    _common.peer_end_args(
+        p,
+        "with --ansible: one playbook for both ends of a link, the far end being network "
+        "namespace NS on this machine (the lab's peer), exported from its own journal",
+    )
+
+
+def driver_of(access: HostAccess, ifname: str) -> str | None:
+    """The driver ethtool reports (what udev's net_setup_link stores as ID_NET_DRIVER and
+    .link's Driver= matches: "veth" too); None on a recorded tree or when it cannot say."""
+    from tuitune.core.host.ethtool_types import DriverInfo
+
+    def ask() -> str | None:
+        et = access.handles.ethtool(ifname)
+        info = getattr(et, "driver_info", None)
+        got = info() if callable(info) else None
+        return got.driver if isinstance(got, DriverInfo) and got.driver else None
+
+    return access.run(ask) if access.root.live else None
+
+
 def with_match(
-    args: argparse.Namespace, root: HostRoot, ctx: ExportContext
+    args: argparse.Namespace,
+    root: HostRoot,
+    ctx: ExportContext,
+    driver: str | None = None,
+    ifname: str | None = None,
 ) -> ExportContext | None:
     """The context with the match asked for (ID_PATH by default with --ansible, said why on
     stderr); None after a one-line message when it cannot be had."""
@@ -47,7 +76,7 @@ def with_match(
     if kind is None:
         return ctx
     try:
-        match = choose_match(root, args.iface, kind)
+        match = choose_match(root, ifname or args.iface, kind, driver)
     except NoMatch as exc:
         err(f"{exc}; nothing was written")
         return None
@@ -67,9 +96,13 @@ def match_note(ctx: ExportContext, chosen: str | None) -> list[str]:
 
 def write(args: argparse.Namespace, plan: ExportPlan, ctx: ExportContext) -> int:
     from tuitune.core.export.ansible import role_files
+
+    return _written(args, role_files(plan, ctx, match_note(ctx, args.match)))
+
+
+def _written(args: argparse.Namespace, files: dict[str, str]) -> int:
     from tuitune.core.export.fleet import write_tree
 
-    files = role_files(plan, ctx, match_note(ctx, args.match))
     try:
         written = write_tree(files, args.out)
     except OSError as exc:
@@ -84,3 +117,14 @@ def write(args: argparse.Namespace, plan: ExportPlan, ctx: ExportContext) -> int
         "--diff` shows what it would change on each host (inventory.example.yml: the form)"
     )
     return EXIT_OK
+
+
+def write_pair(
+    args: argparse.Namespace,
+    near: tuple[ExportPlan, ExportContext],
+    far: tuple[ExportPlan, ExportContext],
+) -> int:
+    """Both ends' roles, one playbook, verify.yml and an inventory with a group per end."""
+    from tuitune.core.export.ansible import pair_files
+
+    return _written(args, pair_files(near, far, match_note(near[1], args.match)))

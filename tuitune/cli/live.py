@@ -18,6 +18,9 @@ from tuitune.cli._common import EXIT_USAGE, err, pick_interface
 if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
     from tuitune.core.lab import Lab
+    from tuitune.core.procs.discover import Reading
+    from tuitune.core.procs.model import NicProcess
+    from tuitune.core.snapshot import Snapshot
 
 NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
 
@@ -93,6 +96,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
         first = reader.counters(ifname)
+        procs_then = nic_procs_reading(reader, ifname) if args.json else None
         if root.live:
             time.sleep(args.interval)
         try:
@@ -100,6 +104,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE
+        procs = _nic_processes(reader, snap, procs_then) if args.json else None
     # A file that could not be read is shown as missing numbers, and named here.
     for problem in snap.counters.problems:
         err(str(problem))
@@ -109,13 +114,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        json.dump(show_document(snap, rates), sys.stdout, indent=2)
+        json.dump(show_document(snap, rates, procs), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from tuitune.show import print_show
 
         print_show(snap, rates)
     return 0
+
+
+def nic_procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:
+    """The NIC's processes now (on the reader's kernel thread: a namespace's sockets)."""
+    from tuitune.core.procs.discover import read_nic_processes
+
+    if ifname is None:
+        return None
+    got: Reading = reader.call(lambda: read_nic_processes(reader.root, ifname))
+    return got
+
+
+def _nic_processes(
+    reader: HostReader, snap: Snapshot, then: Reading | None
+) -> tuple[NicProcess, ...] | None:
+    """Who uses the NIC over the show's interval (CPU per CPU from the two readings)."""
+    from tuitune.core.procs.discover import window
+
+    if snap.nic is None or then is None:
+        return None
+    now = nic_procs_reading(reader, snap.nic.link.ifname)
+    if now is None:
+        return None
+    topo, node = snap.host.topology, snap.nic.placement.numa_node
+    local = topo.nodes.get(node) if node is not None else snap.nic.placement.local_cpus
+    return window(then if reader.root.live else None, now, local_cpus=local)
 
 
 def cmd_tui(args: argparse.Namespace) -> int:

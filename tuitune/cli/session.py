@@ -8,6 +8,7 @@ not valid), 2 a usage error (unreadable file, unknown interface or namespace).
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,6 +78,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --netns: also change the file's host-wide sysctls, which are one value for "
         "the whole machine (refused without it)",
     )
+    apply.add_argument(
+        "--other-users",
+        action="store_true",
+        help="also change the affinity of processes ([processes] of a profile) that belong to "
+        "other users (refused without it; root only)",
+    )
     apply.set_defaults(func=cmd_apply)
 
 
@@ -110,8 +117,14 @@ def apply_step(session: Session, changes: list[tuple[Key, str]]) -> list[Outcome
 def _print_outcome(out: Outcome, verb: str) -> None:
     if out.status == "changed":
         print(f"{verb} {out.key.label}: {out.before} -> {out.after}")
+        threads = [e for e in out.also if e.key.kind == "proc_affinity"]
+        if out.key.kind == "proc_affinity" and threads:  # a process may have hundreds
+            print(f"    also its {len(threads)} thread(s), each one's own original recorded")
         for e in out.also:
-            print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
+            if e not in threads or out.key.kind != "proc_affinity":
+                print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
+    elif out.status == "skipped" and out.key.kind == "proc_affinity" and out.after is None:
+        print(f"unchanged {out.describe()}")  # gone: a process that exited, its reason says
     elif out.status == "skipped":
         why = f" ({out.reason})" if out.after is None and out.reason else ""
         print(f"unchanged {out.key.label}: {out.after or 'absent'}{why}")
@@ -202,6 +215,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
         else:
             outcomes = session.restore(force=args.force)
     for out in outcomes:
+        if out.key.kind == "proc_affinity" and out.status == "skipped" and out.after is not None:
+            continue  # a thread its process's put-back already gave its original
         _print_outcome(out, "put back")
     if journal.degraded is not None:
         print(f"note: {journal.degraded}; restored without recording it")
@@ -223,12 +238,21 @@ def _host_wide_refused(root: HostRoot, key: Key) -> bool:
     return root.netns is not None and key.kind == "sysctl" and key.scope == "host"
 
 
+def _refusal_hint(root: HostRoot, key: Key, state: Unavailable) -> str:
+    if _host_wide_refused(root, key):
+        return " (--host-wide allows it)"
+    if key.kind == "proc_affinity" and state.kind == "permission" and os.geteuid() == 0:
+        return " (--other-users allows it)"
+    return ""
+
+
 def _not_here(key: Key, state: Unavailable) -> bool:
     """A queue or queue IRQ this device does not have (now): a document saved on a device
-    with more queues, or a queue a channel change of the same file creates."""
+    with more queues, or a queue a channel change of the same file creates; a process that
+    exited since the profile's names were looked up."""
     from tuitune.core.session.settings import QUEUE_KINDS
 
-    return state.kind == "missing" and key.kind in (*QUEUE_KINDS, "irq_affinity")
+    return state.kind == "missing" and key.kind in (*QUEUE_KINDS, "irq_affinity", "proc_affinity")
 
 
 def _new_queue_hint(key: Key, pairs: list[tuple[Key, str]]) -> str:
@@ -270,6 +294,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     except NetnsError as exc:
         err(str(exc))
         return EXIT_USAGE
+    access.procs.agree_all = args.other_users
     with session:
         if profile.needs_interface and ifname and not access.run(interface_exists, root, ifname):
             known = ", ".join(access.run(list_interfaces, root)) or "none"
@@ -287,8 +312,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 if _not_here(key, exc.state):
                     skipped.append(exc.state.reason + _new_queue_hint(key, pairs))
                     continue
-                hint = " (--host-wide allows it)" if _host_wide_refused(root, key) else ""
-                errors.append(exc.state.reason + hint)
+                errors.append(exc.state.reason + _refusal_hint(root, key, exc.state))
         pairs = [(k, t) for k, t in pairs if k in targets]
         if errors:
             for line in errors:

@@ -44,21 +44,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         nargs=2,
         metavar=("GOOD", "BAD"),
         help="instead of a spec: which settings that differ between runs GOOD and BAD of the "
-        "notebook explain their difference (the first positional is then the interface)",
+        "notebook (or two profile files) explain their difference (the first positional is "
+        "then the interface)",
     )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--netns", type=_common.netns, metavar="NAME", help="in namespace NAME")
     where.add_argument("--lab", action="store_true", help="on the lab of `tuitune lab`")
     p.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
-    p.add_argument(
-        "--peer-netns",
-        type=_common.netns,
-        metavar="NS",
-        help="the peer's end is in namespace NS of this machine: settings marked `both` "
-        "(the MTU) are set there too (--lab does this by itself)",
-    )
-    p.add_argument(
-        "--peer-iface", type=_common.ifname, metavar="IF", help="the peer's interface in NS"
+    _common.peer_end_args(
+        p,
+        "the peer's end is in namespace NS of this machine: settings marked `both` "
+        "(the MTU) are set there too, and its settings are recorded with each run "
+        "(--lab does this by itself)",
     )
     p.add_argument(
         "--host-wide",
@@ -85,28 +82,60 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="continue the last sweep of this spec: skip the cells the notebook already holds",
     )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help="the shuffle's seed (the table's header names the one a sweep used): the same "
+        "order again",
+    )
+    p.add_argument(
+        "--order",
+        choices=("shuffle", "snake"),
+        help="shuffle (the default: drift spreads over every dimension) or snake (neighbouring "
+        "cells one value apart)",
+    )
+    p.add_argument(
+        "--svg",
+        type=Path,
+        metavar="FILE",
+        help="also write the pivot as a chart (bars with the repeats' range) to FILE",
+    )
     p.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     journal_dir_arg(p)
     p.set_defaults(func=cmd_sweep)
 
 
+def _seed(text: str) -> int:
+    from tuitune.core.sweep.spec import MAX_SEED
+
+    t = text.strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= 10) or int(t) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{t[:20]!r} is not a whole number 0..{MAX_SEED}")
+    return int(t)
+
+
 def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    # After a lost SSH session the terminal is gone: progress is lost, the restore is not.
+    with contextlib.suppress(OSError):
+        print(text, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM (a kill, a closing session) ends the sweep like Ctrl+C: everything put back."""
+    """SIGTERM (a kill) and SIGHUP (a lost SSH session, a closed terminal) end the sweep like
+    Ctrl+C: iperf3 stopped and every original put back before tuitune exits."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         del signum, frame
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, handler)
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for sig, was in old.items():
+            signal.signal(sig, was)
 
 
 def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str | None, Any] | str:
@@ -127,8 +156,8 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
             peer = peer or found.peer_addr
             if args.peer_netns is None:
                 args.peer_netns, args.peer_iface = found.peer_netns, found.peer_ifname
-    if (args.peer_netns is None) != (args.peer_iface is None):
-        return "--peer-netns and --peer-iface go together"
+    if (problem := _common.peer_end_problem(args)) is not None:
+        return problem
     if peer is None:
         return "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab"
     port = args.port or (lab.port if lab is not None else DEFAULT_PORT)
@@ -166,6 +195,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     if spec is not None and args.repeats is not None:
         spec = replace(spec, repeats=args.repeats)
+    if spec is not None and args.seed is not None:
+        spec = replace(spec, seed=args.seed)
+    if spec is not None and args.order is not None:
+        spec = replace(spec, order=args.order)
     if spec is not None and args.seconds is not None:
         spec = replace(spec, bench=replace(spec.bench, seconds=args.seconds))
     where = _where(args)
@@ -237,6 +270,7 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
     else:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         sys.stdout.write(pivot.to_text(table, width))
+    svg_failed = args.svg is not None and not _write_svg(args.svg, table)
     failed = [c for c in out.cells if c.error]
     for cell in failed:
         _say(f"cell {cell.combo.label}: {cell.error}")
@@ -248,8 +282,22 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
         _say(f"every original is back; runs in {notebook.path} (sweep {out.sweep_id})")
     if out.interrupted or out.error:
         _say("the sweep did not finish: `tuitune sweep --resume` continues it")
-    bad = failed or out.problems or out.interrupted or out.error
+    bad = failed or out.problems or out.interrupted or out.error or svg_failed
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _write_svg(path: Path, table: Any) -> bool:
+    """The chart to `path` (never through another user's link); a failure is one line."""
+    from tuitune.core import fsutil
+    from tuitune.core.sweep.svg import to_svg
+
+    try:
+        fsutil.write_file(path, to_svg(table).encode("utf-8"), 0o644, follow=True)
+    except OSError as exc:
+        err(f"chart not written: {exc}")
+        return False
+    _say(f"chart written to {path}")
+    return True
 
 
 def _dry_run(runner: Any) -> int:
@@ -259,7 +307,8 @@ def _dry_run(runner: Any) -> int:
     b = spec.bench
     print(
         f"{len(runner.combos)} cell(s) x {spec.repeats} repeat(s) x {b.seconds} s "
-        f"(about {len(runner.combos) * spec.repeats * (b.seconds + 2) // 60 + 1} min)"
+        f"(about {len(runner.combos) * spec.repeats * (b.seconds + 2) // 60 + 1} min), "
+        + (f"order shuffled, seed {runner.seed}" if spec.order == "shuffle" else "order snake")
     )
     for i, (combo, per_end) in enumerate(zip(runner.combos, changes, strict=True), 1):
         print(f"[{i}] {combo.label}")

@@ -1,7 +1,7 @@
 """`tuitune sweep --bisect GOOD BAD`: which of the settings that differ between two runs of
-the notebook explain their difference (core/sweep/bisect.py). Each test is a one-cell sweep
-of the good run's values with some of the bad run's: applied through the journal, measured,
-recorded, put back."""
+the notebook, or two profiles, explain their difference (core/sweep/bisect.py). Each test is
+a one-cell sweep of the good values with some of the bad ones: applied through the journal,
+measured, recorded, put back."""
 
 from __future__ import annotations
 
@@ -15,64 +15,36 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 Say = Callable[[str], None]
 
 
-def _value(kind: str | None, text: str) -> str:
-    """A recorded value as a value to write: a feature's "off [requested on]" -> "off"; a
-    sysctl's "4096 87380 8388608" stays whole."""
-    return text.split(" ", 1)[0] if kind == "feature" else text
-
-
 def run(
     args: argparse.Namespace, session: Any, reader: Any, target: Any, notebook: Any, say: Say
 ) -> int:
-    from tuitune.core.bench import settings as st
     from tuitune.core.sweep.bisect import bisect, explain
     from tuitune.core.sweep.runner import SweepError, SweepRunner, sweep_runs
     from tuitune.core.sweep.spec import (
-        BenchParams,
         Dimension,
-        SpecError,
         SweepSpec,
         Value,
-        setting_of,
     )
     from tuitune.core.sweep.stats import Summary, summarize
 
     good_id, bad_id = args.bisect
-    good, bad = notebook.find(good_id), notebook.find(bad_id)
-    for rid, found in ((good_id, good), (bad_id, bad)):
-        if found is None:
-            err(f"no run {rid} in {notebook.path}")
-            return EXIT_USAGE
-    test_a, test_b = replace(good.spec, repeats=1), replace(bad.spec, repeats=1)
-    if test_a != test_b:
-        err(f"runs {good_id} and {bad_id} ran different tests: a bisect compares settings only")
+    got = _states(args, notebook, session)
+    if isinstance(got, str):
+        err(got)
         return EXIT_USAGE
-    names: list[str] = []
-    settings: dict[str, tuple[Any, str, str]] = {}
-    for name, bad_text in st.diff(good.settings, bad.settings):
-        good_text = good.settings.get(name)
-        if name.startswith("peer ") or good_text is None or bad_text == st.GONE:
-            say(f"not tried: {name} (not a setting a sweep sets here)")
-            continue
-        try:
-            setting = setting_of(name, "run")
-        except SpecError:
-            say(f"not tried: {name} (not a setting a sweep sets)")
-            continue
-        names.append(name)
-        kind = setting.kind
-        settings[name] = (setting, _value(kind, good_text), _value(kind, bad_text))
+    states, bench = got
+    for line in states.not_tried:
+        say(f"not tried: {line}")
+    names = states.names
+    settings = states.values
     if not names:
-        err(f"runs {good_id} and {bad_id} differ in no setting a sweep can change")
+        err(f"{good_id} and {bad_id} differ in no setting a sweep can change")
         return EXIT_USAGE
-    spec0 = good.spec
-    bench = BenchParams(spec0.duration, spec0.streams, spec0.direction, spec0.length)
     repeats = args.repeats or 3
 
     def measure(bad_names: Sequence[str]) -> Summary | None:
-        chosen = tuple(
-            (settings[n][0], settings[n][2] if n in bad_names else settings[n][1]) for n in names
-        )
+        picked = ((settings[n][0], settings[n][2 if n in bad_names else 1]) for n in names)
+        chosen = tuple((s, v) for s, v in picked if v is not None)  # None: as found here
         label = "bad: " + (", ".join(bad_names) or "none")
         value = Value(label[:40], chosen)
         spec = SweepSpec(
@@ -103,3 +75,31 @@ def run(
         print(f"  bad {', '.join(subset) or '-'}: {mb} {'(bad)' if verdict else '(good)'}")
     print(explain(result, len(names)))
     return EXIT_OK
+
+
+def _states(args: argparse.Namespace, notebook: Any, session: Any) -> tuple[Any, Any] | str:
+    """(States, BenchParams) of two runs, or of two profiles (both GOOD and BAD files), or
+    why not (one line)."""
+    from pathlib import Path
+
+    from tuitune.core.session.profile_model import ProfileError
+    from tuitune.core.sweep.bisect_states import from_runs, load_profiles
+    from tuitune.core.sweep.spec import BenchParams
+
+    good_id, bad_id = args.bisect
+    if Path(good_id).is_file() and Path(bad_id).is_file():
+        try:
+            states = load_profiles(Path(good_id), Path(bad_id), session.root.netns)
+        except ProfileError as exc:
+            return str(exc)
+        return states, BenchParams(seconds=args.seconds or 10)
+    good, bad = notebook.find(good_id), notebook.find(bad_id)
+    for rid, run in ((good_id, good), (bad_id, bad)):
+        if run is None:
+            return f"no run {rid} in {notebook.path} (nor two profile files)"
+    test_a, test_b = replace(good.spec, repeats=1), replace(bad.spec, repeats=1)
+    if test_a != test_b:
+        return f"runs {good_id} and {bad_id} ran different tests: a bisect compares settings only"
+    spec0 = good.spec
+    bench = BenchParams(spec0.duration, spec0.streams, spec0.direction, spec0.length)
+    return from_runs(good.settings, bad.settings), bench

@@ -8,12 +8,13 @@ removed (adding fields keeps the version).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import Snapshot
 from tuitune.core.values import Unavailable
@@ -41,7 +42,35 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-def show_document(snap: Snapshot, rates: Rates | None) -> dict[str, Any]:
+def process_json(p: NicProcess) -> dict[str, Any]:
+    """One of the NIC's processes. `comm` and `cmdline` are the process's own text, exact
+    (JSON escapes control characters; a byte that is not UTF-8 is a lone surrogate, \\udcXX)."""
+    return {
+        "pid": p.ident.pid,
+        "start_ticks": p.ident.start_ticks,
+        "key": p.ident.name,
+        "uid": p.ident.uid,
+        "comm": p.ident.comm,
+        "cmdline": list(p.cmdline),
+        "unit": p.unit,
+        "kernel_thread": p.kernel_thread,
+        "owner_is_caller": p.owner_is_caller,
+        "sockets": p.sockets,
+        "wildcard": p.wildcard,
+        "allowed": sorted(p.allowed),
+        "ran_on": sorted(p.ran_on),
+        "on_nic_node": p.on_nic_node,
+        "cpu_percent": {str(c): round(v, 3) for c, v in sorted(p.cpu_by_cpu.items())},
+        "threads": [
+            {"tid": t.tid, "comm": t.comm, "last_cpu": t.last_cpu, "allowed": sorted(t.allowed)}
+            for t in p.threads
+        ],
+    }
+
+
+def show_document(
+    snap: Snapshot, rates: Rates | None, processes: Sequence[NicProcess] | None = None
+) -> dict[str, Any]:
     host = snap.host
     sysctls = []
     for sv in host.sysctls:
@@ -75,6 +104,7 @@ def show_document(snap: Snapshot, rates: Rates | None) -> dict[str, Any]:
         "sysctls": sysctls,
         "interface": None,
         "rates": jsonable(rates) if rates is not None else None,
+        "processes": None if processes is None else [process_json(p) for p in processes],
     }
     if snap.nic is not None:
         iface = jsonable(snap.nic)

@@ -44,6 +44,8 @@ from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
 from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
+from tuitune.tui.controllers.procs import ProcsController
+from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.look import glyphs as glyphs_mod
 from tuitune.tui.look.asciibars import use_ascii_scrollbars
 from tuitune.tui.look.look import Look
@@ -84,6 +86,7 @@ from tuitune.tui.panels.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.panels.sysctlpanel import help_summary, help_text, sysctl_rows
 from tuitune.tui.screens.bench_view import BenchStrip
 from tuitune.tui.screens.dialogs import PickerScreen, TextScreen, keys_text
+from tuitune.tui.screens.procs import ProcsScreen
 from tuitune.tui.shell import Selection
 
 # Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
@@ -160,9 +163,11 @@ class TuituneApp(App[int]):
         Binding("y", "confirm_trial", "Keep trial change", show=False),
         Binding("B", "bench", "Bench"),
         Binding("N", "runs", "Runs"),
+        Binding("W", "sweep", "Sweep: a table of settings measured", show=False),
         Binding("X", "bench_stop", "Stop the benchmark / close its strip", show=False),
         Binding("E", "export", "Export"),
         Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
+        Binding("P", "procs", "Processes using the NIC: where they run, move them", show=False),
         Binding("b", "baseline", "Baseline"),
     ]
 
@@ -255,10 +260,13 @@ class TuituneApp(App[int]):
         self.app_bench = BenchController(
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
+        self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
+        # P: the NIC's processes, moved beside (or away from) its IRQs
+        self.procs = ProcsController(self, self.editor, reader.call, reader.root, lab=lab)
 
     # -- setup ---------------------------------------------------------------------------
     def get_key_display(self, binding: Binding) -> str:
@@ -411,6 +419,9 @@ class TuituneApp(App[int]):
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)
+
+    def on_sweep_controller_news(self, message: SweepController.News) -> None:
+        self.app_sweep.on_message(message)
         if not message.problem:
             self.hint.run_recorded(self.editor.changes)
             self._draw_hint()
@@ -958,6 +969,8 @@ class TuituneApp(App[int]):
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
+        if isinstance(self.screen, ProcsScreen):  # it covers the header: it says it itself
+            self.procs.notice(("! " if warn else "") + text)
 
     def action_edit(self) -> None:
         self.editor.edit()
@@ -983,6 +996,9 @@ class TuituneApp(App[int]):
     def action_bench(self) -> None:
         self.app_bench.open_form()
 
+    def action_sweep(self) -> None:
+        self.app_sweep.open()
+
     def action_runs(self) -> None:
         self.app_bench.open_runs()
         self.hint.runs_opened()
@@ -993,6 +1009,12 @@ class TuituneApp(App[int]):
 
     def action_advise(self) -> None:
         self.advisor.open()
+
+    def action_procs(self) -> None:
+        if self.ifname is None:
+            self.notify_line("no interface picked (n picks one)", True)
+            return
+        self.push_screen(ProcsScreen(self.procs, self.interval))
 
     def _remember(self, ifname: str, context: str) -> None:
         """The Advisor's context of an interface, kept in the settings file with the theme."""
@@ -1007,6 +1029,9 @@ class TuituneApp(App[int]):
         self.exporter.open()
 
     async def action_quit(self) -> None:
+        if self.app_sweep.running:  # its thread would go on changing the host after the revert
+            self.app_sweep.refuse_quit()
+            return
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
             quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
             ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)

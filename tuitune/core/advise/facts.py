@@ -14,6 +14,7 @@ from tuitune.core.advise.model import Context, Finding, Note
 from tuitune.core.advise.window import Window
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.procs.model import NicProcess
 from tuitune.core.session.settings import Key
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
@@ -30,6 +31,8 @@ class Facts:
     context: Context
     pcie: PcieLink | None = None  # the NIC's PCIe link, when read (core/advise/pcie.py)
     held: frozenset[Key] = frozenset()  # settings tuitune's journal holds for this host
+    # The NIC's processes over the window (core/procs), busiest first; None: not read.
+    processes: tuple[NicProcess, ...] | None = None
 
     @property
     def ifname(self) -> str:

@@ -36,6 +36,10 @@ MTU_JUMBO = 9000
 # txqueuelen-wan: ESnet set 10000 on its WAN hosts; NASA saw no effect over 1000 on a LAN.
 TXQUEUELEN_WAN = 10000
 
+# app-on-irq-cpu: a process using less than this share of one CPU over the window is not the
+# one moving the NIC's bytes (NASA's pegged server core was 100 % busy; this is far below).
+APP_CPU_PCT = 5.0
+
 # A window "has load" when the link moved at least this many packets per second, or a CPU
 # spent this share on interrupts and softirqs: below both the dynamic rules have nothing to
 # judge and say so.

@@ -28,6 +28,8 @@ def setting_columns(row: RunRow) -> tuple[str, str]:
     """The (setting, value) cells: "tso, gso" and "off" when the values agree."""
     if row.baseline:
         return "baseline", ""
+    if row.test_differs:  # not compared: another test, whatever the settings
+        return "(test differs)", row.test_differs
     if not row.changed:
         return "(same settings)", ""
     names = ", ".join(n for n, _ in row.changed)

@@ -51,6 +51,9 @@ class RunRow:
     peak_soft: tuple[int, float] | None
     drops: int  # softnet drops over all the repeats
     error: str | None  # the last repeat's error, if any
+    # How this row's test differs from the baseline's ("direction bidir, not reverse"): its
+    # numbers are then not compared (the d_* are None), only shown. "" for the same test.
+    test_differs: str = ""
 
     @property
     def changes(self) -> str:
@@ -93,6 +96,31 @@ def _diff(value: float | None, base: float | None) -> float | None:
     return None if value is None or base is None else value - base
 
 
+_TEST_FIELDS = (
+    ("peer", "peer"),
+    ("port", "port"),
+    ("direction", "direction"),
+    ("streams", "streams"),
+    ("length", "-l"),
+    ("duration", "seconds"),
+    ("client_cpu", "client CPU"),
+    ("server_cpu", "server CPU"),
+)
+
+
+def test_difference(spec: BenchSpec, base: BenchSpec) -> str:
+    """How `spec`'s test differs from `base`'s (one clause a field), "" when it is the same
+    test: two runs compare only when only their settings differ."""
+    out = []
+    for attr, word in _TEST_FIELDS:
+        a, b = getattr(spec, attr), getattr(base, attr)
+        if a != b:
+            shown = "none" if a is None else a
+            was = "none" if b is None else b
+            out.append(f"{word} {shown}, not {was}")
+    return "; ".join(out)
+
+
 def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
     """The table of `runs` (in file order), deltas and changes against group `baseline`."""
     groups: dict[str, list[Run]] = {}
@@ -103,10 +131,12 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
     stats = {g: _stats(rs) for g, rs in groups.items()}
     base_stats = stats.get(baseline) if baseline is not None else None
     base_settings = groups[baseline][0].settings if baseline is not None else {}
+    base_spec = groups[baseline][0].spec if baseline is not None else None
     rows = []
     for gid, rs in groups.items():
         tp, retr, cpu, rcpu = stats[gid]
-        b = base_stats
+        differs = "" if base_spec is None else test_difference(rs[0].spec, base_spec)
+        b = None if differs else base_stats
         last_error = rs[-1].result.error
         rows.append(
             RunRow(
@@ -129,6 +159,7 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
                 peak_soft=peak(r.load.peak_soft for r in rs),
                 drops=sum(sum(r.load.drops.values()) for r in rs),
                 error=last_error,
+                test_differs=differs,
             )
         )
     return rows

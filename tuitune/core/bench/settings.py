@@ -21,17 +21,18 @@ from tuitune.core.values import Unavailable
 SHORT_ORDER = ("tso", "gso", "gro", "lro", "sg", "tx", "rx", "ufo")
 SHORT_NAMES = SHORT_ORDER + tuple(n for n in LEGACY_FEATURE_ALIASES if n not in SHORT_ORDER)
 GONE = "(gone)"
+PEER = "peer "  # the prefix of the far end's settings in a run's record
 _GROUP_NAMES = {"ring": "rings", "coalesce": "coalesce", "channels": "channels", "pause": "pause"}
 _DEVICE_RANK = {"mtu": 0, "txqueuelen": 1, "rings": 2, "channels": 3, "coalesce": 4, "pause": 5}
 _NUMBER = re.compile(r"(\d+)")
 
 
-def capture(access: HostAccess, ifname: str) -> dict[str, str]:
+def capture(access: HostAccess, ifname: str, *, host_wide: bool = True) -> dict[str, str]:
     """Every readable setting of `ifname` and every catalog sysctl of the host, by name.
     Unavailable values (unsupported, not recorded) are left out."""
     # Host-wide sysctls too from a namespace: the same key set as a run from the screen (whose
     # session may write them), or runs side by side show differences that are not there.
-    keys = access.device_keys(ifname) + access.sysctl_keys(host_wide=True)
+    keys = access.device_keys(ifname) + access.sysctl_keys(host_wide=host_wide)
     values = access.read_many(keys)
     out: dict[str, str] = {}
     features: dict[str, str] = {}
@@ -45,6 +46,17 @@ def capture(access: HostAccess, ifname: str) -> dict[str, str]:
     active = _active_features(access, ifname) if features else None
     out.update(feature_settings(features, active))
     return dict(sorted(out.items(), key=lambda kv: order_key(kv[0])))
+
+
+def capture_peer(netns: str, ifname: str) -> dict[str, str]:
+    """The far end's settings when this machine holds it (the lab's peer namespace), named
+    "peer mtu", "peer tso"...: its device and its namespace's sysctls (the host-wide ones are
+    this host's, already in the run's own settings)."""
+    from tuitune.core.host.root import HostRoot
+
+    with HostAccess(HostRoot(netns=netns)) as access:
+        got = capture(access, ifname, host_wide=False)
+    return {PEER + name: value for name, value in got.items()}
 
 
 def setting_name(key: Key) -> str:

@@ -33,6 +33,7 @@ ROLE = "tuitune_nic"
 GROUP = "tuitune_fleet"
 IFACE_VAR = "tuitune_iface"
 CPUS_VAR = "tuitune_affinity_cpus"
+NETNS_VAR = "tuitune_netns"
 # Handler names (notify targets).
 H_SYSCTL = "tuitune load sysctl"
 H_UDEV = "tuitune udev changed"
@@ -114,6 +115,9 @@ def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
         "tuitune_etc": Expr("{{ tuitune_root | regex_replace('/+$', '') }}/etc"),
         "c2": Comment("The interface on each host (set it per host when the names differ)."),
         IFACE_VAR: ctx.ifname,
+        "c2b": Comment("The network namespace the interface lives in ('' for the host's own);"),
+        "c2c": Comment("'' also when the play already runs inside it (ip netns exec ... ansible)."),
+        NETNS_VAR: ctx.netns or "",
         "c3": Comment("false: install the files only; they take effect at the next boot."),
         "tuitune_apply_now": True,
         "c4": Comment("IRQ affinity: 'exported' pins the CPUs this host had; 'nic-local' has"),
@@ -171,6 +175,17 @@ def _unit_enable(plan: ExportPlan, ctx: ExportContext) -> bool:
     return any(f.path == unit and "[Install]" in f.text for f in plan.files)
 
 
+def _sysctl_handler(i: Installed, argv: list[Node], when: str) -> Node:
+    where = "" if argv[0] == "sysctl" else f" in the namespace {NETNS_VAR} names"
+    return {
+        "name": f"Tuitune: sysctl -p /etc/{i.rel}{where}",
+        "listen": H_SYSCTL,
+        "ansible.builtin.command": {"argv": argv},
+        "changed_when": True,
+        "when": Expr(when),
+    }
+
+
 def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -> str:
     used = {n for i in files for n in i.notify}
     items: list[Node] = []
@@ -180,15 +195,15 @@ def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -
                 continue
             words = sysctld.apply_command(i.file.path, plan.netns).split()
             argv: list[Node] = [_dest(i.rel, ctx) if w == str(i.file.path) else w for w in words]
-            items.append(
-                {
-                    "name": f"Tuitune: sysctl -p /etc/{i.rel}",
-                    "listen": H_SYSCTL,
-                    "ansible.builtin.command": {"argv": argv},
-                    "changed_when": True,
-                    "when": Expr(_LIVE),
-                }
-            )
+            if words[0] != "ip":
+                items.append(_sysctl_handler(i, argv, _LIVE))
+                continue
+            # A namespace's file is read inside the namespace each host names (the lab's other
+            # end too), or as it is when ansible was itself started inside it (netns '').
+            inside = Expr("{{ " + NETNS_VAR + " }}")
+            argv = ["ip", "netns", "exec", inside, *argv[4:]]
+            items.append(_sysctl_handler(i, argv, f"{_LIVE} and {NETNS_VAR} | length > 0"))
+            items.append(_sysctl_handler(i, argv[4:], f"{_LIVE} and {NETNS_VAR} | length == 0"))
     if H_UDEV in used:
         items += [
             {
@@ -242,20 +257,37 @@ def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -
     return dump(items, ["Make the installed files take effect now (see defaults/main.yml)."])
 
 
-def playbook(ctx: ExportContext) -> str:
+@dataclass(frozen=True, slots=True)
+class End:
+    """One end of what a playbook tunes: its role, the inventory group it runs on (and the
+    extra variable that overrides it), and the context it was exported in."""
+
+    ctx: ExportContext
+    role: str = ROLE
+    group: str = GROUP
+    hosts_var: str = "tuitune_hosts"
+    what: str = "NIC tuning"
+
+    @property
+    def hosts(self) -> Expr:
+        return Expr("{{ " + self.hosts_var + " | default('" + self.group + "') }}")
+
+
+def playbook(ends: Sequence[End]) -> str:
     play: list[Node] = [
         {
-            "name": f"Tuitune: NIC tuning exported from {ctx.host}",
-            "hosts": Expr("{{ tuitune_hosts | default('" + GROUP + "') }}"),
+            "name": f"Tuitune: {e.what} exported from {e.ctx.host}",
+            "hosts": e.hosts,
             "become": True,
             "gather_facts": False,
-            "roles": [ROLE],
+            "roles": [e.role],
         }
+        for e in ends
     ]
     return dump(play, ["ansible-playbook -i inventory.yml playbook.yml [--check --diff]"])
 
 
-def verify_playbook() -> str:
+def verify_playbook(ends: Sequence[End]) -> str:
     argv = Expr(
         "{{ [tuitune_command, 'verify', '--installed']"
         " + ([] if tuitune_root == '/' else ['--root', tuitune_root]) }}"
@@ -263,10 +295,10 @@ def verify_playbook() -> str:
     play: list[Node] = [
         {
             "name": "Tuitune: fleet drift report (a host whose live state differs fails)",
-            "hosts": Expr("{{ tuitune_hosts | default('" + GROUP + "') }}"),
+            "hosts": e.hosts,
             "become": True,
             "gather_facts": False,
-            "vars_files": ["roles/" + ROLE + "/defaults/main.yml"],
+            "vars_files": ["roles/" + e.role + "/defaults/main.yml"],
             "tasks": [
                 {
                     "name": "Tuitune: tuitune verify --installed",
@@ -277,40 +309,76 @@ def verify_playbook() -> str:
                 }
             ],
         }
+        for e in ends
     ]
     return dump(play, ["ansible-playbook -i inventory.yml verify.yml"])
 
 
-def inventory(ctx: ExportContext) -> str:
-    doc: dict[str, Node] = {
-        GROUP: {
-            "hosts": {
-                "host1.example.org": {IFACE_VAR: ctx.ifname},
-                "host2.example.org": {IFACE_VAR: ctx.ifname},
-            },
+def inventory(ends: Sequence[End]) -> str:
+    doc: dict[str, Node] = {}
+    for n, e in enumerate(ends):
+        hosts: dict[str, Node] = {
+            f"host{2 * n + i}.example.org": {IFACE_VAR: e.ctx.ifname} for i in (1, 2)
         }
-    }
+        if len(ends) > 1:  # a pair: one host per end
+            hosts = {f"{e.group.removeprefix('tuitune_')}.example.org": {IFACE_VAR: e.ctx.ifname}}
+        doc[e.group] = {"hosts": hosts}
     return dump(doc, ["An example: one line per host, its interface name where it differs."])
+
+
+def _role(end: End, plan: ExportPlan, match_note: Sequence[str]) -> dict[str, str]:
+    ctx = end.ctx
+    files = installed(plan, ctx)
+    base = f"roles/{end.role}"
+    out = {
+        f"{base}/defaults/main.yml": defaults(ctx, match_note),
+        f"{base}/tasks/main.yml": tasks(files, plan, ctx),
+        f"{base}/handlers/main.yml": handlers(files, plan, ctx),
+    }
+    for i in files:
+        out[f"{base}/templates/{i.template}"] = _with_iface(i.file.text, ctx)
+        if i.nic_local is not None:
+            text = spread.nic_local_text(i.file.text)
+            out[f"{base}/templates/{i.nic_local}"] = _with_iface(text, ctx)
+    return out
+
+
+PEER_ROLE = "tuitune_nic_peer"
+PEER_GROUP = "tuitune_peer"
+
+
+def pair_files(
+    near: tuple[ExportPlan, ExportContext],
+    far: tuple[ExportPlan, ExportContext],
+    match_note: Sequence[str] = (),
+) -> dict[str, str]:
+    """One playbook for both ends of a link: this end's role on `tuitune_fleet`, the far
+    end's own (from its own journal) on `tuitune_peer`, each verified by verify.yml."""
+    ends = [
+        End(near[1], what="NIC tuning (this end)"),
+        End(far[1], PEER_ROLE, PEER_GROUP, "tuitune_peer_hosts", "NIC tuning (the far end)"),
+    ]
+    out = {
+        "playbook.yml": playbook(ends),
+        "verify.yml": verify_playbook(ends),
+        "inventory.example.yml": inventory(ends),
+        ".ansible-lint": LINT_CONFIG,
+    }
+    out |= _role(ends[0], near[0], match_note)
+    out |= _role(ends[1], far[0], match_note)
+    return out
 
 
 def role_files(
     plan: ExportPlan, ctx: ExportContext, match_note: Sequence[str] = ()
 ) -> dict[str, str]:
     """Every file of the playbook and role: {path relative to the output directory: text}."""
-    files = installed(plan, ctx)
-    base = f"roles/{ROLE}"
+    ends = [End(ctx)]
     out = {
-        "playbook.yml": playbook(ctx),
-        "verify.yml": verify_playbook(),
-        "inventory.example.yml": inventory(ctx),
-        f"{base}/defaults/main.yml": defaults(ctx, match_note),
-        f"{base}/tasks/main.yml": tasks(files, plan, ctx),
-        f"{base}/handlers/main.yml": handlers(files, plan, ctx),
+        "playbook.yml": playbook(ends),
+        "verify.yml": verify_playbook(ends),
+        "inventory.example.yml": inventory(ends),
+        ".ansible-lint": LINT_CONFIG,
     }
-    out[".ansible-lint"] = LINT_CONFIG
-    for i in files:
-        out[f"{base}/templates/{i.template}"] = _with_iface(i.file.text, ctx)
-        if i.nic_local is not None:
-            text = spread.nic_local_text(i.file.text)
-            out[f"{base}/templates/{i.nic_local}"] = _with_iface(text, ctx)
+    out |= _role(ends[0], plan, match_note)
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from tuitune.core.export import affinity, link, nm, safe, sysctld, udev
+from tuitune.core.export import affinity, link, nm, procs, safe, sysctld, udev
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.files import with_installed
 from tuitune.core.export.model import (
@@ -31,6 +31,7 @@ GENERATORS: dict[Format, Generator] = {
     "link": link.generate,
     "nm": nm.generate,
     "affinity": affinity.generate,
+    "process": procs.generate,
 }
 # Which format carries which kind, for "add --format X" hints.
 CARRIERS: dict[str, tuple[Format, ...]] = {
@@ -39,6 +40,7 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "rps_cpus": ("udev",),
     "xps_cpus": ("udev",),
     "rps_flow_cnt": ("udev",),
+    "proc_affinity": ("process",),
 }
 DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
 # A daemon tuitune stopped for the session is never written to a file: disabling a service is
@@ -67,7 +69,7 @@ def relevant(changes: Iterable[Change], ifname: str) -> list[Change]:
     return [
         c
         for c in changes
-        if c.key.kind in ("sysctl", "service")
+        if c.key.kind in ("sysctl", "service", "proc_affinity")
         or c.key.ifname == ifname
         or (c.key.kind == "irq_affinity" and c.key.ifname is None)
     ]
@@ -77,7 +79,7 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    device = bool(kinds - {"sysctl", "irq_affinity", "service"})
+    device = bool(kinds - {"sysctl", "irq_affinity", "service", "proc_affinity"})
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -89,6 +91,8 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
             chosen.append("nm")
     if "irq_affinity" in kinds:
         chosen.append("affinity")
+    if "proc_affinity" in kinds:
+        chosen.append("process")
     return tuple(chosen)
 
 

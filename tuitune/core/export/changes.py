@@ -53,8 +53,8 @@ def belongs(access: HostAccess, key: Key, ifname: str) -> bool:
     """Is this journal key part of an export for `ifname`? Sysctls always are; an IRQ recorded
     without an interface is when its queue is one of the interface's IRQs now. A stopped
     service is too, so that the export can say it leaves it out (build.py)."""
-    if key.kind in ("sysctl", "service") or key.ifname == ifname:
-        return True
+    if key.kind in ("sysctl", "service", "proc_affinity") or key.ifname == ifname:
+        return True  # a process: the host's, whichever NIC it uses
     if key.kind == "irq_affinity" and key.ifname is None and key.queue:
         return access.irq_key(ifname, key.queue) is not None
     return False

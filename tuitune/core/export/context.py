@@ -21,6 +21,7 @@ from tuitune import __version__
 from tuitune.core import proc
 from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.export.device import DeviceMatch, identify
+from tuitune.core.export.model import ProcFacts
 from tuitune.core.host.irqbalance import CONFIG_FILES, IrqbalanceState, read_irqbalance
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess
@@ -68,6 +69,7 @@ class ExportContext:
     version: str = __version__
     mem_total: int | None = None  # bytes of RAM (MemTotal), to judge page-counted sysctls
     page_size: int = 4096
+    processes: Mapping[Key, ProcFacts] = field(default_factory=dict)  # procs.process_facts
 
 
 _POLICY_KEYS = ("NamePolicy", "AlternativeNamesPolicy", "MACAddressPolicy")

@@ -1,4 +1,5 @@
-"""How the files find the device again after a reboot: by ID_PATH, by permanent MAC, or by name.
+"""How the files find the device again after a reboot: by ID_PATH, by permanent MAC, by name,
+or (asked for, for a fleet) by driver.
 
 ID_PATH (the bus position, "pci-0000:3b:00.0") survives renames and a changed MAC; a MAC is
 only stable when it is the hardware's own (addr_assign_type 0, not random or set by someone);
@@ -19,7 +20,7 @@ from tuitune.core import proc
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.host.root import HostRoot, read_value
 
-MatchKind = Literal["path", "mac", "name"]
+MatchKind = Literal["path", "mac", "name", "driver"]
 NET_ADDR_PERM = "0"  # addr_assign_type: the address the hardware came with
 
 
@@ -40,6 +41,8 @@ class DeviceMatch:
             return f"ID_PATH {self.value}{port} (its bus position: survives renames and reboots)"
         if self.kind == "mac":
             return f"permanent MAC {self.value} (the hardware's own address)"
+        if self.kind == "driver":
+            return f"driver {self.value} (every NIC that driver runs on each host)"
         return f"name {self.value} (see the warning: a name may not be stable)"
 
 
@@ -59,6 +62,15 @@ def udev_path_id(root: HostRoot, ifname: str) -> str | None:
         if line.startswith("ID_PATH="):
             return line.partition("=")[2].strip() or None
     return None
+
+
+def bound_driver(root: HostRoot, ifname: str) -> str | None:
+    """The driver bound to the interface's device ("e1000e", "virtio_net"); None for a
+    virtual interface (veth, bridge), which has no device."""
+    try:
+        return os.path.basename(os.readlink(root.sys_path(f"class/net/{ifname}/device/driver")))
+    except OSError:
+        return None
 
 
 def sysfs_path_id(root: HostRoot, ifname: str) -> str | None:

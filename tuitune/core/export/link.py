@@ -128,6 +128,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         "path": ("Path", safe.id_path),
         "mac": ("MACAddress", safe.mac),
         "name": ("OriginalName", safe.ifname),
+        "driver": ("Driver", safe.driver),
     }[ctx.match.kind]
     match_line = f"{kind}={check(check_match, ctx.match.value)}"
     body: list[str] = []

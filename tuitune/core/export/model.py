@@ -15,7 +15,7 @@ from typing import Literal, get_args
 
 from tuitune.core.session.settings import Key
 
-Format = Literal["sysctl", "udev", "link", "nm", "affinity"]
+Format = Literal["sysctl", "udev", "link", "nm", "affinity", "process"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 
 
@@ -71,6 +71,15 @@ class ExportPlan:
 
     def by_format(self, fmt: Format) -> tuple[ExportFile, ...]:
         return tuple(f for f in self.files if f.format == fmt)
+
+
+@dataclass(frozen=True, slots=True)
+class ProcFacts:
+    """What the process export needs of a process: its name, argv and systemd unit."""
+
+    comm: str
+    cmdline: tuple[str, ...]
+    unit: str | None
 
 
 class ExportRefused(Exception):

@@ -45,6 +45,7 @@ _FIELD = _Token("a-z0-9-", "[a-z0-9]C*")
 _QUEUE = _Token("a-z0-9-", r"(rx|tx)-\d{1,5}")
 _IRQ_QUEUE = _Token("A-Za-z0-9_.:@+-", "C{1,64}")
 _ID_PATH = _Token("A-Za-z0-9_.:+-", "C{1,200}")
+_DRIVER = _Token("A-Za-z0-9_.-", "C{1,64}")
 _MAC = _Token("0-9a-f:", "[0-9a-f]{2}(:[0-9a-f]{2}){5,31}")
 _PATH = _Token("A-Za-z0-9_./+-", "/C*")
 _COUNT = _Token("0-9", r"\d{1,10}")
@@ -201,6 +202,10 @@ def irq_queue(key: Key) -> str:
 
 def id_path(value: str) -> str:
     return _check("ID_PATH", value, _ID_PATH, "letters, digits and '_ . : + -'")
+
+
+def driver(value: str) -> str:
+    return _check("driver", value, _DRIVER, "letters, digits, '_', '.' and '-'")
 
 
 def mac(value: str) -> str:

@@ -54,6 +54,10 @@ def device_keys(match: DeviceMatch) -> list[str]:
         return keys
     if match.kind == "mac":
         return [f'ATTR{{address}}=="{match.value}"']
+    if match.kind == "driver":
+        # What 80-net-setup-link.rules' net_setup_link put there: the driver ethtool names,
+        # as .link's Driver= matches it (a parent DRIVERS key could not be negated below).
+        return [f'ENV{{ID_NET_DRIVER}}=="{match.value}"']
     return [f'KERNEL=="{match.value}"']
 
 
@@ -79,12 +83,20 @@ def _queue_keys(match: DeviceMatch) -> tuple[list[str], list[str]]:
         return ['IMPORT{parent}="ID_PATH"', f'ENV{{ID_PATH}}!="{match.value}", GOTO="%END%"'], keys
     if match.kind == "mac":
         return [], [f'ATTRS{{address}}=="{match.value}"']
+    if match.kind == "driver":
+        env = f'ENV{{ID_NET_DRIVER}}!="{match.value}", GOTO="%END%"'
+        return ['IMPORT{parent}="ID_NET_DRIVER"', env], []
     return [], [f'KERNELS=="{match.value}"']
 
 
 def checked_match(match: DeviceMatch, check: Checker) -> DeviceMatch | None:
     """The match with its value checked (None when it is not safe to write)."""
-    checker = {"path": safe.id_path, "mac": safe.mac, "name": safe.ifname}[match.kind]
+    checker = {
+        "path": safe.id_path,
+        "mac": safe.mac,
+        "name": safe.ifname,
+        "driver": safe.driver,
+    }[match.kind]
     value = check(checker, match.value)
     port = match.dev_port
     if port is not None and check(safe.number, "dev_port", port) is None:

@@ -13,7 +13,7 @@ from tuitune.core.session.journal import (
 )
 from tuitune.core.session.journal_file import DEFAULT_DIR, JournalBusy, JournalError, host_id
 from tuitune.core.session.outcome import Drift, Effect, Outcome
-from tuitune.core.session.risk import is_risky, ssh_interface
+from tuitune.core.session.risk import is_risky, needs_consent, ssh_interface
 from tuitune.core.session.session import DriftNews, Session, read_only_reason
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue
@@ -39,6 +39,7 @@ __all__ = [
     "host_id",
     "is_risky",
     "list_journals",
+    "needs_consent",
     "read_only_reason",
     "ssh_interface",
 ]

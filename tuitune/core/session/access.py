@@ -50,6 +50,7 @@ from tuitune.core.session import kernel_said
 from tuitune.core.session import validate as v
 from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.proc_affinity import ProcAffinity, ProcRefused
 from tuitune.core.session.service import ServiceRefused, Services
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
@@ -226,6 +227,7 @@ class HostAccess:
         and one ethtool handle per device; closed by that reader, not here."""
         self.root = root
         self.services = services or Services(root)
+        self.procs = ProcAffinity(root)  # processes' CPU affinity (proc_affinity.py)
         self._own_kt: KernelThread | None = None
         if call is None:
             # A recorded tree is never entered, even when it stands for a namespace.
@@ -434,6 +436,8 @@ class HostAccess:
         if k == "service":
             value = self.services.read(key)
             return value if isinstance(value, Unavailable) else {key: value}
+        if k == "proc_affinity":
+            return self.procs.read_group(key)
         if k in ("mtu", "txqueuelen"):
             return self._read_link(dev)
         if k in QUEUE_KINDS:
@@ -598,6 +602,14 @@ class HostAccess:
             return self._validate_sysctl(key, text)
         if k == "service":
             return self._validate_service(key, text)
+        if k == "proc_affinity":
+            try:
+                online, present = self._cpus()
+                return self.procs.validate(
+                    key, text, online=online, present=present, possible=self._possible()
+                )
+            except ProcRefused as exc:
+                raise WriteRefused(key, exc.state) from None
         if k in ("rps_cpus", "xps_cpus", "irq_affinity"):
             current = self._current(key)  # the queue / IRQ must exist
             online, present = self._cpus()
@@ -725,9 +737,11 @@ class HostAccess:
                 self._write_link(key, int(value))
             elif k == "service":
                 self.services.write(key, value)
+            elif k == "proc_affinity":
+                self.procs.write(key, value)
             else:
                 return self._write_device(key, value)
-        except ServiceRefused as exc:
+        except (ServiceRefused, ProcRefused) as exc:
             raise WriteRefused(key, exc.state) from exc
         except OSError as exc:
             if k == "sysctl" and key.name == CONGESTION and exc.errno == errno.EPERM:
@@ -795,7 +809,7 @@ class HostAccess:
         out: dict[Key, str | None] = {key: None}
         if isinstance(group, Unavailable):
             return out
-        if key.kind in ETHTOOL_GROUPS:
+        if key.kind in (*ETHTOOL_GROUPS, "proc_affinity"):  # a process: each thread's too
             out.update(group)
         else:
             out[key] = group.get(key)
@@ -909,7 +923,7 @@ def _catalog_keys() -> list[Key]:
 def _group_id(key: Key) -> tuple[object, ...]:
     """Keys read together: every feature of a device, every field of an ethtool struct, the
     MTU and txqueuelen of a link, every queue of a device."""
-    if key.kind in ("sysctl", "irq_affinity", "service"):
+    if key.kind in ("sysctl", "irq_affinity", "service", "proc_affinity"):
         return (key.kind, key.name, key.queue)
     if key.kind in ("mtu", "txqueuelen"):
         return ("link", key.ifname)

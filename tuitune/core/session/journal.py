@@ -72,6 +72,7 @@ from tuitune.core.session.journal_replay import (
 from tuitune.core.session.journal_trial import DEFAULT_TRIAL_SECONDS, TRIAL_PENDING, TrialChanges
 from tuitune.core.session.journal_write import root_spec, value_of
 from tuitune.core.session.outcome import Drift, Outcome
+from tuitune.core.session.proc_affinity import is_gone
 from tuitune.core.session.settings import QUEUE_KINDS, Key
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -337,6 +338,9 @@ class Journal(TrialChanges):
     def _gone_with_queue(self, key: Key, now: str | None, removed: set[Key]) -> str | None:
         """Why a queue setting that is absent now needs no restoring (None: it does): its
         queue went when the channel count was put back, or it cannot come back at all."""
+        if key.kind == "proc_affinity" and now is None:  # exited: it never comes back
+            state = self.access.read(key)
+            return state.reason if is_gone(state) else None
         if now is not None or not follows_channels(key) or self._state.originals[key] is None:
             return None
         if key in removed:
@@ -369,8 +373,10 @@ class Journal(TrialChanges):
             if key not in current or exp is None:
                 continue
             raw = current[key]
-            if isinstance(raw, Unavailable) and raw.kind != "missing":
-                continue  # cannot tell (no permission, error): not evidence of a change
+            if isinstance(raw, Unavailable) and (raw.kind != "missing" or is_gone(raw)):
+                # cannot tell (no permission, error): not evidence of a change; a process
+                # that exited was not changed by anyone (revert reports it gone)
+                continue
             now = value_of(raw)
             if now not in exp:
                 out.append(Drift(key, exp[-1], now))

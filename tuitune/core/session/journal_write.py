@@ -27,6 +27,7 @@ from tuitune.core.session.journal_records import (
 from tuitune.core.session.journal_replay import JournalState
 from tuitune.core.session.outcome import Drift, Effect, Outcome, Status
 from tuitune.core.session.pause import partner_note
+from tuitune.core.session.proc_affinity import is_gone
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
@@ -270,12 +271,13 @@ class JournalBase:
         if not self._state.steps:
             return []
         step = self._state.steps[-1]
+        now = self.access.read_many([e.key for e in step])
+        gone = {e.key: now[e.key] for e in step if is_gone(now[e.key])}  # a process exited
         if not force:
-            now = self.access.read_many([e.key for e in step])
             drifted = [
                 Drift(e.key, e.after, value_of(now[e.key]))
                 for e in step
-                if not self._state.matches(e.key, value_of(now[e.key]))
+                if e.key not in gone and not self._state.matches(e.key, value_of(now[e.key]))
             ]
             if drifted:
                 return [self._drift_outcome(d) for d in drifted]
@@ -284,6 +286,9 @@ class JournalBase:
         for e in reversed(step):
             if e.before is None:
                 continue  # it did not exist before: it goes away with what created it
+            if e.key in gone:
+                outs.append(Outcome(e.key, "skipped", e.after, None, str(gone[e.key])))
+                continue
             out = self._write_back(e.key, e.before)
             if not out.ok:
                 redo = self._put_back([Entry(d.key, d.after, d.before) for d in reversed(undone)])

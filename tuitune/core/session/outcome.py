@@ -48,6 +48,13 @@ class Outcome:
         """One line for a log or the CLI."""
         if self.status == "changed":
             line = f"{self.key.label}: {self.before} -> {self.after}"
+        elif self.status == "skipped" and self.after is None and self.reason:
+            # Nothing there to put back (a process that exited): the reason is the whole news.
+            return (
+                self.reason
+                if self.reason.startswith(self.key.label)
+                else (f"{self.key.label}: {self.reason}")
+            )
         elif self.status == "skipped":
             line = f"{self.key.label}: already {self.after}"
         elif self.reason and self.reason.startswith(self.key.label):

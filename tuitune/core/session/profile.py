@@ -27,6 +27,7 @@ from tuitune.core.session.profile_model import (
     plain,
     shown,
 )
+from tuitune.core.session.profile_procs import parse_processes, resolve_processes
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     ETHTOOL_GROUPS,
@@ -67,6 +68,7 @@ _ORDER: tuple[Kind, ...] = (
     "rps_flow_cnt",
     "xps_cpus",
     "irq_affinity",
+    "proc_affinity",  # last: "irq:QUEUE" pairs with the IRQ where the profile puts it
 )
 
 
@@ -163,10 +165,10 @@ def _check_key(kind: Kind, name: str, origin: str) -> None:
 
 
 def parse_toml(data: Mapping[str, Any]) -> Profile:
-    unknown = set(data) - {"tuitune", "sysctl", "interface"}
+    unknown = set(data) - {"tuitune", "sysctl", "interface", "processes"}
     if unknown:
         listed = ", ".join(plain(u) for u in sorted(unknown)[:5])
-        raise ProfileError(f"unknown table(s) {listed}: expected sysctl, interface")
+        raise ProfileError(f"unknown table(s) {listed}: expected sysctl, interface, processes")
     meta = _table(data, "tuitune", "")
     for key in meta:
         if key != "profile":
@@ -201,6 +203,7 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
             origin = f"[interface.{field}] {plain(name)}"
             _check_key(kind, name, origin)
             requests.append(Request(kind, name, _text(kind, v, origin), origin))
+    requests += parse_processes(_table(data, "processes", ""))
     return Profile(ifname, tuple(requests), "profile")
 
 
@@ -219,9 +222,13 @@ def resolve(
     explicit_features: dict[Key, str] = {}
     named_queues: dict[Key, str] = {}  # queue settings asked for by name -> where
     device_keys: list[Key] | None = None
+    processes: list[Request] = []
     for r in profile.requests:
         if r.kind == "sysctl":
             wanted[Key.sysctl(r.name)] = r.text
+            continue
+        if r.kind == "proc_affinity":
+            processes.append(r)  # after the IRQs: "irq:QUEUE" follows where they go
             continue
         if ifname is None:
             errors.append(f"{r.origin}: no interface: name one (tuitune apply FILE IFACE)")
@@ -258,6 +265,8 @@ def resolve(
     wanted.update(explicit_features)  # a full feature name wins over a short name covering it
     if ifname is not None:
         errors += _drop_vanishing_queues(access, ifname, wanted, named_queues, device_keys)
+    if processes:
+        wanted.update(resolve_processes(access, processes, ifname, wanted, errors, skipped))
     ordered = sorted(wanted.items(), key=lambda kv: _ORDER.index(kv[0].kind))
     return ordered, errors
 

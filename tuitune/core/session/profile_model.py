@@ -52,7 +52,7 @@ class Profile:
 
     @property
     def needs_interface(self) -> bool:
-        return any(r.kind != "sysctl" for r in self.requests)
+        return any(r.kind not in ("sysctl", "proc_affinity") for r in self.requests)
 
 
 def shown(value: object) -> str:

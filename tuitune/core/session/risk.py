@@ -15,7 +15,9 @@ import os
 from collections.abc import Mapping
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session.settings import Key, Kind
+from tuitune.core.procs.discover import read_ident
+from tuitune.core.session.proc_affinity import consent_question
+from tuitune.core.session.settings import Key, Kind, proc_target
 
 LINK_RESETTING: frozenset[Kind] = frozenset({"mtu", "channels", "ring", "pause"})
 _RTF_UP = 0x1
@@ -26,6 +28,22 @@ def is_risky(key: Key, ssh_iface: str | None) -> bool:
     if key.kind in LINK_RESETTING:
         return True
     return ssh_iface is not None and key.ifname == ssh_iface
+
+
+def needs_consent(key: Key, root: HostRoot | None = None) -> str | None:
+    """The question to ask before changing `key`, or None: another user's process (root may
+    change it, but the user says so first; the headless `apply` needs --other-users). The
+    journal's own check (proc_affinity.py) refuses it until `Session.agree(key)`."""
+    if key.kind != "proc_affinity":
+        return None
+    try:
+        pid, start, _ = proc_target(key.name)
+    except ValueError:
+        return None
+    ident = read_ident(root or HostRoot(), pid)
+    if ident is None or ident.start_ticks != start or ident.uid == os.geteuid():
+        return None  # gone (the change says so) or the caller's own
+    return consent_question(key, ident.uid)
 
 
 def ssh_client(env: Mapping[str, str] | None = None) -> str | None:

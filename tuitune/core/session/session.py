@@ -184,6 +184,10 @@ class Session:
             finally:
                 self._journal = None
 
+    def agree(self, key: Key) -> None:
+        """The user agreed to change another user's process (risk.needs_consent asked)."""
+        self.access().procs.agree(key)
+
     # -- what the rows say -----------------------------------------------------------------
     def check_drift(self) -> DriftNews | None:
         """Read every setting tuitune holds and compare with what it set. None when there is

@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist, parse_cpulist
+from tuitune.core.procs.model import printable
 
 Kind = Literal[
     "sysctl",
@@ -28,6 +29,7 @@ Kind = Literal[
     "rps_flow_cnt",
     "irq_affinity",
     "service",
+    "proc_affinity",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -62,6 +64,7 @@ GROUP_OF: dict[Kind, str] = {
     "rps_flow_cnt": "queues",
     "irq_affinity": "irq",
     "service": "services",
+    "proc_affinity": "processes",
 }
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
@@ -74,12 +77,16 @@ class Key:
     `name` holds what identifies it within its kind: the dotted sysctl key, the kernel feature
     name (tx-checksum-ipv4), the ethtool field (rx, rx-usecs, combined, autoneg), the queue
     (rx-0, tx-3) for RPS/XPS, empty for mtu/txqueuelen, the IRQ number for an affinity, and
-    the daemon for a service ("irqbalance": its value is "stopped" or how it runs, service.py).
+    the daemon for a service ("irqbalance": its value is "stopped" or how it runs, service.py),
+    and "PID@START" (or "PID@START/TID" for one thread) for a process's CPU affinity: START is
+    field 22 of /proc/PID/stat, which tells the process apart from a later one given its PID.
     `queue` is set for IRQs only: the queue's IRQ name (eth2-TxRx-3), because IRQ numbers
     change across driver reloads and boots while queue names do not. So an IRQ key with a
     queue IS its queue: keys equal (and hash) by queue name, whatever number each was made
     with, so a driver that renumbers its IRQs (a reload, a channel change) leaves one journal
     entry, one drift note and one export line per queue, not one per number it had.
+    A process key's `queue` holds the process's name as it was when the key was made, for
+    messages only: keys of one process equal whatever name each was made with.
     """
 
     kind: Kind
@@ -97,6 +104,8 @@ class Key:
     def _identity(self) -> tuple[object, ...]:
         if self.kind == "irq_affinity" and self.queue:
             return (self.kind, self.ifname, None, self.queue)  # the number is only a hint
+        if self.kind == "proc_affinity":
+            return (self.kind, None, self.name, None)  # the name is only for messages
         return (self.kind, self.ifname, self.name, self.queue)
 
     def __eq__(self, other: object) -> bool:
@@ -151,6 +160,14 @@ class Key:
     def service(cls, name: str) -> Key:
         return cls("service", None, name)
 
+    @classmethod
+    def proc_affinity(
+        cls, pid: int, start_ticks: int, tid: int | None = None, comm: str | None = None
+    ) -> Key:
+        """A process's CPU affinity (every thread of it), or one thread's with `tid`."""
+        name = f"{pid}@{start_ticks}" + (f"/{tid}" if tid is not None else "")
+        return cls("proc_affinity", None, name, comm)
+
     # ---- self-description --------------------------------------------------------------
     @property
     def group(self) -> str:
@@ -159,7 +176,7 @@ class Key:
     @property
     def scope(self) -> catalog.Scope:
         """ "netns": lives in the interface's (or sysctl's) network namespace; "host": global."""
-        if self.kind in ("irq_affinity", "service"):
+        if self.kind in ("irq_affinity", "service", "proc_affinity"):
             return "host"
         if self.kind == "sysctl":
             try:
@@ -184,6 +201,8 @@ class Key:
             return f"{dev} {self.name} {k}"
         if k == "service":
             return f"{self.name} service"
+        if k == "proc_affinity":
+            return proc_label(self.name, self.queue)
         queue = f" ({self.queue})" if self.queue else ""
         return f"IRQ {self.name}{queue} affinity"
 
@@ -204,6 +223,28 @@ class Key:
         ):
             raise ValueError(f"not a setting key: {data!r}")
         return cls(kind, ifname, name, queue)
+
+
+def proc_target(name: str) -> tuple[int, int, int | None]:
+    """(pid, start_ticks, tid or None) of a process key's name "PID@START[/TID]"; ValueError
+    for anything else (a journal or a profile is another user's text)."""
+    head, slash, tid_s = name.partition("/")
+    pid_s, at, start_s = head.partition("@")
+    parts = [pid_s, start_s] + ([tid_s] if slash else [])
+    if not at or not all(p.isascii() and p.isdigit() and len(p) <= 20 for p in parts):
+        raise ValueError(f"not a process key: {name[:40]!r}")
+    return int(pid_s), int(start_s), int(tid_s) if slash else None
+
+
+def proc_label(name: str, comm: str | None) -> str:
+    """How messages name a process key: "nuttcp (pid 812) affinity", "thread 815 of nuttcp
+    (pid 812) affinity". The name is the process's own text: shown escaped."""
+    try:
+        pid, _, tid = proc_target(name)
+    except ValueError:
+        return f"process {printable(name, 40)} affinity"
+    who = f"{printable(comm, 40)} (pid {pid})" if comm else f"pid {pid}"
+    return f"thread {tid} of {who} affinity" if tid is not None else f"{who} affinity"
 
 
 def cpus_of(value: str) -> frozenset[int]:

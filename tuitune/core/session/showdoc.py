@@ -48,7 +48,11 @@ def _fields(cls: type) -> frozenset[str]:
 
 
 _CATALOG_KEYS = frozenset(catalog.keys())
-_TOP = frozenset({"schema", "version", "tuitune", "host", "sysctls", "interface", "rates"})
+# "processes" is read and not applied: a PID means nothing once its process is gone (a
+# profile's [processes] section names them by command instead).
+_TOP = frozenset(
+    {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
+)
 _SYSCTL = frozenset({"key", "value", "unavailable", "note", "scope", "summary"})
 _COALESCE = frozenset({"params", "source"})
 _IRQ_NUMBER = re.compile(r"(0|[1-9][0-9]{0,9})")

@@ -32,6 +32,12 @@ class Pivot:
     test: str  # the iperf3 test the runs share ("198.18.0.2, 10 s, 1 stream")
     table: list[RunRow]  # every cell's row of the notebook's results table
     summaries: dict[tuple[str, str], Summary]  # throughput (bits/s) of each measured cell
+    seed: int | None = None  # the shuffle's seed the runs recorded (None: not shuffled)
+
+    @property
+    def order(self) -> str:
+        """How the cells were measured, so the same order can be asked for again."""
+        return "snake" if self.seed is None else f"shuffled, seed {self.seed}"
 
     def versus(self, row: str, column: str) -> Versus | None:
         """The cell against the first row of its column (the baseline, in Table 2)."""
@@ -86,7 +92,9 @@ def build(spec: SweepSpec, sweep_id: str, runs: Sequence[Run]) -> Pivot:
         summary = summarize([v for v in done if v is not None])
         if summary is not None:
             summaries[at] = summary
-    return Pivot(spec, sweep_id, rows, columns, cells, combo_at, test, table, summaries)
+    seeds = [r.tags.get("seed", "") for r in chosen]
+    seed = next((int(x) for x in seeds if x.isascii() and x.isdigit() and len(x) <= 10), None)
+    return Pivot(spec, sweep_id, rows, columns, cells, combo_at, test, table, summaries, seed)
 
 
 # -- cells as text ---------------------------------------------------------------------------
@@ -114,7 +122,7 @@ def _header(p: Pivot, wrap: bool = True) -> list[str]:
     s = p.spec
     lines = [
         f"sweep {p.sweep_id} ({s.design}, {s.repeats} repeat(s) a cell)",
-        f"test: {p.test or '-'}",
+        f"test: {p.test or '-'}; order: {p.order}",
         "cells: median Mb/s (min..max of the repeats), % against the first row",
         "       (noise: the 95% intervals overlap), retransmits, busiest softirq CPU",
     ]
@@ -225,6 +233,8 @@ def to_json(p: Pivot) -> str:
                         "min": num(row.retransmits.low),
                         "max": num(row.retransmits.high),
                     },
+                    # Both ends' CPU as iperf3 reports it (%, whole host), medians.
+                    cpu_pct={"local": num(row.cpu.median), "remote": num(row.remote_cpu.median)},
                     peak_soft=None
                     if row.peak_soft is None
                     else {"cpu": row.peak_soft[0], "pct": round(row.peak_soft[1], 1)},
@@ -245,6 +255,7 @@ def to_json(p: Pivot) -> str:
         "test": p.test,
         "dimensions": {d.name: [v.label for v in d.values] for d in p.spec.dimensions},
         "columns": p.spec.columns,
+        "seed": p.seed,
         "cells": cells,
     }
     return json.dumps(doc, indent=2) + "\n"

@@ -9,14 +9,17 @@ the grid is walked as a snake (each pass runs the fastest dimension's values bac
 other time), so that two neighbouring cells differ in one value and a drift between
 neighbours names one setting. Every cell is still applied from the originals (the runner puts
 them back between cells), so the order does not save writes; it keeps the measuring order
-easy to read back.
+easy to read back. By default (`order = "shuffle"`) that walk is then shuffled with a
+recorded seed (measuring_order).
 """
 
 from __future__ import annotations
 
+import random
+import secrets
 from dataclasses import dataclass
 
-from tuitune.core.sweep.spec import Dimension, Setting, SweepSpec, Value
+from tuitune.core.sweep.spec import MAX_SEED, Dimension, Setting, SweepSpec, Value
 
 # Kinds whose write restarts the device (a link flap, a ring reallocation): changed least.
 _SLOW = {"mtu": 0, "channels": 1, "ring": 2}
@@ -110,3 +113,20 @@ def column_label(spec: SweepSpec, combo: Combination) -> str:
     if spec.columns is None:
         return ""
     return next(v.label for d, v in combo.values if d == spec.columns)
+
+
+def new_seed() -> int:
+    """A seed for a shuffled sweep, drawn once and recorded with every run."""
+    return secrets.randbelow(MAX_SEED + 1)
+
+
+def measuring_order(spec: SweepSpec, seed: int | None) -> list[Combination]:
+    """The cells in the order they are measured: the snake (see the module's note), or with
+    `order = "shuffle"` the same cells shuffled by `seed`, so that a drift of the machine
+    while the sweep runs spreads over every dimension instead of following the slowest one.
+    The same seed gives the same order (a run is reproducible, and --resume keeps it)."""
+    cells = combinations(spec)
+    if spec.order != "shuffle" or seed is None:
+        return cells
+    random.Random(seed).shuffle(cells)
+    return cells

@@ -23,7 +23,7 @@ from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Direction, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
-from tuitune.core.bench.settings import capture, setting_name
+from tuitune.core.bench.settings import capture
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
@@ -38,8 +38,10 @@ from tuitune.core.session import (
 )
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.profile import Profile, resolve
-from tuitune.core.sweep.plan import Combination, combinations
+from tuitune.core.sweep.plan import Combination, measuring_order, new_seed
+from tuitune.core.sweep.runner_cpus import CpuPlans, irq_plan_of
 from tuitune.core.sweep.spec import SweepSpec, requests
+from tuitune.core.sweep.spec_cpus import pin_cpus
 
 Say = Callable[[str], None]
 
@@ -123,7 +125,11 @@ class SweepRunner:
         self.target = target
         self.notebook = notebook
         self.say = say
-        self.combos = combinations(spec)
+        # The shuffle's seed: the spec's, else drawn now; recorded with every run (a resumed
+        # sweep takes the one it recorded).
+        self.seed = spec.seed if spec.seed is not None else new_seed()
+        self.combos = measuring_order(spec, self.seed)
+        self._cpus = CpuPlans(reader, target.ifname, target.peer_netns is not None)
         self.ends = [_End("", session, target.ifname)]
         if target.peer_netns is not None and target.peer_ifname is not None:
             peer_root = HostRoot(netns=target.peer_netns)
@@ -134,6 +140,16 @@ class SweepRunner:
         self._sampler: Sampler | None = None
         self._warmed = False
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop the sweep from another thread (the live screen's X): it ends as after Ctrl+C,
+        iperf3 stopped and every original put back."""
+        self._stop.set()
+
+    def _check_stop(self) -> None:
+        if self._stop.is_set():
+            raise KeyboardInterrupt
 
     # -- before the first write ------------------------------------------------------------
     def plan(self) -> list[list[list[tuple[Key, str]]]]:
@@ -155,6 +171,9 @@ class SweepRunner:
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise SweepError(f"{problems[0]}{more}; nothing was changed")
+        pins = self._cpus.pin_problems(self.spec)
+        if pins:
+            raise SweepError(f"{pins[0]}; nothing was changed")
         for end in self.ends:
             left = end.session.leftover()
             if left:
@@ -171,10 +190,18 @@ class SweepRunner:
     def _resolve(self, end: _End, combo: Combination) -> tuple[list[tuple[Key, str]], list[str]]:
         chosen = [p for d, v in combo.values if not end.name or d in self._both for p in v.settings]
         wanted = requests(chosen)
-        if not wanted:
+        plan = irq_plan_of(chosen)
+        if not wanted and plan is None:
             return [], []
         access = end.session.access()
         pairs, errors = resolve(access, Profile(None, tuple(wanted), "sweep"), end.ifname)
+        if plan is not None:
+            if end.name:
+                errors.append(f"irqs {plan}: IRQ plans are set at this end only")
+            else:
+                irqs, why = self._cpus.irq_changes(plan)
+                pairs += irqs  # last, as profiles write them: after channels and queues
+                errors += why
         checked = []
         for key, text in pairs:
             try:
@@ -193,6 +220,9 @@ class SweepRunner:
             sid = f"{prefix}{max(known)}"
             done: dict[tuple[str, ...], int] = {}
             for run in sweep_runs(self.notebook, sid):
+                seed = run.tags.get("seed", "")
+                if seed.isascii() and seed.isdigit() and self.spec.seed is None:
+                    self.seed = int(seed)  # the order it was started in
                 if run.result.complete:
                     cell = tuple(run.tags.get("cell", "").split("\x1f"))
                     done[cell] = done.get(cell, 0) + 1
@@ -205,7 +235,14 @@ class SweepRunner:
     def run(self, resume: bool = False) -> SweepOutcome:
         changes = self.plan()
         sid, done = self.sweep_id(resume)
-        self.say(f"sweep {sid}: {len(self.combos)} cell(s) x {self.spec.repeats} repeat(s)")
+        by_key = dict(zip([c.key for c in self.combos], changes, strict=True))
+        self.combos = measuring_order(self.spec, self.seed)
+        changes = [by_key[c.key] for c in self.combos]
+        order = f"shuffled, seed {self.seed}" if self.spec.order == "shuffle" else "snake"
+        self.say(
+            f"sweep {sid}: {len(self.combos)} cell(s) x {self.spec.repeats} repeat(s), "
+            f"order {order}"
+        )
         cells: list[Cell] = []
         interrupted = False
         error: str | None = None
@@ -220,6 +257,7 @@ class SweepRunner:
                     cell.skipped = True
                     self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}: already recorded")
                     continue
+                self._check_stop()
                 self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}")
                 self._cell(sid, cell, per_end)
         except KeyboardInterrupt:
@@ -264,15 +302,13 @@ class SweepRunner:
         self._record(sid, cell, spec, results, loads, started, settings)
 
     def _settings(self, changes: Sequence[Sequence[tuple[Key, str]]]) -> dict[str, str]:
-        """What the run runs with: every setting here, and at the peer what the sweep set."""
+        """What the run runs with: every setting here and at the peer's end (its device and
+        its namespace's sysctls), whether the sweep set them or not."""
         try:
             out = capture(self.session.access(), self.target.ifname)
-            for end, pairs in zip(self.ends[1:], changes[1:], strict=True):
-                now = end.session.access().read_many([k for k, _ in pairs])
-                for key, value in now.items():
-                    if isinstance(value, str):
-                        name = "mtu" if key.kind == "mtu" else setting_name(key)
-                        out[f"{end.name} {name}"] = value
+            for end in self.ends[1:]:
+                got = capture(end.session.access(), end.ifname, host_wide=False)
+                out.update({f"{end.name} {name}": value for name, value in got.items()})
             return out
         except Exception as exc:  # a settings read must not stop the measurement
             self.say(f"  settings not read ({exc}); recorded without them")
@@ -292,6 +328,7 @@ class SweepRunner:
     def _bench_spec(self, combo: Combination) -> BenchSpec:
         p = self.spec.bench
         streams = combo.test("streams")
+        client_cpu, server_cpu = pin_cpus(combo.test("pin"))
         direction: Direction = p.direction
         way = combo.test("direction")
         if way in ("normal", "reverse", "bidir"):
@@ -303,6 +340,8 @@ class SweepRunner:
             streams=int(streams) if streams else p.streams,
             direction=direction,
             length=p.length,
+            client_cpu=client_cpu,
+            server_cpu=server_cpu,
             repeats=self.spec.repeats,
             netns=self.target.netns,
         )
@@ -335,6 +374,7 @@ class SweepRunner:
             while runner.running:
                 runner.wait(0.5)
                 flush()
+                self._check_stop()
             flush()
         finally:  # Ctrl+C or SIGTERM: iperf3 is stopped, the caller reverts
             if runner.running:
@@ -364,7 +404,10 @@ class SweepRunner:
             "sweep": sid,
             "cell": "\x1f".join(cell.combo.key),
             "combination": cell.combo.label,
+            "order": self.spec.order,
         }
+        if self.spec.order == "shuffle":
+            tags["seed"] = str(self.seed)
         group = ""
         for i, result in enumerate(results):
             if not result.complete:
@@ -408,12 +451,13 @@ def _repeat_line(event: Finished) -> str:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Ctrl+C and SIGTERM ignored while the originals go back (main thread only: Python
+    """Ctrl+C, SIGTERM and SIGHUP ignored while the originals go back (main thread only: Python
     handles signals there)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in held}
     try:
         yield
     finally:

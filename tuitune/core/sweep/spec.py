@@ -38,6 +38,9 @@ from tuitune.core.session.profile_model import (
     shown,
 )
 from tuitune.core.session.settings import CHANNEL_FIELDS, PAUSE_FIELDS, RING_FIELDS, Kind
+from tuitune.core.sweep.spec_cpus import CPU_SET_KINDS, IRQ_PLAN, cpu_text, pin_text, queue_setting
+from tuitune.core.sweep.spec_cpus import Setting as Setting
+from tuitune.core.sweep.spec_cpus import SpecError as SpecError
 
 MAX_SPEC_BYTES = 1 << 18  # a spec is a few lines; a huge file is not one
 MAX_DIMENSIONS = 8  # NASA Table 2: six offloads and the MTU
@@ -48,8 +51,14 @@ MAX_LABEL = 40
 MAX_NAME = 64
 
 DESIGNS = ("grid", "one-at-a-time")
-# Test dimensions: iperf3's own parameters, varied like a setting (CERN: 1 vs 12 streams).
-TEST_SETTINGS = ("streams", "direction")
+# The measuring order: "shuffle" (the default) draws it from a recorded seed, so that a drift
+# of the machine (another job, a warming CPU) does not line up with one dimension; "snake"
+# walks the grid with neighbours one value apart (plan.py).
+ORDERS = ("shuffle", "snake")
+MAX_SEED = (1 << 32) - 1
+# Test dimensions: iperf3's own parameters, varied like a setting (CERN: 1 vs 12 streams;
+# NASA's Table 4: the client and server CPU, iperf3 -A).
+TEST_SETTINGS = ("streams", "direction", "pin")
 # Grouped settings by the words the notebook uses for them ("rings rx", "coalesce rx-usecs").
 _GROUPS: dict[str, tuple[Kind, tuple[str, ...] | frozenset[str]]] = {
     "rings": ("ring", RING_FIELDS),
@@ -57,19 +66,6 @@ _GROUPS: dict[str, tuple[Kind, tuple[str, ...] | frozenset[str]]] = {
     "channels": ("channels", CHANNEL_FIELDS),
     "pause": ("pause", PAUSE_FIELDS),
 }
-
-
-class SpecError(ValueError):
-    """The spec cannot be used; the message is one line that names the field."""
-
-
-@dataclass(frozen=True, slots=True)
-class Setting:
-    """One setting a dimension changes, by the notebook's name for it."""
-
-    name: str  # "tso", "mtu", "rings rx", "coalesce adaptive-rx", "net.core.rmem_max"
-    kind: Kind | None  # None: a test parameter (streams, direction)
-    field: str  # the feature, field or sysctl key ("" for mtu and txqueuelen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +103,8 @@ class SweepSpec:
     bench: BenchParams
     source: str = ""  # the file's own note of where its values come from
     warmup: bool = True  # one run before the first cell, not counted (caches, ARP, slow start)
+    order: str = "shuffle"  # ORDERS; not part of identity(): the same cells, measured
+    seed: int | None = None  # the shuffle's seed; None: drawn at the start, then recorded
 
     def identity(self) -> str:
         """A short digest of what is measured: the same spec gives the same one, so a resumed
@@ -145,6 +143,9 @@ def setting_of(name: object, where: str) -> Setting:
             return Setting(name, None, "")
         if name in ("mtu", "txqueuelen"):
             return Setting(name, "mtu" if name == "mtu" else "txqueuelen", "")
+        queues = queue_setting(name, where)
+        if queues is not None:
+            return queues
         group, sep, field = name.partition(" ")
         if sep:
             if group not in _GROUPS:
@@ -166,6 +167,8 @@ def setting_of(name: object, where: str) -> Setting:
 
 def _text(setting: Setting, value: object, where: str) -> str:
     """A TOML value as the text a user would type (profiles read values the same way)."""
+    if setting.kind in CPU_SET_KINDS:
+        return cpu_text(setting, value, where)
     if isinstance(value, bool):
         if setting.kind == "sysctl":
             return "1" if value else "0"
@@ -189,6 +192,8 @@ def _text(setting: Setting, value: object, where: str) -> str:
 
 
 def _test_value(setting: Setting, value: object, where: str) -> str:
+    if setting.name == "pin":
+        return pin_text(value, where)
     if setting.name == "streams":
         if type(value) is not int or not 1 <= value <= MAX_STREAMS:
             raise SpecError(f"{where}: {shown(value)}: streams are 1..{MAX_STREAMS}")
@@ -291,7 +296,14 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
     meta = data.get("sweep", {})
     if not isinstance(meta, Mapping):
         raise SpecError("[sweep] must be a table")
-    _only(meta, ("name", "design", "columns", "repeats", "source", "warmup"), "[sweep]")
+    known = ("name", "design", "columns", "repeats", "source", "warmup", "order", "seed")
+    _only(meta, known, "[sweep]")
+    order = meta.get("order", "shuffle")
+    if order not in ORDERS:
+        raise SpecError(f"[sweep] order: {shown(order)}: one of {', '.join(ORDERS)}")
+    seed = meta.get("seed")
+    if seed is not None and (type(seed) is not int or not 0 <= seed <= MAX_SEED):
+        raise SpecError(f"[sweep] seed: {shown(seed)} is not a whole number 0..{MAX_SEED}")
     warmup = meta.get("warmup", True)
     if not isinstance(warmup, bool):
         raise SpecError(f"[sweep] warmup: {shown(warmup)} is not true or false")
@@ -337,7 +349,7 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
         columns = dims[-1].name  # the table's shape: the last dimension across
     if columns is not None and columns not in [d.name for d in dims]:
         raise SpecError(f"[sweep] columns: {shown(columns)} is not one of the dimensions")
-    spec = SweepSpec(name, design, dims, columns, repeats, params, source, warmup)
+    spec = SweepSpec(name, design, dims, columns, repeats, params, source, warmup, order, seed)
     from tuitune.core.sweep.plan import combinations  # the count, before anything runs
 
     n = len(combinations(spec))
@@ -383,9 +395,10 @@ def load(path: Path) -> SweepSpec:
 
 
 def requests(value_settings: Sequence[tuple[Setting, str]]) -> list[Request]:
-    """The journal's requests for the host settings of a combination (not test parameters)."""
+    """The journal's requests for the host settings of a combination (not test parameters,
+    nor the IRQ plan: the runner works that out on the host, runner_irqs.py)."""
     out = []
     for s, text in value_settings:
-        if s.kind is not None:
+        if s.kind is not None and s != IRQ_PLAN:
             out.append(Request(s.kind, s.field, text, s.name))
     return out

@@ -28,8 +28,9 @@ from tuitune.core.bench.iperf import find_iperf3
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
+from tuitune.core.bench.placement import lab_placement
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
-from tuitune.core.bench.settings import capture
+from tuitune.core.bench.settings import capture, capture_peer
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
@@ -222,9 +223,16 @@ class BenchController:
     def _capture(self, ifname: str) -> tuple[dict[str, str], str]:
         """The settings the run runs with (worker thread)."""
         try:
-            return capture(self.session.access(), ifname), ""
+            settings = capture(self.session.access(), ifname)
         except Exception as exc:  # a reading problem must not stop the benchmark
             return {}, f"settings not read ({exc})"
+        lab = self.lab
+        if lab is not None:  # the far end is on this machine: record it too
+            try:
+                settings.update(capture_peer(lab.peer_netns, lab.peer_ifname))
+            except Exception as exc:
+                return settings, f"the peer's settings not read ({exc})"
+        return settings, ""
 
     def _go(self, runner: BenchRunner, settings: dict[str, str], problem: str) -> None:
         if self.runner is not runner or self.live is None:
@@ -273,11 +281,12 @@ class BenchController:
         elif isinstance(event, Finished):
             load = self.tracker.result() if self.tracker is not None else CpuLoad()
             self.tracker = None
+            placed = lab_placement(self.lab, self.shell.selection().nic, live.spec)
             live.results.append(event.result)
             live.loads.append(load)
             if event.result.error:  # the runner's words: what failed, what was measured
                 live.message = event.result.error
-            self._record(event.result, load)
+            self._record(event.result, load, placed)
         self.strip().redraw()
 
     def _all_done(self, runner: BenchRunner) -> None:
@@ -295,7 +304,7 @@ class BenchController:
                 live.message = "iperf3 ended without a result"
         self.strip().redraw()
 
-    def _record(self, result: BenchResult, load: CpuLoad) -> None:
+    def _record(self, result: BenchResult, load: CpuLoad, placed: dict[str, str]) -> None:
         """One finished repeat into the notebook (written on the writer thread); incomplete
         ones are only shown: a half run would skew the medians."""
         live, notebook = self.live, self._notebook
@@ -304,7 +313,8 @@ class BenchController:
         if result.error or not result.complete:
             self._set_note("not recorded (incomplete)")
             return
-        spec, settings, started = live.spec, dict(self.settings), self._started
+        # Where the lab's server sat: one more setting, so the table names it.
+        spec, settings, started = live.spec, dict(self.settings) | placed, self._started
         ifname = self._ifname
         request = self.live
         shell = self.shell

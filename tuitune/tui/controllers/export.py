@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuitune.core.host.netns import NetnsError
+from tuitune.core.paths import state_home
 from tuitune.core.session import JournalError
 from tuitune.tui.shell import Shell
 
@@ -17,6 +18,7 @@ from tuitune.tui.shell import Shell
 # screen, which most sessions never leave (issue 18, goal 5).
 if TYPE_CHECKING:
     from tuitune.core.export import ExportFile
+    from tuitune.core.export.fleet_write import PlaybookWritten
     from tuitune.core.export.preview import Installed, Preview
 
 
@@ -37,10 +39,18 @@ class Exporter:
         netns = shell.session.root.netns
         title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
         look = shell.look()
+        base = self.export_root if self.export_root is not None else state_home() / "tuitune"
         from tuitune.tui.screens.export import ExportScreen
 
         shell.push_screen(
-            ExportScreen(title, lambda: self.load(ifname), self.install, look.palette)
+            ExportScreen(
+                title,
+                lambda: self.load(ifname),
+                self.install,
+                look.palette,
+                playbook=lambda out: self.playbook(ifname, out),
+                playbook_dir=base / f"ansible-{ifname}",
+            )
         )
 
     def load(self, ifname: str) -> Preview | str:
@@ -63,3 +73,20 @@ class Exporter:
         from tuitune.core.export.preview import install_each
 
         return install_each(files)
+
+    def playbook(self, ifname: str, out: Path) -> PlaybookWritten | str:
+        """Worker thread: the playbook and role in `out`, or why not (one line)."""
+        from tuitune.core.export import ExportRefused
+        from tuitune.core.export.fleet_write import NothingToWrite, write_playbook
+
+        session = self.shell.session
+        try:
+            return write_playbook(session.access(), session.journal_dir, ifname, out)
+        except NothingToWrite as exc:
+            return str(exc)
+        except ExportRefused as exc:
+            return f"not written: {exc.problems[0] if exc.problems else exc}"
+        except (JournalError, NetnsError) as exc:
+            return f"not written: {exc}"
+        except OSError as exc:
+            return f"not written: {exc.strerror or exc}"

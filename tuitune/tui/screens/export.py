@@ -4,12 +4,14 @@ what is installed there, the warnings in words; installing after a confirmation.
 The screen never reads the kernel or the disk itself: `load` (build the preview) and `install`
 (write the files) are given by the app and run in thread workers; the screen only draws their
 results. Keys: left/right, [ ], Tab or 1-9 pick a file (or click its name), d shows the whole
-file instead of the diff, i installs, r reads everything again, Esc closes.
+file instead of the diff, i installs, a writes the same as an Ansible playbook and role into a
+directory (asked first), r reads everything again, Esc closes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -23,14 +25,16 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tuitune.core.export import ExportFile
+from tuitune.core.export.fleet_write import PlaybookWritten
 from tuitune.core.export.preview import NOTHING, Installed, Preview, next_steps
 from tuitune.tui.look.palette import Palette
-from tuitune.tui.screens.dialogs import ChoiceScreen
+from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 
 Loader = Callable[[], Preview | str]  # a preview, or why there is none (a sentence)
 Installer = Callable[[Sequence[ExportFile]], Installed]
+Playbook = Callable[[Path], PlaybookWritten | str]  # written, or why not (a sentence)
 
-HINT = "<- -> Tab: file  d: diff/whole file  i: install  r: read again  Esc: close"
+HINT = "<- -> Tab: file  d: diff/whole  i: install  a: Ansible  r: read again  Esc: close"
 
 
 def state_of(f: ExportFile) -> str:
@@ -155,6 +159,7 @@ class ExportScreen(ModalScreen[None]):
         Binding("left,left_square_bracket", "step(-1)", "Previous file", priority=True),
         Binding("d", "toggle_whole", "Diff / whole file"),
         Binding("i", "install", "Install"),
+        Binding("a", "ansible", "Ansible playbook"),
         Binding("r", "reload", "Read again"),
         *(Binding(str(n), f"pick({n - 1})", f"File {n}", show=False) for n in range(1, 10)),
     ]
@@ -177,8 +182,12 @@ class ExportScreen(ModalScreen[None]):
         load: Loader,
         install: Installer,
         palette: Palette,
+        playbook: Playbook | None = None,
+        playbook_dir: Path | None = None,
     ) -> None:
         super().__init__()
+        self.playbook = playbook
+        self.playbook_dir = playbook_dir
         self.title_text = title
         self.loader = load
         self.installer = install
@@ -249,7 +258,11 @@ class ExportScreen(ModalScreen[None]):
         if event.state != WorkerState.SUCCESS:
             return
         result = worker.result
-        if isinstance(result, Installed):
+        if isinstance(result, PlaybookWritten):
+            self._playbook_written(result)
+        elif worker.name == "playbook" and isinstance(result, str):
+            self._set_status(Text(result, style=self.palette.warn))
+        elif isinstance(result, Installed):
             self._installed(result)
         elif isinstance(result, Preview):
             self.preview = result
@@ -312,6 +325,56 @@ class ExportScreen(ModalScreen[None]):
                 t.append(line + "\n", style=self.palette.muted)
         self._set_status(t)
         self.action_reload()  # the diffs against what is there now
+
+    def action_ansible(self) -> None:
+        if self.playbook is None or self.preview is None or not self.preview.files:
+            self._set_status(Text("no playbook: nothing to export", style=self.palette.warn))
+            return
+        hint = (
+            "An absolute path: DIR/playbook.yml, verify.yml and roles/tuitune_nic are written "
+            "there (a file holding the same text is left alone). Enter writes, Esc cancels."
+        )
+        self._ask_dir(str(self.playbook_dir or ""), hint, "")
+
+    def _ask_dir(self, current: str, hint: str, error: str, typed: str | None = None) -> None:
+        def answer(text: str | None) -> None:
+            if text is None:
+                self._set_status(Text("no playbook written"))
+                return
+            where = text.strip()
+            # Never relative: the cwd is wherever root happened to start us, maybe a user's.
+            if not where.startswith("/") or "\x00" in where:
+                self._ask_dir(current, hint, "give an absolute path (/...)", text)
+                return
+            playbook = self.playbook
+            assert playbook is not None
+            self._set_status(Text("writing the playbook..."))
+            self.run_worker(
+                lambda: playbook(Path(where)),
+                name="playbook",
+                thread=True,
+                group="export",
+                exit_on_error=False,
+            )
+
+        self.app.push_screen(
+            EditorScreen("the Ansible playbook's directory", current, hint, error, typed), answer
+        )
+
+    def _playbook_written(self, result: PlaybookWritten) -> None:
+        t = Text()
+        n = len(result.written)
+        t.append(
+            f"wrote {n} file(s) of the playbook in {result.out}\n"
+            if n
+            else f"unchanged: {result.out} already holds this playbook\n"
+        )
+        t.append(result.match + "\n", style=self.palette.muted)
+        t.append(
+            f"next: ansible-playbook -i INVENTORY {result.out}/playbook.yml --check --diff\n",
+            style=self.palette.muted,
+        )
+        self._set_status(t)
 
     # -- moving between files ---------------------------------------------------------------
     def action_step(self, step: int) -> None:

@@ -73,6 +73,8 @@ def _delta(value: float | None, unit: str, higher_is_better: bool, p: Palette) -
 def _changes(row: RunRow, base_spec: str, p: Palette) -> CellValue:
     if row.baseline:
         return (("the baseline", p.muted),)
+    if row.test_differs:  # its numbers are not compared with the baseline's
+        return ((f"test differs: {row.test_differs}", p.warn),)
     text = row.changes or "same settings"
     spans: list[tuple[str, Style | None]] = [(text, None if row.changes else p.muted)]
     if row.spec != base_spec:  # another test, not only other settings: say which
@@ -165,6 +167,7 @@ class RunsList(RowView):
         Binding("c,enter", "screen.compare", "Compare"),
         Binding("m", "screen.markdown", "Write Markdown"),
         Binding("v", "screen.csv", "Write CSV"),
+        Binding("g", "screen.chart", "Chart of the runs"),
     ]
 
 
@@ -206,6 +209,7 @@ class RunsScreen(ModalScreen[None]):
                     ("c", "compare", "compare"),
                     ("m", "Markdown", "markdown"),
                     ("v", "CSV", "csv"),
+                    ("g", "chart", "chart"),
                     ("Esc", "close", "close"),
                 ],
                 id="runs-keys",
@@ -315,6 +319,14 @@ class RunsScreen(ModalScreen[None]):
             if sizes.get(g, 1) > 1
         ]
         self.app.push_screen(CompareScreen(run_a.id, run_b.id, rows, "; ".join(notes)))
+
+    def action_chart(self) -> None:
+        if not self.rows:
+            self.say("no runs to chart yet", True)
+            return
+        from tuitune.tui.screens.runs_chart import RunsChartScreen
+
+        self.app.push_screen(RunsChartScreen(self.rows, self.look))
 
     def action_markdown(self) -> None:
         self._write(".md", to_markdown(self.rows), "Markdown")

@@ -1,0 +1,112 @@
+"""Where the application ran against where the NIC's receive work landed, named for the
+runs table: "iperf3 server" -> "on cpu 0 with its IRQ".
+
+NASA's Table 4 (40G LAN, one stream) is a grid of such placements: the application on the
+CPU of the NIC's IRQs, or on another one. A run records its placement as one more setting, so
+the table's "changed" column says "iperf3 server on cpu 0 with its NET_RX" beside the numbers,
+and two runs that differ only by where the server sat are told apart.
+
+Where the receive work lands: the CPUs the NIC's queue IRQs are delivered to (effective
+affinity), or for a NIC without IRQs of its own (a veth, the lab) the CPU of the client
+pinned with -A: a veth's packets are received on the CPU that sent them, in the NET_RX
+softirq of that CPU's backlog.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from tuitune.core.bench.model import BenchSpec
+from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
+from tuitune.core.snapshot import NicState
+
+SERVER_NAME = "iperf3 server"  # the lab's server in the runs table
+
+
+def rx_cpus(nic: NicState | None, spec: BenchSpec) -> tuple[frozenset[int], str]:
+    """(CPUs, "IRQ" or "NET_RX"): where the NIC's receive work lands; empty when unknown."""
+    if nic is not None and nic.irqs:
+        cpus: set[int] = set()
+        for q in nic.irqs:
+            aff = nic.irq_affinity.get(q.irq)
+            if aff is None:
+                continue
+            for got in (aff.effective, aff.smp_affinity):  # effective first: where it lands
+                if isinstance(got, frozenset) and got:
+                    cpus |= got
+                    break
+        return frozenset(cpus), "IRQ"
+    # No IRQs (a veth): what the peer receives is received on the sending client's CPU. The
+    # host's per-CPU counters cannot say it instead: a busy backlog runs one NET_RX for many
+    # packets while each ACK back raises its own, and other work on the host moves %soft.
+    if spec.client_cpu is not None and spec.direction == "normal":
+        return frozenset({spec.client_cpu}), "NET_RX"
+    return frozenset(), "NET_RX"
+
+
+def describe(allowed: frozenset[int], online: frozenset[int], rx: frozenset[int], what: str) -> str:
+    """ "on cpu 0 with its IRQ", "on cpu 1, away from its NET_RX (cpu 0)", "on any cpu".
+
+    A process allowed on every online CPU is not placed at all: saying where the scheduler
+    happened to put it would make two identical runs look different in the table."""
+    if not allowed or (online and allowed >= online):
+        return "on any cpu (not pinned)"
+    cpus = format_cpulist(allowed)
+    if not rx:
+        return f"on cpu {cpus}"
+    if allowed <= rx:
+        return f"on cpu {cpus} with its {what}"
+    if allowed & rx:
+        return f"on cpu {cpus}, its {what} on cpu {format_cpulist(rx)}"
+    return f"on cpu {cpus}, away from its {what} (cpu {format_cpulist(rx)})"
+
+
+def affinity_of(pid: int) -> frozenset[int] | None:
+    """The CPUs `pid` may run on; None once it has exited (or was never there)."""
+    try:
+        return frozenset(os.sched_getaffinity(pid))
+    except (ProcessLookupError, PermissionError, OSError):
+        return None
+
+
+def placement_settings(
+    procs: Iterable[tuple[str, frozenset[int] | None]],
+    nic: NicState | None,
+    spec: BenchSpec,
+    online: frozenset[int],
+) -> dict[str, str]:
+    """{"iperf3 server": "on cpu 0 with its IRQ"} for each (name, allowed CPUs) still known."""
+    rx, what = rx_cpus(nic, spec)
+    return {
+        name: describe(allowed, online, rx, what) for name, allowed in procs if allowed is not None
+    }
+
+
+def lab_server(lab: object) -> tuple[str, frozenset[int] | None]:
+    """The lab's iperf3 server and its allowed CPUs (None: it is not running, or its pid now
+    belongs to another process)."""
+    from tuitune.core.lab import Lab, server_running
+
+    if not isinstance(lab, Lab) or lab.server_pid is None or not server_running(lab):
+        return SERVER_NAME, None
+    return SERVER_NAME, affinity_of(lab.server_pid)
+
+
+def online_cpus() -> frozenset[int]:
+    """This machine's online CPUs (the lab and its server always run here); empty if unread."""
+    try:
+        with open("/sys/devices/system/cpu/online", encoding="ascii") as f:
+            return frozenset(parse_cpulist(f.read()))
+    except (OSError, CpuListError, ValueError):
+        return frozenset()
+
+
+def lab_placement(lab: object, nic: NicState | None, spec: BenchSpec) -> dict[str, str]:
+    """The lab server's placement as settings of a run, {} without a lab or a server."""
+    if lab is None:
+        return {}
+    name, allowed = lab_server(lab)
+    if spec.server_cpu is not None and allowed is not None:
+        allowed = frozenset({spec.server_cpu})  # -A N,M: iperf3 pins its server for the test
+    return placement_settings([(name, allowed)], nic, spec, online_cpus())

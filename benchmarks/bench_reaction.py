@@ -114,12 +114,14 @@ class KernelWatch:
 
 
 def row_value(screen: str) -> str | None:
-    """The value the feature's row shows in the NIC panel ("on"/"off")."""
+    """The value the feature's row shows in the NIC panel ("on"/"off"): its own row, the
+    last line naming it (the "offloads at a glance" lines above it name it too)."""
+    value = None
     for line in screen.splitlines():
         _, found, rest = line.partition(FEATURE + " ")
-        if found and rest.split():
-            return rest.split()[0]
-    return None
+        if found and rest.split() and rest.split()[0] in ("on", "off"):  # not the help text
+            value = rest.split()[0]
+    return value
 
 
 def shows(text: str) -> Callable[[str], bool]:
@@ -271,6 +273,10 @@ def run(repeats: int, seed: int, interval: float) -> list[str]:
         server.wait_for(lambda s: f"filter: {FEATURE}" in s)
         server.send_keys("main", "Enter")
         server.wait_for(lambda s: "space Toggle" in s and row_value(s) in ("on", "off"))
+        # The filter keeps the "offloads at a glance" lines that name the feature, above its
+        # own row: the cursor goes to that row, the last.
+        server.send_keys("main", "End")
+        time.sleep(0.5)
         toggle, pause = Marks("space (toggle)"), Marks("p (pause, resume)")
         mismatches = 0
         for i in range(repeats + 1):  # the first round is a warm-up (journal creation)

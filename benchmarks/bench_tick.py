@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
-from tests import hosttree  # builds host trees from the real captures
+from tests.support import hosttree  # builds host trees from the real captures
 from tuitune.core.host.interrupts import Interrupts, InterruptsParser, parse_interrupts
 from tuitune.core.host.netdev import COUNTER_NAMES
 from tuitune.core.host.procfs import CpuTimes, parse_stat

@@ -108,3 +108,22 @@ def test_a_vanished_interface_is_a_state_not_a_failed_tick(tmp_path: Path) -> No
     finally:
         s.stop()
         s.reader.close()
+
+
+def test_the_second_sample_comes_after_the_first_gap_not_an_interval(tmp_path: Path) -> None:
+    # Live numbers within a second of the start (issue 18, goal 2): with a 60 s interval, the
+    # second sample can only come from the short first gap; the third waits its interval.
+    reader, ifname = host_4cpu_series(tmp_path)
+    got: queue.Queue[Sample] = queue.Queue()
+    s = Sampler(reader, ifname, got.put, interval=60.0, first_gap=0.01)
+    s.start()
+    try:
+        assert got.get(timeout=10).seq == 1
+        s.ack()
+        second = got.get(timeout=10)
+        assert second.seq == 2 and second.rates is not None
+        s.ack()
+        assert got.empty()
+    finally:
+        s.stop()
+        reader.close()

@@ -195,7 +195,7 @@ class HostReader:
             return got
 
         stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
-        link = read_counters(root, ifname, self._iproute()) if ifname else None
+        link = read_counters(root, ifname, self.handles.link_reader) if ifname else None
         interrupts = read_irq_rows(root, irqs, self._named) if irqs is not None else None
         full = interrupts is None
         if interrupts is None:
@@ -221,7 +221,7 @@ class HostReader:
         root = self.root
         if not interface_exists(root, ifname):
             raise UnknownInterface(ifname, list_interfaces(root))
-        link = read_link(root, ifname, self._iproute())
+        link = read_link(root, ifname, self.handles.link_reader())
         placement = read_placement(root, ifname)
         et = self._eth(ifname)
         if et is not None:

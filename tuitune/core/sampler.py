@@ -10,6 +10,10 @@ topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at o
 the first two, after a change, and at every tick while the all-IRQs view is open
 (`set_all_irqs`); the other ticks read the NIC's IRQs one small file each
 (docs/sampling.md says what the CPU grid's intr/s shows in between).
+The second sample can come sooner than `interval` (`first_gap`): the first rates need two
+samples, and a live screen should not show dashes for a whole period after it starts. The
+gap is counted from the first sample's counters, so the state read that follows them (the
+slow part of the first tick) overlaps it instead of adding to it.
 """
 
 from __future__ import annotations
@@ -67,10 +71,14 @@ class Sampler:
         limit: int | None = None,
         device_events: bool = False,
         full_every: int = 10,
+        first_gap: float | None = None,
     ) -> None:
         self.reader = reader
         self.ifname = ifname
         self.interval = interval
+        # Seconds from the first sample's counters to the second's (None: one interval).
+        self.first_gap = interval if first_gap is None else min(first_gap, interval)
+        self._counted_at = 0.0  # time.monotonic() just before the last counters read
         self.slow_every = slow_every
         self.host_every = host_every
         self.full_every = full_every  # ticks between whole reads of /proc/interrupts
@@ -173,6 +181,8 @@ class Sampler:
             self._acked.clear()
             sample = self._last_sample = self._take()
             deadline = time.monotonic() + self.interval
+            if self.seq == 1 and sample.counters is not None:
+                deadline = self._counted_at + self.first_gap
             self._deliver(sample)
             if self.limit is not None and self.seq >= self.limit:
                 return
@@ -222,6 +232,7 @@ class Sampler:
                 or self.full_every <= 1
                 or self.seq % self.full_every == 1
             )
+            self._counted_at = time.monotonic()
             counters = self.reader.counters(self.ifname, None if full else self._nic_irqs())
             if self.ifname and counters.link_gone != self._gone:
                 # Gone: forget its device reader (a new device may take the name). Back: read

@@ -8,7 +8,7 @@ App implements this Protocol and hands itself, typed as `Shell`, to each control
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -17,6 +17,7 @@ from textual.screen import Screen
 
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Session
+from tuitune.core.session.outcome import Outcome
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.tui.look.look import Look
 
@@ -46,6 +47,10 @@ class Shell(Protocol):
         ...
 
     def look(self) -> Look: ...
+
+    def show_read_back(self, outs: Sequence[Outcome]) -> None:
+        """The values a change read back, on their rows now (before the re-read)."""
+        ...
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         """One line on the header (a warning when `warn`), gone after a few seconds."""

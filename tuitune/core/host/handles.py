@@ -30,6 +30,7 @@ class KernelHandles(Generic[E]):
         self._open_ethtool = ethtool
         self._ethtool: dict[str, E] = {}
         self._ipr: Any | None = None
+        self._links: Any | None = None
 
     def iproute(self) -> Any | None:
         if not self.live:
@@ -39,6 +40,17 @@ class KernelHandles(Generic[E]):
 
             self._ipr = IPRoute()
         return self._ipr
+
+    def link_reader(self) -> Any | None:
+        """RTM_GETLINK reads without pyroute2 (rtnl.py): what the live screen reads each
+        tick and at each state read; iproute() stays for writes and the interface list."""
+        if not self.live:
+            return None
+        if self._links is None:
+            from tuitune.core.host.rtnl import LinkReader
+
+            self._links = LinkReader()
+        return self._links
 
     def ethtool(self, ifname: str) -> E | None:
         et = self._ethtool.get(ifname)
@@ -59,3 +71,6 @@ class KernelHandles(Generic[E]):
         if self._ipr is not None:
             self._ipr.close()
             self._ipr = None
+        if self._links is not None:
+            self._links.close()
+            self._links = None

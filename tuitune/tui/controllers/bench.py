@@ -17,8 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from tuitune.tui.screens.bench_form import FormDefaults
 
 from tuitune.core.bench.iperf import find_iperf3
 from tuitune.core.bench.load import LoadTracker
@@ -31,9 +35,7 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Session
-from tuitune.tui.screens.bench_form import BenchFormScreen, FormDefaults
 from tuitune.tui.screens.bench_view import STOP_KEY, BenchStrip, LiveRun
-from tuitune.tui.screens.runs import RunsScreen
 from tuitune.tui.shell import Shell
 
 
@@ -122,11 +124,17 @@ class BenchController:
         if app.selection().ifname is None:
             app.notify_line("pick an interface first (n): the notebook is kept per interface", True)
             return
+        # The form's and the runs table's screens load at their first B or N, not with the
+        # live screen (issue 18, goal 5).
+        from tuitune.tui.screens.bench_form import BenchFormScreen
+
         app.push_screen(BenchFormScreen(self.defaults()), self._submitted)
 
     def defaults(self) -> FormDefaults:
         """The last request of this session, else the notebook's last, else iperf3's defaults;
         the lab's peer whenever a lab is set."""
+        from tuitune.tui.screens.bench_form import FormDefaults
+
         sel = self.shell.selection()
         root = self.session.root
         spec = self.last_spec
@@ -374,4 +382,6 @@ class BenchController:
                 "pick an interface first (n): the notebook is kept per interface", True
             )
             return
+        from tuitune.tui.screens.runs import RunsScreen
+
         shell.push_screen(RunsScreen(self.notebook(), shell.look()))

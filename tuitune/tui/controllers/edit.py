@@ -436,6 +436,9 @@ class Editor:
                 line += f" (it also changed {out.also_text()})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
+        # The rows first, in the same frame as the report: the journal read the values back
+        # (issue 18, goal 3); the re-read asked for below replaces them whole.
+        self.shell.show_read_back(outs)
         self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)
         self.shell.post_message(Editor.StateChanged())
 

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tuitune.core.export import ExportFile, ExportRefused
-from tuitune.core.export.fleet_write import NothingToWrite, PlaybookWritten, write_playbook
-from tuitune.core.export.preview import Installed, Preview, install_each, prepare
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.paths import state_home
 from tuitune.core.session import JournalError
-from tuitune.tui.screens.export import ExportScreen
 from tuitune.tui.shell import Shell
+
+# The export code (25 modules, 1.4 MB resident) loads at the first E, not with the live
+# screen, which most sessions never leave (issue 18, goal 5).
+if TYPE_CHECKING:
+    from tuitune.core.export import ExportFile
+    from tuitune.core.export.fleet_write import PlaybookWritten
+    from tuitune.core.export.preview import Installed, Preview
 
 
 class Exporter:
@@ -36,6 +40,8 @@ class Exporter:
         title = f"Export {ifname}" + (f" (netns {netns})" if netns else "")
         look = shell.look()
         base = self.export_root if self.export_root is not None else state_home() / "tuitune"
+        from tuitune.tui.screens.export import ExportScreen
+
         shell.push_screen(
             ExportScreen(
                 title,
@@ -54,6 +60,8 @@ class Exporter:
             # The session's access (made on first use, shared with its journal): the app's way
             # to reach the host, which tests inject.
             access = session.access()
+            from tuitune.core.export.preview import prepare
+
             return prepare(access, session.journal_dir, ifname, dest_root=self.export_root)
         except JournalError as exc:
             return f"cannot read the change journal: {exc}"
@@ -62,10 +70,15 @@ class Exporter:
 
     def install(self, files: Sequence[ExportFile]) -> Installed:
         """Worker thread, after the user confirmed."""
+        from tuitune.core.export.preview import install_each
+
         return install_each(files)
 
     def playbook(self, ifname: str, out: Path) -> PlaybookWritten | str:
         """Worker thread: the playbook and role in `out`, or why not (one line)."""
+        from tuitune.core.export import ExportRefused
+        from tuitune.core.export.fleet_write import NothingToWrite, write_playbook
+
         session = self.shell.session
         try:
             return write_playbook(session.access(), session.journal_dir, ifname, out)

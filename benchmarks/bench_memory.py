@@ -1,0 +1,125 @@
+"""What tuitune's resident memory is: the live screen on this machine, headless, after two
+samples (the first frame with numbers), taken apart by package. Prints one JSON document.
+
+Two child processes, so tracing does not inflate the sizes it reports:
+
+* plain: VmRSS after `import tuitune.tui.app` and after the app has drawn two samples
+  (Textual's headless driver, 200x60, read only, the default route's interface);
+* traced (tracemalloc from the first line, before any import): the Python heap still
+  allocated at that point, grouped by the package of the file that allocated it (the
+  innermost frame), and how many modules each top-level package brought in.
+
+Run from the repository root: ``.venv/bin/python -m benchmarks.bench_memory [--out FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PY = str(REPO / ".venv" / "bin" / "python")
+
+CHILD = r"""
+import sys, json, os
+TRACE = sys.argv[1] == "traced"
+if TRACE:
+    import tracemalloc
+    tracemalloc.start(1)
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+out = {"rss_start_mb": rss_mb()}
+import asyncio
+import tuitune.tui.app as A
+out["rss_imported_mb"] = rss_mb()
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+
+async def run():
+    reader = HostReader(HostRoot())
+    app = A.TuituneApp(reader, sys.argv[2], save_settings=False, editable=False,
+                       env={"TERM": "xterm-256color", "LANG": "C.UTF-8"})
+    async with app.run_test(size=(200, 60)) as pilot:
+        for _ in range(1500):
+            if app.samples_drawn >= 2:
+                break
+            await pilot.pause(0.02)
+        out["samples_drawn"] = app.samples_drawn
+        out["rss_drawn_mb"] = rss_mb()
+        if TRACE:
+            snap = tracemalloc.take_snapshot()
+            by = {}
+            for stat in snap.statistics("filename"):
+                name = stat.traceback[0].filename
+                pkg = "other"
+                for marker in ("/site-packages/", "/tuitune/"):
+                    if marker in name:
+                        rest = name.split(marker, 1)[1].split("/")
+                        if marker == "/tuitune/":
+                            pkg = "tuitune." + (rest[0].removesuffix(".py") if rest else "")
+                        else:
+                            pkg = rest[0].removesuffix(".py")
+                        break
+                else:
+                    if "/lib/python3" in name:
+                        pkg = "stdlib"
+                    elif name.startswith("<frozen"):
+                        pkg = "stdlib (frozen)"
+                by[pkg] = by.get(pkg, 0) + stat.size
+            big = sorted(by.items(), key=lambda kv: -kv[1])
+            out["traced_kb"] = {k: round(v / 1024) for k, v in big}
+            mods = {}
+            for m in list(sys.modules):
+                top = m.split(".")[0]
+                if top == "tuitune":
+                    top = ".".join(m.split(".")[:3])
+                mods[top] = mods.get(top, 0) + 1
+            out["modules"] = dict(sorted(mods.items(), key=lambda kv: -kv[1])[:25])
+            out["modules_total"] = len(sys.modules)
+        # Measured: print and leave without the app's teardown (not what is measured).
+        print(json.dumps(out), flush=True)
+        os._exit(0)
+
+asyncio.run(run())
+"""
+
+
+def child(mode: str, iface: str) -> dict[str, object]:
+    done = subprocess.run(
+        [PY, "-c", CHILD, mode, iface], capture_output=True, text=True, timeout=600, cwd=REPO
+    )
+    if done.returncode != 0:
+        return {"error": done.stderr.strip()[-500:]}
+    got: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return got
+
+
+def main(argv: list[str] | None = None) -> int:
+    if __package__ in (None, ""):
+        sys.path.insert(0, str(REPO))
+    from benchmarks._proc import default_route_interface
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--iface", help="interface (default: the default route's)")
+    ap.add_argument("--out", type=Path, help="write the JSON here (default: stdout)")
+    args = ap.parse_args(argv)
+    iface = args.iface or default_route_interface() or "lo"
+    doc = {"iface": iface, "plain": child("plain", iface), "traced": child("traced", iface)}
+    text = json.dumps(doc, indent=1)
+    if args.out:
+        args.out.write_text(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

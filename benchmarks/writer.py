@@ -1,0 +1,218 @@
+"""BENCHMARKS.md from the benchmark scripts' output, never by hand (benchmarks/run.py).
+
+`render(results)` takes what the scripts printed: bench_peers.py's and bench_memory.py's
+JSON documents, and the Markdown that bench_tick.py and bench_reaction.py print, and returns
+the whole document. Every figure in it comes from those outputs; the words around them are
+fixed here and say only how the figures were taken.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+COMMAND = "scripts/dev bench"  # = .venv/bin/python -m benchmarks.run
+
+WITHDRAWN = (
+    "the observer-cost ratios to htop (2.1-2.6x)",
+    "the Textual floor app's ratio to htop (0.93x)",
+    "start-up against the minimal Textual app (7.2x)",
+    "the repaint at 1024 CPUs (19-21 ms)",
+    "the frame CPU figures of the repaint benchmark",
+    "the tick benchmark's own cost",
+    "the tick table printed under a header that did not match its rows",
+)
+
+
+def _f(x: float, digits: int = 2) -> str:
+    return f"{x:,.{digits}f}"
+
+
+def spread(xs: Sequence[float], digits: int = 2) -> tuple[str, str]:
+    """(median, "min-max") of repeats; one value has no range."""
+    if not xs:
+        return "-", "-"
+    med = _f(statistics.median(xs), digits)
+    rng = f"{_f(min(xs), digits)}-{_f(max(xs), digits)}" if len(xs) > 1 else "one run"
+    return med, rng
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[str]], right_from: int = 1) -> str:
+    align = ["---" if i < right_from else "--:" for i in range(len(head))]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def machine_section(peers: Mapping[str, Any]) -> str:
+    m = peers["machine"]
+    versions = peers["peers"].get("versions", {})
+    missing = peers["peers"].get("missing", {})
+    lines = [
+        f"- CPU: {m['cpu_model']}, {m['cpus']} cores (as /proc/cpuinfo and os.cpu_count() say)",
+        f"- kernel: {m['kernel']}; Python {m['python']}; tuitune commit {m['commit']}",
+        "- peers: " + (", ".join(f"{k} ({v})" for k, v in sorted(versions.items())) or "none"),
+    ]
+    for name, why in sorted(missing.items()):
+        lines.append(f"- left out: {name}: {why}")
+    if peers.get("quick"):
+        lines.append(
+            "- **quick mode** (1 repeat, 5 s windows): a check that the tools run, "
+            "not figures to cite"
+        )
+    return "\n".join(lines)
+
+
+def _load(w: Mapping[str, Any]) -> str:
+    return f"{w['load_start']} / {w['load_end']} (busy CPUs {_f(float(w['busy_cpus']))})"
+
+
+def start_section(peers: Mapping[str, Any]) -> str:
+    start = peers["start"]
+    times: Mapping[str, list[float]] = start["times_s"]
+    ref = next((k for k in times if k.startswith("btop")), None)
+    ref_med = statistics.median(times[ref]) if ref and times[ref] else None
+    rows = []
+    for label, xs in times.items():
+        med, rng = spread(xs)
+        ratio = _f(statistics.median(xs) / ref_med) if xs and ref_med else "-"
+        rows.append([f"`{label}`", med, rng, ratio, str(len(xs))])
+    for label, why in start.get("failures", {}).items():
+        rows.append([f"`{label}`", why, "-", "-", "0"])
+    out = [
+        table(["command", "median s", "range s", "/ btop", "launches"], rows),
+        "",
+        f"Load average during the launches (start / end): {_load(start['window'])}.",
+    ]
+    tt = next((xs for k, xs in times.items() if k.startswith("tuitune")), [])
+    if tt:
+        med = statistics.median(tt)
+        verdict = "met" if med <= 1.0 and (ref_med is None or med <= ref_med) else "not met"
+        peer = f", btop {_f(ref_med)} s" if ref_med is not None else ""
+        out.append(f"Goal (<= 1.0 s and <= btop's): tuitune {_f(med)} s{peer}: **{verdict}**.")
+    return "\n".join(out)
+
+
+def observer_section(obs: Mapping[str, Any]) -> str:
+    tools: list[str] = obs["tools"]
+    rounds: list[Mapping[str, Any]] = obs["rounds"]
+    cpu = {t: [float(r["cpu_s_per_s"][t]) for r in rounds] for t in tools}
+    rss = {t: [float(r["rss_mb"][t]) for r in rounds] for t in tools}
+    htop = next((t for t in tools if t.startswith("htop")), None)
+    btop = next((t for t in tools if t.startswith("btop")), None)
+
+    def ratio(t: str, ref: str | None) -> str:
+        if ref is None or not cpu[ref] or statistics.median(cpu[ref]) <= 0:
+            return "-"
+        return _f(statistics.median(cpu[t]) / statistics.median(cpu[ref]))
+
+    rows = []
+    for t in tools:
+        med, rng = spread(cpu[t], 4)
+        pct = _f(100 * statistics.median(cpu[t])) + "%" if cpu[t] else "-"
+        rows.append([f"`{t}`", med, rng, pct, ratio(t, htop), ratio(t, btop), spread(rss[t], 1)[0]])
+    head = ["tool", "CPU s/s (median)", "range", "% of one CPU", "/ htop", "/ btop", "RSS MB"]
+    parts = {k: [float(r["tuitune_parts"][k]) for r in rounds] for k in ("tick", "frame", "other")}
+    prow = [[k, *spread(v, 4)] for k, v in parts.items()]
+    wins = [[str(i + 1), _f(float(r["wall_s"]), 1), _load(r)] for i, r in enumerate(rounds)]
+    return "\n".join(
+        [
+            table(head, rows),
+            "",
+            "tuitune's CPU by thread (tick: the sampler and kernel-I/O threads, reads and rates; "
+            "frame: the main thread, Textual's drawing; other: terminal input/output):",
+            "",
+            table(["part", "CPU s/s (median)", "range"], prow),
+            "",
+            table(["window", "seconds", "load average start / end"], wins),
+        ]
+    )
+
+
+def memory_section(mem: Mapping[str, Any]) -> str:
+    plain, traced = mem.get("plain", {}), mem.get("traced", {})
+    if "error" in plain or "error" in traced:
+        return "bench_memory.py failed: " + str(plain.get("error") or traced.get("error"))
+    rows = [
+        ["Python started", _f(float(plain["rss_start_mb"]), 1)],
+        ["after `import tuitune.tui.app`", _f(float(plain["rss_imported_mb"]), 1)],
+        ["after two samples drawn (first frame with numbers)", _f(float(plain["rss_drawn_mb"]), 1)],
+    ]
+    by = [[k, _f(v / 1024, 1)] for k, v in traced.get("traced_kb", {}).items()]
+    mods = [[k, str(v)] for k, v in traced.get("modules", {}).items()]
+    return "\n".join(
+        [
+            table(["point", "VmRSS MB"], rows),
+            "",
+            "Python heap still allocated then, by the package that allocated it (tracemalloc "
+            "from the first line; module code objects are counted under the import machinery, "
+            "`stdlib (frozen)`):",
+            "",
+            table(["package", "MB"], by),
+            "",
+            f"Modules loaded: {traced.get('modules_total', '-')}; the largest families:",
+            "",
+            table(["package", "modules"], mods),
+        ]
+    )
+
+
+def render(results: Mapping[str, Any]) -> str:
+    peers = results["peers"]
+    parts = [
+        "# Benchmarks",
+        "",
+        f"Generated by `{COMMAND}` (`.venv/bin/python -m benchmarks.run`; `--quick` for a short "
+        "check). Every figure below is printed by a script in `benchmarks/` and put here by "
+        "`benchmarks/writer.py`; nothing is typed by hand. Regenerate on a quiet machine.",
+        "",
+        "## Machine",
+        "",
+        machine_section(peers),
+        "",
+        "## Start-up: command to the first frame with numbers",
+        "",
+        "`benchmarks/bench_peers.py`: each tool in a fresh 200x60 tmux session, launches "
+        "alternating, the first of each a warm-up; the mark is the first screen with real "
+        "numbers (tuitune: CPU 0's rates; htop: a CPU meter; btop: CPU 0's row after its first "
+        "update; glances: the CPU line; network-top: the per-CPU block).",
+        "",
+        start_section(peers),
+        "",
+    ]
+    for obs in peers["observer"]:
+        hz = 1 / float(obs["interval_s"])
+        parts += [
+            f"## Observer cost at {hz:g} Hz (--interval {float(obs['interval_s']):g})",
+            "",
+            "`benchmarks/bench_peers.py`: all tools at once, each in its own tmux server "
+            "(200x60); CPU time of the whole process tree over each window, after a warm-up.",
+            "",
+            observer_section(obs),
+            "",
+        ]
+    if "memory" in results:
+        parts += [
+            "## Memory: what tuitune's resident size is",
+            "",
+            "`benchmarks/bench_memory.py` (the peers' RSS is in the observer tables).",
+            "",
+            memory_section(results["memory"]),
+            "",
+        ]
+    for title, key in (("Tick cost against host size", "tick"), ("Reaction", "reaction")):
+        if key in results:
+            text = results[key].strip()
+            # A script that prints its own heading keeps it; one that does not gets ours.
+            parts += [text, ""] if text.startswith("## ") else [f"## {title}", "", text, ""]
+    parts += [
+        "## Withdrawn",
+        "",
+        "Issue 18 found seven claims of the earlier, hand-written BENCHMARKS.md that did not "
+        "reproduce on another machine of the same kind; they are no longer made: "
+        + "; ".join(WITHDRAWN)
+        + ". Their subjects are measured again above where a script covers them.",
+        "",
+    ]
+    return "\n".join(parts)

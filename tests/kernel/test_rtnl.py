@@ -1,0 +1,80 @@
+"""The live screen's own RTM_GETLINK read (core/host/rtnl.py) gives what pyroute2 gives, on
+a veth in a test namespace, and reading a live host no longer loads pyroute2 (issue 18,
+goal 5: about 200 modules and 8.5 MB the live screen did not need)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.kernel.conftest import VethNs, run
+from tuitune.core.host.rtnl import LinkReader, NetlinkError
+
+FIELDS = (
+    "index", "mtu", "min_mtu", "max_mtu", "txqlen", "operstate", "carrier", "address",
+    "perm_address", "num_rx_queues", "num_tx_queues",
+)  # fmt: skip
+
+
+def test_a_veth_reads_the_same_as_through_pyroute2(veth_ns: VethNs) -> None:
+    run("ip", "-n", veth_ns.ns, "link", "set", veth_ns.a, "mtu", "1400", "txqueuelen", "777")
+    run("ip", "netns", "exec", veth_ns.ns, "ping", "-c", "2", "-i", "0.2", "-q", "127.0.0.1")
+
+    def both() -> tuple[dict[str, object], dict[str, object]]:
+        from pyroute2 import IPRoute
+
+        ipr, mine = IPRoute(), LinkReader()
+        try:
+            theirs, ours = (
+                ipr.link("get", ifname=veth_ns.a)[0],
+                mine.link("get", ifname=veth_ns.a)[0],
+            )
+            t = {k: theirs.get(k) for k in FIELDS}
+            o = {k: ours.get(k) for k in FIELDS}
+            t["kind"] = theirs.get("linkinfo").get("kind")
+            o["kind"] = ours["linkinfo"]["kind"]
+            t["stats"] = {k: theirs.get("stats64").get(k) for k in ("rx_bytes", "tx_packets")}
+            o["stats"] = {k: ours["stats64"][k] for k in ("rx_bytes", "tx_packets")}
+            return t, o
+        finally:
+            ipr.close()
+            mine.close()
+
+    theirs, ours = veth_ns.kt.call(both)
+    assert ours == theirs
+    assert ours["mtu"] == 1400 and ours["txqlen"] == 777 and ours["kind"] == "veth"
+
+
+def test_a_missing_interface_is_an_errno_not_a_hang(veth_ns: VethNs) -> None:
+    def ask() -> int:
+        mine = LinkReader()
+        try:
+            mine.link("get", ifname="tt-none0")
+        except NetlinkError as exc:
+            return exc.code
+        finally:
+            mine.close()
+        return 0
+
+    assert veth_ns.kt.call(ask) == 19  # ENODEV
+
+
+def test_reading_a_live_interface_loads_no_pyroute2() -> None:
+    # lo, read only: a tick and a NIC state read, as the live screen makes them.
+    code = (
+        "import sys\n"
+        "from tuitune.core.host.root import HostRoot\n"
+        "from tuitune.core.hostreader import HostReader\n"
+        "r = HostReader(HostRoot())\n"
+        "c = r.counters('lo')\n"
+        "n = r.nic_state('lo', with_stats=False, interrupts=c.interrupts)\n"
+        "r.close()\n"
+        "assert n.link.mtu and c.link is not None\n"
+        "print('pyroute2' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(done.stderr)
+    assert done.stdout.strip() == "False"

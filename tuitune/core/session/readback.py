@@ -1,0 +1,98 @@
+"""The values a change read back, put into the state the screen shows (issue 18, goal 3).
+
+The journal reads every setting back after writing it (`Outcome.after`, and `Effect.after`
+for what moved with it). The screen can show those at once, in the same frame as the report,
+instead of waiting for the re-read of the whole NIC and host state that follows a change
+(a forced sample: about 30 ms more, a frame and the reads). That re-read still comes and
+replaces this state whole; what is patched here is only what the journal itself saw.
+
+Kinds patched: features, rings, coalescing, channels, pause, MTU, txqueuelen and sysctls.
+RPS/XPS masks and IRQ affinities wait for the re-read: their rows are built from more than
+the one value (the queue's IRQ, its effective CPUs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from tuitune.core.host.ethtool_types import Channels, Coalesce, Feature, Pause, Rings
+from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.settings import Key
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.values import Unavailable
+
+# (key, value the kernel holds now, side effect): a feature's side effect is its active bit
+# only (Effect's docstring); the setting itself was read back as the value it holds.
+ReadBack = tuple[Key, str, bool]
+
+
+def read_back(outs: Iterable[Outcome]) -> list[ReadBack]:
+    """What every changed (or already set) outcome and its side effects read back."""
+    got: list[ReadBack] = []
+    for out in outs:
+        if out.status in ("changed", "skipped") and out.after is not None:
+            got.append((out.key, out.after, False))
+        for e in out.also:
+            if e.after is not None:
+                got.append((e.key, e.after, True))
+    return got
+
+
+def patch_nic(nic: NicState | None, values: Iterable[ReadBack]) -> NicState | None:
+    """`nic` with the read-back values of its own device's settings (None stays None)."""
+    if nic is None:
+        return None
+    for key, value, effect in values:
+        if key.ifname != nic.link.ifname:
+            continue
+        try:
+            nic = _patch_one(nic, key, value, effect)
+        except ValueError:  # not a number where one was expected: leave it to the re-read
+            continue
+    return nic
+
+
+def patch_host(host: HostState | None, values: Iterable[ReadBack]) -> HostState | None:
+    """`host` with the read-back values of its sysctls."""
+    if host is None:
+        return None
+    wanted = {k.name: v for k, v, _ in values if k.kind == "sysctl"}
+    if not wanted:
+        return host
+    sysctls = tuple(replace(s, value=wanted[s.key]) if s.key in wanted else s for s in host.sysctls)
+    return replace(host, sysctls=sysctls)
+
+
+def _on(value: str) -> bool:
+    return value == "on"
+
+
+def _patch_one(nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+    kind, name = key.kind, key.name
+    if kind == "feature" and not isinstance(nic.features, Unavailable):
+        # The journal reads the requested bit; the device's active bit follows it unless the
+        # kernel held it back (a dependency), which the re-read then shows.
+        feats = tuple(_feature(f, value, effect) if f.name == name else f for f in nic.features)
+        return replace(nic, features=feats)
+    if kind == "ring" and isinstance(nic.rings, Rings):
+        return replace(nic, rings=replace(nic.rings, **{name.replace("-", "_"): int(value)}))
+    if kind == "channels" and isinstance(nic.channels, Channels):
+        return replace(nic, channels=replace(nic.channels, **{name: int(value)}))
+    if kind == "pause" and isinstance(nic.pause, Pause):
+        return replace(nic, pause=replace(nic.pause, **{name: _on(value)}))
+    if kind == "coalesce" and isinstance(nic.coalesce, Coalesce):
+        number = int(_on(value)) if value in ("on", "off") else int(value)
+        params = tuple((n, number if n == name else v) for n, v in nic.coalesce.params)
+        return replace(nic, coalesce=replace(nic.coalesce, params=params))
+    if kind == "mtu":
+        return replace(nic, link=replace(nic.link, mtu=int(value)))
+    if kind == "txqueuelen":
+        return replace(nic, link=replace(nic.link, txqlen=int(value)))
+    return nic
+
+
+def _feature(f: Feature, value: str, effect: bool) -> Feature:
+    if effect:
+        return replace(f, active=_on(value))
+    return replace(f, requested=_on(value), active=_on(value))

@@ -64,6 +64,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="round-trip time to the peer in ms (ping), for the bandwidth-delay product",
     )
     p.add_argument(
+        "--peer",
+        type=_common.peer,
+        metavar="HOST",
+        help="measure the RTT to HOST (ping; it feeds the bandwidth-delay product when --rtt is "
+        "not given) and probe the path with don't-fragment packets of the interface's MTU",
+    )
+    p.add_argument(
         "--apply",
         metavar="ID",
         nargs="+",
@@ -95,6 +102,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.apply and args.json:
         err("--apply prints what it changed: leave out --json")
         return EXIT_USAGE
+    if args.peer and args.root:
+        err("--peer measures from this machine: not with --root (give --rtt instead)")
+        return EXIT_USAGE
     reader = open_reader(args.root, args.netns, 1.0)
     if reader is None:
         return EXIT_USAGE
@@ -125,7 +135,18 @@ def cmd_advise(args: argparse.Namespace) -> int:
     window = window_of(
         samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
     )
-    context = Context(infer_context(args.context, args.rtt), args.rate, args.rtt)
+    probe = None
+    if args.peer:
+        from tuitune.core.advise.peer import BadPeer, probe_peer
+
+        mtu = nic.link.mtu if isinstance(nic.link.mtu, int) else None
+        try:
+            probe = probe_peer(args.peer, args.netns, mtu)
+        except BadPeer as exc:
+            err(str(exc))
+            return EXIT_FAILED
+    rtt = args.rtt if args.rtt is not None else (probe.rtt_ms if probe else None)
+    context = Context(infer_context(args.context, rtt), args.rate, rtt, peer=probe)
     advice = advise(Facts(host, nic, window, context, pcie, _held(args, root)))
     if args.apply:
         return _apply(args, root, ifname, advice)
@@ -136,6 +157,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     else:
         from tuitune.advise_view import print_advice
 
+        if probe is not None:
+            print(probe.evidence())
+            if (df := probe.df_evidence()) is not None:
+                print(df)
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
 

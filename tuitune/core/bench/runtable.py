@@ -59,9 +59,11 @@ class RunRow:
     def changes(self) -> str:
         """ "tso off, gso off, mtu 9000"; "" when nothing differs. A run that followed a
         finding says so first: "after cpu-saturated: spread ...; rps..."."""
-        settings = ", ".join(f"{n} {v}" for n, v in self.changed)
+        items = [f"{n} {v}" for n, v in self.changed]
         if not self.after:
-            return settings
+            return ", ".join(items)
+        # What the finding's own words already say is not said twice.
+        settings = ", ".join(x for x in items if x not in self.after)
         return f"after {self.after}" + (f"; {settings}" if settings else "")
 
 

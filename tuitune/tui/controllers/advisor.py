@@ -143,11 +143,11 @@ def what_it_does(f: Finding) -> str:
     return ", ".join(f"{c.key.label} {c.value}" for c in f.change)
 
 
-def _judged(facts: Facts) -> Advice | None:
-    """The rules on `facts` (worker thread); None if one of them failed, so the count goes on
-    with the next window instead of stopping."""
+def _judged(make: Callable[[], Facts]) -> Advice | None:
+    """The rules on the facts `make` gives (worker thread); None if something failed, so the
+    count goes on with the next window instead of stopping."""
     try:
-        return advise(facts)
+        return advise(make())
     except Exception:
         return None
 
@@ -200,12 +200,14 @@ class Advisor:
         self._since += 1
         if self._since < COUNT_EVERY or self._counting or len(self._counters) < COUNT_FROM:
             return
-        facts = self._facts()
-        if facts is None:
+        make = self._facts_maker()
+        if make is None:
             return
         self._since = 0
         self._counting = True
-        self.shell.in_thread(lambda: _judged(facts), self._counted, group="advise-count")
+        # The window's rates are computed on the worker too: at 1024 CPUs that is the cost of
+        # ten ticks, not something to do between two frames.
+        self.shell.in_thread(lambda: _judged(make), self._counted, group="advise-count")
 
     def _counted(self, advice: Advice | None) -> None:
         self._counting = False
@@ -219,14 +221,21 @@ class Advisor:
         found = [f.severity for f in self.counted.findings]
         return found.count("bottleneck"), found.count("risk"), found.count("hint")
 
-    def _facts(self) -> Facts | None:
+    def _facts_maker(self) -> Callable[[], Facts] | None:
+        """What the rules need, taken now (UI thread); the window is made when called."""
         sel = self.shell.selection()
-        if sel.host is None:
+        host, nic = sel.host, sel.nic
+        if host is None:
             return None
-        detail = {q.irq for q in sel.nic.irqs} if sel.nic is not None else None
-        window = window_of(list(self._counters), detail)
+        detail = {q.irq for q in nic.irqs} if nic is not None else None
+        samples = list(self._counters)
         held = frozenset(self.shell.session.originals())
-        return Facts(sel.host, sel.nic, window, Context(self.context), held=held)
+        context = Context(self.context)
+        return lambda: Facts(host, nic, window_of(samples, detail), context, held=held)
+
+    def _facts(self) -> Facts | None:
+        make = self._facts_maker()
+        return make() if make is not None else None
 
     def judge(self) -> tuple[Advice, float] | None:
         facts = self._facts()

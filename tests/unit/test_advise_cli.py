@@ -174,3 +174,19 @@ def test_bad_numbers_are_one_line(bad: list[str], capsys: pytest.CaptureFixture[
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"argument {bad[0]}" in err
+
+
+def test_the_screens_remembered_context_is_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`c` in the live screen remembers a context per interface; the headless command uses it
+    unless --context says otherwise (txqueuelen-wan fires only in a WAN context)."""
+    tree = _tree(tmp_path / "t")
+    conf = tmp_path / "xdg" / "tuitune"
+    conf.mkdir(parents=True)
+    (conf / "config.toml").write_text('[advise.context]\neth0 = "wan"\nother = "lan"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    _, doc = _json(capsys, "--root", str(tree), "eth0")
+    assert doc["context"] == "wan" and "txqueuelen-wan" in _ids(doc)
+    _, doc = _json(capsys, "--root", str(tree), "eth0", "--context", "any")
+    assert doc["context"] == "any" and "txqueuelen-wan" not in _ids(doc)

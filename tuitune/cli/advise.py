@@ -18,7 +18,7 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 
 if TYPE_CHECKING:
-    from tuitune.core.advise import Advice, Finding
+    from tuitune.core.advise import Advice, ContextKind, Finding
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session.settings import Key
 
@@ -48,8 +48,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--context",
         choices=("lan", "wan", "latency", "any"),
-        default="any",
-        help="the traffic: LAN and WAN advice conflict (default: inferred from --rtt, else any)",
+        default=None,
+        help="the traffic: LAN and WAN advice conflict (default: the one remembered for the "
+        "interface by the live screen's c, else inferred from the RTT, else any)",
     )
     p.add_argument(
         "--rate",
@@ -146,7 +147,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_FAILED
     rtt = args.rtt if args.rtt is not None else (probe.rtt_ms if probe else None)
-    context = Context(infer_context(args.context, rtt), args.rate, rtt, peer=probe)
+    stated = args.context or _remembered(ifname)
+    context = Context(infer_context(stated, rtt), args.rate, rtt, peer=probe)
     advice = advise(Facts(host, nic, window, context, pcie, _held(args, root)))
     if args.apply:
         return _apply(args, root, ifname, advice)
@@ -163,6 +165,15 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 print(df)
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
+
+
+def _remembered(ifname: str) -> ContextKind:
+    """The context the live screen remembers for `ifname` (its `c` key), else "any"."""
+    from tuitune.core.advise import CONTEXTS
+    from tuitune.core.config import config_path, load_config
+
+    found = dict(load_config(config_path()).contexts).get(ifname, "any")
+    return next((c for c in CONTEXTS if c == found), "any")
 
 
 def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.kernel
 
 
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[labmod.Lab]:
+def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[labmod.Lab]:
+    # A context remembered for veth-lab in the user's own settings must not decide the test.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
     if os.geteuid() != 0:
         pytest.skip("the lab needs root")
     for prog in ("iperf3", "ping"):

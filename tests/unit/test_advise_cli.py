@@ -17,6 +17,12 @@ from tuitune.core.advise.rules_tcp import bdp_bytes
 BUS = "sys/devices/pci0000:00/0000:02:00.0"
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own settings file (a context remembered for eth0) must not decide a test."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+
+
 def _tree(tmp: Path, *, node: int = 0, speed: int | None = None) -> Path:
     """The 2xE5-2640 host (eth0's 8 queue IRQs pinned to cpu0, on node 0) with the Linux
     default buffers; `node` moves the NIC (numa_node, local_cpulist) to that node."""

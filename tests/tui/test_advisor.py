@@ -73,3 +73,17 @@ async def test_context_is_remembered_per_interface(launch: Launch, tmp_path: Pat
         await tui.press("A")
         await tui.wait(lambda: isinstance(tui.app.screen, AdvisorScreen), "the findings view")
         assert "context wan" in tui.screen_text()
+
+
+async def test_header_counts_the_findings_as_the_window_moves(launch: Launch) -> None:
+    """At 80x24, without opening anything: the pegged host's window names a bottleneck in the
+    header once the Advisor has judged it; the same host replayed without load does not."""
+    async with launch(host_32cpu, size=(80, 24), limit=8) as tui:
+        await tui.wait(lambda: "(A)" in tui.header(), "the Advisor's count")
+        header = tui.header()
+        assert "3 bottlenecks, 1 risk (A)" in header  # cpu-saturated, softnet-drops...
+        line = next(x for x in header.splitlines() if "(A)" in x)
+        assert len(line) <= 80
+    async with launch(host_32cpu, size=(80, 24), samples=1, limit=8) as tui:
+        await tui.wait(lambda: "(A)" in tui.header(), "the Advisor's count")
+        assert "bottleneck" not in tui.header()

@@ -17,6 +17,12 @@ from tuitune.core.advise.rules_tcp import bdp_bytes
 BUS = "sys/devices/pci0000:00/0000:02:00.0"
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own settings file (a context remembered for eth0) must not decide a test."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+
+
 def _tree(tmp: Path, *, node: int = 0, speed: int | None = None) -> Path:
     """The 2xE5-2640 host (eth0's 8 queue IRQs pinned to cpu0, on node 0) with the Linux
     default buffers; `node` moves the NIC (numa_node, local_cpulist) to that node."""
@@ -174,3 +180,19 @@ def test_bad_numbers_are_one_line(bad: list[str], capsys: pytest.CaptureFixture[
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"argument {bad[0]}" in err
+
+
+def test_the_screens_remembered_context_is_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`c` in the live screen remembers a context per interface; the headless command uses it
+    unless --context says otherwise (txqueuelen-wan fires only in a WAN context)."""
+    tree = _tree(tmp_path / "t")
+    conf = tmp_path / "xdg" / "tuitune"
+    conf.mkdir(parents=True)
+    (conf / "config.toml").write_text('[advise.context]\neth0 = "wan"\nother = "lan"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    _, doc = _json(capsys, "--root", str(tree), "eth0")
+    assert doc["context"] == "wan" and "txqueuelen-wan" in _ids(doc)
+    _, doc = _json(capsys, "--root", str(tree), "eth0", "--context", "any")
+    assert doc["context"] == "any" and "txqueuelen-wan" not in _ids(doc)

@@ -72,6 +72,16 @@ def ifname(text: str) -> str:
     return text
 
 
+def peer(text: str) -> str:
+    """A host name or IP address that may reach a program's argv (never an option)."""
+    from tuitune.core.advise.peer import peer_problem
+
+    problem = peer_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def netns(text: str) -> str:
     problem = netns_problem(text)
     if problem is not None:

@@ -18,7 +18,7 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 
 if TYPE_CHECKING:
-    from tuitune.core.advise import Advice, Finding
+    from tuitune.core.advise import Advice, ContextKind, Finding
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session.settings import Key
 
@@ -48,8 +48,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--context",
         choices=("lan", "wan", "latency", "any"),
-        default="any",
-        help="the traffic: LAN and WAN advice conflict (default: inferred from --rtt, else any)",
+        default=None,
+        help="the traffic: LAN and WAN advice conflict (default: the one remembered for the "
+        "interface by the live screen's c, else inferred from the RTT, else any)",
     )
     p.add_argument(
         "--rate",
@@ -62,6 +63,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_common.bounded_float(0.001, 10000, "milliseconds"),
         metavar="MS",
         help="round-trip time to the peer in ms (ping), for the bandwidth-delay product",
+    )
+    p.add_argument(
+        "--peer",
+        type=_common.peer,
+        metavar="HOST",
+        help="measure the RTT to HOST (ping; it feeds the bandwidth-delay product when --rtt is "
+        "not given) and probe the path with don't-fragment packets of the interface's MTU",
     )
     p.add_argument(
         "--apply",
@@ -96,6 +104,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.apply and args.json:
         err("--apply prints what it changed: leave out --json")
         return EXIT_USAGE
+    if args.peer and args.root:
+        err("--peer measures from this machine: not with --root (give --rtt instead)")
+        return EXIT_USAGE
     reader = open_reader(args.root, args.netns, 1.0)
     if reader is None:
         return EXIT_USAGE
@@ -128,7 +139,19 @@ def cmd_advise(args: argparse.Namespace) -> int:
     window = window_of(
         samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
     )
-    context = Context(infer_context(args.context, args.rtt), args.rate, args.rtt)
+    probe = None
+    if args.peer:
+        from tuitune.core.advise.peer import BadPeer, probe_peer
+
+        mtu = nic.link.mtu if isinstance(nic.link.mtu, int) else None
+        try:
+            probe = probe_peer(args.peer, args.netns, mtu)
+        except BadPeer as exc:
+            err(str(exc))
+            return EXIT_FAILED
+    rtt = args.rtt if args.rtt is not None else (probe.rtt_ms if probe else None)
+    stated = args.context or _remembered(ifname)
+    context = Context(infer_context(stated, rtt), args.rate, rtt, peer=probe)
     node = nic.placement.numa_node
     local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
     procs = (
@@ -146,8 +169,21 @@ def cmd_advise(args: argparse.Namespace) -> int:
     else:
         from tuitune.advise_view import print_advice
 
+        if probe is not None:
+            print(probe.evidence())
+            if (df := probe.df_evidence()) is not None:
+                print(df)
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
+
+
+def _remembered(ifname: str) -> ContextKind:
+    """The context the live screen remembers for `ifname` (its `c` key), else "any"."""
+    from tuitune.core.advise import CONTEXTS
+    from tuitune.core.config import config_path, load_config
+
+    found = dict(load_config(config_path()).contexts).get(ifname, "any")
+    return next((c for c in CONTEXTS if c == found), "any")
 
 
 def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:

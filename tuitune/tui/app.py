@@ -263,7 +263,9 @@ class TuituneApp(App[int]):
         self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
         self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
         # A: findings over the last seconds, in the context remembered for each interface
-        self.advisor = Advisor(self, self.editor, dict(self.config.contexts), self._remember)
+        self.advisor = Advisor(
+            self, self.editor, dict(self.config.contexts), self._remember, self.app_bench.follow
+        )
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
         # P: the NIC's processes, moved beside (or away from) its IRQs
         self.procs = ProcsController(self, self.editor, reader.call, reader.root, lab=lab)
@@ -452,10 +454,10 @@ class TuituneApp(App[int]):
         # The NIC and sysctl panels change only when their state was re-read or the baseline
         # came or went: redrawing them every tick would be work for nothing.
         base_changed = previous is None or (previous.baseline is None) != (s.baseline is None)
+        self.advisor.feed(s)  # before the header is drawn: it shows the Advisor's count
         self._redraw(state=s.nic is not None or s.host is not None or base_changed or gone_changed)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
-        self.advisor.feed(s)
         self.hint.sampled(s.rates, self.nic, self.app_bench.running)
         self._draw_hint()
         self.samples_drawn += 1
@@ -514,6 +516,7 @@ class TuituneApp(App[int]):
             trial=self._trial_text(),
             changes=len(self.session.originals()),
             gone=bool(s and s.gone),
+            findings=self.advisor.counts(),
         )
         text = header_text(data, self.palette)
         header = next(iter(self.query("#header").results(Static)), None)

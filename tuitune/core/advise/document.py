@@ -32,6 +32,20 @@ def finding_json(f: Finding) -> dict[str, Any]:
     }
 
 
+def _peer(context: Context) -> dict[str, Any] | None:
+    p = context.peer
+    if p is None:
+        return None
+    r = p.rtt
+    return {
+        "host": p.host,
+        "rtt_ms": None if r is None else {"min": r.min_ms, "avg": r.avg_ms, "max": r.max_ms},
+        "replies": None if r is None else [r.received, r.sent],
+        "df": None if p.df_ok is None else {"mtu": p.mtu, "ok": p.df_ok},
+        "problem": p.problem or None,
+    }
+
+
 def advise_document(
     advice: Advice, ifname: str | None, context: Context, seconds: float, loaded: bool
 ) -> dict[str, Any]:
@@ -43,6 +57,7 @@ def advise_document(
         "context": context.kind,
         "rate_gbits": context.rate_gbits,
         "rtt_ms": context.rtt_ms,
+        "peer": _peer(context),
         "window": {"seconds": round(seconds, 3), "loaded": loaded},
         "bottlenecks": advice.bottlenecks,
         "findings": [finding_json(f) for f in advice.findings],

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from tuitune.core import sources
+from tuitune.core.advise.peer import PeerProbe
 from tuitune.core.session.settings import Key
 
 Severity = Literal["bottleneck", "risk", "hint"]
@@ -77,6 +78,7 @@ class Context:
     rate_gbits: float | None = None  # the path's rate, for the bandwidth-delay product
     rtt_ms: float | None = None  # round-trip time to the peer
     page_size: int = 4096  # tcp_mem counts pages
+    peer: PeerProbe | None = None  # what --peer measured (the RTT above comes from it if so)
 
     def fits(self, *kinds: ContextKind) -> bool:
         return self.kind in kinds

@@ -210,6 +210,13 @@ def mtu_small(f: Facts) -> Iterator[Outcome]:
         return
     if link.max_mtu is not None and link.max_mtu < t.MTU_JUMBO:
         return
+    probe = "a don't-fragment probe to the peer (ping -M do -s 8972) must pass first"
+    peer = f.context.peer
+    if peer is not None and peer.df_ok is False:
+        yield Note(rule, f"{peer.df_evidence()}: the path loses even MTU {link.mtu}; fix it first")
+        return
+    if peer is not None and peer.df_ok:
+        probe = f"{peer.df_evidence()}; on trial at 9000, ping -M do -s 8972 {peer.host} first"
     yield Finding(
         id=rule,
         severity="hint",
@@ -217,7 +224,7 @@ def mtu_small(f: Facts) -> Iterator[Outcome]:
         "trial, if every hop and the peer take it",
         evidence=(
             f"MTU {link.mtu}, link {speed} Mb/s, max MTU {link.max_mtu or 'unknown'} (sysfs)",
-            "a don't-fragment probe to the peer (ping -M do -s 8972) must pass first",
+            probe,
         ),
         change=(Change(Key.mtu(f.ifname), str(t.MTU_JUMBO)),),
         sources=(

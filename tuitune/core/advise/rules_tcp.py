@@ -40,12 +40,14 @@ def buffers_below_bdp(f: Facts) -> Iterator[Outcome]:
     rule = "buffers-below-bdp"
     ctx = f.context
     if ctx.rate_gbits is None or ctx.rtt_ms is None:
-        if ctx.kind == "wan":
-            yield Note(rule, "needs the path's rate and RTT: --rate GBITS --rtt MS")
+        if ctx.kind == "wan" or ctx.peer is not None:
+            yield Note(rule, "needs the path's rate and RTT: --rate GBITS, and --rtt MS or --peer")
         return
     bdp = bdp_bytes(ctx.rate_gbits, ctx.rtt_ms)
     want = buffer_for(bdp)
     evidence = [f"{ctx.rate_gbits:g} Gb/s x {ctx.rtt_ms:g} ms = {bdp:,} bytes in flight"]
+    if ctx.peer is not None and ctx.peer.rtt_ms == ctx.rtt_ms:
+        evidence.append(ctx.peer.evidence())
     change: list[Change] = []
     low = []
     for key in ("net.core.rmem_max", "net.core.wmem_max"):

@@ -54,11 +54,20 @@ class RunRow:
     # How this row's test differs from the baseline's ("direction bidir, not reverse"): its
     # numbers are then not compared (the d_* are None), only shown. "" for the same test.
     test_differs: str = ""
+    # The Advisor's finding applied before this run and what it did ("cpu-saturated: spread
+    # 8 queue IRQs one per NIC-local core"); "" when the run followed none.
+    after: str = ""
 
     @property
     def changes(self) -> str:
-        """ "tso off, gso off, mtu 9000"; "" when nothing differs."""
-        return ", ".join(f"{n} {v}" for n, v in self.changed)
+        """ "tso off, gso off, mtu 9000"; "" when nothing differs. A run that followed a
+        finding says so first: "after cpu-saturated: spread ...; rps..."."""
+        items = [f"{n} {v}" for n, v in self.changed]
+        if not self.after:
+            return ", ".join(items)
+        # What the finding's own words already say is not said twice.
+        settings = ", ".join(x for x in items if x not in self.after)
+        return f"after {self.after}" + (f"; {settings}" if settings else "")
 
 
 def spec_summary(spec: BenchSpec) -> str:
@@ -160,9 +169,22 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
                 drops=sum(sum(r.load.drops.values()) for r in rs),
                 error=last_error,
                 test_differs=differs,
+                after=after_text(rs[0].tags),
             )
         )
     return rows
+
+
+# Run tags the live screen writes for the first run after a finding was applied.
+AFTER_TAG, AFTER_CHANGE_TAG = "after", "after_change"
+
+
+def after_text(tags: Mapping[str, str]) -> str:
+    finding = tags.get(AFTER_TAG, "")
+    if not finding:
+        return ""
+    change = tags.get(AFTER_CHANGE_TAG, "")
+    return f"{finding}: {change}" if change else finding
 
 
 def _stats(runs: Sequence[Run]) -> tuple[Spread, Spread, Spread, Spread]:

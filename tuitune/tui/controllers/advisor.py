@@ -25,12 +25,15 @@ from tuitune.core.advise.model import Finding
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.settings import Key
 from tuitune.core.snapshot import Counters
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
+COUNT_EVERY = 3  # samples between two judgements for the header's count (a worker thread)
+COUNT_FROM = 5  # samples in the window before the first: 4 steps, not one tick's noise
 STYLE = {"bottleneck": "bold red", "risk": "yellow", "hint": "cyan"}
 
 
@@ -130,6 +133,25 @@ class AdvisorScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+def what_it_does(f: Finding) -> str:
+    """The change in a few words, for the runs table: its settings when they are few
+    ("eth0 rx-0 rps_cpus 0"), else the title's part after its colon ("spread 8 queue IRQs
+    one per NIC-local core")."""
+    _, sep, tail = f.title.rpartition(": ")
+    if len(f.change) > 3 and sep and tail:
+        return tail
+    return ", ".join(f"{c.key.label} {c.value}" for c in f.change)
+
+
+def _judged(make: Callable[[], Facts]) -> Advice | None:
+    """The rules on the facts `make` gives (worker thread); None if something failed, so the
+    count goes on with the next window instead of stopping."""
+    try:
+        return advise(make())
+    except Exception:
+        return None
+
+
 class Advisor:
     def __init__(
         self,
@@ -137,13 +159,20 @@ class Advisor:
         editor: Editor,
         contexts: dict[str, str] | None = None,
         remember: Callable[[str, str], None] | None = None,
+        applied: Callable[[str, str, frozenset[Key]], None] | None = None,
     ) -> None:
         self.shell = shell
         self.editor = editor
         self.contexts = dict(contexts or {})  # ifname -> context, remembered across runs
         self.remember = remember
+        self.applied = applied  # told (id, what it did, keys) after a finding was applied
         self._counters: deque[Counters] = deque(maxlen=WINDOW + 1)
         self.advice: Advice | None = None
+        self.counted: Advice | None = None  # the last judgement of the moving window, shown
+        self._pending: Advice | None = None  # judged on the worker, shown from the next sample
+        self._counting = False
+        self._since = 0
+        self._ifname: str | None = None
 
     @property
     def context(self) -> ContextKind:
@@ -152,22 +181,67 @@ class Advisor:
         return next((c for c in CONTEXTS if c == found), "any")
 
     def feed(self, sample: Sample) -> None:
-        """Every sample the screen draws; a gap (a failed read) starts the window again."""
-        if sample.counters is None:
+        """Every sample the screen draws; a gap (a failed read) or another interface starts
+        the window again. Every COUNT_EVERY samples the window is judged again on a worker
+        thread, for the count the header shows."""
+        ifname = self.shell.selection().ifname
+        if self._pending is not None:
+            # Taken at a sample, never when the worker ends: the header changes with the
+            # samples only (what a screen shows after N samples does not race a thread).
+            self.counted, self._pending = self._pending, None
+        if sample.counters is None or ifname != self._ifname:
             self._counters.clear()
-        elif not self._counters or self._counters[-1] is not sample.counters:
+            self.counted = None
+            self._ifname = ifname
+        if sample.counters is not None and (
+            not self._counters or self._counters[-1] is not sample.counters
+        ):
             self._counters.append(sample.counters)
+        self._since += 1
+        if self._since < COUNT_EVERY or self._counting or len(self._counters) < COUNT_FROM:
+            return
+        make = self._facts_maker()
+        if make is None:
+            return
+        self._since = 0
+        self._counting = True
+        # The window's rates are computed on the worker too: at 1024 CPUs that is the cost of
+        # ten ticks, not something to do between two frames.
+        self.shell.in_thread(lambda: _judged(make), self._counted, group="advise-count")
+
+    def _counted(self, advice: Advice | None) -> None:
+        self._counting = False
+        if advice is not None and self.shell.selection().ifname == self._ifname:
+            self._pending = advice
+
+    def counts(self) -> tuple[int, int, int] | None:
+        """(bottlenecks, risks, hints) of the moving window, None before its first judgement."""
+        if self.counted is None:
+            return None
+        found = [f.severity for f in self.counted.findings]
+        return found.count("bottleneck"), found.count("risk"), found.count("hint")
+
+    def _facts_maker(self) -> Callable[[], Facts] | None:
+        """What the rules need, taken now (UI thread); the window is made when called."""
+        sel = self.shell.selection()
+        host, nic = sel.host, sel.nic
+        if host is None:
+            return None
+        detail = {q.irq for q in nic.irqs} if nic is not None else None
+        samples = list(self._counters)
+        held = frozenset(self.shell.session.originals())
+        context = Context(self.context)
+        return lambda: Facts(host, nic, window_of(samples, detail), context, held=held)
+
+    def _facts(self) -> Facts | None:
+        make = self._facts_maker()
+        return make() if make is not None else None
 
     def judge(self) -> tuple[Advice, float] | None:
-        sel = self.shell.selection()
-        if sel.host is None:
+        facts = self._facts()
+        if facts is None:
             return None
-        samples = list(self._counters)
-        detail = {q.irq for q in sel.nic.irqs} if sel.nic is not None else None
-        window = window_of(samples, detail)
-        held = frozenset(self.shell.session.originals())
-        facts = Facts(sel.host, sel.nic, window, Context(self.context), held=held)
-        return advise(facts), window.seconds
+        return advise(facts), facts.window.seconds
 
     def open(self) -> None:
         if self.shell.selection().nic is None:
@@ -179,6 +253,7 @@ class Advisor:
                 self.shell.notify_line("no host state yet: try again in a second", True)
                 return
             self.advice, seconds = result
+            self.counted = result[0]  # the header's count agrees with what is shown
             self.shell.push_screen(AdvisorScreen(result[0], self.context, seconds), self._chosen)
 
         self.shell.in_thread(self.judge, show, group="advise")
@@ -247,5 +322,7 @@ class Advisor:
             self.editor.report(outs)
             if outs and all(o.ok for o in outs):
                 self.shell.notify_line(f"applied {f.id} as one step: u undoes it, B measures it")
+                if self.applied is not None:
+                    self.applied(f.id, what_it_does(f), frozenset(c.key for c in f.change))
 
         self.editor.run_journal(work, done)

@@ -30,11 +30,13 @@ from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.placement import lab_placement
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
+from tuitune.core.bench.runtable import AFTER_CHANGE_TAG, AFTER_TAG
 from tuitune.core.bench.settings import capture, capture_peer
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Session
+from tuitune.core.session.settings import Key
 from tuitune.tui.screens.bench_view import STOP_KEY, BenchStrip, LiveRun
 from tuitune.tui.shell import Shell
 
@@ -92,6 +94,25 @@ class BenchController:
         # as its group, so it must not be written before it.
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tuitune-notebook")
         self._group = ""
+        # The Advisor's finding applied last (id, what it did, its keys): the next request's
+        # runs are tagged with it, while its change still holds.
+        self.after: tuple[str, str, frozenset[Key]] | None = None
+        self._tags: dict[str, str] = {}
+
+    def follow(self, finding: str, what: str, keys: frozenset[Key]) -> None:
+        """A finding's change was applied: the next benchmark run measures it."""
+        self.after = (finding, what, keys)
+
+    def _after_tags(self) -> dict[str, str]:
+        """The tags of a request starting now, and the finding is used up. A finding whose
+        change was undone since (none of its settings still held) is dropped."""
+        after, self.after = self.after, None
+        if after is None:
+            return {}
+        finding, what, keys = after
+        if not keys & set(self.session.originals()):  # those already at their value are not
+            return {}
+        return {AFTER_TAG: finding, AFTER_CHANGE_TAG: what}
 
     # -- pieces ------------------------------------------------------------------------------
     def strip(self) -> BenchStrip:
@@ -205,6 +226,7 @@ class BenchController:
         self.live = LiveRun(spec)
         self.recorded = []
         self._group = ""
+        self._tags = self._after_tags()
         self._ifname = self.shell.selection().ifname or ""
         self._notebook = self.notebook()
         self.strip().show_run(self.live)
@@ -315,6 +337,7 @@ class BenchController:
             return
         # Where the lab's server sat: one more setting, so the table names it.
         spec, settings, started = live.spec, dict(self.settings) | placed, self._started
+        tags = dict(self._tags)
         ifname = self._ifname
         request = self.live
         shell = self.shell
@@ -323,7 +346,8 @@ class BenchController:
             try:
                 rid = notebook.next_id()
                 group = self._group if self.live is request and self._group else rid
-                notebook.add(Run(rid, group, ifname, started, spec, result, load, settings))
+                run = Run(rid, group, ifname, started, spec, result, load, settings, tags)
+                notebook.add(run)
             except (OSError, ValueError) as exc:
                 shell.post_message(BenchController.Recorded(problem=str(exc)))
                 return

@@ -31,6 +31,28 @@ class HeaderData:
     trial: str | None = None  # the countdown of a trial change
     changes: int = 0  # settings that differ from what tuitune found
     gone: bool = False  # the interface was deleted: waiting for it to come back
+    findings: tuple[int, int, int] | None = None  # the Advisor's (bottlenecks, risks, hints)
+
+
+def _findings(d: HeaderData, p: Palette) -> Text:
+    """ "2 bottlenecks, 1 risk (A)": what the Advisor finds in the moving window, so a finding
+    that appears or clears is seen without opening anything. Nothing before its first look."""
+    t = Text()
+    if d.findings is None:
+        return t
+    parts = [
+        (n, word, style)
+        for n, word, style in zip(
+            d.findings, ("bottleneck", "risk", "hint"), (p.warn, p.section, p.muted), strict=True
+        )
+        if n
+    ]
+    if not parts:
+        return t.append("no findings (A)  ", style=p.muted)
+    for i, (n, word, style) in enumerate(parts):
+        t.append(", " if i else "")
+        t.append(f"{n} {word}{'s' if n != 1 else ''}", style=style)
+    return t.append(" (A)  ", style=p.muted)
 
 
 def _link_line(d: HeaderData, p: Palette) -> Text:
@@ -113,6 +135,7 @@ def header_text(d: HeaderData, p: Palette) -> Text:
             style=p.changed + Style(reverse=True),
         )
         state.append(" ")
+    state.append_text(_findings(d, p))
     state.append(f"every {d.interval:g}s", style=p.muted)
     if d.cost_ms is not None:
         state.append(f"  read {d.cost_ms:.1f} ms", style=p.muted)

@@ -12,7 +12,7 @@ from typing import Any
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess, WriteRefused
 from tuitune.core.session.journal_file import JournalFile, JournalWriteError
-from tuitune.core.session.journal_queues import follows_channels
+from tuitune.core.session.journal_queues import follows_channels, respread_by_count
 from tuitune.core.session.journal_records import (
     Done,
     Entry,
@@ -252,19 +252,29 @@ class JournalBase:
         """Drop originals that are back at their value and in no undo step: nothing to restore.
         Those in `gone` are dropped too when absent now (a queue that went with its creator)."""
         held = self._state.originals
+        keys = set(keys)
+        # A channel count dropped here frees the queue IRQs it held (below) with it.
+        counts = {k.ifname for k in keys if k.kind == "channels" and k in held}
+        keys |= {k for k in held if respread_by_count(k) and k.ifname in counts}
         # A gone queue's step entries are of no use either: undo skips what had no value.
         candidates = [k for k in keys if k in held and (k in gone or not self._state.in_steps(k))]
         if not candidates:
             return
         now = self.access.read_many(candidates)
-        back = [
+        back = {
             k
             for k in candidates
             if value_of(now[k]) == self._state.originals[k]
             or (k in gone and value_of(now[k]) is None)
-        ]
+        }
+        # A queue IRQ stays held while its device's channel count is, even at its original:
+        # putting the count back spreads IRQs the change itself left alone (virtio_net's
+        # virtnet_set_affinity moves every queue below the new count), and only a held
+        # original lets restore put them back.
+        still = {k.ifname for k in held if k.kind == "channels" and k not in back}
+        back = {k for k in back if k in gone or not respread_by_count(k) or k.ifname not in still}
         if back:
-            self._note(Forget(tuple(back)))
+            self._note(Forget(tuple(k for k in held if k in back)))
 
     def _undo_last(self, force: bool) -> list[Outcome]:
         if not self._state.steps:

@@ -39,7 +39,7 @@ from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
-from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys
+from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys, unmovable
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
 from tuitune.tui.look import glyphs as glyphs_mod
 from tuitune.tui.look.asciibars import use_ascii_scrollbars
@@ -996,7 +996,10 @@ class TuituneApp(App[int]):
 
     def on_irq_dragging(self, message: IrqDragging) -> None:
         """Feedback while an IRQ row is dragged: what a release here would do."""
-        if message.cpu is None:
+        fixed = unmovable(message.irq, self._irq_affinity().get(message.irq))
+        if fixed is not None:
+            text = fixed  # said while dragging: a release will move nothing
+        elif message.cpu is None:
             text = f"dragging IRQ {message.irq}: release it on a CPU (list row or heat-map cell)"
         else:
             text = f"release: IRQ {message.irq} -> cpu{message.cpu}"
@@ -1008,6 +1011,10 @@ class TuituneApp(App[int]):
         self._drag_text = None
         if self.session.read_only:
             self.notify_line(self.session.read_only, True)
+            return
+        fixed = unmovable(message.irq, self._irq_affinity().get(message.irq))
+        if fixed is not None:
+            self.notify_line(fixed, True)
             return
         self.editor.set_irq(message.irq, str(message.cpu))
 

@@ -248,3 +248,21 @@ def test_lowered_under_queue_settings_restores_every_irq_and_closes(
         zip(QUEUES, captured_affinity().values(), strict=True)
     )
     assert not list(jdir.glob("*.journal"))
+
+
+def test_undo_of_a_channel_change_leaves_every_queue_irq_as_before(
+    tmp_path: Path, host: tuple[Path, HostAccess, VirtioLike]
+) -> None:
+    """Undo of channels 4 -> 2: putting 4 back spreads input.2/.3 too, which the lowering had
+    left alone; undo puts them where they were before the step."""
+    tree, access, _ = host
+    journal = Journal.open(access, tmp_path / "journal")
+    assert journal.apply(Key.field(DEV, "channels", "combined"), "2").status == "changed"
+    outs = journal.undo()
+    assert outs and all(o.ok for o in outs), [o.describe() for o in outs]
+    assert {q: affinity(tree, f"virtio0-{q}") for q in QUEUES} == dict(
+        zip(QUEUES, captured_affinity().values(), strict=True)
+    )
+    assert journal.check_drift() == []
+    assert all(o.ok for o in journal.close_restoring())
+    assert not list((tmp_path / "journal").glob("*.journal"))

@@ -289,6 +289,16 @@ class JournalBase:
             ]
             if drifted:
                 return [self._drift_outcome(d) for d in drifted]
+        # Queue IRQs a channel count of this step may spread anew when put back, although the
+        # step did not move them (virtio_net): what they hold now is what undo must leave.
+        counts = {e.key.ifname for e in step if e.key.kind == "channels"}
+        in_step = {e.key for e in step}
+        spread = [
+            k
+            for k in self._state.originals
+            if respread_by_count(k) and k.ifname in counts and k not in in_step
+        ]
+        kept = {k: value_of(v) for k, v in self.access.read_many(spread).items()} if spread else {}
         outs: list[Outcome] = []
         undone: list[Entry] = []
         for e in reversed(step):
@@ -301,6 +311,9 @@ class JournalBase:
                 return [*outs, Outcome(out.key, out.status, out.before, out.after, reason)]
             outs.append(out)
             undone.append(e)
+        for k, value in kept.items():
+            if value is not None and value_of(self.access.read(k)) != value:
+                outs.append(self._write_back(k, value))
         self._note(Undo())
         self._cleanup({e.key for e in step})
         return outs

@@ -218,6 +218,7 @@ class TuituneApp(App[int]):
         self.all_affinity: dict[str, IrqAffinity] = {}  # every IRQ's, for the "all" view
         self._grid_kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
         self.notice: str | None = None
+        self._notice_id = 0  # which notice is shown: its timer clears only it
         self.samples_drawn = 0
         self._header_height = -1
         self.panels = make_panels()
@@ -986,6 +987,11 @@ class TuituneApp(App[int]):
 
     def action_move_irq(self) -> None:
         irqs, cpus = self.panels["irqs"].view, self.panels["cpus"].view
+        key = irqs.cursor_key or ""
+        fixed = unmovable(key[4:], self._irq_affinity().get(key[4:])) if key[:4] == "irq:" else None
+        if fixed is not None:  # before asking for a CPU: no CPU would do
+            self.notify_line(fixed, True)
+            return
         picked = move_keys(irqs.cursor_key, cpus.cursor_key)
         if isinstance(picked, str):
             self.notify_line(picked, True)
@@ -1021,9 +1027,12 @@ class TuituneApp(App[int]):
     def _notify(self, text: str) -> None:
         self.notice = text
         self._draw_header()
+        # Each notice clears only itself: the timer of an earlier, identical one must not
+        # cut a repeated notice short.
+        self._notice_id = token = self._notice_id + 1
 
         def clear() -> None:
-            if self.notice == text:
+            if self._notice_id == token:
                 self.notice = None
                 self._draw_header()
 

@@ -128,7 +128,10 @@ def irq_help(irq: str, lands: Sequence[Share], aff: IrqAffinity | None, cpu_key:
             f"PENDING: affinity {_cpus(aff.smp_affinity)}, still delivered to "
             f"{_cpus(aff.effective)} until its next interrupt."
         )
-    if cpu_key and cpu_key.startswith("cpu:") and cpu_key[4:].isdigit():
+    fixed = unmovable(irq, aff)
+    if fixed is not None:
+        parts.append(f"{fixed}.")
+    elif cpu_key and cpu_key.startswith("cpu:") and cpu_key[4:].isdigit():
         parts.append(f"m: move it to cpu{cpu_key[4:]} (the CPU grid's cursor).")
     else:
         parts.append("m: move it to the CPU under the CPU grid's cursor (1).")

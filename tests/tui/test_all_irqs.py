@@ -50,3 +50,42 @@ async def test_another_devices_irq_keeps_its_affinity_and_edits_from_it(tmp_path
         await h.wait(lambda: isinstance(h.app.screen, EditorScreen))
         assert "now: 4-7" in h.screen()
         await h.tui.press("escape")
+
+
+async def test_a_kernel_row_is_refused_before_a_move_or_a_drag(tmp_path: Path) -> None:
+    """A drag of NMI and m on it: refused up front in one line (while dragging already), no
+    question, nothing written."""
+    from tuitune.tui.panels.panels import CpuList, IrqList
+    from tuitune.tui.screens.dialogs import ChoiceScreen
+
+    reason = "NMI cannot be moved: not a device IRQ (the kernel counts it per CPU)"
+    async with editing(tmp_path) as h:
+        await all_view(h)
+        irqs, cpus = h.app.query_one(IrqList), h.app.query_one(CpuList)
+        assert irqs.move_cursor_to("irq:LOC")  # the row help names LOC, not NMI
+        index = [r.key for r in irqs.shown].index("irq:NMI")
+        irqs.scroll_to(y=max(0, index - 2), animate=False)
+        await h.tui.pilot.pause()
+        source_y = next(
+            y
+            for y in range(irqs.size.height)
+            if (i := irqs.row_at(y)) is not None and irqs.shown[i].key == "irq:NMI"
+        )
+        keys = [r.key for r in cpus.shown]
+        target_y = 1 + keys.index("cpu:3") - int(cpus.scroll_y)
+        await h.tui.pilot.mouse_down(irqs, offset=(2, source_y))
+        assert irqs.dragging == "NMI"
+        await h.tui.pilot.hover(cpus, offset=(2, target_y))
+        await h.wait(lambda: reason in h.shown(h.app.panels["irqs"].help_strip))
+        await h.tui.pilot.mouse_up(cpus, offset=(2, target_y))
+        await h.wait(lambda: reason in h.tui.header())
+        assert not isinstance(h.app.screen, ChoiceScreen)
+        assert cpus.move_cursor_to("cpu:all")
+        assert irqs.move_cursor_to("irq:NMI")
+        await h.tui.press("m")  # no CPU picked: the reason, not how to pick one
+        assert reason in h.tui.header()
+        assert cpus.move_cursor_to("cpu:3")
+        await h.tui.press("m")
+        assert reason in h.tui.header()
+        assert not isinstance(h.app.screen, ChoiceScreen)
+        assert h.nothing_written()

@@ -127,6 +127,22 @@ ROWS: list[Row] = [
     ("enetc", "eth0-rxtx3", "eth0", {}, ("combined", 3)),
     ("xgene", "eth0-txc-0", "eth0", {}, ("tx", 0)),
     ("xgene shared", "eth0-rx-txc", "eth0", {}, ("combined", None)),
+    # --- platform and newer drivers (issue 22 #25, the stop-24 gaps)
+    ("ravb best effort rx", "eth0:ch0:rx_be", "eth0", {}, ("rx", 0)),
+    ("ravb network control rx", "eth0:ch1:rx_nc", "eth0", {}, ("rx", 1)),
+    ("ravb best effort tx", "eth0:ch18:tx_be", "eth0", {}, ("tx", 0)),
+    ("ravb network control tx", "eth0:ch19:tx_nc", "eth0", {}, ("tx", 1)),
+    ("ravb multi", "eth0:ch22:multi", "eth0", {}, ("misc", None)),
+    ("ravb emac", "eth0:ch24:emac", "eth0", {}, ("misc", None)),
+    ("ravb error", "eth0:err_a", "eth0", {}, ("misc", None)),
+    ("ravb management", "eth0:mgmt_a", "eth0", {}, ("misc", None)),
+    ("gianfar group tx", "eth0_g0_tx", "eth0", {}, ("tx", 0)),
+    ("gianfar group rx", "eth0_g1_rx", "eth0", {}, ("rx", 1)),
+    ("gianfar group errors", "eth0_g1_er", "eth0", {}, ("misc", None)),
+    ("funeth", "eth0-rx-3", "eth0", {}, ("rx", 3)),
+    ("funeth", "eth0-tx-2", "eth0", {}, ("tx", 2)),
+    ("fbnic", "eth0-TxRx-3", "eth0", {}, ("combined", 3)),
+    ("fbnic tx only", "eth0-Tx-5", "eth0", {}, ("tx", 5)),
 ]
 
 

@@ -323,6 +323,39 @@ def test_a_profile_raising_channels_applies_the_new_queues_the_second_time(
     assert tree.read("sys/class/net/eno49/queues/rx-1/rps_cpus") == "4"
 
 
+def test_a_channel_count_above_the_device_maximum_is_skipped_with_the_maximum(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file from a device with more channels: the count this one cannot take is skipped in
+    one line naming its maximum, the count stays, and the rest of the file is applied (issue
+    22 item 4); the queue it would have created is not promised by a second apply."""
+    from tests.support.session_fakes import FakeDevice
+    from tuitune.core.host.ethtool import Channels
+    from tuitune.core.session import Session
+
+    fewer_queues(tree)
+    dev = FakeDevice("eno49", channels_=Channels(0, 0, 1, 1, 0, 0, 1, 2))
+    monkeypatch.setattr(
+        "tuitune.core.session.Session",
+        lambda root, **kw: Session(
+            root, **kw, access=lambda: HostAccess(root, ethtool=lambda _: dev)
+        ),
+    )
+    profile = tmp_path / "big.toml"
+    profile.write_text(
+        '[interface]\nname = "eno49"\ntxqueuelen = 5000\n[interface.channels]\ncombined = 8\n'
+        '[interface.rps_cpus]\n"rx-0" = "1"\n"rx-5" = "2"\n'
+    )
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert (code, err) == (0, ""), out
+    lines = out.splitlines()
+    assert "skipped eno49 channels combined: 8 is above the maximum 2 of this device" in lines
+    assert "skipped eno49 rx-5 rps_cpus: no queue rx-5 (now)" in lines
+    assert "changed eno49 txqueuelen: 1000 -> 5000" in lines
+    assert dev.channels_.combined == 1
+    assert tree.read("sys/class/net/eno49/queues/rx-0/rps_cpus") == "2"
+
+
 def test_restore_list_names_one_host_when_told_which(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

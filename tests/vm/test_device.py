@@ -4,7 +4,9 @@ journal or put back by `tuitune restore`: ethtool's whole report exactly as befo
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,28 @@ pytestmark = pytest.mark.vm
 def current(text: str) -> str:
     """ethtool -g/-l: the "Current hardware settings" half."""
     return text.split("Current hardware settings:")[1]
+
+
+def leftover() -> str:
+    """What journals are left in /run/tuitune (names and records), "" when none."""
+    return "".join(f"{p}:\n{p.read_text()}" for p in Path("/run/tuitune").glob("*.journal"))
+
+
+@pytest.fixture
+def hand_placed(nics: Nics) -> Iterator[None]:
+    """The IRQs of virtio queues 2 and 3 placed by hand where the driver would not put them
+    (queue 2 on cpu3, queue 3 on cpu2), as an admin or irqbalance leaves them: a channel
+    change spreads them anew, and only the journal knows where they were. Put back after."""
+    irqs = {q: n for q, n in queue_irqs(nics.virtio).items() if q[-2:] in (".2", ".3")}
+    saved = {n: Path(f"/proc/irq/{n}/smp_affinity").read_bytes() for n in irqs.values()}
+    for q, n in irqs.items():
+        Path(f"/proc/irq/{n}/smp_affinity_list").write_text("3" if q.endswith(".2") else "2")
+    try:
+        yield
+    finally:
+        for n, mask in saved.items():
+            with contextlib.suppress(OSError):
+                Path(f"/proc/irq/{n}/smp_affinity").write_bytes(mask)
 
 
 def test_e1000e_rings_coalescing_pause_apply_and_restore(nics: Nics, tmp_path: Path) -> None:
@@ -87,12 +111,7 @@ def test_virtio_channels_apply_and_restore(nics: Nics, tmp_path: Path) -> None:
     assert ethtool_text("-l", dev) == before
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 22 items 1-3 on the real virtio_net (seen 2026-11-25): restore exits 0 and "
-    "puts the channel count back, but leaves a journal behind when the lowered count took "
-    "queues that carried RPS/XPS and an IRQ affinity",
-)
+@pytest.mark.usefixtures("hand_placed")
 def test_virtio_channels_lowered_under_queue_settings_restore_clean(
     nics: Nics, tmp_path: Path
 ) -> None:
@@ -113,15 +132,10 @@ def test_virtio_channels_lowered_under_queue_settings_restore_clean(
     out = tuitune("restore", check=False)
     assert out.returncode == 0, out.stdout + out.stderr
     assert ethtool_text("-l", dev) == before
-    assert not any(Path("/run/tuitune").glob("*.journal"))
+    assert leftover() == "", out.stdout
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 22 item 2 on the real virtio_net (seen 2026-11-25): the driver re-spreads "
-    "every queue IRQ when channels change, also IRQs tuitune never set, and restore does not "
-    "put those back (e.g. input.2 on cpu2 where it was on cpu3)",
-)
+@pytest.mark.usefixtures("hand_placed")
 def test_virtio_channels_and_irq_affinity_in_one_profile_restore(
     nics: Nics, tmp_path: Path
 ) -> None:
@@ -138,9 +152,9 @@ def test_virtio_channels_and_irq_affinity_in_one_profile_restore(
     tuitune("apply", str(prof))
     out = tuitune("restore", check=False)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert ethtool_text("-l", dev) == before_l
-    assert irq_snapshot() == before_irq
-    assert not any(Path("/run/tuitune").glob("*.journal"))
+    assert ethtool_text("-l", dev) == before_l, out.stdout
+    assert irq_snapshot() == before_irq, out.stdout
+    assert leftover() == "", out.stdout
 
 
 def test_virtio_channels_raised_with_rps_on_a_new_queue_restore(nics: Nics, tmp_path: Path) -> None:

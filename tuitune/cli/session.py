@@ -25,7 +25,7 @@ from tuitune.cli._common import (
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.session import Session
+    from tuitune.core.session import HostAccess, InvalidValue, Session
     from tuitune.core.session.outcome import Outcome
     from tuitune.core.session.settings import Key
     from tuitune.core.values import Unavailable
@@ -265,6 +265,25 @@ def _new_queue_hint(key: Key, pairs: list[tuple[Key, str]]) -> str:
     return ""
 
 
+def _beyond_device(access: HostAccess, pairs: list[tuple[Key, str]]) -> dict[Key, InvalidValue]:
+    """The settings of `pairs` above what this device can take (a channel count above its
+    maximum), with the one-line reason naming the maximum."""
+    from tuitune.core.session import InvalidValue, WriteRefused
+    from tuitune.core.session.validate import BeyondDevice
+
+    out: dict[Key, InvalidValue] = {}
+    for key, text in pairs:
+        if key.kind != "channels":
+            continue
+        try:
+            access.validate(key, text)
+        except BeyondDevice as exc:
+            out[key] = exc
+        except (InvalidValue, WriteRefused):
+            pass  # reported by the main loop
+    return out
+
+
 def cmd_apply(args: argparse.Namespace) -> int:
     from tuitune.core.docfile import shown
     from tuitune.core.host.netdev import interface_exists, list_interfaces
@@ -303,14 +322,21 @@ def cmd_apply(args: argparse.Namespace) -> int:
         skipped: list[str] = []  # what this device does not have: left out, the rest applied
         pairs, errors = resolve(access, profile, ifname, skipped)
         targets: dict[Key, str] = {}
+        beyond = {  # counts this device cannot take (a file from a bigger one): skipped
+            k: exc.message for k, exc in _beyond_device(access, pairs).items()
+        }
         for key, text in pairs:
+            if key in beyond:
+                skipped.append(f"{beyond[key]} of this device")
+                continue
             try:
                 targets[key] = access.validate(key, text)
             except InvalidValue as exc:
                 errors.append(exc.message)
             except WriteRefused as exc:
                 if _not_here(key, exc.state):
-                    skipped.append(exc.state.reason + _new_queue_hint(key, pairs))
+                    kept = [(k, t) for k, t in pairs if k not in beyond]
+                    skipped.append(exc.state.reason + _new_queue_hint(key, kept))
                     continue
                 errors.append(exc.state.reason + _refusal_hint(root, key, exc.state))
         pairs = [(k, t) for k, t in pairs if k in targets]

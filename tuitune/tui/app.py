@@ -42,7 +42,7 @@ from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
-from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys
+from tuitune.tui.controllers.irqmove import IrqMover, irq_help, move_keys, unmovable
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
@@ -236,6 +236,7 @@ class TuituneApp(App[int]):
         self.all_affinity: dict[str, IrqAffinity] = {}  # every IRQ's, for the "all" view
         self._grid_kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
         self.notice: str | None = None
+        self._notice_id = 0  # which notice is shown: its timer clears only it
         self.samples_drawn = 0
         self._header_height = -1
         self.panels = make_panels()
@@ -1042,6 +1043,11 @@ class TuituneApp(App[int]):
 
     def action_move_irq(self) -> None:
         irqs, cpus = self.panels["irqs"].view, self.panels["cpus"].view
+        key = irqs.cursor_key or ""
+        fixed = unmovable(key[4:], self._irq_affinity().get(key[4:])) if key[:4] == "irq:" else None
+        if fixed is not None:  # before asking for a CPU: no CPU would do
+            self.notify_line(fixed, True)
+            return
         picked = move_keys(irqs.cursor_key, cpus.cursor_key)
         if isinstance(picked, str):
             self.notify_line(picked, True)
@@ -1052,7 +1058,10 @@ class TuituneApp(App[int]):
 
     def on_irq_dragging(self, message: IrqDragging) -> None:
         """Feedback while an IRQ row is dragged: what a release here would do."""
-        if message.cpu is None:
+        fixed = unmovable(message.irq, self._irq_affinity().get(message.irq))
+        if fixed is not None:
+            text = fixed  # said while dragging: a release will move nothing
+        elif message.cpu is None:
             text = f"dragging IRQ {message.irq}: release it on a CPU (list row or heat-map cell)"
         else:
             text = f"release: IRQ {message.irq} -> cpu{message.cpu}"
@@ -1065,14 +1074,21 @@ class TuituneApp(App[int]):
         if self.session.read_only:
             self.notify_line(self.session.read_only, True)
             return
+        fixed = unmovable(message.irq, self._irq_affinity().get(message.irq))
+        if fixed is not None:
+            self.notify_line(fixed, True)
+            return
         self.editor.set_irq(message.irq, str(message.cpu))
 
     def _notify(self, text: str) -> None:
         self.notice = text
         self._draw_header()
+        # Each notice clears only itself: the timer of an earlier, identical one must not
+        # cut a repeated notice short.
+        self._notice_id = token = self._notice_id + 1
 
         def clear() -> None:
-            if self.notice == text:
+            if self._notice_id == token:
                 self.notice = None
                 self._draw_header()
 

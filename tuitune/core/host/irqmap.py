@@ -103,13 +103,16 @@ _SUFFIX_RE: Final = re.compile(
     | tx-?{_N}-rx-?(?P<txrx>{_N})
     | rx-?(?P<rxtx>{_N})-tx-?{_N}
     | q(?P<xq>{_N})-(?P<xdir>rx|tx)
+    | g(?P<g>{_N})_(?P<gdir>rx|tx)
+    | ch{_N}:(?P<rdir>rx|tx)_(?P<rq>be|nc)
     | l{_N}-(?P<ldir>rx|tx|txrx)(?P<l>{_N})
     | (?P<n>{_N})
     | (?P<trunc>tx-?rx|rx-?tx|rx|tx)-?
     | rx-txc
     | (?:misc|other|lsc|link|err|error|notify|event|mgmt|mgmnt|mbx|mailbox|async|ctrl|admin
          |aenq|cmd|exn|ptp|xdp|fweventq|ofld|rdma|traceq|unused|qerr|rbdr|qset-err|mac|wol
-         |lpi|safety-ce|safety-ue|l{_N}-(?:adminq|admin|notifyq|notif)|epf_[a-z0-9_]{{1,32}})
+         |lpi|safety-ce|safety-ue|l{_N}-(?:adminq|admin|notifyq|notif)|epf_[a-z0-9_]{{1,32}}
+         |g{_N}_er|ch{_N}:(?:multi|emac)|err_a|mgmt_a)
       (?:-?{_N})?
     """,
     re.IGNORECASE | re.VERBOSE | re.ASCII,
@@ -165,6 +168,10 @@ def _classify_suffix(suffix: str) -> tuple[QueueKind, int | None] | None:
         return _DIR_KIND[m["dir"].lower()], int(m["d"])
     if m["xdir"] is not None:  # xen-netfront split event channels: eth0-q1-tx
         return ("rx" if m["xdir"].lower() == "rx" else "tx"), int(m["xq"])
+    if m["gdir"] is not None:  # gianfar interrupt group: eth0_g0_rx
+        return ("rx" if m["gdir"].lower() == "rx" else "tx"), int(m["g"])
+    if m["rdir"] is not None:  # ravb: best-effort queue 0, network-control queue 1
+        return ("rx" if m["rdir"].lower() == "rx" else "tx"), int(m["rq"].lower() == "nc")
     if m["ldir"] is not None:  # ionic: ionic-eth0-L0-rx3
         return _LDIR_KIND[m["ldir"].lower()], int(m["l"])
     if m["trunc"] is not None:  # a name cut by the driver's buffer: tg3 "enp129s0f0-txrx"

@@ -708,7 +708,9 @@ class HostAccess:
         top = _channel_max(c, key.name)
         if top == 0:
             raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
-        value = v.parse_count(key, text, maximum=top)
+        value = v.parse_count(key, text)
+        if int(value) > top:
+            raise v.BeyondDevice(key, f"{key.label}: {value} is above the maximum {top}")
         counts = {"rx": c.rx, "tx": c.tx, "other": c.other, "combined": c.combined}
         counts[key.name] = int(value)
         # The kernel's own rule (ethtool_set_channels): something must still receive and send.

@@ -274,7 +274,9 @@ class Journal(TrialChanges):
         self._sync()
         if self._state.trial is not None:
             self.revert_trial()
-        order = list(reversed(self._state.originals))
+        # Newest first, but channel counts before all else: putting a count back re-creates
+        # or re-spreads the queues and IRQs of its device, so their originals go back after it.
+        order = sorted(reversed(self._state.originals), key=lambda k: k.kind != "channels")
         results: dict[Key, Outcome] = {}
         drifted: set[Key] = set()
         removed: set[Key] = set()  # queue settings a channel count put back took away

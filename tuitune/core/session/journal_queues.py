@@ -31,6 +31,12 @@ def follows_channels(key: Key) -> bool:
     return key.kind == "irq_affinity" and key.ifname is not None and key.queue is not None
 
 
+def respread_by_count(key: Key) -> bool:
+    """Is `key` the affinity of a queue's IRQ, which a channel change may move although the
+    change neither adds nor removes that queue?"""
+    return key.kind == "irq_affinity" and key.ifname is not None and key.queue is not None
+
+
 def removed_by(out: Outcome) -> set[Key]:
     """The queue settings a channel write (`out`) made disappear."""
     if out.status != "changed" or out.key.kind != "channels":

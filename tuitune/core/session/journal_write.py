@@ -12,7 +12,7 @@ from typing import Any
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess, WriteRefused
 from tuitune.core.session.journal_file import JournalFile, JournalWriteError
-from tuitune.core.session.journal_queues import follows_channels
+from tuitune.core.session.journal_queues import follows_channels, respread_by_count
 from tuitune.core.session.journal_records import (
     Done,
     Entry,
@@ -253,19 +253,29 @@ class JournalBase:
         """Drop originals that are back at their value and in no undo step: nothing to restore.
         Those in `gone` are dropped too when absent now (a queue that went with its creator)."""
         held = self._state.originals
+        keys = set(keys)
+        # A channel count dropped here frees the queue IRQs it held (below) with it.
+        counts = {k.ifname for k in keys if k.kind == "channels" and k in held}
+        keys |= {k for k in held if respread_by_count(k) and k.ifname in counts}
         # A gone queue's step entries are of no use either: undo skips what had no value.
         candidates = [k for k in keys if k in held and (k in gone or not self._state.in_steps(k))]
         if not candidates:
             return
         now = self.access.read_many(candidates)
-        back = [
+        back = {
             k
             for k in candidates
             if value_of(now[k]) == self._state.originals[k]
             or (k in gone and value_of(now[k]) is None)
-        ]
+        }
+        # A queue IRQ stays held while its device's channel count is, even at its original:
+        # putting the count back spreads IRQs the change itself left alone (virtio_net's
+        # virtnet_set_affinity moves every queue below the new count), and only a held
+        # original lets restore put them back.
+        still = {k.ifname for k in held if k.kind == "channels" and k not in back}
+        back = {k for k in back if k in gone or not respread_by_count(k) or k.ifname not in still}
         if back:
-            self._note(Forget(tuple(back)))
+            self._note(Forget(tuple(k for k in held if k in back)))
 
     def _undo_last(self, force: bool) -> list[Outcome]:
         if not self._state.steps:
@@ -281,6 +291,16 @@ class JournalBase:
             ]
             if drifted:
                 return [self._drift_outcome(d) for d in drifted]
+        # Queue IRQs a channel count of this step may spread anew when put back, although the
+        # step did not move them (virtio_net): what they hold now is what undo must leave.
+        counts = {e.key.ifname for e in step if e.key.kind == "channels"}
+        in_step = {e.key for e in step}
+        spread = [
+            k
+            for k in self._state.originals
+            if respread_by_count(k) and k.ifname in counts and k not in in_step
+        ]
+        kept = {k: value_of(v) for k, v in self.access.read_many(spread).items()} if spread else {}
         outs: list[Outcome] = []
         undone: list[Entry] = []
         for e in reversed(step):
@@ -296,6 +316,9 @@ class JournalBase:
                 return [*outs, Outcome(out.key, out.status, out.before, out.after, reason)]
             outs.append(out)
             undone.append(e)
+        for k, value in kept.items():
+            if value is not None and value_of(self.access.read(k)) != value:
+                outs.append(self._write_back(k, value))
         self._note(Undo())
         self._cleanup({e.key for e in step})
         return outs

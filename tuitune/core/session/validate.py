@@ -41,6 +41,11 @@ class InvalidValue(ValueError):
         self.message = message
 
 
+class BeyondDevice(InvalidValue):
+    """A value this device cannot take though another one could (a channel count above its
+    maximum): a profile written on a bigger device skips it and applies the rest."""
+
+
 def _clean(key: Key, text: str, example: str) -> str:
     if not isinstance(text, str):
         raise InvalidValue(key, f"{key.label}: expected text such as {example}, got {text!r}")

@@ -38,6 +38,18 @@ def _cpus(value: frozenset[int] | Unavailable | None) -> str:
     return "unknown" if value is None else str(value)
 
 
+def unmovable(irq: str, aff: IrqAffinity | None) -> str | None:
+    """Why IRQ `irq` cannot be moved at all, in one line (None: it can), said before anything
+    is asked or dragged anywhere."""
+    if not (irq.isascii() and irq.isdigit()):
+        # NMI, LOC, TLB...: counted per CPU by the kernel itself; /proc/irq has no entry.
+        return f"{irq} cannot be moved: not a device IRQ (the kernel counts it per CPU)"
+    asked = aff.smp_affinity if aff is not None else None
+    if isinstance(asked, Unavailable) and asked.kind != "permission":
+        return f"IRQ {irq} cannot be moved: {asked.reason}"
+    return None
+
+
 class IrqMover:
     def __init__(self, shell: Shell, editor: SetIrq) -> None:
         self.shell = shell
@@ -53,6 +65,10 @@ class IrqMover:
             return None
         queue = next((q.name for q in nic.irqs if q.irq == irq), None) if nic else None
         aff = nic.irq_affinity.get(irq) if nic else None
+        fixed = unmovable(irq, aff)
+        if fixed is not None:
+            self.shell.notify_line(fixed, True)
+            return None
         asked = aff.smp_affinity if aff else None
         if isinstance(asked, Unavailable) and asked.kind == "permission":
             self.shell.notify_line(f"IRQ {irq}: {asked.reason}", True)
@@ -112,7 +128,10 @@ def irq_help(irq: str, lands: Sequence[Share], aff: IrqAffinity | None, cpu_key:
             f"PENDING: affinity {_cpus(aff.smp_affinity)}, still delivered to "
             f"{_cpus(aff.effective)} until its next interrupt."
         )
-    if cpu_key and cpu_key.startswith("cpu:") and cpu_key[4:].isdigit():
+    fixed = unmovable(irq, aff)
+    if fixed is not None:
+        parts.append(f"{fixed}.")
+    elif cpu_key and cpu_key.startswith("cpu:") and cpu_key[4:].isdigit():
         parts.append(f"m: move it to cpu{cpu_key[4:]} (the CPU grid's cursor).")
     else:
         parts.append("m: move it to the CPU under the CPU grid's cursor (1).")

@@ -236,8 +236,14 @@ def cpus_value(cpus: frozenset[int], empty: str = NO_CPUS) -> str:
     return format_cpulist(cpus) if cpus else empty
 
 
-def _handler(kind: Kind) -> KindHandler:
-    # Deferred: the kind handlers (kinds/) are built on this module's Key.
-    from tuitune.core.session.kinds.table import handler
+_HANDLERS: dict[Kind, KindHandler] = {}
 
-    return handler(kind)
+
+def _handler(kind: Kind) -> KindHandler:
+    # Deferred (the kind handlers in kinds/ are built on this module's Key), then kept: a
+    # label is asked for on every row of every refresh.
+    if not _HANDLERS:
+        from tuitune.core.session.kinds.table import HANDLERS
+
+        _HANDLERS.update(HANDLERS)
+    return _HANDLERS[kind]

@@ -9,11 +9,14 @@ form the user reads and types: "on"/"off" for switches, decimal integers for cou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist, parse_cpulist
 from tuitune.core.procs.model import printable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.kinds.base import KindHandler
 
 Kind = Literal[
     "sysctl",
@@ -176,35 +179,12 @@ class Key:
     @property
     def scope(self) -> catalog.Scope:
         """ "netns": lives in the interface's (or sysctl's) network namespace; "host": global."""
-        if self.kind in ("irq_affinity", "service", "proc_affinity"):
-            return "host"
-        if self.kind == "sysctl":
-            try:
-                return catalog.entry(self.name).scope
-            except KeyError:
-                return "host"  # unknown keys: assume the wider blast radius
-        return "netns"
+        return _handler(self.kind).scope(self)
 
     @property
     def label(self) -> str:
         """How messages name it: "eth2 rings rx", "eth2 rx-0 rps_cpus", "IRQ 45 (eth2-TxRx-3)"."""
-        k, dev = self.kind, self.ifname or "?"
-        if k == "sysctl":
-            return self.name
-        if k == "feature":
-            return f"{dev} {self.name}"
-        if k in ETHTOOL_GROUPS:
-            return f"{dev} {GROUP_OF[k]} {self.name}"
-        if k in ("mtu", "txqueuelen"):
-            return f"{dev} {k}"
-        if k in QUEUE_KINDS:
-            return f"{dev} {self.name} {k}"
-        if k == "service":
-            return f"{self.name} service"
-        if k == "proc_affinity":
-            return proc_label(self.name, self.queue)
-        queue = f" ({self.queue})" if self.queue else ""
-        return f"IRQ {self.name}{queue} affinity"
+        return _handler(self.kind).label(self)
 
     def __str__(self) -> str:
         return self.label
@@ -254,3 +234,16 @@ def cpus_of(value: str) -> frozenset[int]:
 
 def cpus_value(cpus: frozenset[int], empty: str = NO_CPUS) -> str:
     return format_cpulist(cpus) if cpus else empty
+
+
+_HANDLERS: dict[Kind, KindHandler] = {}
+
+
+def _handler(kind: Kind) -> KindHandler:
+    # Deferred (the kind handlers in kinds/ are built on this module's Key), then kept: a
+    # label is asked for on every row of every refresh.
+    if not _HANDLERS:
+        from tuitune.core.session.kinds.table import HANDLERS
+
+        _HANDLERS.update(HANDLERS)
+    return _HANDLERS[kind]

@@ -1,0 +1,63 @@
+"""Every kind of setting has a handler in the kind table, with every method of the Protocol:
+adding a kind to settings.Kind without its row (or a row missing a method) fails here."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from tuitune.core.session.kinds.base import KindHandler
+from tuitune.core.session.kinds.table import HANDLERS
+from tuitune.core.session.settings import KINDS, Key
+
+METHODS = sorted(
+    n for n, f in vars(KindHandler).items() if not n.startswith("_") and inspect.isfunction(f)
+)
+
+SAMPLES: dict[str, Key] = {
+    "sysctl": Key.sysctl("net.core.somaxconn"),
+    "feature": Key.feature("eth2", "rx-gro-hw"),
+    "ring": Key.field("eth2", "ring", "rx"),
+    "coalesce": Key.field("eth2", "coalesce", "rx-usecs"),
+    "channels": Key.field("eth2", "channels", "combined"),
+    "pause": Key.field("eth2", "pause", "rx"),
+    "mtu": Key.mtu("eth2"),
+    "txqueuelen": Key.txqueuelen("eth2"),
+    "rps_cpus": Key.rps_cpus("eth2", "rx-0"),
+    "xps_cpus": Key.xps_cpus("eth2", "tx-0"),
+    "rps_flow_cnt": Key.rps_flow_cnt("eth2", "rx-0"),
+    "irq_affinity": Key.irq(45, "eth2-TxRx-3", "eth2"),
+    "service": Key.service("irqbalance"),
+    "proc_affinity": Key.proc_affinity(1234, 5678),
+}
+
+
+def test_the_protocol_names_every_handler_duty() -> None:
+    assert set(METHODS) >= {"read", "validate", "write", "related", "label", "scope", "group"}
+
+
+def test_every_kind_has_a_row() -> None:
+    assert set(HANDLERS) == set(KINDS)
+    assert set(SAMPLES) == set(KINDS)  # a new kind needs a sample here too
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_row_has_every_method(kind: str) -> None:
+    h = HANDLERS[kind]  # type: ignore[index]
+    assert isinstance(h.calling_thread, bool)
+    for name in METHODS:
+        method = getattr(h, name, None)
+        assert callable(method), f"{kind}: no {name}"
+        want = list(inspect.signature(getattr(KindHandler, name)).parameters)[1:]
+        assert list(inspect.signature(method).parameters) == want, f"{kind}.{name}"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_row_describes_its_keys(kind: str) -> None:
+    key = SAMPLES[kind]
+    h = HANDLERS[key.kind]
+    assert h.label(key) == key.label and key.label
+    assert h.scope(key) in ("netns", "host")
+    assert isinstance(h.group(key), tuple)
+    assert h.absent(key).reason.startswith(key.label)

@@ -1,0 +1,182 @@
+"""What every kind handler shares: the handler Protocol, the refusal in plain words, the file
+writer, and the device Protocol the ethtool families talk to.
+
+A handler gets the `HostAccess` (`acc`) it serves: the kernel thread's helpers (ethtool
+handles, netlink, CPU sets, the IRQ parse cache) stay there; what is particular to a family
+(how its group reads, how a typed value is checked, how it is written) lives in its module.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from tuitune.core import catalog
+from tuitune.core.host.ethtool import (
+    Channels,
+    Coalesce,
+    Feature,
+    FeatureChange,
+    Pause,
+    Rings,
+)
+from tuitune.core.host.root import KernelFileError, open_in_tree
+from tuitune.core.session import kernel_said
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
+
+Values = dict[Key, str]
+GroupRead = Values | Unavailable
+FileWriter = Callable[[Path, str], None]
+
+
+class KindHandler(Protocol):
+    """One family of kinds. `read` gives the whole group `key` belongs to (read once for all
+    its keys); `group` names that group (keys with one id are read together); `related` is
+    `key` and what a write to it may change as well. `calling_thread`: validated and written
+    on the caller's thread, not the kernel thread (a daemon started from a thread inside a
+    namespace would run in it)."""
+
+    calling_thread: bool
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead: ...
+    def absent(self, key: Key) -> Unavailable: ...
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str: ...
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]: ...
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]: ...
+    def label(self, key: Key) -> str: ...
+    def scope(self, key: Key) -> catalog.Scope: ...
+    def group(self, key: Key) -> tuple[object, ...]: ...
+
+
+class Family:
+    """Defaults most families share: one value per key, "not present", on the kernel thread."""
+
+    calling_thread = False
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("missing", f"{key.label}: not present")
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        return own_related(acc, key, whole_group=False)
+
+    def scope(self, key: Key) -> catalog.Scope:
+        return "netns"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.ifname)
+
+
+def own_related(acc: HostAccess, key: Key, *, whole_group: bool) -> dict[Key, str | None]:
+    """`key` with its value (None: absent); `whole_group`: every key of its group too (the
+    other fields of an ethtool struct; each thread of a process)."""
+    group = acc.read_group(key)
+    out: dict[Key, str | None] = {key: None}
+    if isinstance(group, Unavailable):
+        return out
+    if whole_group:
+        out.update(group)
+    else:
+        out[key] = group.get(key)
+    return out
+
+
+class WriteRefused(Exception):
+    """The setting cannot be changed (now, here); `state` says why in plain words."""
+
+    def __init__(self, key: Key, state: Unavailable) -> None:
+        state = _labelled(key, state)
+        super().__init__(state.reason)
+        self.key = key
+        self.state = state
+
+
+def _labelled(key: Key, state: Unavailable) -> Unavailable:
+    """Name the setting in the reason: "rings: not supported by veth" -> "eth2 rings rx: not
+    supported by veth", so a list of refusals says which line each is about."""
+    if state.reason.startswith(key.label):
+        return state
+    head, sep, rest = state.reason.partition(": ")
+    reason = rest if sep and head in (key.group, key.kind) else state.reason
+    return Unavailable(state.kind, f"{key.label}: {reason}")
+
+
+class EthtoolLike(Protocol):
+    """What `HostAccess` needs of a device: `Ethtool`, or a fake in tests."""
+
+    def features(self) -> tuple[Feature, ...] | Unavailable: ...
+    def rings(self) -> Rings | Unavailable: ...
+    def coalesce(self) -> Coalesce | Unavailable: ...
+    def channels(self) -> Channels | Unavailable: ...
+    def pause(self) -> Pause | Unavailable: ...
+    def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange: ...
+    def set_rings(
+        self,
+        rx: int | None = None,
+        tx: int | None = None,
+        rx_mini: int | None = None,
+        rx_jumbo: int | None = None,
+    ) -> None: ...
+    def set_channels(
+        self,
+        rx: int | None = None,
+        tx: int | None = None,
+        other: int | None = None,
+        combined: int | None = None,
+    ) -> None: ...
+    def set_pause(
+        self, autoneg: bool | None = None, rx: bool | None = None, tx: bool | None = None
+    ) -> None: ...
+    def set_coalesce(self, values: Mapping[str, int]) -> None: ...
+    def close(self) -> None: ...
+
+
+def write_file(path: Path, text: str, jail: str | None = None) -> None:
+    """One write(2) of a /proc or /sys value (or a fixture tree's file): the kernel's answer
+    comes back as the OSError of that write. Never creates a file. In a --root tree (`jail`)
+    the file must be inside the tree: a linked directory never leads the write out of it."""
+    fd = open_in_tree(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW, jail, str(path))
+    try:
+        os.write(fd, text.encode() + b"\n")
+    finally:
+        os.close(fd)
+
+
+def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
+    """A kernel's errno on a write, in plain words."""
+    code, label = exc.errno, key.label
+    if isinstance(exc, KernelFileError):  # not the kernel's answer: the tree's file was refused
+        return Unavailable(exc.state.kind, f"{label}: {exc.state.reason}")
+    shown = f" {value}" if value is not None else ""
+    if code == errno.EIO and key.kind == "irq_affinity":
+        return Unavailable(
+            "unsupported", f"{label}: managed by the kernel (its affinity is fixed by the driver)"
+        )
+    if code in (errno.EPERM, errno.EACCES):
+        # As root with the capability, the kernel refused the value, not tuitune's right.
+        said = kernel_said.privileged_refusal(key, code, value)
+        return said or Unavailable("permission", f"{label}: changing it needs root")
+    if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+        return Unavailable("missing", f"{label}: not present (gone?)")
+    if code in (errno.EOPNOTSUPP, errno.ENOTSUP):
+        return Unavailable("unsupported", f"{label}: not supported here")
+    if code in (errno.EINVAL, errno.ERANGE):
+        return Unavailable("error", f"{label}: the kernel rejected{shown}")
+    if code == errno.ENOMEM:
+        return Unavailable("error", f"{label}: the kernel could not allocate memory for{shown}")
+    if code == errno.EBUSY:
+        return Unavailable("error", f"{label}: busy, try again")
+    return Unavailable("error", f"{label}: {exc.strerror or exc}")
+
+
+def switch(b: bool) -> str:
+    return "on" if b else "off"

@@ -1,0 +1,268 @@
+"""The ethtool families: features, rings, coalescing, channels, pause. One read gives every
+field of a group; a device without a handle (a recorded tree) has them "not recorded"."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from tuitune.core.host.ethtool import Channels, EthtoolWriteError, Rings
+from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
+from tuitune.core.session import validate as v
+from tuitune.core.session.kinds.base import (
+    NOT_RECORDED,
+    EthtoolLike,
+    Family,
+    GroupRead,
+    Values,
+    WriteRefused,
+    own_related,
+    switch,
+)
+from tuitune.core.session.kinds.irq import read_irq
+from tuitune.core.session.kinds.queues import read_device_queues
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import (
+    CHANNEL_FIELDS,
+    GROUP_OF,
+    PAUSE_FIELDS,
+    RING_FIELDS,
+    Key,
+    ring_minimum,
+)
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
+
+
+def device(acc: HostAccess, key: Key) -> EthtoolLike:
+    """The device's ethtool handle, or WriteRefused: a recorded tree has none."""
+    et = acc._eth(key.ifname or "")
+    if et is None:
+        raise WriteRefused(key, NOT_RECORDED)
+    return et
+
+
+class _Ethtool(Family):
+    """What every ethtool family shares: the group is one read, a write reports its fields."""
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        et = acc._eth(key.ifname or "")
+        if et is None:
+            return NOT_RECORDED
+        return self.read_device(et, key.ifname or "")
+
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        raise NotImplementedError
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("unsupported", f"{key.label}: not supported by this device")
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        et = device(acc, key)
+        try:
+            return self.write_device(et, key, value)
+        except EthtoolWriteError as exc:
+            raise WriteRefused(key, exc.state) from exc
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        raise NotImplementedError
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        return own_related(acc, key, whole_group=True)
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} {GROUP_OF[key.kind]} {key.name}"
+
+
+class Features(_Ethtool):
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        feats = et.features()
+        if isinstance(feats, Unavailable):
+            return feats
+        return {Key.feature(dev, f.name): switch(f.requested) for f in feats}
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("missing", f"{key.label}: no such feature")
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        feats = device(acc, key).features()
+        if isinstance(feats, Unavailable):
+            raise WriteRefused(key, feats)
+        found = next((f for f in feats if f.name == key.name), None)
+        if found is None:
+            raise v.InvalidValue(key, f"{key.label}: no such feature on {key.ifname}")
+        if found.fixed:
+            # Asking for the value it has is no error (`lro = false` where LRO is fixed off).
+            with contextlib.suppress(v.InvalidValue):
+                if v.parse_switch(key, text) == switch(found.requested):
+                    return switch(found.requested)
+            state = Unavailable("unsupported", f"{key.label}: fixed, the device cannot change it")
+            raise WriteRefused(key, state)
+        return v.parse_switch(key, text)
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        dev = key.ifname or ""
+        change = et.set_features({key.name: value == "on"})
+        return tuple(
+            Effect(Key.feature(dev, name), switch(not active), switch(active))
+            for name, active in change.changed
+            if name != key.name
+        )
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        return own_related(acc, key, whole_group=False)
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} {key.name}"
+
+
+def rings_values(ifname: str, r: Rings) -> Values:
+    f = Key.field
+    return {
+        f(ifname, "ring", "rx"): str(r.rx),
+        f(ifname, "ring", "rx-mini"): str(r.rx_mini),
+        f(ifname, "ring", "rx-jumbo"): str(r.rx_jumbo),
+        f(ifname, "ring", "tx"): str(r.tx),
+    }
+
+
+def ring_max(r: Rings, field: str) -> int:
+    return {"rx": r.rx_max, "rx-mini": r.rx_mini_max, "rx-jumbo": r.rx_jumbo_max, "tx": r.tx_max}[
+        field
+    ]
+
+
+def channel_max(c: Channels, field: str) -> int:
+    return {"rx": c.rx_max, "tx": c.tx_max, "other": c.other_max, "combined": c.combined_max}[field]
+
+
+class RingSizes(_Ethtool):
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        r = et.rings()
+        return r if isinstance(r, Unavailable) else rings_values(dev, r)
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        et = device(acc, key)
+        if key.name not in RING_FIELDS:
+            raise v.InvalidValue(key, f"{key.label}: no such ring ({', '.join(RING_FIELDS)})")
+        r = et.rings()
+        if isinstance(r, Unavailable):
+            raise WriteRefused(key, r)
+        top = ring_max(r, key.name)
+        if top == 0:
+            raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+        return v.parse_count(key, text, minimum=ring_minimum(key.name), maximum=top)
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        et.set_rings(**{key.name.replace("-", "_"): int(value)})
+        return ()
+
+
+class ChannelCounts(_Ethtool):
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        c = et.channels()
+        if isinstance(c, Unavailable):
+            return c
+        counts = (c.rx, c.tx, c.other, c.combined)
+        return {
+            Key.field(dev, "channels", n): str(x)
+            for n, x in zip(CHANNEL_FIELDS, counts, strict=True)
+        }
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        et = device(acc, key)
+        if key.name not in CHANNEL_FIELDS:
+            known = ", ".join(CHANNEL_FIELDS)
+            raise v.InvalidValue(key, f"{key.label}: no such channel kind ({known})")
+        c = et.channels()
+        if isinstance(c, Unavailable):
+            raise WriteRefused(key, c)
+        top = channel_max(c, key.name)
+        if top == 0:
+            raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+        value = v.parse_count(key, text)
+        if int(value) > top:
+            raise v.BeyondDevice(key, f"{key.label}: {value} is above the maximum {top}")
+        counts = {"rx": c.rx, "tx": c.tx, "other": c.other, "combined": c.combined}
+        counts[key.name] = int(value)
+        # The kernel's own rule (ethtool_set_channels): something must still receive and send.
+        if counts["combined"] == 0 and (counts["rx"] == 0 or counts["tx"] == 0):
+            raise v.InvalidValue(
+                key, f"{key.label}: {value} would leave no rx or no tx channel (needs at least one)"
+            )
+        return value
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        et.set_channels(**{key.name: int(value)})
+        return ()
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        group = acc.read_group(key)
+        out: dict[Key, str | None] = {key: None}
+        if isinstance(group, Unavailable):
+            return out
+        out.update(group)
+        queues = read_device_queues(acc, key.ifname or "")
+        if not isinstance(queues, Unavailable):
+            out.update(queues)
+        # Drivers re-create (or re-spread) their queue IRQs on a channel change: their
+        # affinity moves with it, and absent ones are IRQs of queues the change removes.
+        outer, acc.irq_parts = acc.irq_parts, None  # one parse for all of them
+        try:
+            for q in acc.nic_irqs(key.ifname or ""):
+                irq = Key.irq(q.irq, q.name, key.ifname)
+                got = read_irq(acc, irq)
+                out[irq] = None if isinstance(got, Unavailable) else got.get(irq)
+        finally:
+            acc.irq_parts = outer
+        return out
+
+
+class PauseFrames(_Ethtool):
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        p = et.pause()
+        if isinstance(p, Unavailable):
+            return p
+        flags = (p.autoneg, p.rx, p.tx)
+        return {
+            Key.field(dev, "pause", n): switch(b) for n, b in zip(PAUSE_FIELDS, flags, strict=True)
+        }
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        device(acc, key)
+        acc.current(key)
+        return v.parse_switch(key, text)
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        et.set_pause(**{key.name: value == "on"})
+        return ()
+
+
+class Coalescing(_Ethtool):
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        co = et.coalesce()
+        if isinstance(co, Unavailable):
+            return co
+        return {
+            Key.field(dev, "coalesce", n): switch(bool(x)) if n in FLAGS else str(x)
+            for n, x in co.params
+        }
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        device(acc, key)
+        if key.name not in COALESCE_BY_NAME:
+            known = ", ".join(sorted(COALESCE_BY_NAME))
+            raise v.InvalidValue(key, f"{key.label}: no such parameter (known: {known})")
+        acc.current(key)
+        if key.name in FLAGS:
+            return v.parse_switch(key, text)
+        return v.parse_count(key, text, maximum=v.U32_MAX)
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        number = int(value == "on") if key.name in FLAGS else int(value)
+        et.set_coalesce({key.name: number})
+        return ()

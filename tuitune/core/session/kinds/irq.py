@@ -1,0 +1,87 @@
+"""An IRQ's CPU affinity, found by its queue's name (IRQ numbers change, queue names do not)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tuitune.core import catalog
+from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
+from tuitune.core.host.interrupts import parse_interrupts
+from tuitune.core.host.root import read_value
+from tuitune.core.session import validate as v
+from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+
+class IrqAffinity(Family):
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        return read_irq(acc, key)
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        current = acc.current(key)  # the IRQ must exist
+        online, present = acc.cpus()
+        return v.parse_cpus(
+            key,
+            text,
+            online=online,
+            present=present,
+            allow_empty=False,
+            current=current,
+            possible=acc.possible(),
+        )
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        irq = irq_number(acc, key)
+        acc.writer(acc.root.proc_path(f"irq/{irq}/smp_affinity_list"), value)
+        return ()
+
+    def label(self, key: Key) -> str:
+        queue = f" ({key.queue})" if key.queue else ""
+        return f"IRQ {key.name}{queue} affinity"
+
+    def scope(self, key: Key) -> catalog.Scope:
+        return "host"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.name, key.queue)
+
+
+def irq_number(acc: HostAccess, key: Key) -> str:
+    """Where the queue of `key` is now: IRQ numbers change across driver reloads, queue
+    names do not. Raises WriteRefused if the queue has no IRQ any more."""
+    if key.queue is None:
+        return key.name
+    parts = acc.irq_parts or None  # {} outside read_many: read now
+    if parts is None:
+        try:
+            rows = parse_interrupts(acc.root.read_proc("interrupts")).rows
+        except OSError:
+            return key.name
+        parts = {r.irq: [p.strip() for p in r.name.split(", ")] for r in rows if r.numeric}
+        if acc.irq_parts is None:
+            acc.irq_parts = parts
+    if key.queue in parts.get(key.name, ()) or key.queue == key.name:
+        return key.name
+    for irq, names in parts.items():
+        if key.queue in names:
+            return irq
+    raise WriteRefused(key, Unavailable("missing", f"{key.label}: no IRQ serves {key.queue} now"))
+
+
+def read_irq(acc: HostAccess, key: Key) -> GroupRead:
+    try:
+        irq = irq_number(acc, key)
+    except WriteRefused as exc:
+        return exc.state
+    text = read_value(acc.root, acc.root.proc_path(f"irq/{irq}/smp_affinity_list"), key.label)
+    if isinstance(text, Unavailable):
+        return text
+    try:
+        return {key: format_cpulist(parse_cpulist(text))}
+    except CpuListError as exc:
+        return Unavailable("error", f"{key.label}: {exc}")

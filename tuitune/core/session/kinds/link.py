@@ -1,0 +1,105 @@
+"""The link's MTU and txqueuelen: rtnetlink on a live host, sysfs on a recorded tree."""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import TYPE_CHECKING
+
+from tuitune.core.host.root import read_int
+from tuitune.core.session import validate as v
+from tuitune.core.session.kinds.base import Family, GroupRead, Values, WriteRefused
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+MTU_MIN_IPV4 = 68
+
+
+class Link(Family):
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        return read_link(acc, key.ifname or "")
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        link = read_attrs(acc, key.ifname or "")
+        if isinstance(link, Unavailable):
+            raise WriteRefused(key, link)
+        if key.kind == "txqueuelen":
+            return v.parse_count(key, text, maximum=v.U32_MAX)
+        low = link["min_mtu"] or MTU_MIN_IPV4
+        return v.parse_count(key, text, minimum=low, maximum=link["max_mtu"] or v.U32_MAX)
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        _write_link(acc, key, int(value))
+        return ()
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} {key.kind}"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return ("link", key.ifname)
+
+
+def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavailable:
+    """mtu, min_mtu, max_mtu, txqlen, index: rtnetlink on a live host, sysfs on a tree."""
+    if acc.root.live:
+        from pyroute2.netlink.exceptions import NetlinkError
+
+        try:
+            msg = acc._iproute().link("get", ifname=ifname)[0]
+        except NetlinkError as exc:
+            if exc.code == errno.ENODEV:
+                return Unavailable("missing", f"{ifname}: no such interface")
+            return Unavailable("error", f"{ifname}: {exc}")
+        return {
+            "mtu": msg.get("mtu"),
+            "min_mtu": msg.get("min_mtu") or None,
+            "max_mtu": msg.get("max_mtu") or None,  # 0: no maximum reported (lo)
+            "txqlen": msg.get("txqlen"),
+            "index": int(msg["index"]),
+        }
+    base = f"class/net/{ifname}"
+    mtu = read_int(acc.root, acc.root.sys_path(f"{base}/mtu"), f"{ifname} mtu")
+    if isinstance(mtu, Unavailable):
+        return mtu
+    txq = read_int(acc.root, acc.root.sys_path(f"{base}/tx_queue_len"), f"{ifname} txqueuelen")
+    return {
+        "mtu": mtu,
+        "min_mtu": None,
+        "max_mtu": None,
+        "txqlen": txq if isinstance(txq, int) else None,
+        "index": None,
+    }
+
+
+def read_link(acc: HostAccess, ifname: str) -> GroupRead:
+    link = read_attrs(acc, ifname)
+    if isinstance(link, Unavailable):
+        return link
+    out: Values = {}
+    if link["mtu"] is not None:
+        out[Key.mtu(ifname)] = str(link["mtu"])
+    if link["txqlen"] is not None:
+        out[Key.txqueuelen(ifname)] = str(link["txqlen"])
+    return out
+
+
+def _write_link(acc: HostAccess, key: Key, value: int) -> None:
+    attr = "mtu" if key.kind == "mtu" else "txqlen"
+    if not acc.root.live:
+        sysfs = "mtu" if key.kind == "mtu" else "tx_queue_len"
+        acc.writer(acc.root.sys_path(f"class/net/{key.ifname}/{sysfs}"), str(value))
+        return
+    from pyroute2.netlink.exceptions import NetlinkError
+
+    ipr = acc._iproute()
+    try:
+        index = ipr.link_lookup(ifname=key.ifname)
+        if not index:
+            raise OSError(errno.ENODEV, "no such interface")
+        ipr.link("set", index=index[0], **{attr: value})
+    except NetlinkError as exc:
+        raise OSError(exc.code, os.strerror(exc.code)) from exc

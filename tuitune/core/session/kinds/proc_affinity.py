@@ -1,0 +1,44 @@
+"""Processes' CPU affinity: the work is in session/proc_affinity.py (`acc.procs`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tuitune.core import catalog
+from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused, own_related
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.proc_affinity import ProcRefused
+from tuitune.core.session.settings import Key, proc_label
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+
+class ProcAffinityKind(Family):
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        return acc.procs.read_group(key)
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        try:
+            online, present = acc.cpus()
+            return acc.procs.validate(
+                key, text, online=online, present=present, possible=acc.possible()
+            )
+        except ProcRefused as exc:
+            raise WriteRefused(key, exc.state) from None
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        acc.procs.write(key, value)
+        return ()
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        return own_related(acc, key, whole_group=True)  # a process: each thread's too
+
+    def label(self, key: Key) -> str:
+        return proc_label(key.name, key.queue)
+
+    def scope(self, key: Key) -> catalog.Scope:
+        return "host"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.name, key.queue)

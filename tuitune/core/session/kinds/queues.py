@@ -1,0 +1,76 @@
+"""Each queue's RPS/XPS CPU set and RPS flow count (sysfs, one device's queues read at once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tuitune.core.cpulist import format_mask
+from tuitune.core.host.netdev import read_queues
+from tuitune.core.session import validate as v
+from tuitune.core.session.kinds.base import Family, GroupRead, Values
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key, cpus_of, cpus_value
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+RPS_FLOW_CNT_MAX = 1 << 30  # the largest power of two the kernel accepts (count <= INT_MAX)
+
+
+class Queues(Family):
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        return read_device_queues(acc, key.ifname or "")
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("missing", f"{key.label}: no queue {key.name} (now)")
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        if key.kind == "rps_flow_cnt":
+            acc.current(key)
+            return v.parse_power_of_two(key, text, RPS_FLOW_CNT_MAX)
+        current = acc.current(key)  # the queue must exist
+        online, present = acc.cpus()
+        return v.parse_cpus(
+            key,
+            text,
+            online=online,
+            present=present,
+            allow_empty=True,
+            current=current,
+            possible=acc.possible(),
+        )
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        if key.kind == "rps_flow_cnt":
+            acc.writer(_queue_path(acc, key), value)
+        else:
+            _, present = acc.cpus()
+            mask = format_mask(cpus_of(value), max(present, default=0) + 1)
+            acc.writer(_queue_path(acc, key), mask)
+        return ()
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} {key.name} {key.kind}"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return ("queues", key.ifname)
+
+
+def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:
+    if not acc.root.sys_path(f"class/net/{ifname}").exists():
+        return Unavailable("missing", f"{ifname}: no such interface")
+    out: Values = {}
+    for q in read_queues(acc.root, ifname):
+        rx = q.name.startswith("rx-")
+        if not isinstance(q.cpus, Unavailable):
+            key = Key.rps_cpus(ifname, q.name) if rx else Key.xps_cpus(ifname, q.name)
+            out[key] = cpus_value(q.cpus)
+        if isinstance(q.rps_flow_cnt, int):
+            out[Key.rps_flow_cnt(ifname, q.name)] = str(q.rps_flow_cnt)
+    return out
+
+
+def _queue_path(acc: HostAccess, key: Key) -> Path:
+    return acc.root.sys_path(f"class/net/{key.ifname}/queues/{key.name}/{key.kind}")

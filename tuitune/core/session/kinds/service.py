@@ -1,0 +1,42 @@
+"""Daemons (irqbalance): stopped and started from the calling thread (see base.KindHandler)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tuitune.core import catalog
+from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.service import ServiceRefused
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+
+class Service(Family):
+    calling_thread = True
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        value = acc.services.read(key)
+        return value if isinstance(value, Unavailable) else {key: value}
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        try:
+            return acc.services.validate(key, text)
+        except ServiceRefused as exc:
+            raise WriteRefused(key, exc.state) from None
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        acc.services.write(key, value)
+        return ()
+
+    def label(self, key: Key) -> str:
+        return f"{key.name} service"
+
+    def scope(self, key: Key) -> catalog.Scope:
+        return "host"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.name, key.queue)

@@ -1,0 +1,43 @@
+"""The kind table: which handler serves each `Kind`. Adding a kind is one module (or a class
+in its family's) and one row here; tests/unit/test_kind_table.py checks every kind has one."""
+
+from __future__ import annotations
+
+from tuitune.core.session.kinds.base import KindHandler
+from tuitune.core.session.kinds.ethtool import (
+    ChannelCounts,
+    Coalescing,
+    Features,
+    PauseFrames,
+    RingSizes,
+)
+from tuitune.core.session.kinds.irq import IrqAffinity
+from tuitune.core.session.kinds.link import Link
+from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
+from tuitune.core.session.kinds.queues import Queues
+from tuitune.core.session.kinds.service import Service
+from tuitune.core.session.kinds.sysctl import Sysctl
+from tuitune.core.session.settings import Kind
+
+_LINK, _QUEUES = Link(), Queues()
+
+HANDLERS: dict[Kind, KindHandler] = {
+    "sysctl": Sysctl(),
+    "feature": Features(),
+    "ring": RingSizes(),
+    "coalesce": Coalescing(),
+    "channels": ChannelCounts(),
+    "pause": PauseFrames(),
+    "mtu": _LINK,
+    "txqueuelen": _LINK,
+    "rps_cpus": _QUEUES,
+    "xps_cpus": _QUEUES,
+    "rps_flow_cnt": _QUEUES,
+    "irq_affinity": IrqAffinity(),
+    "service": Service(),
+    "proc_affinity": ProcAffinityKind(),
+}
+
+
+def handler(kind: Kind) -> KindHandler:
+    return HANDLERS[kind]

@@ -1,5 +1,13 @@
 """The lab's processes: its iperf3 server (found by its pidfile and its listening socket),
-stopping a process, and what /proc says of a pid. Split out of lab.py, which re-exports these.
+stopping a process, and what the kernel says of a pid. Split out of lab.py, which re-exports
+these.
+
+Processes are looked at through psutil (the live host's /proc, never a recorded tree: the lab
+exists only on this machine). A psutil.Process remembers the start time of the pid it was made
+for, so a signal is never sent to a process that took over the pid since (psutil refuses with
+NoSuchProcess). Two reads stay hand-written, each for a reason: which namespace a process is in
+(psutil has no namespaces) and whether it listens (psutil reads /proc/net/tcp of tuitune's own
+namespace, while the server listens in the peer's: /proc/PID/net/tcp is the peer's view).
 """
 
 from __future__ import annotations
@@ -9,21 +17,37 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tuitune.core import fsutil
 from tuitune.core.lab_state import Lab
 
+if TYPE_CHECKING:
+    import psutil
+
 _TCP_LISTEN = "0A"  # the state column of /proc/net/tcp
+
+
+def _process(pid: int) -> psutil.Process | None:
+    """The process `pid` is now, None when there is none (or it cannot be looked at)."""
+    import psutil  # only here: `tuitune show` and the screen's start never pay for it
+
+    try:
+        return psutil.Process(pid)
+    except (psutil.Error, ValueError):
+        return None
 
 
 def _is_server(lab: Lab, pid: int) -> bool:
     """pid is this lab's iperf3 server (its command line names the lab's pidfile), not some
     other process that got the pid after the server died."""
+    import psutil
+
+    p = _process(pid)
     try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+        return p is not None and p.name() == "iperf3" and str(lab.pidfile) in p.cmdline()
+    except psutil.Error:
         return False
-    return _comm(pid) == "iperf3" and os.fsencode(lab.pidfile) in args
 
 
 def _read_pidfile(path: Path) -> int | None:
@@ -49,18 +73,35 @@ def _listening(pid: int, port: int) -> bool:
 
 
 def _kill(pid: int, timeout: float = 3.0) -> bool:
-    """SIGTERM, then SIGKILL if it lingers; True once it is gone."""
+    """SIGTERM, then SIGKILL if it lingers; True once it is gone (a zombie is gone: only its
+    parent's wait is missing)."""
+    import psutil
+
+    p = _process(pid)
+    if p is None:
+        return True
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
+            p.send_signal(sig)  # refused if the pid is another process's by now
+        except psutil.NoSuchProcess:
             return True
+        except psutil.Error:
+            return False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if _comm(pid) is None or _state(pid) == "Z":
+            if _gone(p):
                 return True
             time.sleep(0.02)
-    return _comm(pid) is None
+    return _gone(p)
+
+
+def _gone(p: psutil.Process) -> bool:
+    import psutil
+
+    try:
+        return not p.is_running() or p.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
 
 
 def _proc_pids() -> Iterator[int]:
@@ -70,14 +111,13 @@ def _proc_pids() -> Iterator[int]:
 
 
 def _comm(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return None
+    """The process's name (None: no such process). psutil completes a name the kernel cut at
+    15 characters from argv[0] only when argv[0] starts with it, so it claims no more than the
+    kernel's own name does."""
+    import psutil
 
-
-def _state(pid: int) -> str | None:
+    p = _process(pid)
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
+        return None if p is None else p.name()
+    except psutil.Error:
         return None

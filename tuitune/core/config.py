@@ -13,9 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
 from tuitune.core import fsutil, paths
 from tuitune.core.names import ifname_problem
 
@@ -66,6 +63,9 @@ def save_config(cfg: Config, path: Path) -> str | None:
     A file that is not valid TOML is left alone (it is the user's, maybe half edited) and the
     reason is returned.
     """
+    import tomlkit  # only here: ~40 ms of import that reading the file never needs
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         data = fsutil.read_file(path, CONFIG_LIMIT, follow=True)
         text = "" if data is None else data.decode("utf-8")
@@ -107,4 +107,6 @@ def save_config(cfg: Config, path: Path) -> str | None:
 
 def dumps(doc: Mapping[str, Any]) -> str:
     """A TOML document for what tomllib can return (tomlkit writes it)."""
+    import tomlkit
+
     return tomlkit.dumps(doc)

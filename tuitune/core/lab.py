@@ -10,98 +10,62 @@ recorded in `STATE_DIR/lab.json` (written atomically), and a later tuitune finds
 reuses it, or cleans it up: a lab whose recorded owner died and whose server is gone (a crash,
 a kill), or lab namespaces that no state file claims and that nothing runs in.
 
-Only `ip` (iproute2) and `iperf3` are run, and their output is never parsed: which namespaces
-exist is read from /run/netns, which processes are inside one from /proc/*/task/*/ns/net.
+The state file lives in lab_state.py, the processes in lab_procs.py; this module builds,
+finds and removes labs. Only `ip` (iproute2) and `iperf3` are run, and their output is never
+parsed: which namespaces exist is read from /run/netns, which processes are inside one from
+/proc/*/task/*/ns/net.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
-import json
 import os
-import re
 import secrets
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from tuitune.core import fsutil, paths, proc
+from tuitune.core import fsutil, proc
 from tuitune.core.host.root import HostRoot
-from tuitune.core.names import ifname_problem
+
+# Re-exported: the CLI, the TUI and the tests know these names as `lab.X`.
+from tuitune.core.lab_procs import _comm as _comm
+from tuitune.core.lab_procs import _is_server as _is_server
+from tuitune.core.lab_procs import _kill as _kill
+from tuitune.core.lab_procs import _listening as _listening
+from tuitune.core.lab_procs import _proc_pids as _proc_pids
+from tuitune.core.lab_procs import _read_pidfile as _read_pidfile
+from tuitune.core.lab_state import _LAB_NS as _LAB_NS
+from tuitune.core.lab_state import DEFAULT_STATE_DIR as DEFAULT_STATE_DIR
+from tuitune.core.lab_state import IPERF3_PORT as IPERF3_PORT
+from tuitune.core.lab_state import LAB_PREFIX as LAB_PREFIX
+from tuitune.core.lab_state import LOCAL_ADDR as LOCAL_ADDR
+from tuitune.core.lab_state import LOCAL_IF as LOCAL_IF
+from tuitune.core.lab_state import PEER_ADDR as PEER_ADDR
+from tuitune.core.lab_state import PEER_IF as PEER_IF
+from tuitune.core.lab_state import PEER_PREFIX as PEER_PREFIX
+from tuitune.core.lab_state import PREFIX as PREFIX
+from tuitune.core.lab_state import SCHEMA as SCHEMA
+from tuitune.core.lab_state import STATE_FILE as STATE_FILE
+from tuitune.core.lab_state import STATE_LIMIT as STATE_LIMIT
+from tuitune.core.lab_state import VERSION as VERSION
+from tuitune.core.lab_state import Lab as Lab
+from tuitune.core.lab_state import LabError as LabError
+from tuitune.core.lab_state import _drop_state as _drop_state
+from tuitune.core.lab_state import _read_state as _read_state
+from tuitune.core.lab_state import _state_dir_ok as _state_dir_ok
+from tuitune.core.lab_state import _Unreadable as _Unreadable
+from tuitune.core.lab_state import _write_state as _write_state
 from tuitune.core.session.journal_file import DEFAULT_DIR as JOURNAL_DIR
 from tuitune.core.session.journal_file import host_id, journal_path
 
-DEFAULT_STATE_DIR = paths.RUN_DIR  # beside the change journals; emptied at boot
-STATE_FILE = "lab.json"
-STATE_LIMIT = 1 << 16  # a few hundred bytes in truth
 NETNS_DIR = Path("/run/netns")  # where `ip netns add` names namespaces
 # One lock for every lab on the machine, whatever its state dir: a build in progress (its
 # namespaces made, its server not yet started) must not look stale to a concurrent cleanup.
 LOCK_PATH = Path("/run/lock/tuitune-lab.lock")
-LAB_PREFIX, PEER_PREFIX = "tuitune-lab-", "tuitune-peer-"
-_LAB_NS = re.compile(r"^tuitune-(lab|peer)-([0-9a-f]{6})$")
-LOCAL_ADDR, PEER_ADDR, PREFIX = "198.18.0.1", "198.18.0.2", 30
-LOCAL_IF, PEER_IF = "veth-lab", "veth-peer"
-IPERF3_PORT = 5201
-SCHEMA, VERSION = "tuitune.lab", 1
-_TCP_LISTEN = "0A"  # the state column of /proc/net/tcp
-
-
-class LabError(Exception):
-    """The lab could not be built or reached; the message says why in plain words."""
-
-
-@dataclass(frozen=True)
-class Lab:
-    name: str  # the tag shared by both namespaces, 6 hex digits
-    netns: str  # tuitune-lab-TAG: the end to watch and tune
-    peer_netns: str  # tuitune-peer-TAG: the iperf3 server's end
-    ifname: str  # the veth end inside `netns`
-    peer_ifname: str
-    local_addr: str  # without prefix length (PREFIX)
-    peer_addr: str  # what `iperf3 -c` connects to, from inside `netns`
-    server_pid: int | None
-    owner_pid: int | None  # the tuitune that built or last reused it
-    port: int = IPERF3_PORT
-    state_dir: Path = field(default=DEFAULT_STATE_DIR, compare=False)
-
-    @property
-    def pidfile(self) -> Path:
-        return self.state_dir / f"lab-{self.name}-iperf3.pid"
-
-    def to_json(self) -> dict[str, Any]:
-        doc = {k: v for k, v in asdict(self).items() if k != "state_dir"}
-        return {"schema": SCHEMA, "version": VERSION, **doc}
-
-    @classmethod
-    def from_json(cls, doc: dict[str, Any], state_dir: Path) -> Lab:
-        if doc.get("schema") != SCHEMA or doc.get("version") != VERSION:
-            raise ValueError("not a tuitune lab state file (schema or version)")
-        names = ("name", "netns", "peer_netns", "ifname", "peer_ifname", "local_addr", "peer_addr")
-        text = {n: doc[n] for n in names}
-        if not all(isinstance(v, str) and v for v in text.values()):
-            raise ValueError("a name or address is missing")
-        # `--down` deletes these namespaces as root: only a lab's own names are believed.
-        tag = text["name"]
-        if (text["netns"], text["peer_netns"]) != (LAB_PREFIX + tag, PEER_PREFIX + tag) or not (
-            _LAB_NS.match(text["netns"])
-        ):
-            raise ValueError("its namespaces are not a tuitune lab's")
-        if any(ifname_problem(text[n]) for n in ("ifname", "peer_ifname")):
-            raise ValueError("an interface name is not one")
-        server, owner = doc.get("server_pid"), doc.get("owner_pid")
-        if not all(p is None or (isinstance(p, int) and p > 0) for p in (server, owner)):
-            raise ValueError("a pid is not a positive integer")
-        port = doc.get("port", IPERF3_PORT)
-        if not isinstance(port, int):
-            raise ValueError("port is not an integer")
-        return cls(**text, server_pid=server, owner_pid=owner, port=port, state_dir=state_dir)
 
 
 # -- public API ---------------------------------------------------------------------------------
@@ -252,16 +216,6 @@ def server_running(lab: Lab) -> bool:
     return pid is not None and ns is not None and _is_server(lab, pid) and _pid_ns(pid) == ns
 
 
-def _is_server(lab: Lab, pid: int) -> bool:
-    """pid is this lab's iperf3 server (its command line names the lab's pidfile), not some
-    other process that got the pid after the server died."""
-    try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return _comm(pid) == "iperf3" and os.fsencode(lab.pidfile) in args
-
-
 def owner_alive(lab: Lab) -> bool:
     return lab.owner_pid is not None and _comm(lab.owner_pid) is not None
 
@@ -339,103 +293,7 @@ def _start_server(lab: Lab, timeout: float = 10.0) -> int:
     )
 
 
-def _state_dir_ok(state_dir: Path) -> None:
-    """Make the state directory (0700) or check it: root's, and no one else may write it."""
-    try:
-        fsutil.open_dir(state_dir, create=True, mode=0o700).close()
-    except OSError as exc:
-        raise LabError(f"cannot use the state directory: {exc}") from None
-
-
-def _read_pidfile(path: Path) -> int | None:
-    try:
-        data = fsutil.read_file(path, 64, follow=False)
-    except OSError:
-        return None
-    text = (data or b"").decode("ascii", "replace").strip("\0 \n")  # the pid and a NUL
-    return int(text) if text.isdigit() else None
-
-
-def _listening(pid: int, port: int) -> bool:
-    """A TCP socket on `port` in LISTEN state in pid's network namespace."""
-    try:
-        lines = Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]
-    except OSError:
-        return False
-    for line in lines:
-        f = line.split()
-        if len(f) > 3 and f[3] == _TCP_LISTEN and int(f[1].rpartition(":")[2], 16) == port:
-            return True
-    return False
-
-
 # -- state file ---------------------------------------------------------------------------------
-class _Unreadable:
-    """A state file that exists but holds no lab (torn, edited, another version)."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        self.path, self.reason = path, reason
-
-
-def _trusted_state(path: Path) -> bytes | None:
-    """The state file's bytes, None when there is none. It names the namespaces `--down`
-    deletes and the pid it kills, as root: only a file of ours, in a directory nobody else
-    can write, is believed."""
-    try:
-        d, name = fsutil.locate(path, write=True, follow=False)
-    except fsutil.FsError as exc:
-        if exc.errno == errno.ENOENT:
-            return None
-        raise
-    with d:
-        st = d.lstat(name)
-        if st is None:
-            return None
-        if st.st_uid != os.geteuid():
-            raise fsutil.UnsafePath(path, f"owned by uid {st.st_uid}, not by this user")
-        return d.read(name, STATE_LIMIT)
-
-
-def _read_state(state_dir: Path) -> Lab | _Unreadable | None:
-    path = state_dir / STATE_FILE
-    try:
-        data = _trusted_state(path)
-        if data is None:
-            return None
-        doc = json.loads(data)
-        if not isinstance(doc, dict):
-            raise ValueError("not a JSON object")
-        return Lab.from_json(doc, state_dir)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return _Unreadable(path, str(exc))
-
-
-def _write_state(lab: Lab) -> None:
-    """Write the state file whole or not at all: a crash leaves the old one or the new one
-    (fsutil: a random temporary name made O_EXCL, never through a link, renamed in)."""
-    data = (json.dumps(lab.to_json(), indent=2) + "\n").encode()
-    with fsutil.open_dir(lab.state_dir, create=True, mode=0o700) as d:
-        d.write_atomic(STATE_FILE, data, 0o600)
-
-
-def _drop_state(state_dir: Path) -> list[str]:
-    """Delete the state file, relative to its checked directory: a user's directory (or a
-    link on the way to it) never has root delete a name there."""
-    path = state_dir / STATE_FILE
-    try:
-        d, name = fsutil.locate(path, write=True, follow=False)
-    except fsutil.FsError as exc:
-        if exc.errno == errno.ENOENT:
-            return []
-        raise
-    with d:
-        try:
-            os.unlink(name, dir_fd=d.fd)
-        except FileNotFoundError:
-            return []
-    return [f"state file {path}"]
 
 
 # -- removing -----------------------------------------------------------------------------------
@@ -470,21 +328,6 @@ def _remove(lab: Lab) -> list[str]:
                     path.unlink()
                     removed.append(f"change journal {path}")
     return removed
-
-
-def _kill(pid: int, timeout: float = 3.0) -> bool:
-    """SIGTERM, then SIGKILL if it lingers; True once it is gone."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            return True
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if _comm(pid) is None or _state(pid) == "Z":
-                return True
-            time.sleep(0.02)
-    return _comm(pid) is None
 
 
 # -- staleness ----------------------------------------------------------------------------------
@@ -561,26 +404,6 @@ def _pids_in(ns: str) -> list[int]:
                     found.append(entry)
                     break
     return found
-
-
-def _proc_pids() -> Iterator[int]:
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            yield int(name)
-
-
-def _comm(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return None
-
-
-def _state(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return None
 
 
 @contextlib.contextmanager

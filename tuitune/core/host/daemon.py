@@ -85,31 +85,38 @@ def root_binary_problem(pid: int) -> str | None:
     return None
 
 
-def _live_pids(root: HostRoot, comm: str) -> list[int]:
+def _live_pids(comm: str) -> list[int]:
+    """This machine's processes named `comm` that count as the system's daemon. psutil lists
+    them and gives their uids; the executable check stays tuitune's own (proc.check_path)."""
     import psutil  # only here: it costs start-up time every other path does not need
 
     pids = []
-    for entry in _named(root, comm):
+    for p in psutil.process_iter(["name"]):
+        # The kernel's name: psutil lengthens a 15-character one from argv[0] only when argv[0]
+        # starts with it, so cutting it back is the same comparison as /proc/PID/comm.
+        name = p.info["name"]
+        if not isinstance(name, str) or name[:COMM_LEN] != comm[:COMM_LEN]:
+            continue
         try:
-            uids = psutil.Process(int(entry)).uids()
+            uids = p.uids()
         except psutil.Error:
             continue
         if any(uids):
             continue  # not root's: whoever it is, it is not the system's daemon
         try:
-            if root_binary_problem(int(entry)) is not None:
+            if root_binary_problem(p.pid) is not None:
                 continue
         except PermissionError:
             if os.geteuid() == 0:
                 continue
         except OSError:
             continue  # gone meanwhile, or a kernel thread (no executable)
-        pids.append(int(entry))
+        pids.append(p.pid)
     return pids
 
 
 def daemon_pids(root: HostRoot, comm: str) -> tuple[int, ...]:
     """The pids of `comm` that count as the system's daemon (see the module's docstring)."""
     if root.live and root.proc == _REAL_PROC:
-        return tuple(sorted(_live_pids(root, comm)))
+        return tuple(sorted(_live_pids(comm)))
     return tuple(sorted(_tree_pids(root, comm)))

@@ -46,11 +46,11 @@ def nsenter(pid: int, *cmd: str, check: bool = True) -> subprocess.CompletedProc
 
 
 @contextlib.contextmanager
-def udevd(ns: str, rules: Path) -> Iterator[int]:
+def udevd(ns: str, rules: Path, start: str | None = None) -> Iterator[int]:
     """A systemd-udevd in namespace `ns` reading only the rules in `rules`; its pid."""
     proc = subprocess.Popen(
         ["ip", "netns", "exec", ns, "unshare", "-m", "--propagation", "private",
-         "sh", "-c", START.format(udevd=UDEVD), "sh", str(rules)],
+         "sh", "-c", (start or START).format(udevd=UDEVD), "sh", str(rules)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -140,3 +140,48 @@ def test_rules_given_to_a_real_udevd_rebuild_the_tuned_veth(lab: Lab, kind: str)
         return
     # The peer was never touched: the rules match the test device only.
     assert (peer["mtu"], peer["txqlen"]) == (1500, 1000)
+
+
+# As START, with the system's .link directory replaced by ours and net_setup_link's own rule.
+START_LINK = """set -e
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /etc/udev/rules.d
+mount -t tmpfs tmpfs /usr/lib/udev/rules.d
+mount -t tmpfs tmpfs /etc/systemd/network
+cp "$1"/*.rules /etc/udev/rules.d/
+cp "$1"/*.link /etc/systemd/network/
+exec {udevd}
+"""
+
+
+def test_where_the_link_file_and_the_rules_differ_the_rules_win(lab: Lab) -> None:
+    """Issue 22 item 23: the export says the rules' value is the one that stays when the .link
+    file (applied by 80-net-setup-link.rules' net_setup_link) and the rules ever differ, as
+    when a .link of an older tuning is left behind. A real systemd-udevd, with the system's
+    own net_setup_link rule, decides it: first the .link alone (it is really applied: MTU
+    4000), then with the rules too (MTU 9000, the rules' value)."""
+    if not NET_SETUP_LINK.exists():
+        pytest.skip(f"{NET_SETUP_LINK} is not on this machine")
+    changes, ctx = lab.tune()
+    plan = export(changes, ctx, ("udev", "link"))
+    rules = next(f for f in plan.files if f.format == "udev")
+    link = next(f for f in plan.files if f.format == "link")
+    assert "MTUBytes=9000" in link.text
+    older = link.text.replace("MTUBytes=9000", "MTUBytes=4000")
+    files = lab.tmp / "files"
+    files.mkdir()
+    (files / NET_SETUP_LINK.name).write_text(NET_SETUP_LINK.read_text())
+    (files / link.path.name).write_text(older)
+
+    def boot() -> int:
+        lab.del_veth()
+        with udevd(lab.ns, files, START_LINK) as pid:
+            lab.add_veth()
+            settle = nsenter(pid, "udevadm", "settle", "--timeout=60", check=False)
+            assert settle.returncode == 0, settle.stderr
+        [info] = json.loads(run("ip", "-j", "-n", lab.ns, "link", "show", lab.a))
+        return int(info["mtu"])
+
+    assert boot() == 4000  # the .link alone: udev did apply it
+    (files / rules.path.name).write_text(rules.text)
+    assert boot() == 9000  # with the rules: theirs stays, as the export says

@@ -1,5 +1,5 @@
-"""Headless `tuitune bench` (an iperf3 run, printed as it goes, recorded in the notebook) and
-`tuitune runs` (the notebook as a table, Markdown or CSV; the baseline; two runs compared).
+"""Headless `tuitune bench`: an iperf3 run, printed as it goes, recorded in the notebook
+(`tuitune runs`, in runs.py, shows it).
 
 Exit status: 0 done, 1 a run failed (or was stopped), 2 a usage error (unknown interface or
 run, no peer, a bad option).
@@ -8,7 +8,6 @@ run, no peer, a bad option).
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -96,32 +95,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
     bench.set_defaults(func=cmd_bench)
+    from tuitune.cli import runs
 
-    runs = subparsers.add_parser(
-        "runs",
-        help="the notebook: every run, what changed against the baseline, and what it did",
-        description="Print the recorded runs of an interface: per request the median and "
-        "range over repeats of throughput, retransmits and CPU, the change against the "
-        "baseline run, and the settings that differ from it.",
-    )
-    runs.add_argument(
-        "iface", nargs="?", type=_common.ifname, help="the interface (default: the lab's)"
-    )
-    runs.add_argument(
-        "--netns",
-        type=_common.netns,
-        metavar="NS",
-        help="the interface is in network namespace NS",
-    )
-    fmt = runs.add_mutually_exclusive_group()
-    fmt.add_argument("--markdown", action="store_true", help="print a Markdown table")
-    fmt.add_argument("--csv", action="store_true", help="print CSV")
-    fmt.add_argument(
-        "--compare", nargs=2, metavar="ID", help="two runs side by side: results and settings"
-    )
-    runs.add_argument("--baseline", metavar="ID", help="make run ID the baseline (remembered)")
-    runs.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
-    runs.set_defaults(func=cmd_runs)
+    runs.register(subparsers)
 
 
 # -- where: interface, namespace, peer ------------------------------------------------------------
@@ -463,57 +439,3 @@ def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
         f"changed: {row.changes or 'nothing (same settings)'}",
     ]
     return lines
-
-
-# -- tuitune runs ---------------------------------------------------------------------------------
-def cmd_runs(args: argparse.Namespace) -> int:
-    from tuitune.core.bench.runformat import compare, to_csv, to_markdown, to_text
-
-    ifname, netns = args.iface, args.netns
-    if args.notebook is None and ifname is None:
-        lab = _lab()
-        if lab is not None and netns in (None, lab.netns):
-            ifname, netns = lab.ifname, lab.netns
-        else:
-            err("name the interface (tuitune runs IFACE) or the file (--notebook FILE)")
-            return EXIT_USAGE
-    notebook = _notebook(args, ifname, netns)
-    try:
-        notebook.check(write=bool(args.baseline))
-    except OSError as exc:
-        err(f"notebook: {exc}")
-        return EXIT_USAGE
-    if not notebook.path.exists():
-        print(f"no runs yet for {ifname or notebook.path} ({notebook.path}): tuitune bench")
-        return EXIT_OK
-    if args.baseline:
-        try:
-            notebook.set_baseline(args.baseline)
-        except ValueError as exc:
-            err(str(exc))
-            return EXIT_USAGE
-    if args.compare:
-        found = [notebook.find(i) for i in args.compare]
-        missing = [i for i, r in zip(args.compare, found, strict=True) if r is None]
-        if missing:
-            err(f"no run {', '.join(missing)} in {notebook.path}")
-            return EXIT_USAGE
-        a, b = found
-        assert a is not None and b is not None
-        pairs = compare(a, b)
-        width = max(len(n) for n, _, _ in pairs)
-        left = max(len(x) for _, x, _ in pairs)
-        for name, x, y in pairs:
-            mark = "  *" if x != y and name not in ("run", "started") else ""
-            print(f"{name.ljust(width)}  {x.ljust(left)}  {y}{mark}")
-        return EXIT_OK
-    rows = notebook.table()
-    if args.markdown:
-        sys.stdout.write(to_markdown(rows))
-    elif args.csv:
-        sys.stdout.write(to_csv(rows))
-    else:
-        sys.stdout.write(to_text(rows))
-    if notebook.skipped:
-        err(f"{notebook.skipped} unreadable line(s) in {notebook.path} skipped")
-    return EXIT_OK

@@ -21,8 +21,15 @@ for d in sysctl.d udev/rules.d systemd/system systemd/network tuitune; do
   mkdir -p "/etc/$d" && mount --bind "$out/persist/etc/$d" "/etc/$d" \
     || { echo "guest.sh: cannot bind $out/persist/etc/$d over /etc/$d" >&2; echo 3 >"$rcfile"; exit 3; }
 done
+# The exported unit runs the first tuitune in systemd's search path: as installed, the
+# checkout's (the guest's /usr is a throwaway overlay too, so each boot links it again).
+[ -e /usr/local/bin/tuitune ] || ln -s "$PWD/.venv/bin/tuitune" /usr/local/bin/tuitune
 if [ "$boot" != 1 ]; then
-  udevadm control --exit 2>/dev/null || true
+  # virtme-ng's udevd loaded and named the NICs before this script ran, without the files
+  # boot 1 installed: stop it and load the drivers again, so that the NICs are as the kernel
+  # makes them (kernel names, links down) until the test runs what a Debian boot runs.
+  udevadm control --exit || echo "guest.sh: udevadm control --exit failed" >&2
+  modprobe -r e1000e virtio_net || { echo "guest.sh: cannot unload the NIC drivers" >&2; echo 3 >"$rcfile"; exit 3; }
 fi
 modprobe e1000e && modprobe virtio_net || { echo 3 >"$rcfile"; exit 3; }
 ip link set lo up

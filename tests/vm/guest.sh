@@ -5,8 +5,8 @@
 #   tests/vm/guest.sh OUT BOOT [PYTEST ARGS...]
 # BOOT 1: every `vm` test but the reboot test's second half (OUT/rc, OUT/junit.xml).
 # BOOT 2: only that second half (OUT/rc2, OUT/junit-boot2.xml). It runs what a booting Debian
-# machine runs itself (tests/vm/test_reboot.py), so here the NICs are left as the driver made
-# them: no udevd (the one virtme-ng started is stopped), kernel names, links down.
+# machine runs itself (tests/vm/test_reboot.py), so here no udevd runs (the one virtme-ng
+# started is stopped) and the NIC drivers are not loaded: udev's coldplug loads them.
 set -u
 out=$1 boot=$2; shift 2
 grep -qw tuitune_vm=1 /proc/cmdline || { echo "guest.sh: not in the bench's guest" >&2; exit 3; }
@@ -26,15 +26,17 @@ done
 [ -e /usr/local/bin/tuitune ] || ln -s "$PWD/.venv/bin/tuitune" /usr/local/bin/tuitune
 if [ "$boot" != 1 ]; then
   # virtme-ng's udevd loaded and named the NICs before this script ran, without the files
-  # boot 1 installed: stop it and load the drivers again, so that the NICs are as the kernel
-  # makes them (kernel names, links down) until the test runs what a Debian boot runs.
+  # boot 1 installed: stop it and unload the drivers. The test then starts udevd, whose
+  # coldplug loads them again (modalias), as a Debian boot does for a NIC driver.
   udevadm control --exit || echo "guest.sh: udevadm control --exit failed" >&2
   modprobe -r e1000e virtio_net || { echo "guest.sh: cannot unload the NIC drivers" >&2; echo 3 >"$rcfile"; exit 3; }
+else
+  modprobe e1000e && modprobe virtio_net || { echo 3 >"$rcfile"; exit 3; }
 fi
-modprobe e1000e && modprobe virtio_net || { echo 3 >"$rcfile"; exit 3; }
 ip link set lo up
-# The drivers name their netdevs asynchronously: wait (bounded) for both.
+# The drivers name their netdevs asynchronously: wait (bounded) for both (boot 1).
 for _ in $(seq 100); do
+  [ "$boot" = 1 ] || break
   n=0
   for d in /sys/class/net/*/device/driver; do
     case "$(readlink "$d")" in */e1000e|*/virtio_net) n=$((n + 1)) ;; esac

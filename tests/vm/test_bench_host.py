@@ -1,5 +1,6 @@
-"""The host's side of the VM bench: boots the guest once (scripts/vm run) and reports each test
-that ran inside it, so a failure in the guest reads like any other test failure here.
+"""The host's side of the VM bench: boots the guest (scripts/vm run: once, and a second time
+for the reboot test's second half) and reports each test that ran inside either boot, so a
+failure in the guest reads like any other test failure here.
 
 In CI (CI=true) a bench that cannot run fails with the reason; on a developer's machine
 without root it is skipped, and `-m "not vmbench"` leaves it out (it takes minutes).
@@ -21,17 +22,21 @@ from tests.conftest import REPO, in_vm_guest
 pytestmark = pytest.mark.vmbench
 
 
-def _junit_failures(path: Path) -> tuple[int, list[str]]:
+def _junit_failures(path: Path, boot: int) -> tuple[list[str], list[str]]:
+    """(names of the tests that ran, one line per failure) of one boot's junit XML."""
     root = ET.parse(path).getroot()
-    ran, failed = 0, []
+    ran, failed = [], []
     for case in root.iter("testcase"):
-        ran += 1
+        ran.append(str(case.get("name")))
         for bad in ("failure", "error"):
             node = case.find(bad)
             if node is not None:
-                name = f"{case.get('classname')}::{case.get('name')}"
+                name = f"boot {boot}: {case.get('classname')}::{case.get('name')}"
                 failed.append(f"{name}: {bad}: {(node.get('message') or '')[:300]}")
     return ran, failed
+
+
+FIRST_HALF = "test_reboot_first_half_tune_and_install"
 
 
 def test_the_vm_suite_passes_in_the_guest() -> None:
@@ -46,18 +51,31 @@ def test_the_vm_suite_passes_in_the_guest() -> None:
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=2700,
+        timeout=5400,  # two boots, each stopped by scripts/vm after TUITUNE_VM_TIMEOUT
     )
     sys.stdout.write(run.stdout[-20000:])
     sys.stderr.write(run.stderr[-5000:])
     m = re.search(r"results in (\S+)", run.stderr)
     assert m, f"scripts/vm run exited {run.returncode} before booting:\n{run.stderr[-3000:]}"
-    junit = Path(m.group(1)) / "junit.xml"
+    out = Path(m.group(1))
+    junit = out / "junit.xml"
     assert junit.is_file(), (
         f"the guest produced no test results (exit {run.returncode}):\n{run.stderr[-3000:]}"
         f"\n--- console tail ---\n{run.stdout[-3000:]}"
     )
-    ran, failed = _junit_failures(junit)
+    ran, failed = _junit_failures(junit, 1)
+    # The reboot test's first half passed in boot 1: its second half must have run in boot 2.
+    if (out / "persist" / "reboot-first-half.json").is_file():
+        junit2 = out / "junit-boot2.xml"
+        assert junit2.is_file(), (
+            f"the reboot test's second boot produced no results (exit {run.returncode}):\n"
+            f"{run.stderr[-3000:]}"
+        )
+        ran2, failed2 = _junit_failures(junit2, 2)
+        assert ran2, "the second boot ran no test"
+        ran, failed = ran + ran2, failed + failed2
+    elif FIRST_HALF in ran:
+        failed.append(f"boot 1: {FIRST_HALF} ran but did not pass: no second boot")
     assert not failed, "failed in the guest:\n" + "\n".join(failed)
-    assert ran > 0, "the guest ran no test"
+    assert ran, "the guest ran no test"
     assert run.returncode == 0, f"scripts/vm run exited {run.returncode}:\n{run.stderr[-3000:]}"

@@ -13,13 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from tuitune.core.cpulist import parse_cpulist
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session import HostAccess, Journal
+from tuitune.core.hostreader import HostReader
+from tuitune.core.irqplan import spread_plan
+from tuitune.core.session import HostAccess, Journal, Key
 
 from .conftest import (
     Nics,
     affinity_list,
     irq_snapshot,
+    pci_dir,
     queue_irqs,
     show_json,
     tuitune,
@@ -95,10 +99,43 @@ def test_undo_and_revert_through_the_journal(nics: Nics, tmp_path: Path) -> None
     assert irq_snapshot() == before
 
 
+def test_spread_plan_puts_every_queue_on_the_nics_node(nics: Nics, tmp_path: Path) -> None:
+    """The spread plan (the screen's `s`, the advisor's IRQ moves, `* = nic-local`) for the
+    virtio NIC behind the expander bridge on NUMA node 1: every queue IRQ on node 1's CPUs as
+    the guest's kernel lists them, applied as one journal step the way the screen does, read
+    back from /proc/irq, then undone as one step: every affinity byte for byte as before."""
+    before = irq_snapshot()
+    node = Path(f"/sys/class/net/{nics.virtio}/device/numa_node")
+    if not node.exists():
+        node = pci_dir(nics.virtio) / "numa_node"
+    assert node.read_text().strip() == "1"
+    node1 = set(parse_cpulist(Path("/sys/devices/system/node/node1/cpulist").read_text()))
+    assert node1 and node1 != set(range(os.cpu_count() or 1)), node1
+    with HostReader() as reader:
+        nic, host = reader.nic_state(nics.virtio), reader.host_state()
+    plan = spread_plan(nic, host)
+    assert {q.name for q, _ in plan} == set(queue_irqs(nics.virtio)), plan
+    assert {cpu for _, cpu in plan} == node1, plan
+    with HostAccess(HostRoot()) as access, Journal.open(access, tmp_path / "j") as j:
+        outs = j.apply_all([(Key.irq(q.irq, q.name, nics.virtio), str(c)) for q, c in plan])
+        assert all(o.ok for o in outs), outs
+        # The driver spread queue N on CPU N: the plan moves most of them.
+        assert sum(o.status == "changed" for o in outs) >= len(plan) // 2, outs
+        placed = {q.name: affinity_list(int(q.irq)) for q, _ in plan}
+        assert placed == {q.name: str(c) for q, c in plan}, placed
+        assert all(set(parse_cpulist(a)) <= node1 for a in placed.values()), placed
+        undone = j.undo()  # the whole plan was one step
+        assert undone and all(o.ok for o in undone), undone
+    assert irq_snapshot() == before
+
+
 HOLDER = """
 import sys, time
+from tuitune.core.cpulist import parse_cpulist
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session import HostAccess, Journal
+from tuitune.core.hostreader import HostReader
+from tuitune.core.irqplan import spread_plan
+from tuitune.core.session import HostAccess, Journal, Key
 ifname, pairs = sys.argv[1], sys.argv[2:]
 access = HostAccess(HostRoot())
 j = Journal.open(access)  # the default directory, where `tuitune restore` looks

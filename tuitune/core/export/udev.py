@@ -186,6 +186,18 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         lines += [f"#   {c.key.name}: {was(c)}" for c in group]
         lines.append(f'RUN+="{_ethtool_command(ctx, kind, group, check)}"')
         out.covered.update(c.key for c in group)
+    if queues and by_kind(device, "channels"):
+        # RUN programs run after every rule, so `ethtool -L` comes after the ATTR writes
+        # above, and a driver may spread XPS again when its channels change (virtio_net
+        # does, seen after a reboot in the VM bench); the queues it keeps get no event of
+        # their own. So they are written once more after it. Values passed safe.* checks.
+        writes = [
+            f"echo {_queue_value(c, ctx, check)} > "
+            f"/sys/class/net/$name/queues/{c.key.name}/{QUEUE_ATTR[c.key.kind]}"
+            for c in queues
+        ]
+        lines.append("# the queues again, after ethtool -L (a driver may re-spread XPS)")
+        lines.append(f"RUN+=\"/bin/sh -c '{'; '.join(writes)}'\"")
     if queues:
         lines += [
             f'GOTO="{end}"',

@@ -105,3 +105,56 @@ async def test_an_undone_finding_is_not_followed(tmp_path: Path) -> None:
             await pilot.pause()
     finally:
         reader.close()
+
+
+def paced(name: str, pause: float) -> list[str]:
+    """A recorded iperf3 output played a line at a time: a run that lasts several samples."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "iperf3" / name
+    loop = f'while IFS= read -r l; do printf "%s\\n" "$l"; sleep {pause}; done < "$0"'
+    return ["sh", "-c", loop, str(path)]
+
+
+async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path) -> None:
+    """Issue 16: "during a benchmark the window is the run itself". Before a run the view
+    judges the last seconds; right after one it judges that run's samples (the moving window
+    would hold the idle seconds after it); WINDOW samples later the last seconds again."""
+    from tuitune.tui.controllers.advisor import WINDOW
+
+    reader, ifname = host_32cpu(tmp_path / "host", samples=5)
+    nb = Notebook(tmp_path / "runs.jsonl")
+    app = TuituneApp(
+        reader,
+        ifname,
+        interval=0.05,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        limit=None,  # samples go on during the run
+        show_cost=False,
+        save_settings=False,
+        editable=True,
+        journal_dir=tmp_path / "journal",
+        notebook_path=nb.path,
+    )
+    app.app_bench.command = paced("normal-p1.txt", 0.05)
+
+    async def window() -> bool:
+        await tui.press("A")
+        await tui.wait(lambda: isinstance(app.screen, AdvisorScreen), "the findings view")
+        screen = app.screen
+        assert isinstance(screen, AdvisorScreen)
+        await tui.press("escape")
+        await tui.wait(lambda: not isinstance(app.screen, AdvisorScreen), "closed")
+        return screen.of_run
+
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            tui = Tui(app, pilot, reader)
+            await tui.wait(lambda: app.samples_drawn >= 5, "the whole window drawn")
+            assert not await window()  # the last seconds
+            await start(tui)
+            await tui.wait(lambda: len(nb.runs()) == 1, "the run recorded")
+            assert await window()  # the run just ended
+            drawn = app.samples_drawn
+            await tui.wait(lambda: app.samples_drawn > drawn + WINDOW + 1, "the run aged out")
+            assert not await window()
+    finally:
+        reader.close()

@@ -23,6 +23,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
+from tuitune.core.bench.runner import Started
 from tuitune.core.config import Config, config_path, load_config, save_config
 from tuitune.core.cpuview import SORT_LABELS, landing, next_sort
 from tuitune.core.guide import Situation
@@ -416,9 +417,12 @@ class TuituneApp(App[int]):
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
         self.app_bench.on_message(message)
+        if isinstance(message.event, Started) and message.event.repeat == 0:
+            self.advisor.run_started()  # the findings' window is now the run
 
     def on_bench_controller_ended(self, message: BenchController.Ended) -> None:
         self.app_bench.on_message(message)
+        self.advisor.run_ended()
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)

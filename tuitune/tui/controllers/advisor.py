@@ -33,6 +33,7 @@ from tuitune.tui.shell import Shell
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
 COUNT_EVERY = 3  # samples between two judgements for the header's count (a worker thread)
+RUN_LIMIT = 3600  # samples a benchmark run's window keeps at most (an hour at 1 s)
 COUNT_FROM = 5  # samples in the window before the first: 4 steps, not one tick's noise
 STYLE = {"bottleneck": "bold red", "risk": "yellow", "hint": "cyan"}
 
@@ -73,11 +74,14 @@ class AdvisorScreen(ModalScreen[str | None]):
     AdvisorScreen .hint { color: $text-muted; height: 1; }
     """
 
-    def __init__(self, advice: Advice, context: ContextKind, seconds: float) -> None:
+    def __init__(
+        self, advice: Advice, context: ContextKind, seconds: float, of_run: bool = False
+    ) -> None:
         super().__init__()
         self.advice = advice
         self.context = context
         self.seconds = seconds
+        self.of_run = of_run  # the window is a benchmark run's, not the last seconds
 
     def compose(self) -> ComposeResult:
         options = []
@@ -88,7 +92,8 @@ class AdvisorScreen(ModalScreen[str | None]):
             options.append(Option(label, id=f.id))
         with Vertical() as box:
             span = (
-                f"over the last {self.seconds:.0f} s"
+                ("over the benchmark run" if self.of_run else "over the last")
+                + f" {self.seconds:.0f} s"
                 if self.seconds >= 1
                 else "no window yet: wait a few seconds"
             )
@@ -173,6 +178,25 @@ class Advisor:
         self._counting = False
         self._since = 0
         self._ifname: str | None = None
+        # A benchmark run is when the dynamic rules have something to judge: while it runs the
+        # window is the run so far, and after it ends the whole run, for as many samples as it
+        # lasted (WINDOW at least). A run shorter than COUNT_FROM samples says too little.
+        self._in_run = False
+        self._run: deque[Counters] = deque(maxlen=RUN_LIMIT + 1)
+        self._run_left = 0  # samples the ended run's window is still the one judged
+
+    def run_started(self) -> None:
+        self._in_run, self._run_left = True, 0
+        self._run.clear()
+
+    def run_ended(self) -> None:
+        if self._in_run:
+            self._in_run = False
+            self._run_left = max(WINDOW, len(self._run))
+
+    @property
+    def window_of_run(self) -> bool:
+        return (self._in_run or self._run_left > 0) and len(self._run) >= COUNT_FROM
 
     @property
     def context(self) -> ContextKind:
@@ -193,6 +217,11 @@ class Advisor:
             self._counters.clear()
             self.counted = None
             self._ifname = ifname
+            self._run.clear()
+        if self._run_left > 0:
+            self._run_left -= 1
+        if self._in_run and sample.counters is not None:
+            self._run.append(sample.counters)
         if sample.counters is not None and (
             not self._counters or self._counters[-1] is not sample.counters
         ):
@@ -228,7 +257,7 @@ class Advisor:
         if host is None:
             return None
         detail = {q.irq for q in nic.irqs} if nic is not None else None
-        samples = list(self._counters)
+        samples = list(self._run if self.window_of_run else self._counters)
         held = frozenset(self.shell.session.originals())
         context = Context(self.context)
         return lambda: Facts(host, nic, window_of(samples, detail), context, held=held)
@@ -248,15 +277,25 @@ class Advisor:
             self.shell.notify_line("no interface watched: pick one with n", True)
             return
 
+        # The window is taken here, on the UI thread; the rules run on a worker.
+        make, of_run = self._facts_maker(), self.window_of_run
+
+        def judge() -> tuple[Advice, float] | None:
+            if make is None:
+                return None
+            facts = make()
+            return advise(facts), facts.window.seconds
+
         def show(result: tuple[Advice, float] | None) -> None:
             if result is None:
                 self.shell.notify_line("no host state yet: try again in a second", True)
                 return
             self.advice, seconds = result
             self.counted = result[0]  # the header's count agrees with what is shown
-            self.shell.push_screen(AdvisorScreen(result[0], self.context, seconds), self._chosen)
+            screen = AdvisorScreen(result[0], self.context, seconds, of_run)
+            self.shell.push_screen(screen, self._chosen)
 
-        self.shell.in_thread(self.judge, show, group="advise")
+        self.shell.in_thread(judge, show, group="advise")
 
     def _chosen(self, choice: str | None) -> None:
         if choice == "context:":

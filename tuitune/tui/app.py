@@ -426,6 +426,9 @@ class TuituneApp(App[int]):
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)
+        if not message.problem:
+            self.hint.run_recorded(self.editor.changes)
+            self._draw_hint()
 
     def on_sweep_controller_news(self, message: SweepController.News) -> None:
         self.app_sweep.on_message(message)

@@ -88,8 +88,9 @@ def test_linux_console_ascii_80x24(snap_compare: Any, tmp_path: Path) -> None:
 def test_baseline_160x48(snap_compare: Any, tmp_path: Path) -> None:
     """After `b` the header says BASELINE and the IRQ panel grows a count column.
 
-    With a very long interval the sampler only samples when asked (at start, on `b`, on `r`),
-    so the baseline falls on the same sample every run."""
+    With a very long interval the sampler only samples when asked (at start and FIRST_GAP
+    after it, on `b`, on `r`), so the baseline falls on the same sample every run: `b` only
+    once the first gap's sample is drawn, or the two race."""
     reader, ifname = host_32cpu(tmp_path, samples=6)
     app = TuituneApp(
         reader,
@@ -108,10 +109,10 @@ def test_baseline_160x48(snap_compare: Any, tmp_path: Path) -> None:
         raise AssertionError(f"only {app.samples_drawn} samples drawn, wanted {n}")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await until(pilot, 1)
-        await pilot.press("b")
         await until(pilot, 2)
-        for n in (3, 4):
+        await pilot.press("b")
+        await until(pilot, 3)
+        for n in (4, 5):
             await pilot.press("r")
             await until(pilot, n)
         await pilot.pause()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from tuitune.core import fsutil
-from tuitune.core.export.model import ExportFile
+from tuitune.core.export.model import ExportFile, same_text
 
 INSTALLED_LIMIT = 1 << 20  # the files tuitune writes are a few KiB; more is not one of them
 
@@ -57,8 +57,10 @@ def _put(d: fsutil.SafeDir, f: ExportFile, path: Path) -> Written:
     in, and read back. A link or anything but a file at the name is refused, never followed."""
     name, data = path.name, f.text.encode()
     old = d.lstat(name)
-    if old is not None and old.st_size == len(data) and d.read(name, len(data)) == data:
-        return Written(path, "unchanged")
+    if old is not None and old.st_size == len(data):
+        there = d.read(name, len(data))
+        if there is not None and same_text(there.decode("utf-8", "replace"), f.text):
+            return Written(path, "unchanged")
     backup = d.backup(name)
     d.write_atomic(name, data, f.mode)
     if d.read(name, len(data)) != data:

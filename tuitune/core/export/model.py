@@ -9,11 +9,22 @@ Nothing here touches the disk.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
 from tuitune.core.session.settings import Key
+
+# The header line every file carries: its minute changes with each export, nothing else.
+_STAMP = re.compile(r"(Written by tuitune \S+ on )\d{4}-\d\d-\d\d \d\d:\d\d UTC")
+
+
+def same_text(a: str, b: str) -> bool:
+    """The two texts say the same, whatever minute each was written in: a file exported
+    again a minute later is not "changed", and is not written (and backed up) again."""
+    return a == b or _STAMP.sub(r"\1-", a) == _STAMP.sub(r"\1-", b)
+
 
 Format = Literal["sysctl", "udev", "link", "nm", "affinity", "process"]
 FORMATS: tuple[Format, ...] = get_args(Format)
@@ -48,7 +59,7 @@ class ExportFile:
 
     @property
     def changed(self) -> bool:
-        return self.installed != self.text
+        return self.installed is None or not same_text(self.installed, self.text)
 
     @property
     def diff(self) -> str:

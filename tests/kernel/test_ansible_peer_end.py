@@ -18,13 +18,12 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.kernel.test_export_udev import UDEVD, nsenter
+from tests.kernel.test_export_udev import UDEVD, udevd
 from tests.unit.test_export_ansible import ansible_playbook, recap
 from tuitune.core import lab as labmod
 
@@ -64,29 +63,8 @@ def tuitune(*args: str | Path) -> subprocess.CompletedProcess[str]:
 def peer_udevd(ns: str, scratch: Path) -> Iterator[int]:
     """A udevd in namespace `ns` behind an overlaid /etc (writes under `scratch`); its pid."""
     scratch.mkdir()
-    proc = subprocess.Popen(
-        ["ip", "netns", "exec", ns, "unshare", "-m", "--propagation", "private",
-         "sh", "-c", START.format(udevd=UDEVD), "sh", str(scratch)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while nsenter(proc.pid, "udevadm", "control", "--ping", check=False).returncode != 0:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read() if proc.stdout else ""
-                pytest.fail(f"udevd did not start: {out}")
-            time.sleep(0.05)
-        yield proc.pid
-    finally:
-        if proc.poll() is None:
-            nsenter(proc.pid, "udevadm", "control", "--exit", check=False)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if proc.stdout:
-            proc.stdout.close()
+    with udevd(ns, scratch, START) as pid:
+        yield pid
 
 
 def play_in(

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.kernel.test_export_udev import UDEVD, udevd
-from tests.unit.test_export_ansible import ansible_playbook, recap
+from tests.unit.test_export_ansible import ansible_env, ansible_playbook, recap
 from tuitune.core import lab as labmod
 
 pytestmark = pytest.mark.kernel
@@ -71,15 +71,7 @@ def play_in(
     pid: int, play: Path, tmp: Path, *extra: str, inventory: str = "localhost,"
 ) -> subprocess.CompletedProcess[str]:
     """ansible-playbook -c local inside the udevd's mount and network namespaces."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp),
-        "ANSIBLE_HOME": str(tmp / "ansible"),
-        "ANSIBLE_LOCAL_TEMP": str(tmp / "ansible/tmp"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_RETRY_FILES_ENABLED": "0",
-        "LC_ALL": "C.UTF-8",
-    }
+    env = ansible_env(tmp)
     cmd = [
         "nsenter", "-t", str(pid), "-m", "-n",
         ansible_playbook(), "-i", inventory, "-c", "local",

@@ -36,10 +36,9 @@ def ansible_playbook() -> str:
     return found
 
 
-def run_playbook(
-    play: Path, root: Path, tmp: Path, *extra: str
-) -> subprocess.CompletedProcess[str]:
-    env = {
+def ansible_env(tmp: Path) -> dict[str, str]:
+    """A clean environment for ansible-playbook, its state under `tmp`."""
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp),
         "ANSIBLE_HOME": str(tmp / "ansible"),
@@ -48,6 +47,12 @@ def run_playbook(
         "ANSIBLE_RETRY_FILES_ENABLED": "0",
         "LC_ALL": "C.UTF-8",
     }
+
+
+def run_playbook(
+    play: Path, root: Path, tmp: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    env = ansible_env(tmp)
     cmd = [
         ansible_playbook(),
         "-i", "localhost,", "-c", "local",

@@ -49,6 +49,7 @@ from tuitune.core.session.outcome import Effect
 from tuitune.core.session.proc_affinity import ProcAffinity, ProcRefused
 from tuitune.core.session.service import ServiceRefused, Services
 from tuitune.core.session.settings import CHANNEL_FIELDS, NO_CPUS, RING_FIELDS, Key
+from tuitune.core.session.validate import HostCpus
 from tuitune.core.values import Unavailable
 
 T = TypeVar("T")
@@ -250,6 +251,10 @@ class HostAccess:
     def possible(self) -> int | None:
         """The host's nr_cpu_ids: a typed CPU list is bounded by it before it is expanded."""
         return possible_cpus(self.root)
+
+    def host_cpus(self) -> HostCpus:
+        """Everything a typed CPU list is checked against, read now."""
+        return HostCpus(*self.cpus(), self.possible())
 
     # ---- kernel thread: reads, validation, writes (each kind's handler) -------------------
     def read_group(self, key: Key) -> GroupRead:

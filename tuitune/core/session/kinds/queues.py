@@ -31,16 +31,7 @@ class Queues(Family):
             acc.current(key)
             return v.parse_power_of_two(key, text, RPS_FLOW_CNT_MAX)
         current = acc.current(key)  # the queue must exist
-        online, present = acc.cpus()
-        return v.parse_cpus(
-            key,
-            text,
-            online=online,
-            present=present,
-            allow_empty=True,
-            current=current,
-            possible=acc.possible(),
-        )
+        return acc.host_cpus().parse(key, text, allow_empty=True, current=current)
 
     def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
         if key.kind == "rps_flow_cnt":

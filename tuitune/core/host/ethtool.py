@@ -15,8 +15,8 @@ import errno
 import fnmatch
 import struct
 from collections.abc import Mapping
-from types import TracebackType
 
+from tuitune.core.closing import Closing
 from tuitune.core.host import ethtool_ioctl as io
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME, EthtoolNetlink, NetlinkError
 from tuitune.core.host.ethtool_types import (
@@ -95,7 +95,7 @@ def _bit(mask: int, i: int) -> bool:
     return bool(mask >> i & 1)
 
 
-class Ethtool:
+class Ethtool(Closing):
     """ethtool reads and writes for one interface. Not thread-safe: use from one thread."""
 
     def __init__(self, ifname: str, *, netlink: bool = True) -> None:
@@ -112,14 +112,6 @@ class Ethtool:
     def close(self) -> None:
         self._io.close()
         self._nl.close()
-
-    def __enter__(self) -> Ethtool:
-        return self
-
-    def __exit__(
-        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     # ---- helpers -----------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from tuitune.core import catalog
+from tuitune.core.closing import Closing
 from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.host.cpus import possible_cpus
 from tuitune.core.host.ethtool import LEGACY_FEATURE_ALIASES, Ethtool, requested_snapshot
@@ -55,7 +56,7 @@ from tuitune.core.values import Unavailable
 T = TypeVar("T")
 
 
-class HostAccess:
+class HostAccess(Closing):
     """Settings of one host (a machine, a network namespace, or a recorded tree).
 
     `call` runs a function on the host's kernel thread (pass `HostReader.call` to share the
@@ -122,12 +123,6 @@ class HostAccess:
             self._host.close()
         if self._own_kt is not None:
             self._own_kt.close()
-
-    def __enter__(self) -> HostAccess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def run(self, fn: Callable[..., T], *args: object) -> T:
         """Run fn on the kernel thread."""

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuitune.core.export import safe
-from tuitune.core.export.common import by_kind, mark, was, where, written_by
+from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker
@@ -223,15 +223,7 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
     for name in FEATURES_AS_IS:
         by_option["feature-" + name] = ("feature", name)
     out: list[tuple[Key, str, int]] = []
-    section = ""
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("["):
-            section = line
-            continue
-        if line.startswith("#") or "=" not in line:
-            continue
-        opt, _, value = line.partition("=")
+    for n, section, opt, value in ini_settings(text):
         if section == "[ethernet]" and opt == "mtu":
             out.append((Key.mtu(ifname), value, n))
         elif section == "[ethtool]":

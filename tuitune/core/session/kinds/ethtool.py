@@ -4,7 +4,8 @@ field of a group; a device without a handle (a recorded tree) has them "not reco
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from tuitune.core.host.ethtool import Channels, EthtoolWriteError, Rings
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
@@ -35,6 +36,7 @@ from tuitune.core.values import Unavailable
 if TYPE_CHECKING:
     from tuitune.core.session.access import HostAccess
 
+C = TypeVar("C", Rings, Channels)
 FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
 
 
@@ -140,6 +142,17 @@ def channel_max(c: Channels, field: str) -> int:
     return {"rx": c.rx_max, "tx": c.tx_max, "other": c.other_max, "combined": c.combined_max}[field]
 
 
+def _with_max(key: Key, got: C | Unavailable, top_of: Callable[[C, str], int]) -> tuple[C, int]:
+    """The device's counts as read now (rings or channels) and the maximum of `key`'s field;
+    WriteRefused when they cannot be read or the device has no such ring or channel."""
+    if isinstance(got, Unavailable):
+        raise WriteRefused(key, got)
+    top = top_of(got, key.name)
+    if top == 0:
+        raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+    return got, top
+
+
 class RingSizes(_Ethtool):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         r = et.rings()
@@ -149,12 +162,7 @@ class RingSizes(_Ethtool):
         et = device(acc, key)
         if key.name not in RING_FIELDS:
             raise v.InvalidValue(key, f"{key.label}: no such ring ({', '.join(RING_FIELDS)})")
-        r = et.rings()
-        if isinstance(r, Unavailable):
-            raise WriteRefused(key, r)
-        top = ring_max(r, key.name)
-        if top == 0:
-            raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+        _, top = _with_max(key, et.rings(), ring_max)
         return v.parse_count(key, text, minimum=ring_minimum(key.name), maximum=top)
 
     def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
@@ -178,12 +186,7 @@ class ChannelCounts(_Ethtool):
         if key.name not in CHANNEL_FIELDS:
             known = ", ".join(CHANNEL_FIELDS)
             raise v.InvalidValue(key, f"{key.label}: no such channel kind ({known})")
-        c = et.channels()
-        if isinstance(c, Unavailable):
-            raise WriteRefused(key, c)
-        top = channel_max(c, key.name)
-        if top == 0:
-            raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+        c, top = _with_max(key, et.channels(), channel_max)
         value = v.parse_count(key, text)
         if int(value) > top:
             raise v.BeyondDevice(key, f"{key.label}: {value} is above the maximum {top}")

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tuitune.core import catalog
+from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.ethtool import (
     Channels,
     Coalesce,
@@ -26,7 +28,7 @@ from tuitune.core.host.ethtool import (
 from tuitune.core.host.root import KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import NO_CPUS, Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -56,6 +58,50 @@ class KindHandler(Protocol):
     def label(self, key: Key) -> str: ...
     def scope(self, key: Key) -> catalog.Scope: ...
     def group(self, key: Key) -> tuple[object, ...]: ...
+    def well_formed(self, key: Key, value: str) -> bool: ...
+    def canonical(self, key: Key, text: str) -> str: ...
+
+
+# `well_formed`: the shape of a value, checked before a journal's original is trusted (a value
+# read back from the kernel always has it); the kernel has the last word on the rest.
+# `canonical`: a value from a file (an exported one, or any sysctl.d file) in the form `read`
+# gives, so the two compare.
+_COUNT = re.compile(r"[0-9]{1,10}")
+_CPU = r"[0-9]{1,5}(?:-[0-9]{1,5})?"  # the kernel has at most 8192 CPUs (NR_CPUS)
+_CPUS = re.compile(rf"none|{_CPU}(?:,{_CPU})*")
+
+
+def is_count(value: str) -> bool:
+    return _COUNT.fullmatch(value) is not None
+
+
+def is_switch(value: str) -> bool:
+    return value in ("on", "off")
+
+
+def is_cpus(value: str, *, allow_empty: bool) -> bool:
+    return _CPUS.fullmatch(value) is not None and (allow_empty or value != NO_CPUS)
+
+
+def yes_is_on(text: str) -> str:
+    """The words files use for "on" (udev, .link, keyfiles) as the reader says it."""
+    return "on" if text in ("yes", "true", "on") else text
+
+
+def switch_word(text: str) -> str:
+    """yes_is_on, and the words for "off" too: for families whose values include switches."""
+    return "off" if text in ("no", "false", "off") else yes_is_on(text)
+
+
+def cpus_canonical(text: str) -> str:
+    """A CPU list as the reader prints it ("0,1,2" -> "0-2"); text that is none as it is."""
+    if text == NO_CPUS:
+        return text
+    try:
+        cpus = parse_cpulist(text)
+    except CpuListError:
+        return text
+    return format_cpulist(cpus) if cpus else NO_CPUS
 
 
 class Family:
@@ -74,6 +120,9 @@ class Family:
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.ifname)
+
+    def canonical(self, key: Key, text: str) -> str:
+        return yes_is_on(text)
 
 
 def own_related(acc: HostAccess, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

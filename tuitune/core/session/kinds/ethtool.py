@@ -17,8 +17,11 @@ from tuitune.core.session.kinds.base import (
     GroupRead,
     Values,
     WriteRefused,
+    is_count,
+    is_switch,
     own_related,
     switch,
+    switch_word,
 )
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.kinds.queues import read_device_queues
@@ -80,7 +83,17 @@ class _Ethtool(Family):
         return f"{key.ifname or '?'} {GROUP_OF[key.kind]} {key.name}"
 
 
-class Features(_Ethtool):
+class _Switches(_Ethtool):
+    """A family whose every field is on or off (features, pause)."""
+
+    def well_formed(self, key: Key, value: str) -> bool:
+        return is_switch(value)
+
+    def canonical(self, key: Key, text: str) -> str:
+        return switch_word(text)
+
+
+class Features(_Switches):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         feats = et.features()
         if isinstance(feats, Unavailable):
@@ -169,6 +182,9 @@ class RingSizes(_Ethtool):
         et.set_rings(**{key.name.replace("-", "_"): int(value)})
         return ()
 
+    def well_formed(self, key: Key, value: str) -> bool:
+        return is_count(value)
+
 
 class ChannelCounts(_Ethtool):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
@@ -224,8 +240,11 @@ class ChannelCounts(_Ethtool):
             acc.irq_parts = outer
         return out
 
+    def well_formed(self, key: Key, value: str) -> bool:
+        return is_count(value)
 
-class PauseFrames(_Ethtool):
+
+class PauseFrames(_Switches):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         p = et.pause()
         if isinstance(p, Unavailable):
@@ -269,3 +288,9 @@ class Coalescing(_Ethtool):
         number = int(value == "on") if key.name in FLAGS else int(value)
         et.set_coalesce({key.name: number})
         return ()
+
+    def well_formed(self, key: Key, value: str) -> bool:
+        return is_switch(value) if key.name in FLAGS else is_count(value)
+
+    def canonical(self, key: Key, text: str) -> str:
+        return switch_word(text)  # "no" is "off" for its counts too, as verify always read it

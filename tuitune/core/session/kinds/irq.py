@@ -8,7 +8,13 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.root import read_value
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import (
+    Family,
+    GroupRead,
+    WriteRefused,
+    cpus_canonical,
+    is_cpus,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -39,6 +45,12 @@ class IrqAffinity(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
+
+    def well_formed(self, key: Key, value: str) -> bool:
+        return is_cpus(value, allow_empty=False)  # an IRQ always has a CPU
+
+    def canonical(self, key: Key, text: str) -> str:
+        return cpus_canonical(text)
 
 
 def irq_number(acc: HostAccess, key: Key) -> str:

@@ -42,3 +42,6 @@ class ProcAffinityKind(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
+
+    def well_formed(self, key: Key, value: str) -> bool:
+        return True  # a CPU list the process check judges

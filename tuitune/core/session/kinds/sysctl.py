@@ -69,6 +69,16 @@ class Sysctl(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
+    def well_formed(self, key: Key, value: str) -> bool:
+        return True  # text the kernel judges
+
+    def canonical(self, key: Key, text: str) -> str:
+        try:
+            entry = catalog.entry(key.name)
+            return catalog.format_value(entry, catalog.parse_value(entry, text))
+        except (KeyError, ValueError):
+            return text
+
 
 def _congestion_refused(acc: HostAccess, key: Key, value: str) -> Unavailable:
     """EPERM on tcp_congestion_control: the namespace's allowed list, named."""

@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from tuitune.core.session.kinds.base import KindHandler
+from tuitune.core.session.kinds.base import KindHandler, well_formed
 from tuitune.core.session.kinds.table import HANDLERS
 from tuitune.core.session.settings import KINDS, Key
 
@@ -55,7 +55,7 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
 def test_the_protocol_names_every_handler_duty() -> None:
     assert set(METHODS) >= {"read", "validate", "write", "related", "label", "scope", "group"}
     # What the journal's original check and `verify` ask of a kind (no ladders over kinds).
-    assert set(METHODS) >= {"well_formed", "canonical"}
+    assert set(METHODS) >= {"form", "canonical"}
 
 
 def test_every_kind_has_a_row() -> None:
@@ -90,7 +90,7 @@ def test_every_row_knows_its_values_shape(kind: str) -> None:
     key = SAMPLES[kind]
     h = HANDLERS[key.kind]
     read, bad = READ_AND_BAD[kind]
-    assert h.well_formed(key, read)
+    assert well_formed(h.form(key), read)
     assert h.canonical(key, read) == read  # what the reader gives is already canonical
     if bad is not None:
-        assert not h.well_formed(key, bad)
+        assert not well_formed(h.form(key), bad)

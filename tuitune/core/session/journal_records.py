@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tuitune.core.session.journal_file import UNREADABLE, Record
+from tuitune.core.session.kinds.base import well_formed
 from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import Key
 
@@ -359,7 +360,7 @@ def bad_original(key: Key, value: str | None) -> str | None:
     (a kernel value read back is always of it); the kernel has the last word on the rest."""
     if value is None:
         return None
-    if handler(key.kind).well_formed(key, value):  # the kind table knows each kind's shape
+    if well_formed(handler(key.kind).form(key), value):  # the kind table knows each shape
         return None
     shown = value if len(value) <= 40 else value[:40] + "..."
     return f"the journal's original {shown!r} is not a value it can take; left as it is"

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
@@ -58,29 +58,30 @@ class KindHandler(Protocol):
     def label(self, key: Key) -> str: ...
     def scope(self, key: Key) -> catalog.Scope: ...
     def group(self, key: Key) -> tuple[object, ...]: ...
-    def well_formed(self, key: Key, value: str) -> bool: ...
+    def form(self, key: Key) -> Form: ...
     def canonical(self, key: Key, text: str) -> str: ...
 
 
-# `well_formed`: the shape of a value, checked before a journal's original is trusted (a value
-# read back from the kernel always has it); the kernel has the last word on the rest.
+# `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
+# ("none" allowed, or at least one CPU), or text only the kernel (or a check) judges. The
+# journal checks an original's shape by it, and exporters pick how to write a value by it.
 # `canonical`: a value from a file (an exported one, or any sysctl.d file) in the form `read`
 # gives, so the two compare.
+Form = Literal["count", "switch", "cpus", "some_cpus", "text"]
 _COUNT = re.compile(r"[0-9]{1,10}")
 _CPU = r"[0-9]{1,5}(?:-[0-9]{1,5})?"  # the kernel has at most 8192 CPUs (NR_CPUS)
 _CPUS = re.compile(rf"none|{_CPU}(?:,{_CPU})*")
 
 
-def is_count(value: str) -> bool:
-    return _COUNT.fullmatch(value) is not None
-
-
-def is_switch(value: str) -> bool:
-    return value in ("on", "off")
-
-
-def is_cpus(value: str, *, allow_empty: bool) -> bool:
-    return _CPUS.fullmatch(value) is not None and (allow_empty or value != NO_CPUS)
+def well_formed(form: Form, value: str) -> bool:
+    """Has `value` the shape of `form` (the kernel has the last word on the rest)?"""
+    if form == "count":
+        return _COUNT.fullmatch(value) is not None
+    if form == "switch":
+        return value in ("on", "off")
+    if form in ("cpus", "some_cpus"):
+        return _CPUS.fullmatch(value) is not None and (form == "cpus" or value != NO_CPUS)
+    return True
 
 
 def yes_is_on(text: str) -> str:
@@ -108,6 +109,7 @@ class Family:
     """Defaults most families share: one value per key, "not present", on the kernel thread."""
 
     calling_thread = False
+    form: Callable[[Key], Form]  # no default: each family says the shape of its values
 
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: not present")
@@ -122,6 +124,8 @@ class Family:
         return (key.kind, key.ifname)
 
     def canonical(self, key: Key, text: str) -> str:
+        if self.form(key) in ("cpus", "some_cpus"):
+            return cpus_canonical(text)
         return yes_is_on(text)
 
 

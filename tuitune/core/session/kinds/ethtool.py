@@ -14,11 +14,10 @@ from tuitune.core.session.kinds.base import (
     NOT_RECORDED,
     EthtoolLike,
     Family,
+    Form,
     GroupRead,
     Values,
     WriteRefused,
-    is_count,
-    is_switch,
     own_related,
     switch,
     switch_word,
@@ -86,8 +85,8 @@ class _Ethtool(Family):
 class _Switches(_Ethtool):
     """A family whose every field is on or off (features, pause)."""
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return is_switch(value)
+    def form(self, key: Key) -> Form:
+        return "switch"
 
     def canonical(self, key: Key, text: str) -> str:
         return switch_word(text)
@@ -182,8 +181,8 @@ class RingSizes(_Ethtool):
         et.set_rings(**{key.name.replace("-", "_"): int(value)})
         return ()
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return is_count(value)
+    def form(self, key: Key) -> Form:
+        return "count"
 
 
 class ChannelCounts(_Ethtool):
@@ -240,8 +239,8 @@ class ChannelCounts(_Ethtool):
             acc.irq_parts = outer
         return out
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return is_count(value)
+    def form(self, key: Key) -> Form:
+        return "count"
 
 
 class PauseFrames(_Switches):
@@ -289,8 +288,8 @@ class Coalescing(_Ethtool):
         et.set_coalesce({key.name: number})
         return ()
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return is_switch(value) if key.name in FLAGS else is_count(value)
+    def form(self, key: Key) -> Form:
+        return "switch" if key.name in FLAGS else "count"
 
     def canonical(self, key: Key, text: str) -> str:
         return switch_word(text)  # "no" is "off" for its counts too, as verify always read it

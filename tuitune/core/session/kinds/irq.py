@@ -10,10 +10,9 @@ from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import (
     Family,
+    Form,
     GroupRead,
     WriteRefused,
-    cpus_canonical,
-    is_cpus,
 )
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
@@ -46,11 +45,8 @@ class IrqAffinity(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return is_cpus(value, allow_empty=False)  # an IRQ always has a CPU
-
-    def canonical(self, key: Key, text: str) -> str:
-        return cpus_canonical(text)
+    def form(self, key: Key) -> Form:
+        return "some_cpus"  # an IRQ always has a CPU
 
 
 def irq_number(acc: HostAccess, key: Key) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tuitune.core.host.root import read_int
 from tuitune.core.session import validate as v
-from tuitune.core.session.kinds.base import Family, GroupRead, Values, WriteRefused, is_count
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, WriteRefused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -42,8 +42,8 @@ class Link(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return ("link", key.ifname)
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return is_count(value)
+    def form(self, key: Key) -> Form:
+        return "count"
 
 
 def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavailable:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused, own_related
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, own_related
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.proc_affinity import ProcRefused
 from tuitune.core.session.settings import Key, proc_label
@@ -43,5 +43,5 @@ class ProcAffinityKind(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return True  # a CPU list the process check judges
+    def form(self, key: Key) -> Form:
+        return "text"  # a CPU list the process check judges

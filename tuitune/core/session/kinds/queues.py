@@ -10,12 +10,9 @@ from tuitune.core.host.netdev import read_queues
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
     Family,
+    Form,
     GroupRead,
     Values,
-    cpus_canonical,
-    is_count,
-    is_cpus,
-    yes_is_on,
 )
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key, cpus_of, cpus_value
@@ -56,13 +53,8 @@ class Queues(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return ("queues", key.ifname)
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        if key.kind == "rps_flow_cnt":
-            return is_count(value)
-        return is_cpus(value, allow_empty=True)
-
-    def canonical(self, key: Key, text: str) -> str:
-        return yes_is_on(text) if key.kind == "rps_flow_cnt" else cpus_canonical(text)
+    def form(self, key: Key) -> Form:
+        return "count" if key.kind == "rps_flow_cnt" else "cpus"
 
 
 def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.service import ServiceRefused
 from tuitune.core.session.settings import Key
@@ -41,5 +41,5 @@ class Service(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return True  # a state the service check judges
+    def form(self, key: Key) -> Form:
+        return "text"  # a state the service check judges

@@ -10,7 +10,7 @@ from tuitune.core.host.sysctl import read_sysctl, sysctl_path
 from tuitune.core.session import kernel_said
 from tuitune.core.session import validate as v
 from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused, refusal
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, refusal
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -69,8 +69,8 @@ class Sysctl(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
-    def well_formed(self, key: Key, value: str) -> bool:
-        return True  # text the kernel judges
+    def form(self, key: Key) -> Form:
+        return "text"  # text the kernel judges
 
     def canonical(self, key: Key, text: str) -> str:
         try:

@@ -68,6 +68,7 @@ def test_every_kind_has_a_row() -> None:
 def test_every_row_has_every_method(kind: str) -> None:
     h = HANDLERS[kind]  # type: ignore[index]
     assert isinstance(h.calling_thread, bool)
+    assert isinstance(h.of_interface, bool)
     for name in METHODS:
         method = getattr(h, name, None)
         assert callable(method), f"{kind}: no {name}"
@@ -83,6 +84,8 @@ def test_every_row_describes_its_keys(kind: str) -> None:
     assert h.scope(key) in ("netns", "host")
     assert isinstance(h.group(key), tuple)
     assert h.absent(key).reason.startswith(key.label)
+    # Exports take a kind's keys with their interface, or (the host's) into every export.
+    assert h.of_interface == (key.ifname is not None)
 
 
 @pytest.mark.parametrize("kind", KINDS)

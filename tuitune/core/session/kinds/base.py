@@ -46,9 +46,11 @@ class KindHandler(Protocol):
     its keys); `group` names that group (keys with one id are read together); `related` is
     `key` and what a write to it may change as well. `calling_thread`: validated and written
     on the caller's thread, not the kernel thread (a daemon started from a thread inside a
-    namespace would run in it)."""
+    namespace would run in it). `of_interface`: its keys are settings of one interface (or
+    its queues and IRQs), exported with it; False: the host's, in every interface's export."""
 
     calling_thread: bool
+    of_interface: bool
 
     def read(self, acc: HostAccess, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -109,7 +111,11 @@ class Family:
     """Defaults most families share: one value per key, "not present", on the kernel thread."""
 
     calling_thread = False
-    form: Callable[[Key], Form]  # no default: each family says the shape of its values
+    of_interface = True
+    value_form: Form  # no default: each family says the shape of its values (or has `form`)
+
+    def form(self, key: Key) -> Form:
+        return self.value_form
 
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: not present")

@@ -85,8 +85,7 @@ class _Ethtool(Family):
 class _Switches(_Ethtool):
     """A family whose every field is on or off (features, pause)."""
 
-    def form(self, key: Key) -> Form:
-        return "switch"
+    value_form: Form = "switch"
 
     def canonical(self, key: Key, text: str) -> str:
         return switch_word(text)
@@ -166,6 +165,8 @@ def _with_max(key: Key, got: C | Unavailable, top_of: Callable[[C, str], int]) -
 
 
 class RingSizes(_Ethtool):
+    value_form: Form = "count"
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         r = et.rings()
         return r if isinstance(r, Unavailable) else rings_values(dev, r)
@@ -181,11 +182,10 @@ class RingSizes(_Ethtool):
         et.set_rings(**{key.name.replace("-", "_"): int(value)})
         return ()
 
-    def form(self, key: Key) -> Form:
-        return "count"
-
 
 class ChannelCounts(_Ethtool):
+    value_form: Form = "count"
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         c = et.channels()
         if isinstance(c, Unavailable):
@@ -238,9 +238,6 @@ class ChannelCounts(_Ethtool):
         finally:
             acc.irq_parts = outer
         return out
-
-    def form(self, key: Key) -> Form:
-        return "count"
 
 
 class PauseFrames(_Switches):

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 
 class IrqAffinity(Family):
+    value_form: Form = "some_cpus"  # an IRQ always has a CPU
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         return read_irq(acc, key)
 
@@ -44,9 +46,6 @@ class IrqAffinity(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
-
-    def form(self, key: Key) -> Form:
-        return "some_cpus"  # an IRQ always has a CPU
 
 
 def irq_number(acc: HostAccess, key: Key) -> str:

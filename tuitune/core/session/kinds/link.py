@@ -20,6 +20,8 @@ MTU_MIN_IPV4 = 68
 
 
 class Link(Family):
+    value_form: Form = "count"
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         return read_link(acc, key.ifname or "")
 
@@ -41,9 +43,6 @@ class Link(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return ("link", key.ifname)
-
-    def form(self, key: Key) -> Form:
-        return "count"
 
 
 def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavailable:

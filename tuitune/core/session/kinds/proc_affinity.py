@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 
 class ProcAffinityKind(Family):
+    value_form: Form = "text"  # a CPU list the process check judges
+    of_interface = False
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         return acc.procs.read_group(key)
 
@@ -42,6 +45,3 @@ class ProcAffinityKind(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
-
-    def form(self, key: Key) -> Form:
-        return "text"  # a CPU list the process check judges

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 class Service(Family):
+    value_form: Form = "text"  # the service check judges it
+    of_interface = False
     calling_thread = True
 
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
@@ -40,6 +42,3 @@ class Service(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
-
-    def form(self, key: Key) -> Form:
-        return "text"  # a state the service check judges

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 
 class Sysctl(Family):
+    value_form: Form = "text"  # the kernel judges it
+    of_interface = False
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         raw = read_sysctl(acc.root, key.name)
         if isinstance(raw, Unavailable):
@@ -68,9 +71,6 @@ class Sysctl(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
-
-    def form(self, key: Key) -> Form:
-        return "text"  # text the kernel judges
 
     def canonical(self, key: Key, text: str) -> str:
         try:

@@ -16,6 +16,7 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Coalesce
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
+from tuitune.core.units import rate
 from tuitune.core.values import Unavailable
 
 
@@ -33,13 +34,7 @@ def _v(value: Any) -> Text:
 
 
 def _rate(x: float) -> str:
-    if x >= 1e9:
-        return f"{x / 1e9:.2f}G"
-    if x >= 1e6:
-        return f"{x / 1e6:.2f}M"
-    if x >= 1e4:
-        return f"{x / 1e3:.1f}k"
-    return f"{x:.0f}"
+    return rate(x, whole=True)
 
 
 def _header(snap: Snapshot, rates: Rates | None) -> Table:

@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from tuitune.core.session.kinds.base import KindHandler
+from tuitune.core.session.kinds.base import KindHandler, well_formed
 from tuitune.core.session.kinds.table import HANDLERS
 from tuitune.core.session.settings import KINDS, Key
 
@@ -32,20 +32,43 @@ SAMPLES: dict[str, Key] = {
     "proc_affinity": Key.proc_affinity(1234, 5678),
 }
 
+# A value of each sample as the reader gives it, and one no reader gives (None: any text is
+# the kernel's, or the service check's, to judge).
+READ_AND_BAD: dict[str, tuple[str, str | None]] = {
+    "sysctl": ("4096", None),
+    "feature": ("on", "1"),
+    "ring": ("4096", "4k"),
+    "coalesce": ("50", "on"),
+    "channels": ("4", "-1"),
+    "pause": ("off", "no"),
+    "mtu": ("9000", "9000 "),
+    "txqueuelen": ("1000", "on"),
+    "rps_cpus": ("0-3", "cpu0"),
+    "xps_cpus": ("none", "0-3 8"),
+    "rps_flow_cnt": ("32768", "0x8000"),
+    "irq_affinity": ("0-1", "none"),
+    "service": ("active", None),
+    "proc_affinity": ("0-3", None),
+}
+
 
 def test_the_protocol_names_every_handler_duty() -> None:
     assert set(METHODS) >= {"read", "validate", "write", "related", "label", "scope", "group"}
+    # What the journal's original check and `verify` ask of a kind (no ladders over kinds).
+    assert set(METHODS) >= {"form", "canonical"}
 
 
 def test_every_kind_has_a_row() -> None:
     assert set(HANDLERS) == set(KINDS)
     assert set(SAMPLES) == set(KINDS)  # a new kind needs a sample here too
+    assert set(READ_AND_BAD) == set(KINDS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_row_has_every_method(kind: str) -> None:
     h = HANDLERS[kind]  # type: ignore[index]
     assert isinstance(h.calling_thread, bool)
+    assert isinstance(h.of_interface, bool)
     for name in METHODS:
         method = getattr(h, name, None)
         assert callable(method), f"{kind}: no {name}"
@@ -61,3 +84,16 @@ def test_every_row_describes_its_keys(kind: str) -> None:
     assert h.scope(key) in ("netns", "host")
     assert isinstance(h.group(key), tuple)
     assert h.absent(key).reason.startswith(key.label)
+    # Exports take a kind's keys with their interface, or (the host's) into every export.
+    assert h.of_interface == (key.ifname is not None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_row_knows_its_values_shape(kind: str) -> None:
+    key = SAMPLES[kind]
+    h = HANDLERS[key.kind]
+    read, bad = READ_AND_BAD[kind]
+    assert well_formed(h.form(key), read)
+    assert h.canonical(key, read) == read  # what the reader gives is already canonical
+    if bad is not None:
+        assert not well_formed(h.form(key), bad)

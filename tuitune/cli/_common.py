@@ -12,11 +12,12 @@ traceback. A type runs at parse time, for every subcommand that declares the opt
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeAlias
 
 from tuitune.core import paths
 from tuitune.core.bench.limits import MAX_CPU, BadLength, parse_length
@@ -32,6 +33,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_JOURNAL_DIR = paths.RUN_DIR
 
 INTERVAL_MIN, INTERVAL_MAX = 0.1, 60.0  # seconds between samples (iperf3's -i has the same)
+
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+Handler: TypeAlias = Callable[[argparse.Namespace], int]
 
 
 class Parser(argparse.ArgumentParser):
@@ -65,28 +70,28 @@ def bounded_float(low: float, high: float, what: str) -> Callable[[str], float]:
 interval = bounded_float(INTERVAL_MIN, INTERVAL_MAX, "seconds")
 
 
-def ifname(text: str) -> str:
-    problem = ifname_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+def _checked(problem_of: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A type for argparse that takes the text as it is once `problem_of` finds no problem."""
+
+    def parse(text: str) -> str:
+        problem = problem_of(text)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return text
+
+    return parse
 
 
-def peer(text: str) -> str:
-    """A host name or IP address that may reach a program's argv (never an option)."""
-    from tuitune.core.advise.peer import peer_problem
+def _peer_problem(text: str) -> str | None:
+    from tuitune.core.advise.peer import peer_problem  # the advisor's package: load it late
 
-    problem = peer_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+    return peer_problem(text)
 
 
-def netns(text: str) -> str:
-    problem = netns_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return text
+ifname = _checked(ifname_problem)
+netns = _checked(netns_problem)
+# A host name or IP address that may reach a program's argv (never an option).
+peer = _checked(_peer_problem)
 
 
 def length(text: str) -> str:
@@ -146,8 +151,31 @@ def err(msg: str) -> None:
     print(f"tuitune: {msg}", file=sys.stderr)
 
 
+def command(subparsers: Subparsers, name: str, run: Handler) -> argparse.ArgumentParser:
+    """Subcommand `name`, run by `run`. The handler's docstring is the text the user reads:
+    its first paragraph the one-line help in `tuitune --help`, the rest the description in
+    `tuitune NAME --help` (argparse rewraps both), so each command's words live beside it."""
+    first, _, rest = (inspect.getdoc(run) or "").partition("\n\n")
+    p = subparsers.add_parser(name, help=" ".join(first.split()), description=rest or None)
+    p.set_defaults(func=run)
+    return p
+
+
+def iface_arg(p: argparse.ArgumentParser, help: str | None, optional: bool = True) -> None:
+    """The interface a command works on; optional ones fall back to a default the help names."""
+    p.add_argument("iface", nargs="?" if optional else None, type=ifname, help=help)
+
+
+def report_args(p: argparse.ArgumentParser) -> None:
+    """A report on one interface (show, advise): IFACE, else the default route's, and --json."""
+    iface_arg(p, "interface (default: the default route's)")
+    p.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
+
+
 def host_args(
-    p: argparse.ArgumentParser, netns_help: str = "the host is network namespace NAME"
+    p: argparse.ArgumentParser,
+    netns_help: str = "the host is network namespace NAME",
+    journal: bool = False,
 ) -> None:
     """--root and --netns: which host a command reads (and writes)."""
     p.add_argument(
@@ -157,6 +185,8 @@ def host_args(
         help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc) instead of this machine",
     )
     p.add_argument("--netns", type=netns, metavar="NAME", help=netns_help)
+    if journal:
+        journal_dir_arg(p)
 
 
 def journal_dir_arg(p: argparse.ArgumentParser) -> None:
@@ -197,6 +227,32 @@ def pick_interface(reader: HostReader, wanted: str | None) -> str | None:
         return wanted
     found: str | None = reader.call(default_route_interface, reader.root)
     return found
+
+
+def reader_on(netns: str | None, wanted: str | None, which: str) -> tuple[HostReader, str] | None:
+    """A reader of this machine (or namespace `netns`) and the interface to work on (see
+    `pick_interface`), or None after one line saying why not; `which` tells the user which
+    interface to name when the host has no default route to fall back to."""
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.hostreader import HostReader, UnknownInterface
+
+    try:
+        reader = HostReader(HostRoot(netns=netns))
+    except NetnsError as exc:
+        err(str(exc))
+        return None
+    try:
+        ifname = pick_interface(reader, wanted)
+    except UnknownInterface as exc:
+        problem = str(exc)
+    else:
+        if ifname is not None:
+            return reader, ifname
+        problem = f"no interface: name the one {which}"
+    reader.close()
+    err(problem)
+    return None
 
 
 def screen_args(parser: argparse.ArgumentParser) -> None:

@@ -25,19 +25,9 @@ if TYPE_CHECKING:
 MAX_SECONDS = 300
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser(
-        "advise",
-        help="sample a few seconds and say what holds the interface back, why, and what the "
-        "reports measured (docs/advise.md)",
-        description="Sample the host for --seconds, then print each finding: its evidence, the "
-        "change it proposes and the reports behind it (LAN or WAN advice). --apply ID applies "
-        "that finding's change through the change journal as one step.",
-    )
-    p.add_argument(
-        "iface", nargs="?", type=_common.ifname, help="interface (default: the default route's)"
-    )
-    p.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
+def register(subparsers: _common.Subparsers) -> None:
+    p = _common.command(subparsers, "advise", cmd_advise)
+    _common.report_args(p)
     p.add_argument(
         "--seconds",
         type=_common.upto(MAX_SECONDS),
@@ -83,12 +73,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --netns: also change host-wide settings (refused without it)",
     )
-    _common.host_args(p)
-    _common.journal_dir_arg(p)
-    p.set_defaults(func=cmd_advise)
+    _common.host_args(p, journal=True)
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
+    """sample a few seconds and say what holds the interface back, why, and what the reports
+    measured (docs/advise.md)
+
+    Sample the host for --seconds, then print each finding: its evidence, the change it
+    proposes and the reports behind it (LAN or WAN advice). --apply ID applies that finding's
+    change through the change journal as one step.
+    """
     from tuitune.cli.live import nic_procs_reading, open_reader
     from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
     from tuitune.core.advise.document import advise_document
@@ -202,9 +197,8 @@ def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
 def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:
     import os
 
-    from tuitune.cli.session import _ns_flag, _print_outcome, apply_step
-    from tuitune.core.host.netns import NetnsError
-    from tuitune.core.session import InvalidValue, Session, WriteRefused
+    from tuitune.cli.session import _ns_flag, apply_or_preview, open_session
+    from tuitune.core.session import InvalidValue, WriteRefused
 
     chosen: list[Finding] = []
     for rid in dict.fromkeys(args.apply):
@@ -234,12 +228,10 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
             if c.key not in changes:
                 changes[c.key] = c.value
                 pairs.append((c.key, c.value))
-    session = Session(root, journal_dir=args.journal_dir, host_writes=args.host_wide)
-    try:
-        access = session.access()
-    except NetnsError as exc:
-        err(str(exc))
+    opened = open_session(args, root)
+    if opened is None:
         return EXIT_USAGE
+    session, access = opened
     with session:
         targets = {}
         errors = []
@@ -261,15 +253,9 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
         if not todo:
             print("nothing to change: every setting already has the finding's value")
             return EXIT_OK
-        if args.dry_run:
-            for key, value in todo:
-                print(f"would change {key.label}: {current[key]} -> {value}")
-            return EXIT_OK
-        outcomes = apply_step(session, todo)
-        if outcomes is None:
-            return EXIT_FAILED
-    for out in outcomes:
-        _print_outcome(out, "changed")
+        outcomes = apply_or_preview(session, todo, current, args.dry_run)
+    if isinstance(outcomes, int):
+        return outcomes
     names = ", ".join(f.id for f in chosen)
     if all(o.ok for o in outcomes):
         print(f"applied {names} as one step; `tuitune restore{_ns_flag(root)}` puts it back")

@@ -19,7 +19,6 @@ from tuitune.cli._common import (
     EXIT_OK,
     EXIT_USAGE,
     err,
-    pick_interface,
 )
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 
@@ -32,18 +31,9 @@ if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    bench = subparsers.add_parser(
-        "bench",
-        help="run iperf3 against a peer, show it live, record it in the notebook",
-        description="Run iperf3 (the client) against PEER, print throughput and retransmits "
-        "each second, then the result beside the baseline run, with the settings that differ. "
-        "Without --peer, the lab built by `tuitune lab` is used. Each run is recorded with "
-        "every setting it ran with (see `tuitune runs`).",
-    )
-    bench.add_argument(
-        "iface", nargs="?", type=_common.ifname, help="the interface the run goes through"
-    )
+def register(subparsers: _common.Subparsers) -> None:
+    bench = _common.command(subparsers, "bench", cmd_bench)
+    _common.iface_arg(bench, "the interface the run goes through")
     bench.add_argument("--peer", metavar="ADDR", help="a host where `iperf3 -s` runs")
     bench.add_argument(
         "--port", "-p", type=_common.port, metavar="N", help="the server's port (default 5201)"
@@ -94,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     bench.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     bench.add_argument("--no-record", action="store_true", help="do not record the run")
-    bench.set_defaults(func=cmd_bench)
     from tuitune.cli import runs
 
     runs.register(subparsers)
@@ -255,9 +244,13 @@ def _resolve(args: argparse.Namespace) -> tuple[str | None, str | None, int, str
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from tuitune.core.host.netns import NetnsError
-    from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader, UnknownInterface
+    """run iperf3 against a peer, show it live, record it in the notebook
+
+    Run iperf3 (the client) against PEER, print throughput and retransmits each second, then
+    the result beside the baseline run, with the settings that differ. Without --peer, the lab
+    built by `tuitune lab` is used. Each run is recorded with every setting it ran with (see
+    `tuitune runs`).
+    """
 
     ifname, netns, port, peer, lab = _resolve(args)
     if peer is None:
@@ -271,20 +264,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.peer_netns is None and lab is not None:
         args.peer_netns, args.peer_iface = lab.peer_netns, lab.peer_ifname
-    try:
-        reader = HostReader(HostRoot(netns=netns))
-    except NetnsError as exc:
-        err(str(exc))
+    opened = _common.reader_on(netns, ifname, "the run goes through (tuitune bench IFACE)")
+    if opened is None:
         return EXIT_USAGE
+    reader, ifname = opened
     with reader:
-        try:
-            ifname = pick_interface(reader, ifname)
-        except UnknownInterface as exc:
-            err(str(exc))
-            return EXIT_USAGE
-        if ifname is None:
-            err("no interface: name the one the run goes through (tuitune bench IFACE)")
-            return EXIT_USAGE
         spec = _spec(args, peer, port, netns)
         problem = _pin_problem(reader, spec, lab is not None)
         if problem is not None:

@@ -19,15 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuitune.cli import _common, export_ansible
-from tuitune.cli._common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
-    err,
-    host_args,
-    host_root,
-    journal_dir_arg,
-)
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, host_args, host_root
 
 if TYPE_CHECKING:
     from tuitune.core.export import ExportContext, ExportFile, ExportPlan
@@ -36,21 +28,13 @@ if TYPE_CHECKING:
     from tuitune.core.session import HostAccess
 
 
-def _host_args(p: argparse.ArgumentParser) -> None:
-    host_args(p, netns_help="the interface is in network namespace NAME")
+def _host_args(p: argparse.ArgumentParser, journal: bool = False) -> None:
+    host_args(p, netns_help="the interface is in network namespace NAME", journal=journal)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    export = subparsers.add_parser(
-        "export",
-        help="write what tuitune changed as files that survive a reboot (sysctl.d, udev, ...)",
-        description="Export every setting tuitune changed on IFACE (and the sysctls) that still "
-        "differs from what it found: a sysctl.d file, udev rules, a systemd .link file, "
-        "NetworkManager settings, IRQ affinity by queue name. Prints the files unless --out or "
-        "--install. Formats: sysctl, udev, link, nm, affinity (default: the ones the changes "
-        "need, plus link and nm when the host runs systemd-networkd or NetworkManager).",
-    )
-    export.add_argument("iface", type=_common.ifname, help="the interface whose settings to export")
+def register(subparsers: _common.Subparsers) -> None:
+    export = _common.command(subparsers, "export", cmd_export)
+    _common.iface_arg(export, "the interface whose settings to export", optional=False)
     export.add_argument("--format", metavar="LIST", help="comma-separated formats to write")
     where = export.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, metavar="DIR", help="write the files into DIR")
@@ -62,31 +46,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     export_ansible.add_args(export)
     export_ansible.add_pair_args(export)
-    _host_args(export)
-    journal_dir_arg(export)
-    export.set_defaults(func=cmd_export)
+    _host_args(export, journal=True)
 
-    verify = subparsers.add_parser(
-        "verify",
-        help="compare the live state with exported files; list every difference",
-        description="Compare what each file says (files tuitune exported, or any sysctl.d file) "
-        "with the live state and print every difference. Exit status 1 when anything differs.",
-    )
+    verify = _common.command(subparsers, "verify", cmd_verify)
     verify.add_argument("files", nargs="*", type=Path, help="files to check")
     verify.add_argument(
         "--installed", action="store_true", help="check the files tuitune installed under /etc"
     )
     _host_args(verify)
-    verify.set_defaults(func=cmd_verify)
 
-    aff = subparsers.add_parser(
-        "apply-affinity",
-        help="pin IFACE's IRQs to CPUs by queue name (from the exported affinity file)",
-        description="Resolve each queue name of the affinity file to the IRQ that serves it now "
-        "and write its CPUs to /proc/irq/N/smp_affinity_list. --follow keeps running and "
-        "writes them again whenever the link comes up (drivers reset affinity on reopen).",
-    )
-    aff.add_argument("iface", type=_common.ifname)
+    aff = _common.command(subparsers, "apply-affinity", cmd_apply_affinity)
+    _common.iface_arg(aff, None, optional=False)
     aff.add_argument(
         "--file", type=Path, metavar="FILE", help="default: /etc/tuitune/affinity-IFACE.conf"
     )
@@ -94,7 +64,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--follow", action="store_true", help="stay and re-apply each time the link comes up"
     )
     _host_args(aff)
-    aff.set_defaults(func=cmd_apply_affinity)
 
 
 def _access(root: HostRoot) -> HostAccess | None:
@@ -122,6 +91,14 @@ def _check_iface(access: HostAccess, ifname: str) -> bool:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """write what tuitune changed as files that survive a reboot (sysctl.d, udev, ...)
+
+    Export every setting tuitune changed on IFACE (and the sysctls) that still differs from
+    what it found: a sysctl.d file, udev rules, a systemd .link file, NetworkManager settings,
+    IRQ affinity by queue name. Prints the files unless --out or --install. Formats: sysctl,
+    udev, link, nm, affinity (default: the ones the changes need, plus link and nm when the host
+    runs systemd-networkd or NetworkManager).
+    """
     from tuitune.core.export import parse_formats as formats_of
 
     try:
@@ -286,6 +263,11 @@ def _install(plan: ExportPlan) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """compare the live state with exported files; list every difference
+
+    Compare what each file says (files tuitune exported, or any sysctl.d file) with the live
+    state and print every difference. Exit status 1 when anything differs.
+    """
     from tuitune.core.export import installed_files, verify
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.host.root import HostRoot
@@ -331,6 +313,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_apply_affinity(args: argparse.Namespace) -> int:
+    """pin IFACE's IRQs to CPUs by queue name (from the exported affinity file)
+
+    Resolve each queue name of the affinity file to the IRQ that serves it now and write its
+    CPUs to /proc/irq/N/smp_affinity_list. --follow keeps running and writes them again
+    whenever the link comes up (drivers reset affinity on reopen).
+    """
     from tuitune.core.docfile import DocumentError, shown
     from tuitune.core.export import affinity, spread
 

@@ -25,16 +25,8 @@ if TYPE_CHECKING:
     from tuitune.core.lab import Lab
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    lab = subparsers.add_parser(
-        "lab",
-        help="a safe place to try everything: two network namespaces, a veth pair and an "
-        "iperf3 server, watched in the live screen",
-        description="Build a two-host lab on this machine (network namespaces tuitune-lab-TAG "
-        "and tuitune-peer-TAG joined by a veth pair, addresses from 198.18.0.0/15 inside them "
-        "only, an iperf3 server in the peer) and open the live screen on the lab's end. The "
-        "machine's own interfaces are never touched. Needs root.",
-    )
+def register(subparsers: _common.Subparsers) -> None:
+    lab = _common.command(subparsers, "lab", cmd_lab)
     mode = lab.add_mutually_exclusive_group()
     mode.add_argument(
         "--no-tui", action="store_true", help="build (or reuse) it and print how to use it"
@@ -49,7 +41,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         help=f"where the lab's state file lives (default {paths.RUN_DIR})",
     )
-    lab.set_defaults(func=cmd_lab)
 
 
 def _as_root_hint(args: argparse.Namespace) -> str:
@@ -70,7 +61,14 @@ def _command() -> str:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
+    """a safe place to try everything: two network namespaces, a veth pair and an iperf3
+    server, watched in the live screen
 
+    Build a two-host lab on this machine (network namespaces tuitune-lab-TAG and
+    tuitune-peer-TAG joined by a veth pair, addresses from 198.18.0.0/15 inside them only, an
+    iperf3 server in the peer) and open the live screen on the lab's end. The machine's own
+    interfaces are never touched. Needs root.
+    """
     if os.geteuid() != 0:
         err(f"the lab needs root (it creates network namespaces): run `{_as_root_hint(args)}`")
         return EXIT_USAGE

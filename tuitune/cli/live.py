@@ -25,12 +25,9 @@ if TYPE_CHECKING:
 NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    show = subparsers.add_parser("show", help="print the whole state and one second of rates")
-    show.add_argument(
-        "iface", nargs="?", type=_common.ifname, help="interface (default: the default route's)"
-    )
-    show.add_argument("--json", action="store_true", help="print JSON (docs/json-schema.md)")
+def register(subparsers: _common.Subparsers) -> None:
+    show = _common.command(subparsers, "show", cmd_show)
+    _common.report_args(show)
     show.add_argument(
         "--interval",
         type=_common.interval,
@@ -39,17 +36,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="seconds between the two samples the rates come from (default 1)",
     )
     _common.host_args(show, netns_help=NETNS_HELP)
-    show.set_defaults(func=cmd_show)
 
 
 def tui_args(parser: argparse.ArgumentParser) -> None:
     """The live screen's options (`tuitune [IFACE] [options]`)."""
-    parser.add_argument(
-        "iface",
-        nargs="?",
-        type=_common.ifname,
-        help="interface to watch (default: pick from a list)",
-    )
+    _common.iface_arg(parser, "interface to watch (default: pick from a list)")
     _common.screen_args(parser)
     _common.host_args(parser, netns_help=NETNS_HELP)
     parser.set_defaults(func=cmd_tui)
@@ -82,6 +73,7 @@ def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostRe
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """print the whole state and one second of rates"""
     from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.rates import compute_rates
 

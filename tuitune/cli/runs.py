@@ -15,17 +15,9 @@ from tuitune.cli._common import EXIT_OK, EXIT_USAGE, err
 from tuitune.cli.bench import _lab, _notebook
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    runs = subparsers.add_parser(
-        "runs",
-        help="the notebook: every run, what changed against the baseline, and what it did",
-        description="Print the recorded runs of an interface: per request the median and "
-        "range over repeats of throughput, retransmits and CPU, the change against the "
-        "baseline run, and the settings that differ from it.",
-    )
-    runs.add_argument(
-        "iface", nargs="?", type=_common.ifname, help="the interface (default: the lab's)"
-    )
+def register(subparsers: _common.Subparsers) -> None:
+    runs = _common.command(subparsers, "runs", cmd_runs)
+    _common.iface_arg(runs, "the interface (default: the lab's)")
     runs.add_argument(
         "--netns",
         type=_common.netns,
@@ -40,10 +32,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     runs.add_argument("--baseline", metavar="ID", help="make run ID the baseline (remembered)")
     runs.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
-    runs.set_defaults(func=cmd_runs)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    """the notebook: every run, what changed against the baseline, and what it did
+
+    Print the recorded runs of an interface: per request the median and range over repeats of
+    throughput, retransmits and CPU, the change against the baseline run, and the settings
+    that differ from it.
+    """
     from tuitune.core.bench.runformat import compare, to_csv, to_markdown, to_text
 
     ifname, netns = args.iface, args.netns

@@ -13,17 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuitune.cli import _common
-from tuitune.cli._common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
-    err,
-    host_args,
-    host_root,
-    journal_dir_arg,
-)
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, host_args, host_root
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess, InvalidValue, Session
     from tuitune.core.session.outcome import Outcome
@@ -31,16 +25,9 @@ if TYPE_CHECKING:
     from tuitune.core.values import Unavailable
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    restore = subparsers.add_parser(
-        "restore",
-        help="put back every original value a change journal holds (after a crash, a kill "
-        "or a lost SSH session)",
-        description="Put back every original value recorded by tuitune for this host (or "
-        "--netns NAME). Prints each value put back and what could not be, and why.",
-    )
-    host_args(restore)
-    journal_dir_arg(restore)
+def register(subparsers: _common.Subparsers) -> None:
+    restore = _common.command(subparsers, "restore", cmd_restore)
+    host_args(restore, journal=True)
     restore.add_argument(
         "--list", action="store_true", help="list the journals and what they hold; change nothing"
     )
@@ -49,26 +36,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="also put back settings someone else changed after tuitune did",
     )
-    restore.set_defaults(func=cmd_restore)
 
-    apply = subparsers.add_parser(
-        "apply",
-        help="apply a saved state (`show --json` output or a TOML profile, docs/profile.md)",
-        description="Apply a saved state through the change journal: every value is checked "
-        "before the first write, and if one write fails the others are put back. Queues and "
-        "queue IRQs the device does not have (a state saved on a device with more queues) are "
-        "skipped, one line each, and the rest applied. "
-        "`tuitune restore` puts the originals back later.",
-    )
+    apply = _common.command(subparsers, "apply", cmd_apply)
     apply.add_argument("file", type=Path, help="show --json output or a TOML profile")
-    apply.add_argument(
-        "iface",
-        nargs="?",
-        type=_common.ifname,
-        help="interface (default: the one the file names)",
-    )
-    host_args(apply)
-    journal_dir_arg(apply)
+    _common.iface_arg(apply, "interface (default: the one the file names)")
+    host_args(apply, journal=True)
     apply.add_argument(
         "--dry-run", action="store_true", help="print what would change; change nothing"
     )
@@ -84,7 +56,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also change the affinity of processes ([processes] of a profile) that belong to "
         "other users (refused without it; root only)",
     )
-    apply.set_defaults(func=cmd_apply)
 
 
 def _ns_flag(root: HostRoot) -> str:
@@ -112,6 +83,41 @@ def apply_step(session: Session, changes: list[tuple[Key, str]]) -> list[Outcome
         return None
     finally:
         session.release()  # the originals stay recorded for `tuitune restore`
+
+
+def open_session(args: argparse.Namespace, root: HostRoot) -> tuple[Session, HostAccess] | None:
+    """The session `apply` and `advise --apply` change the host through (--journal-dir,
+    --host-wide), or None after one line saying why the namespace cannot be entered."""
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.session import Session
+
+    session = Session(root, journal_dir=args.journal_dir, host_writes=args.host_wide)
+    try:
+        return session, session.access()
+    except NetnsError as exc:
+        err(str(exc))
+        return None
+
+
+def apply_or_preview(
+    session: Session,
+    changes: list[tuple[Key, str]],
+    current: Mapping[Key, str | Unavailable],
+    dry_run: bool,
+) -> list[Outcome] | int:
+    """`apply` and `advise --apply` once every value is checked: `changes` (key, value) and
+    what each key holds now. With `dry_run` one line per change and exit status 0; else one
+    journaled step with each outcome printed, or exit status 1 when the journal failed."""
+    if dry_run:
+        for key, value in changes:
+            print(f"would change {key.label}: {current[key]} -> {value}")
+        return EXIT_OK
+    outcomes = apply_step(session, changes)
+    if outcomes is None:
+        return EXIT_FAILED
+    for out in outcomes:
+        _print_outcome(out, "changed")
+    return outcomes
 
 
 def _print_outcome(out: Outcome, verb: str) -> None:
@@ -163,6 +169,12 @@ def _list(directory: Path, only: str | None = None) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
+    """put back every original value a change journal holds (after a crash, a kill or a lost
+    SSH session)
+
+    Put back every original value recorded by tuitune for this host (or --netns NAME). Prints
+    each value put back and what could not be, and why.
+    """
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.session import JournalError, Session
     from tuitune.core.session.journal_file import host_id, journal_exists, journal_path, lock_holder
@@ -285,11 +297,17 @@ def _beyond_device(access: HostAccess, pairs: list[tuple[Key, str]]) -> dict[Key
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
+    """apply a saved state (`show --json` output or a TOML profile, docs/profile.md)
+
+    Apply a saved state through the change journal: every value is checked before the first
+    write, and if one write fails the others are put back. Queues and queue IRQs the device
+    does not have (a state saved on a device with more queues) are skipped, one line each, and
+    the rest applied. `tuitune restore` puts the originals back later.
+    """
     from tuitune.core.docfile import shown
     from tuitune.core.host.netdev import interface_exists, list_interfaces
-    from tuitune.core.host.netns import NetnsError
     from tuitune.core.names import ifname_problem
-    from tuitune.core.session import InvalidValue, Session, WriteRefused
+    from tuitune.core.session import InvalidValue, WriteRefused
     from tuitune.core.session.profile import ProfileError, load, resolve
     from tuitune.core.session.profile_model import one_line
 
@@ -307,12 +325,10 @@ def cmd_apply(args: argparse.Namespace) -> int:
     if problem is not None:  # the file's name: checked before it is ever part of a path
         err(f"{args.file}: {problem}")
         return EXIT_USAGE
-    session = Session(root, journal_dir=args.journal_dir, host_writes=args.host_wide)
-    try:
-        access = session.access()
-    except NetnsError as exc:
-        err(str(exc))
+    opened = open_session(args, root)
+    if opened is None:
         return EXIT_USAGE
+    session, access = opened
     access.procs.agree_all = args.other_users
     with session:
         if profile.needs_interface and ifname and not access.run(interface_exists, root, ifname):
@@ -356,15 +372,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 f"{shown(args.file)}"
             )
             return EXIT_OK
-        if args.dry_run:
-            for key, _ in changes:
-                print(f"would change {key.label}: {current[key]} -> {targets[key]}")
-            return EXIT_OK
-        outcomes = apply_step(session, changes)
-        if outcomes is None:
-            return EXIT_FAILED
-    for out in outcomes:
-        _print_outcome(out, "changed")
+        outcomes = apply_or_preview(session, changes, current, args.dry_run)
+    if isinstance(outcomes, int):
+        return outcomes
     if all(o.ok for o in outcomes):
         n = sum(o.status == "changed" for o in outcomes)
         left = f", skipped {len(skipped)} this device does not have" if skipped else ""

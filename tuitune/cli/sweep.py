@@ -28,17 +28,10 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, journal_d
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser(
-        "sweep",
-        help="measure every combination of a spec's settings (a report's table) unattended",
-        description="Apply each combination of the settings SPEC names through the change "
-        "journal, run iperf3 on it, record the runs in the notebook, and print the table. "
-        "Everything is put back at the end, also after Ctrl+C. Spec format: docs/sweep.md; "
-        "examples: docs/sweeps/.",
-    )
+def register(subparsers: _common.Subparsers) -> None:
+    p = _common.command(subparsers, "sweep", cmd_sweep)
     p.add_argument("spec", type=Path, nargs="?", help="the sweep spec (TOML)")
-    p.add_argument("iface", nargs="?", type=_common.ifname, help="the interface (default: lab)")
+    _common.iface_arg(p, "the interface (default: lab)")
     p.add_argument(
         "--bisect",
         nargs=2,
@@ -103,7 +96,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     journal_dir_arg(p)
-    p.set_defaults(func=cmd_sweep)
 
 
 def _seed(text: str) -> int:
@@ -165,10 +157,13 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    """measure every combination of a spec's settings (a report's table) unattended
+
+    Apply each combination of the settings SPEC names through the change journal, run iperf3
+    on it, record the runs in the notebook, and print the table. Everything is put back at the
+    end, also after Ctrl+C. Spec format: docs/sweep.md; examples: docs/sweeps/.
+    """
     from tuitune.core.bench.notebook import Notebook
-    from tuitune.core.host.netns import NetnsError
-    from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader, UnknownInterface
     from tuitune.core.session import Session
     from tuitune.core.sweep import spec as specfile
     from tuitune.core.sweep.runner import SweepRunner, Target
@@ -207,20 +202,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     ifname, netns, port, peer, hint = where
     assert peer is not None
-    try:
-        reader = HostReader(HostRoot(netns=netns))
-    except NetnsError as exc:
-        err(str(exc))
+    opened = _common.reader_on(netns, ifname, "the runs go through (tuitune sweep SPEC IFACE)")
+    if opened is None:
         return EXIT_USAGE
+    reader, ifname = opened
     with reader:
-        try:
-            ifname = _common.pick_interface(reader, ifname)
-        except UnknownInterface as exc:
-            err(str(exc))
-            return EXIT_USAGE
-        if ifname is None:
-            err("no interface: name the one the runs go through (tuitune sweep SPEC IFACE)")
-            return EXIT_USAGE
         path = args.notebook or Notebook.default_path(ifname, netns=netns)
         notebook = Notebook(path)
         try:

@@ -38,7 +38,8 @@ import stat
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from types import TracebackType
+
+from tuitune.core.closing import Closing
 
 MAX_LINKS = 40  # the kernel's own limit on links in one lookup
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
@@ -195,20 +196,12 @@ def _walk(
     return cur, shown or "."
 
 
-class SafeDir:
+class SafeDir(Closing):
     """An open directory; every method works on names in it, never on paths. `checked`: it
     passed `dir_problem` (only such a directory is written into)."""
 
     def __init__(self, fd: int, path: Path, checked: bool) -> None:
         self.fd, self.path, self.checked = fd, path, checked
-
-    def __enter__(self) -> SafeDir:
-        return self
-
-    def __exit__(
-        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         if self.fd >= 0:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 from tuitune.core import catalog
+from tuitune.core.closing import Closing
 from tuitune.core.host.cpus import read_topology
 from tuitune.core.host.ethtool import (
     Channels,
@@ -91,7 +92,7 @@ def _sysctl_value(
     return SysctlValue(e.key, value, note)
 
 
-class HostReader:
+class HostReader(Closing):
     """`ethtool` makes the device reader for an interface. Live hosts default to the real
     `Ethtool`; a recorded tree has no device to ask, so its ethtool groups read as "not
     recorded" unless a reader built from captures is given (the TUI's fixture hosts do)."""
@@ -115,12 +116,6 @@ class HostReader:
     def close(self) -> None:
         self._kt.call(self.handles.close)
         self._kt.close()
-
-    def __enter__(self) -> HostReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- public API (thread-safe: each call hops to the kernel thread) ------------------------
     def interfaces(self) -> list[str]:

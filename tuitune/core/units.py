@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 
-def rate(x: float) -> str:
-    """Events per second in at most 6 characters: 0, 812, 12.3k, 4.10M, 1.20G."""
+def rate(x: float, whole: bool = False) -> str:
+    """Events per second in at most 6 characters: 0, 812, 12.3k, 4.10M, 1.20G; below 10 with
+    one decimal (3.5) unless `whole` (4: `tuitune show`'s text tables)."""
     if x >= 1e9:
         return f"{x / 1e9:.2f}G"
     if x >= 1e6:
         return f"{x / 1e6:.2f}M"
     if x >= 1e4:
         return f"{x / 1e3:.1f}k"
-    if x >= 10 or x == 0:
+    if x >= 10 or x == 0 or whole:
         return f"{x:.0f}"
     return f"{x:.1f}"
 

@@ -224,6 +224,13 @@ def _softnet(f: Facts, rule: str, attr: str) -> tuple[float, dict[int, float]] |
     return sum(per.values()), per
 
 
+def _busiest(what: str, per: dict[int, float], column: int) -> str:
+    """The evidence line of a softnet rule: the four CPUs with the most, and where it is read."""
+    top = sorted(per.items(), key=lambda kv: -kv[1])[:4]
+    cpus_ = ", ".join(f"cpu{c} {rate(v)}" for c, v in top)
+    return f"{what}/s: {cpus_} (/proc/net/softnet_stat column {column})"
+
+
 def softnet_drops(f: Facts) -> Iterator[Outcome]:
     rule = "softnet-drops"
     got = _softnet(f, rule, "drops")
@@ -239,15 +246,12 @@ def softnet_drops(f: Facts) -> Iterator[Outcome]:
     change: tuple[Change, ...] = ()
     if current and current[0] < target:
         change = (Change(Key.sysctl("net.core.netdev_max_backlog"), str(target)),)
-    top = sorted(per.items(), key=lambda kv: -kv[1])[:4]
     yield Finding(
         id=rule,
         severity="bottleneck",
         title=f"the receive backlog overflows: {rate(total)} packets dropped before TCP sees them",
         evidence=(
-            "drops/s: "
-            + ", ".join(f"cpu{c} {rate(v)}" for c, v in top)
-            + " (/proc/net/softnet_stat column 2)",
+            _busiest("drops", per, 2),
             f"net.core.netdev_max_backlog = {current[0] if current else 'unknown'}",
         ),
         change=change,
@@ -278,15 +282,12 @@ def softnet_squeeze(f: Facts) -> Iterator[Outcome]:
         values.append(f"{key} = {now[0] if now else 'unknown'}")
         if now and now[0] > 0:
             change.append(Change(Key.sysctl(key), str(now[0] * t.BUDGET_FACTOR)))
-    top = sorted(per.items(), key=lambda kv: -kv[1])[:4]
     yield Finding(
         id=rule,
         severity="risk",
         title=f"receive runs end with work left ({rate(total)} time_squeeze): a larger budget",
         evidence=(
-            "time_squeeze/s: "
-            + ", ".join(f"cpu{c} {rate(v)}" for c, v in top)
-            + " (/proc/net/softnet_stat column 3)",
+            _busiest("time_squeeze", per, 3),
             "; ".join(values),
         ),
         change=tuple(change),

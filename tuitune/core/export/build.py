@@ -23,6 +23,7 @@ from tuitune.core.export.model import (
     Generated,
 )
 from tuitune.core.export.safe import Checker
+from tuitune.core.session.kinds.table import handler
 
 Generator = Callable[[Sequence[Change], ExportContext, Checker], Generated]
 GENERATORS: dict[Format, Generator] = {
@@ -69,7 +70,7 @@ def relevant(changes: Iterable[Change], ifname: str) -> list[Change]:
     return [
         c
         for c in changes
-        if c.key.kind in ("sysctl", "service", "proc_affinity")
+        if not handler(c.key.kind).of_interface
         or c.key.ifname == ifname
         or (c.key.kind == "irq_affinity" and c.key.ifname is None)
     ]

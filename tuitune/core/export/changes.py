@@ -14,6 +14,7 @@ from tuitune.core.export.model import Change
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.journal import JournalState
 from tuitune.core.session.journal_file import Record, host_id, journal_path, read_records
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import QUEUE_KINDS, Key
 from tuitune.core.values import Unavailable
 
@@ -53,7 +54,7 @@ def belongs(access: HostAccess, key: Key, ifname: str) -> bool:
     """Is this journal key part of an export for `ifname`? Sysctls always are; an IRQ recorded
     without an interface is when its queue is one of the interface's IRQs now. A stopped
     service is too, so that the export can say it leaves it out (build.py)."""
-    if key.kind in ("sysctl", "service", "proc_affinity") or key.ifname == ifname:
+    if not handler(key.kind).of_interface or key.ifname == ifname:
         return True  # a process: the host's, whichever NIC it uses
     if key.kind == "irq_affinity" and key.ifname is None and key.queue:
         return access.irq_key(ifname, key.queue) is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change
@@ -55,6 +55,19 @@ def written_by(ctx: ExportContext) -> str:
 
 
 _KIND_ORDER = {"channels": 0, "ring": 1, "coalesce": 2, "pause": 3, "feature": 4}
+
+
+def ini_settings(text: str) -> Iterator[tuple[int, str, str, str]]:
+    """(line number, "[section]", name, value) of each `name=value` line of an INI-style file
+    (a .link file, a NetworkManager keyfile); comments and section lines passed over."""
+    section = ""
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            section = line
+        elif "=" in line and not line.startswith("#"):
+            name, _, value = line.partition("=")
+            yield n, section, name, value
 
 
 def by_kind(changes: Iterable[Change], *kinds: str) -> list[Change]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tuitune.core.export import safe
-from tuitune.core.export.common import by_kind, mark, was, where, written_by
+from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
 from tuitune.core.export.context import DEFAULT_POLICY, ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker
@@ -199,15 +199,9 @@ def parse(text: str, ifname: str, device: Mapping[Key, str]) -> list[tuple[Key, 
     """(key, canonical value, line) of each setting in a .link file tuitune wrote."""
     by_key = {spec[0]: (kind, name, spec[1]) for (kind, name), spec in FIELDS.items()}
     out: list[tuple[Key, str, int]] = []
-    section = ""
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("["):
-            section = line
+    for n, section, name, value in ini_settings(text):
+        if section != "[Link]":
             continue
-        if section != "[Link]" or "=" not in line or line.startswith("#"):
-            continue
-        name, _, value = line.partition("=")
         if name in FEATURES:
             pattern = FEATURES[name][0]
             members = [

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuitune.core.export import safe
-from tuitune.core.export.common import by_kind, mark, was, where, written_by
+from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import Key
 
 # Kernel feature -> NetworkManager option, where NM does not just prefix "feature-".
@@ -108,12 +109,12 @@ def option(key: Key) -> str | None:
 
 def _keyfile_value(c: Change, check: Checker) -> str | None:
     k = c.key
-    if k.kind in ("feature", "pause"):
-        v = check(safe.switch, k, c.current)
-        return None if v is None else ("true" if v == "on" else "false")
-    if k.kind == "coalesce" and c.current in ("on", "off"):
-        return "1" if c.current == "on" else "0"
-    return check(safe.count, k, c.current)
+    if handler(k.kind).form(k) != "switch":
+        return check(safe.count, k, c.current)
+    v = check(safe.switch, k, c.current)
+    if v is None or k.kind == "coalesce":  # a keyfile's coalescing flags are integers
+        return None if v is None else str(int(v == "on"))
+    return "true" if v == "on" else "false"
 
 
 def path_for(ctx: ExportContext, nmcli: bool) -> Path:
@@ -223,15 +224,7 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
     for name in FEATURES_AS_IS:
         by_option["feature-" + name] = ("feature", name)
     out: list[tuple[Key, str, int]] = []
-    section = ""
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("["):
-            section = line
-            continue
-        if line.startswith("#") or "=" not in line:
-            continue
-        opt, _, value = line.partition("=")
+    for n, section, opt, value in ini_settings(text):
         if section == "[ethernet]" and opt == "mtu":
             out.append((Key.mtu(ifname), value, n))
         elif section == "[ethtool]":

@@ -25,6 +25,7 @@ from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker, comment
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import GROUP_OF, NO_CPUS, Key, Kind, cpus_value
 
 # ethtool option per group, in the order the commands run: channels first (the queues and
@@ -106,16 +107,12 @@ def checked_match(match: DeviceMatch, check: Checker) -> DeviceMatch | None:
 
 def _value(c: Change, check: Checker) -> str | None:
     """The value as ethtool or sysfs takes it."""
-    k = c.key
-    if k.kind in ("mtu", "txqueuelen", "rps_flow_cnt", "ring", "channels"):
-        return check(safe.count, k, c.current)
-    if k.kind in ("feature", "pause"):
-        return check(safe.switch, k, c.current)
-    if k.kind == "coalesce":
-        if c.current in ("on", "off"):
-            return c.current
-        return check(safe.count, k, c.current)
-    return None
+    form = handler(c.key.kind).form(c.key)
+    if form == "count":
+        return check(safe.count, c.key, c.current)
+    if form == "switch":
+        return check(safe.switch, c.key, c.current)
+    return None  # CPU lists and text are not ethtool's or a sysfs count
 
 
 def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], check: Checker) -> str:

@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tuitune.core import catalog
-from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.export import affinity, link, nm, spread, sysctld, udev
 from tuitune.core.export.common import read_mark
 from tuitune.core.session.access import HostAccess
-from tuitune.core.session.settings import NO_CPUS, Key
+from tuitune.core.session.kinds.table import handler
+from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 INSTALLED_GLOBS = (
@@ -82,26 +81,7 @@ def file_kind(path: Path, text: str) -> tuple[str, dict[str, str]] | None:
 
 def _canonical(key: Key, value: str) -> str:
     """The form HostAccess reads, for comparison."""
-    value = " ".join(value.split())
-    if key.kind == "sysctl":
-        try:
-            entry = catalog.entry(key.name)
-            return catalog.format_value(entry, catalog.parse_value(entry, value))
-        except (KeyError, ValueError):
-            return value
-    if key.kind in ("rps_cpus", "xps_cpus", "irq_affinity"):
-        if value == NO_CPUS:
-            return value
-        try:
-            cpus = parse_cpulist(value)
-        except CpuListError:
-            return value
-        return format_cpulist(cpus) if cpus else NO_CPUS
-    if value in ("yes", "true", "on"):
-        return "on"
-    if value in ("no", "false", "off") and key.kind in ("feature", "pause", "coalesce"):
-        return "off"
-    return value
+    return handler(key.kind).canonical(key, " ".join(value.split()))
 
 
 def expectations(

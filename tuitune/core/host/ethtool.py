@@ -15,8 +15,8 @@ import errno
 import fnmatch
 import struct
 from collections.abc import Mapping
-from types import TracebackType
 
+from tuitune.core.closing import Closing
 from tuitune.core.host import ethtool_ioctl as io
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME, EthtoolNetlink, NetlinkError
 from tuitune.core.host.ethtool_types import (
@@ -95,7 +95,7 @@ def _bit(mask: int, i: int) -> bool:
     return bool(mask >> i & 1)
 
 
-class Ethtool:
+class Ethtool(Closing):
     """ethtool reads and writes for one interface. Not thread-safe: use from one thread."""
 
     def __init__(self, ifname: str, *, netlink: bool = True) -> None:
@@ -112,14 +112,6 @@ class Ethtool:
     def close(self) -> None:
         self._io.close()
         self._nl.close()
-
-    def __enter__(self) -> Ethtool:
-        return self
-
-    def __exit__(
-        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     # ---- helpers -----------------------------------------------------------------------
 
@@ -200,21 +192,23 @@ class Ethtool:
         except OSError as exc:
             return self._unavailable(exc, "features")
 
-    def rings(self) -> Rings | Unavailable:
+    def _counts(self, layout: struct.Struct, cmd: int, what: str) -> list[int] | Unavailable:
+        """ethtool_ringparam or ethtool_channels as read now (cmd, four maxima, four counts):
+        the four counts, then their maxima, as Rings and Channels take them."""
         try:
-            f = self._io.get(io.RINGPARAM, io.ETHTOOL_GRINGPARAM)
+            f = self._io.get(layout, cmd)
         except OSError as exc:
-            return self._unavailable(exc, "rings")
+            return self._unavailable(exc, what)
         v = [x if isinstance(x, int) else 0 for x in f]
-        return Rings(v[5], v[6], v[7], v[8], v[1], v[2], v[3], v[4])
+        return v[5:9] + v[1:5]
+
+    def rings(self) -> Rings | Unavailable:
+        v = self._counts(io.RINGPARAM, io.ETHTOOL_GRINGPARAM, "rings")
+        return v if isinstance(v, Unavailable) else Rings(*v)
 
     def channels(self) -> Channels | Unavailable:
-        try:
-            f = self._io.get(io.CHANNELS, io.ETHTOOL_GCHANNELS)
-        except OSError as exc:
-            return self._unavailable(exc, "channels")
-        v = [x if isinstance(x, int) else 0 for x in f]
-        return Channels(v[5], v[6], v[7], v[8], v[1], v[2], v[3], v[4])
+        v = self._counts(io.CHANNELS, io.ETHTOOL_GCHANNELS, "channels")
+        return v if isinstance(v, Unavailable) else Channels(*v)
 
     def pause(self) -> Pause | Unavailable:
         try:
@@ -332,6 +326,21 @@ class Ethtool:
             raise self._write_error(exc, what) from exc
         return [x if isinstance(x, int) else 0 for x in f]
 
+    def _counts_for_write(
+        self, layout: struct.Struct, cmd: int, what: str, asked: dict[str, int | None]
+    ) -> list[int] | None:
+        """The first half of a read-modify-write of ethtool_ringparam or ethtool_channels (both
+        are cmd, four maxima, then the four current counts): the struct read now with each
+        asked count (`asked` in the struct's order) checked against its maximum and set. None
+        when nothing is asked."""
+        if all(v is None for v in asked.values()):
+            return None
+        v = self._read_for_write(layout, cmd, what)
+        for i, (field, value) in enumerate(asked.items()):
+            if value is not None:
+                v[5 + i] = _check_count(what, field, value, v[1 + i])
+        return v
+
     def _write(self, layout: struct.Struct, values: list[int], what: str) -> None:
         try:
             self._io.set(layout, tuple(values))
@@ -347,15 +356,9 @@ class Ethtool:
     ) -> None:
         """Read-modify-write of the ring sizes; None keeps the current value."""
         asked = {"rx": rx, "rx-mini": rx_mini, "rx-jumbo": rx_jumbo, "tx": tx}
-        if all(v is None for v in asked.values()):
+        v = self._counts_for_write(io.RINGPARAM, io.ETHTOOL_GRINGPARAM, "rings", asked)
+        if v is None:
             return
-        v = self._read_for_write(io.RINGPARAM, io.ETHTOOL_GRINGPARAM, "rings")
-        # (index of the current value, index of its maximum) in struct ethtool_ringparam
-        slots = {"rx": (5, 1), "rx-mini": (6, 2), "rx-jumbo": (7, 3), "tx": (8, 4)}
-        for field, value in asked.items():
-            if value is not None:
-                cur, mx = slots[field]
-                v[cur] = _check_count("rings", field, value, v[mx])
         v[0] = io.ETHTOOL_SRINGPARAM
         self._write(io.RINGPARAM, v, "rings")
 
@@ -368,14 +371,9 @@ class Ethtool:
     ) -> None:
         """Read-modify-write of the channel counts; None keeps the current value."""
         asked = {"rx": rx, "tx": tx, "other": other, "combined": combined}
-        if all(v is None for v in asked.values()):
+        v = self._counts_for_write(io.CHANNELS, io.ETHTOOL_GCHANNELS, "channels", asked)
+        if v is None:
             return
-        v = self._read_for_write(io.CHANNELS, io.ETHTOOL_GCHANNELS, "channels")
-        slots = {"rx": (5, 1), "tx": (6, 2), "other": (7, 3), "combined": (8, 4)}
-        for field, value in asked.items():
-            if value is not None:
-                cur, mx = slots[field]
-                v[cur] = _check_count("channels", field, value, v[mx])
         # The kernel's own rule: at least one queue able to receive and one able to send.
         if v[8] == 0 and (v[5] == 0 or v[6] == 0):
             raise _invalid("channels", "needs at least one rx and one tx (or combined) channel")

@@ -13,6 +13,8 @@ import socket
 import struct
 from collections.abc import Iterator, Mapping
 
+from tuitune.core.host.nlmsg import NLMSGHDR, align, messages
+
 NETLINK_GENERIC = 16
 SOL_NETLINK = 270
 NETLINK_CAP_ACK = 10
@@ -75,7 +77,6 @@ COALESCE_BY_NAME: dict[str, tuple[int, bool]] = {
     name: (attr, flag) for attr, (name, flag) in COALESCE_ATTRS.items()
 }
 
-_NLMSGHDR = struct.Struct("=IHHII")
 _GENLHDR = struct.Struct("=BBH")
 _NLATTR = struct.Struct("=HH")
 
@@ -89,15 +90,11 @@ class NetlinkError(OSError):
         self.extack = extack
 
 
-def _align(n: int) -> int:
-    return (n + 3) & ~3
-
-
 def pack_attr(atype: int, payload: bytes) -> bytes:
     return (
         _NLATTR.pack(_NLATTR.size + len(payload), atype)
         + payload
-        + b"\0" * (_align(len(payload)) - len(payload))
+        + b"\0" * (align(len(payload)) - len(payload))
     )
 
 
@@ -108,7 +105,7 @@ def iter_attrs(data: bytes, offset: int = 0) -> Iterator[tuple[int, bytes]]:
         if length < _NLATTR.size or offset + length > len(data):
             return  # malformed: stop rather than read garbage
         yield atype & NLA_TYPE_MASK, data[offset + _NLATTR.size : offset + length]
-        offset += _align(length)
+        offset += align(length)
 
 
 def parse_error(msg: bytes, flags: int) -> tuple[int, str | None]:
@@ -116,8 +113,8 @@ def parse_error(msg: bytes, flags: int) -> tuple[int, str | None]:
     code = -struct.unpack_from("=i", msg, 0)[0]
     extack = None
     if flags & NLM_F_ACK_TLVS:
-        inner_len = _NLMSGHDR.unpack_from(msg, 4)[0]
-        offset = 4 + (_NLMSGHDR.size if flags & NLM_F_CAPPED else _align(inner_len))
+        inner_len = NLMSGHDR.unpack_from(msg, 4)[0]
+        offset = 4 + (NLMSGHDR.size if flags & NLM_F_CAPPED else align(inner_len))
         for atype, payload in iter_attrs(msg, offset):
             if atype == NLMSGERR_ATTR_MSG:
                 extack = payload.split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -183,17 +180,10 @@ class EthtoolNetlink:
         seq = self._seq
         body = _GENLHDR.pack(cmd, version, 0) + attrs
         flags = NLM_F_REQUEST | (NLM_F_ACK if ack else 0)
-        sock.send(_NLMSGHDR.pack(_NLMSGHDR.size + len(body), mtype, flags, seq, 0) + body)
+        sock.send(NLMSGHDR.pack(NLMSGHDR.size + len(body), mtype, flags, seq, 0) + body)
         reply = b""
         while True:
-            data = sock.recv(65536)
-            offset = 0
-            while offset + _NLMSGHDR.size <= len(data):
-                length, rtype, rflags, rseq, _ = _NLMSGHDR.unpack_from(data, offset)
-                if length < _NLMSGHDR.size:
-                    break
-                payload = data[offset + _NLMSGHDR.size : offset + length]
-                offset += _align(length)
+            for rtype, rflags, rseq, payload in messages(sock.recv(65536)):
                 if rseq != seq:
                     continue  # left over from an earlier, interrupted request
                 if rtype == NLMSG_ERROR:

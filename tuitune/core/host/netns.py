@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from tuitune.core.closing import Closing
 from tuitune.core.names import netns_problem
 
 T = TypeVar("T")
@@ -72,7 +73,7 @@ def enter_netns_in_this_thread(name: str) -> None:
     _check(_libc.mount(b"sysfs", b"/sys", b"sysfs", 0, None), "mounting sysfs for the netns")
 
 
-class KernelThread:
+class KernelThread(Closing):
     """A single worker thread for all kernel I/O of one host (and netns, if named).
 
     Calls are serialised, so netlink/ioctl sockets cached by the callee are used by one thread.
@@ -108,9 +109,3 @@ class KernelThread:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-
-    def __enter__(self) -> KernelThread:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -20,11 +20,12 @@ import socket
 import struct
 from typing import Any
 
+from tuitune.core.host.nlmsg import NLMSGHDR, align, messages
+
 RTM_NEWLINK, RTM_GETLINK = 16, 18
 NLMSG_ERROR = 2
 NLM_F_REQUEST = 1
 IFLA_IFNAME = 3
-_HDR = struct.Struct("=IHHII")  # nlmsghdr
 _IFI = struct.Struct("=BxHiII")  # ifinfomsg
 _RTA = struct.Struct("=HH")  # rtattr
 NLA_TYPE_MASK = 0x3FFF  # without NLA_F_NESTED / NLA_F_NET_BYTEORDER
@@ -66,7 +67,7 @@ def _attrs(data: bytes, start: int) -> list[tuple[int, bytes]]:
         if length < _RTA.size or at + length > len(data):
             break
         out.append((kind & NLA_TYPE_MASK, data[at + _RTA.size : at + length]))
-        at += (length + 3) & ~3
+        at += align(length)
     return out
 
 
@@ -120,17 +121,10 @@ class LinkReader:
         attr = _RTA.pack(_RTA.size + len(name), IFLA_IFNAME) + name
         attr += b"\0" * (-len(attr) % 4)
         body = _IFI.pack(socket.AF_UNSPEC, 0, 0, 0, 0) + attr
-        hdr = _HDR.pack(_HDR.size + len(body), RTM_GETLINK, NLM_F_REQUEST, self._seq, 0)
+        hdr = NLMSGHDR.pack(NLMSGHDR.size + len(body), RTM_GETLINK, NLM_F_REQUEST, self._seq, 0)
         self._sock.send(hdr + body)
         while True:
-            data = self._sock.recv(65536)
-            at = 0
-            while at + _HDR.size <= len(data):
-                length, kind, _flags, seq, _pid = _HDR.unpack_from(data, at)
-                if length < _HDR.size:
-                    break
-                part = data[at + _HDR.size : at + length]
-                at += (length + 3) & ~3
+            for kind, _flags, seq, part in messages(self._sock.recv(65536)):
                 if seq != self._seq:
                     continue  # an answer to an earlier request that timed out: not ours
                 if kind == NLMSG_ERROR:

@@ -170,6 +170,12 @@ def systemd_unit(cgroup: bytes) -> str | None:
 # ---- one process ----------------------------------------------------------------------------
 def read_ident(root: HostRoot, pid: int) -> ProcIdent | None:
     """Who holds `pid` now (None: nobody, or unreadable)."""
+    found = _ident(root, pid)
+    return found[0] if found is not None else None
+
+
+def _ident(root: HostRoot, pid: int) -> tuple[ProcIdent, StatFields, bytes] | None:
+    """read_ident's answer with the parsed stat and the raw status it came from."""
     try:
         stat = parse_stat(_read_bytes(root, f"{pid}/stat", _STAT_MAX))
         status = _read_bytes(root, f"{pid}/status", _STATUS_MAX)
@@ -178,7 +184,7 @@ def read_ident(root: HostRoot, pid: int) -> ProcIdent | None:
     uid = _uid(status)
     if stat is None or uid is None:
         return None
-    return ProcIdent(pid, stat.start_ticks, uid, stat.comm)
+    return ProcIdent(pid, stat.start_ticks, uid, stat.comm), stat, status
 
 
 def read_cmdline(root: HostRoot, pid: int) -> tuple[str, ...]:
@@ -212,21 +218,20 @@ def thread_ids(root: HostRoot, pid: int) -> list[int]:
 
 def read_process(root: HostRoot, pid: int) -> ProcReading | None:
     """One process with its threads; None when it exited (or cannot be read)."""
+    found = _ident(root, pid)
+    if found is None:
+        return None
+    ident, stat, status = found
     try:
-        stat = parse_stat(_read_bytes(root, f"{pid}/stat", _STAT_MAX))
-        status = _read_bytes(root, f"{pid}/status", _STATUS_MAX)
         argv = _read_bytes(root, f"{pid}/cmdline", _CMDLINE_MAX)
     except OSError:
-        return None
-    uid = _uid(status)
-    if stat is None or uid is None:
         return None
     cgroup = b""
     with contextlib.suppress(OSError):
         cgroup = _read_bytes(root, f"{pid}/cgroup", _STATUS_MAX)
     threads = tuple(t for tid in thread_ids(root, pid) if (t := read_thread(root, pid, tid)))
     return ProcReading(
-        ident=ProcIdent(pid, stat.start_ticks, uid, stat.comm),
+        ident=ident,
         ppid=stat.ppid,
         flags=stat.flags,
         cmdline=tuple(_text(a) for a in argv.rstrip(b"\0").split(b"\0")) if argv else (),

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from tuitune.core import catalog
+from tuitune.core.closing import Closing
 from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.host.cpus import possible_cpus
 from tuitune.core.host.ethtool import LEGACY_FEATURE_ALIASES, Ethtool, requested_snapshot
@@ -49,12 +50,13 @@ from tuitune.core.session.outcome import Effect
 from tuitune.core.session.proc_affinity import ProcAffinity, ProcRefused
 from tuitune.core.session.service import ServiceRefused, Services
 from tuitune.core.session.settings import CHANNEL_FIELDS, NO_CPUS, RING_FIELDS, Key
+from tuitune.core.session.validate import HostCpus
 from tuitune.core.values import Unavailable
 
 T = TypeVar("T")
 
 
-class HostAccess:
+class HostAccess(Closing):
     """Settings of one host (a machine, a network namespace, or a recorded tree).
 
     `call` runs a function on the host's kernel thread (pass `HostReader.call` to share the
@@ -121,12 +123,6 @@ class HostAccess:
             self._host.close()
         if self._own_kt is not None:
             self._own_kt.close()
-
-    def __enter__(self) -> HostAccess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def run(self, fn: Callable[..., T], *args: object) -> T:
         """Run fn on the kernel thread."""
@@ -250,6 +246,10 @@ class HostAccess:
     def possible(self) -> int | None:
         """The host's nr_cpu_ids: a typed CPU list is bounded by it before it is expanded."""
         return possible_cpus(self.root)
+
+    def host_cpus(self) -> HostCpus:
+        """Everything a typed CPU list is checked against, read now."""
+        return HostCpus(*self.cpus(), self.possible())
 
     # ---- kernel thread: reads, validation, writes (each kind's handler) -------------------
     def read_group(self, key: Key) -> GroupRead:

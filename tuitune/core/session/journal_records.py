@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
 from tuitune.core.session.journal_file import UNREADABLE, Record
+from tuitune.core.session.kinds.base import well_formed
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import Key
 
 FORMAT_VERSION = 1
@@ -154,12 +154,6 @@ JournalRecord = (
     | TrialHelper
     | TrialEnd
 )
-
-_COUNT = re.compile(r"[0-9]{1,10}")
-_CPU = r"[0-9]{1,5}(?:-[0-9]{1,5})?"  # the kernel has at most 8192 CPUs (NR_CPUS)
-_CPUS = re.compile(rf"none|{_CPU}(?:,{_CPU})*")
-_FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
-_COUNT_KINDS = frozenset({"mtu", "txqueuelen", "ring", "channels", "rps_flow_cnt"})
 
 
 # ---- encoding: the exact objects (and key order) every release wrote --------------------------
@@ -366,16 +360,7 @@ def bad_original(key: Key, value: str | None) -> str | None:
     (a kernel value read back is always of it); the kernel has the last word on the rest."""
     if value is None:
         return None
-    k = key.kind
-    if k in _COUNT_KINDS or (k == "coalesce" and key.name not in _FLAGS):
-        ok = _COUNT.fullmatch(value) is not None
-    elif k in ("feature", "pause", "coalesce"):
-        ok = value in ("on", "off")
-    elif k in ("rps_cpus", "xps_cpus", "irq_affinity"):
-        ok = _CPUS.fullmatch(value) is not None and (value != "none" or k != "irq_affinity")
-    else:  # a sysctl or a service: text the kernel (or the service check) judges
-        ok = True
-    if ok:
+    if well_formed(handler(key.kind).form(key), value):  # the kind table knows each shape
         return None
     shown = value if len(value) <= 40 else value[:40] + "..."
     return f"the journal's original {shown!r} is not a value it can take; left as it is"

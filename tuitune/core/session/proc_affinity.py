@@ -167,14 +167,8 @@ class ProcAffinity:
                 raise ConsentNeeded(key, ident.uid)
         group = self.read_group(key)
         current = group.get(key) if isinstance(group, dict) else None
-        return v.parse_cpus(
-            key,
-            text,
-            online=online,
-            present=present,
-            allow_empty=False,
-            current=current,
-            possible=possible,
+        return v.HostCpus(online, present, possible).parse(
+            key, text, allow_empty=False, current=current
         )
 
     # ---- writes ----------------------------------------------------------------------------

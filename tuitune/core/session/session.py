@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tuitune.core.closing import Closing
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess
@@ -53,7 +54,7 @@ class DriftNews:
     moved: bool
 
 
-class Session:
+class Session(Closing):
     """Access, journal, lock and row notes of one host. Thread-safe.
 
     `access` makes the HostAccess (tests inject fakes); by default it is built on `root` with
@@ -223,9 +224,3 @@ class Session:
             access, self._access = self._access, None
         if access is not None:
             access.close()
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

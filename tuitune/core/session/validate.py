@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
@@ -97,6 +98,27 @@ def parse_power_of_two(key: Key, text: str, maximum: int) -> str:
             key, f"{key.label}: {v} is not a power of two (the kernel would make it {up})"
         )
     return str(v)
+
+
+@dataclass(frozen=True, slots=True)
+class HostCpus:
+    """What a typed CPU list is checked against (see `parse_cpus`): the host's online and
+    present CPUs and nr_cpu_ids."""
+
+    online: frozenset[int]
+    present: frozenset[int]
+    possible: int | None
+
+    def parse(self, key: Key, text: str, *, allow_empty: bool, current: str | None) -> str:
+        return parse_cpus(
+            key,
+            text,
+            online=self.online,
+            present=self.present,
+            allow_empty=allow_empty,
+            current=current,
+            possible=self.possible,
+        )
 
 
 def parse_cpus(

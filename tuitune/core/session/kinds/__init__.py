@@ -1,5 +1,8 @@
 """One handler per kind family (sysctl, ethtool groups, link, queues, IRQ, service, process
 affinity): how a group reads, how a typed value is checked, how it is written, what a write
-touches, and how a key names itself. `table.HANDLERS` maps each `Kind` to its handler;
-`session/access.py` keeps thread hopping and host-wide routing. Imports core.host, the
-catalog and session's value modules; never access.py at run time (only for types)."""
+touches, how a key names itself, the shape of its values (`form`, `canonical`: asked by the
+journal's check of an original, `verify` and the udev and NetworkManager writers) and
+whether an export carries it with its interface (`of_interface`). `table.HANDLERS` maps each
+`Kind` to its handler; `session/access.py` keeps thread hopping and host-wide routing.
+Imports core.host, the catalog and session's value modules; never access.py at run time
+(only for types)."""

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tuitune.core import catalog
+from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.ethtool import (
     Channels,
     Coalesce,
@@ -26,7 +28,7 @@ from tuitune.core.host.ethtool import (
 from tuitune.core.host.root import KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import NO_CPUS, Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -44,9 +46,11 @@ class KindHandler(Protocol):
     its keys); `group` names that group (keys with one id are read together); `related` is
     `key` and what a write to it may change as well. `calling_thread`: validated and written
     on the caller's thread, not the kernel thread (a daemon started from a thread inside a
-    namespace would run in it)."""
+    namespace would run in it). `of_interface`: its keys are settings of one interface (or
+    its queues and IRQs), exported with it; False: the host's, in every interface's export."""
 
     calling_thread: bool
+    of_interface: bool
 
     def read(self, acc: HostAccess, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -56,12 +60,62 @@ class KindHandler(Protocol):
     def label(self, key: Key) -> str: ...
     def scope(self, key: Key) -> catalog.Scope: ...
     def group(self, key: Key) -> tuple[object, ...]: ...
+    def form(self, key: Key) -> Form: ...
+    def canonical(self, key: Key, text: str) -> str: ...
+
+
+# `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
+# ("none" allowed, or at least one CPU), or text only the kernel (or a check) judges. The
+# journal checks an original's shape by it, and exporters pick how to write a value by it.
+# `canonical`: a value from a file (an exported one, or any sysctl.d file) in the form `read`
+# gives, so the two compare.
+Form = Literal["count", "switch", "cpus", "some_cpus", "text"]
+_COUNT = re.compile(r"[0-9]{1,10}")
+_CPU = r"[0-9]{1,5}(?:-[0-9]{1,5})?"  # the kernel has at most 8192 CPUs (NR_CPUS)
+_CPUS = re.compile(rf"none|{_CPU}(?:,{_CPU})*")
+
+
+def well_formed(form: Form, value: str) -> bool:
+    """Has `value` the shape of `form` (the kernel has the last word on the rest)?"""
+    if form == "count":
+        return _COUNT.fullmatch(value) is not None
+    if form == "switch":
+        return value in ("on", "off")
+    if form in ("cpus", "some_cpus"):
+        return _CPUS.fullmatch(value) is not None and (form == "cpus" or value != NO_CPUS)
+    return True
+
+
+def yes_is_on(text: str) -> str:
+    """The words files use for "on" (udev, .link, keyfiles) as the reader says it."""
+    return "on" if text in ("yes", "true", "on") else text
+
+
+def switch_word(text: str) -> str:
+    """yes_is_on, and the words for "off" too: for families whose values include switches."""
+    return "off" if text in ("no", "false", "off") else yes_is_on(text)
+
+
+def cpus_canonical(text: str) -> str:
+    """A CPU list as the reader prints it ("0,1,2" -> "0-2"); text that is none as it is."""
+    if text == NO_CPUS:
+        return text
+    try:
+        cpus = parse_cpulist(text)
+    except CpuListError:
+        return text
+    return format_cpulist(cpus) if cpus else NO_CPUS
 
 
 class Family:
     """Defaults most families share: one value per key, "not present", on the kernel thread."""
 
     calling_thread = False
+    of_interface = True
+    value_form: Form  # no default: each family says the shape of its values (or has `form`)
+
+    def form(self, key: Key) -> Form:
+        return self.value_form
 
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: not present")
@@ -74,6 +128,11 @@ class Family:
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.ifname)
+
+    def canonical(self, key: Key, text: str) -> str:
+        if self.form(key) in ("cpus", "some_cpus"):
+            return cpus_canonical(text)
+        return yes_is_on(text)
 
 
 def own_related(acc: HostAccess, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

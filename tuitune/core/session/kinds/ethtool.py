@@ -4,7 +4,8 @@ field of a group; a device without a handle (a recorded tree) has them "not reco
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from tuitune.core.host.ethtool import Channels, EthtoolWriteError, Rings
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
@@ -13,11 +14,13 @@ from tuitune.core.session.kinds.base import (
     NOT_RECORDED,
     EthtoolLike,
     Family,
+    Form,
     GroupRead,
     Values,
     WriteRefused,
     own_related,
     switch,
+    switch_word,
 )
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.kinds.queues import read_device_queues
@@ -35,6 +38,7 @@ from tuitune.core.values import Unavailable
 if TYPE_CHECKING:
     from tuitune.core.session.access import HostAccess
 
+C = TypeVar("C", Rings, Channels)
 FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
 
 
@@ -78,7 +82,16 @@ class _Ethtool(Family):
         return f"{key.ifname or '?'} {GROUP_OF[key.kind]} {key.name}"
 
 
-class Features(_Ethtool):
+class _Switches(_Ethtool):
+    """A family whose every field is on or off (features, pause)."""
+
+    value_form: Form = "switch"
+
+    def canonical(self, key: Key, text: str) -> str:
+        return switch_word(text)
+
+
+class Features(_Switches):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         feats = et.features()
         if isinstance(feats, Unavailable):
@@ -140,7 +153,20 @@ def channel_max(c: Channels, field: str) -> int:
     return {"rx": c.rx_max, "tx": c.tx_max, "other": c.other_max, "combined": c.combined_max}[field]
 
 
+def _with_max(key: Key, got: C | Unavailable, top_of: Callable[[C, str], int]) -> tuple[C, int]:
+    """The device's counts as read now (rings or channels) and the maximum of `key`'s field;
+    WriteRefused when they cannot be read or the device has no such ring or channel."""
+    if isinstance(got, Unavailable):
+        raise WriteRefused(key, got)
+    top = top_of(got, key.name)
+    if top == 0:
+        raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+    return got, top
+
+
 class RingSizes(_Ethtool):
+    value_form: Form = "count"
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         r = et.rings()
         return r if isinstance(r, Unavailable) else rings_values(dev, r)
@@ -149,12 +175,7 @@ class RingSizes(_Ethtool):
         et = device(acc, key)
         if key.name not in RING_FIELDS:
             raise v.InvalidValue(key, f"{key.label}: no such ring ({', '.join(RING_FIELDS)})")
-        r = et.rings()
-        if isinstance(r, Unavailable):
-            raise WriteRefused(key, r)
-        top = ring_max(r, key.name)
-        if top == 0:
-            raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+        _, top = _with_max(key, et.rings(), ring_max)
         return v.parse_count(key, text, minimum=ring_minimum(key.name), maximum=top)
 
     def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
@@ -163,6 +184,8 @@ class RingSizes(_Ethtool):
 
 
 class ChannelCounts(_Ethtool):
+    value_form: Form = "count"
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         c = et.channels()
         if isinstance(c, Unavailable):
@@ -178,12 +201,7 @@ class ChannelCounts(_Ethtool):
         if key.name not in CHANNEL_FIELDS:
             known = ", ".join(CHANNEL_FIELDS)
             raise v.InvalidValue(key, f"{key.label}: no such channel kind ({known})")
-        c = et.channels()
-        if isinstance(c, Unavailable):
-            raise WriteRefused(key, c)
-        top = channel_max(c, key.name)
-        if top == 0:
-            raise WriteRefused(key, Unavailable("unsupported", f"{key.label}: not on this device"))
+        c, top = _with_max(key, et.channels(), channel_max)
         value = v.parse_count(key, text)
         if int(value) > top:
             raise v.BeyondDevice(key, f"{key.label}: {value} is above the maximum {top}")
@@ -222,7 +240,7 @@ class ChannelCounts(_Ethtool):
         return out
 
 
-class PauseFrames(_Ethtool):
+class PauseFrames(_Switches):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         p = et.pause()
         if isinstance(p, Unavailable):
@@ -266,3 +284,9 @@ class Coalescing(_Ethtool):
         number = int(value == "on") if key.name in FLAGS else int(value)
         et.set_coalesce({key.name: number})
         return ()
+
+    def form(self, key: Key) -> Form:
+        return "switch" if key.name in FLAGS else "count"
+
+    def canonical(self, key: Key, text: str) -> str:
+        return switch_word(text)  # "no" is "off" for its counts too, as verify always read it

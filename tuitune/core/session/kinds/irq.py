@@ -8,8 +8,12 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.root import read_value
-from tuitune.core.session import validate as v
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import (
+    Family,
+    Form,
+    GroupRead,
+    WriteRefused,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -19,21 +23,14 @@ if TYPE_CHECKING:
 
 
 class IrqAffinity(Family):
+    value_form: Form = "some_cpus"  # an IRQ always has a CPU
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         return read_irq(acc, key)
 
     def validate(self, acc: HostAccess, key: Key, text: str) -> str:
         current = acc.current(key)  # the IRQ must exist
-        online, present = acc.cpus()
-        return v.parse_cpus(
-            key,
-            text,
-            online=online,
-            present=present,
-            allow_empty=False,
-            current=current,
-            possible=acc.possible(),
-        )
+        return acc.host_cpus().parse(key, text, allow_empty=False, current=current)
 
     def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
         irq = irq_number(acc, key)

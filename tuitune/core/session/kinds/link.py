@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tuitune.core.host.root import read_int
 from tuitune.core.session import validate as v
-from tuitune.core.session.kinds.base import Family, GroupRead, Values, WriteRefused
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, WriteRefused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -20,6 +20,8 @@ MTU_MIN_IPV4 = 68
 
 
 class Link(Family):
+    value_form: Form = "count"
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         return read_link(acc, key.ifname or "")
 

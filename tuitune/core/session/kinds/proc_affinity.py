@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused, own_related
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, own_related
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.proc_affinity import ProcRefused
 from tuitune.core.session.settings import Key, proc_label
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 
 class ProcAffinityKind(Family):
+    value_form: Form = "text"  # a CPU list the process check judges
+    of_interface = False
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         return acc.procs.read_group(key)
 

@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING
 from tuitune.core.cpulist import format_mask
 from tuitune.core.host.netdev import read_queues
 from tuitune.core.session import validate as v
-from tuitune.core.session.kinds.base import Family, GroupRead, Values
+from tuitune.core.session.kinds.base import (
+    Family,
+    Form,
+    GroupRead,
+    Values,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key, cpus_of, cpus_value
 from tuitune.core.values import Unavailable
@@ -31,16 +36,7 @@ class Queues(Family):
             acc.current(key)
             return v.parse_power_of_two(key, text, RPS_FLOW_CNT_MAX)
         current = acc.current(key)  # the queue must exist
-        online, present = acc.cpus()
-        return v.parse_cpus(
-            key,
-            text,
-            online=online,
-            present=present,
-            allow_empty=True,
-            current=current,
-            possible=acc.possible(),
-        )
+        return acc.host_cpus().parse(key, text, allow_empty=True, current=current)
 
     def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
         if key.kind == "rps_flow_cnt":
@@ -56,6 +52,9 @@ class Queues(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return ("queues", key.ifname)
+
+    def form(self, key: Key) -> Form:
+        return "count" if key.kind == "rps_flow_cnt" else "cpus"
 
 
 def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:

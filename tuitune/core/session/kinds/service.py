@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.service import ServiceRefused
 from tuitune.core.session.settings import Key
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 class Service(Family):
+    value_form: Form = "text"  # the service check judges it
+    of_interface = False
     calling_thread = True
 
     def read(self, acc: HostAccess, key: Key) -> GroupRead:

@@ -10,7 +10,7 @@ from tuitune.core.host.sysctl import read_sysctl, sysctl_path
 from tuitune.core.session import kernel_said
 from tuitune.core.session import validate as v
 from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
-from tuitune.core.session.kinds.base import Family, GroupRead, WriteRefused, refusal
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, refusal
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 
 class Sysctl(Family):
+    value_form: Form = "text"  # the kernel judges it
+    of_interface = False
+
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
         raw = read_sysctl(acc.root, key.name)
         if isinstance(raw, Unavailable):
@@ -68,6 +71,13 @@ class Sysctl(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
+
+    def canonical(self, key: Key, text: str) -> str:
+        try:
+            entry = catalog.entry(key.name)
+            return catalog.format_value(entry, catalog.parse_value(entry, text))
+        except (KeyError, ValueError):
+            return text
 
 
 def _congestion_refused(acc: HostAccess, key: Key, value: str) -> Unavailable:

@@ -11,17 +11,13 @@ The work behind a key is a controller's (tui/controllers/) or a presenter's.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.driver import Driver
-from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
@@ -43,50 +39,29 @@ from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
-from tuitune.tui.look import glyphs as glyphs_mod
-from tuitune.tui.look.asciibars import use_ascii_scrollbars
-from tuitune.tui.look.look import Look
-from tuitune.tui.look.palette import Palette
-from tuitune.tui.look.themes import THEME_VARIABLE_DEFAULTS, load_themes
+from tuitune.tui.delegated import add_delegated_actions
+from tuitune.tui.frame import Frame
 from tuitune.tui.panels.cpugrid import CpuPicked
 from tuitune.tui.panels.hintline import HintLine
 from tuitune.tui.panels.panels import PANELS, IrqDragging, IrqDropped, TabBar, make_panels
 from tuitune.tui.panels.rowview import RowView
 from tuitune.tui.scene import Baseline, irq_affinity, shown_rates
 from tuitune.tui.screens.bench_view import BenchStrip
-from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
+from tuitune.tui.screens.dialogs import PickerScreen
 from tuitune.tui.screens.keys import keys_screen, row_screen
 from tuitune.tui.screens.procs import ProcsScreen
-from tuitune.tui.settings import Settings
 from tuitune.tui.shell import Selection
 from tuitune.tui.view import LiveView
 
-# Below this size the panels become tabs: four panels in 80x24 would each be too small to read.
-WIDE_MIN = (150, 40)
 # The first rates come this long after the first sample, not a whole --interval later: live
 # numbers within a second of the start (issue 18). Not mpstat's since-boot averages, which on
 # a host up for weeks say nothing about now. 0.25 s is 25 jiffies a CPU (4 % steps in the
 # first frame's CPU columns); the next frame is a whole interval's, as usual.
 FIRST_GAP = 0.25
 T = TypeVar("T")
-# Keys whose whole work is one call on a controller: action name -> (controller, method).
-DELEGATED = {
-    "edit": ("editor", "edit"),
-    "toggle_setting": ("editor", "toggle"),
-    "toggle_group": ("editor", "toggle_group"),
-    "undo": ("editor", "undo"),
-    "revert_all": ("editor", "revert_all"),
-    "spread": ("editor", "spread"),
-    "confirm_trial": ("editor", "confirm_trial"),
-    "bench": ("app_bench", "open_form"),
-    "sweep": ("app_sweep", "open"),
-    "bench_stop": ("app_bench", "stop_or_close"),
-    "advise": ("advisor", "open"),
-    "export": ("exporter", "open"),
-}
 
 
-class TuituneApp(App[int]):
+class TuituneApp(Frame):
     """The live screen. It is the `Shell` (tui/shell.py) its controllers see: the editor, the
     benchmark and the export get `self` typed as that Protocol, and post messages up."""
 
@@ -99,28 +74,6 @@ class TuituneApp(App[int]):
 
     TITLE = "tuitune"
     ENABLE_COMMAND_PALETTE = False  # every action has its own key; ^p would only confuse
-    CSS = """
-    Screen { layout: vertical; }
-    #header { height: auto; max-height: 6; padding: 0 1; }
-    #tabbar { height: 1; display: none; }
-    #body { height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 1fr; }
-    .panel { border: $tt-border $primary 50%; border-title-color: $text-muted; }
-    .panel:focus-within { border: $tt-border $accent; border-title-color: $accent; }
-    #heatmap { display: none; margin-bottom: 1; }
-    #filter { dock: bottom; display: none; height: 1; border: none; padding: 0 1; }
-    TuituneApp.-tabs #tabbar { display: block; }
-    TuituneApp.-tabs #body { layout: vertical; }
-    TuituneApp.-tabs .panel { display: none; }
-    TuituneApp.-tabs .panel.-active { display: block; }
-    TuituneApp.-zoom #body { layout: vertical; }
-    TuituneApp.-zoom .panel { display: none; }
-    TuituneApp.-zoom .panel.-active { display: block; }
-    /* Textual's own Input draws a "tall" border, which has no place in $tt-border. Compact
-       (borderless, one-line) Inputs keep none: a border on one line hides the text. */
-    TuituneApp.-ascii Input, TuituneApp.-ascii Input:focus { border: ascii $accent; }
-    TuituneApp.-ascii Input.-textual-compact,
-    TuituneApp.-ascii Input.-textual-compact:focus { border: none; }
-    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
@@ -173,23 +126,12 @@ class TuituneApp(App[int]):
         lab: Lab | None = None,
         lab_down: Callable[[Lab], list[str]] | None = None,
     ) -> None:
-        self.env = dict(os.environ if env is None else env)
-        self.glyphs = glyphs_mod.detect(self.env)
-        self.ascii = self.glyphs is glyphs_mod.ASCII
-        super().__init__()
+        super().__init__(env, theme, save_settings)
         self.reader = reader
         self.ifname = ifname
         self.interval = interval
         self.show_cost = show_cost
         self.lab, self.lab_down = lab, lab_down  # `tuitune lab`; lab_down: tests inject it
-        self.palette = Palette.from_variables({})
-        self.themes, self.theme_problems = load_themes()
-        for t in self.themes:
-            self.register_theme(t)
-        self.settings = Settings(self.env, save_settings)
-        self._start_theme = self.settings.start_theme(
-            theme, [t.name for t in self.themes], self.available_themes, self.env.get("TERM", "")
-        )
         self.sampler = Sampler(
             reader,
             ifname,
@@ -254,31 +196,6 @@ class TuituneApp(App[int]):
         self.view = LiveView(self)
 
     # -- setup ---------------------------------------------------------------------------
-    def get_key_display(self, binding: Binding) -> str:
-        text = super().get_key_display(binding)
-        if self.ascii and not text.isascii():  # the footer's "⏎" is not in the console font
-            return binding.key.split(",")[0].replace("enter", "Enter")
-        return text
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return dict(THEME_VARIABLE_DEFAULTS)
-
-    def get_css_variables(self) -> dict[str, str]:
-        variables = super().get_css_variables()
-        # The one border type of every box tuitune draws (panels, screens): the console font
-        # has no rounded corners. Not from the theme: it follows the terminal, not the colours.
-        variables["tt-border"] = "ascii" if self.ascii else "round"
-        return variables
-
-    def get_driver_class(self) -> type[Driver]:
-        # The stock Linux driver polls for keys ten times a second; ours waits (driver.py).
-        from textual.drivers.linux_driver import LinuxDriver
-
-        from tuitune.tui.driver import QuietLinuxDriver
-
-        stock = super().get_driver_class()
-        return QuietLinuxDriver if stock is LinuxDriver else stock
-
     def compose(self) -> ComposeResult:
         yield self.header
         yield TabBar()
@@ -289,12 +206,7 @@ class TuituneApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_class(self.ascii, "-ascii")
-        use_ascii_scrollbars(self.ascii)
-        if self._start_theme:
-            self.theme = self._start_theme
-        self.theme_changed_signal.subscribe(self, lambda _t: self._on_theme())
-        self._on_theme()
+        self.start_look()
         self._layout(self.size.width, self.size.height)
         self.panels["cpus"].view.focus()
         self._set_active("cpus")
@@ -315,10 +227,10 @@ class TuituneApp(App[int]):
 
     def on_unmount(self) -> None:
         self.sampler.stop()
-        use_ascii_scrollbars(False)
+        self.end_look()
 
     def _on_theme(self) -> None:
-        self.palette = Palette.from_variables(self.get_css_variables())
+        super()._on_theme()
         self.bench_strip.look = self.look()
         self.bench_strip.redraw()
         if self.sample is not None:
@@ -328,9 +240,6 @@ class TuituneApp(App[int]):
     def selection(self) -> Selection:
         view = self.panels[self.active].view
         return Selection(self.ifname, self.nic, self.host, view.cursor_key, irq_affinity(self))
-
-    def look(self) -> Look:
-        return Look(self.glyphs, self.palette, self.ascii)
 
     def in_thread(
         self, work: Callable[[], T], then: Callable[[T], None] | None = None, *, group: str
@@ -363,20 +272,6 @@ class TuituneApp(App[int]):
         self._notify(("! " if warn else "") + text)
         if isinstance(self.screen, ProcsScreen):  # it covers the header: it says it itself
             self.procs.notice(("! " if warn else "") + text)
-
-    def _notify(self, text: str) -> None:
-        self.notice = text
-        self.view.header()
-        # Each notice clears only itself: the timer of an earlier, identical one must not
-        # cut a repeated notice short.
-        self._notice_id = token = self._notice_id + 1
-
-        def clear() -> None:
-            if self._notice_id == token:
-                self.notice = None
-                self.view.header()
-
-        self.set_timer(4, clear)
 
     # -- messages from the controllers -----------------------------------------------------
     def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
@@ -452,107 +347,6 @@ class TuituneApp(App[int]):
         self.view.drag_text = None
         self.irq_mover.dropped(message.irq, message.cpu)
 
-    def on_tab_bar_picked(self, message: TabBar.Picked) -> None:
-        self.action_panel(message.name)
-
-    # -- layout ----------------------------------------------------------------------------
-    def on_resize(self, event: Resize) -> None:
-        self._layout(event.size.width, event.size.height)
-
-    def _layout(self, width: int, height: int) -> None:
-        tabs = width < WIDE_MIN[0] or height < WIDE_MIN[1]
-        self.set_class(tabs, "-tabs")
-        # Below 120 columns every key Textual's roomy footer shows does not fit: close it up.
-        self.query_one(Footer).compact = width < 120
-        self.query_one(TabBar).show(self.active)
-        if self.sample is not None:
-            self.call_after_refresh(self.view.redraw)
-
-    def _set_active(self, name: str) -> None:
-        self.active = name
-        for n, panel in self.panels.items():
-            panel.set_class(n == name, "-active")
-        self.query_one(TabBar).show(name)
-
-    def on_descendant_focus(self, event: object) -> None:
-        focused = self.focused
-        for name, panel in self.panels.items():
-            if focused is panel.view and name != self.active:
-                self._set_active(name)
-
-    def action_panel(self, name: str) -> None:
-        self._set_active(name)
-        self.panels[name].view.focus()
-        if self.sample is not None:
-            self.call_after_refresh(self.view.redraw)
-
-    def action_next_panel(self, step: int) -> None:
-        # The export screen's module loads at the first E (controllers/export.py): before
-        # that, no screen can be one.
-        export = sys.modules.get("tuitune.tui.screens.export")
-        if export is not None and isinstance(self.screen, export.ExportScreen):
-            self.screen.action_step(step)  # Tab: the preview's next file
-            return
-        if self.screen is not self.screen_stack[0]:  # a form or list over the main screen
-            self.screen.focus_next() if step > 0 else self.screen.focus_previous()
-            return
-        if isinstance(self.focused, Input):
-            self._end_filter(keep=True)
-            return
-        if isinstance(self.screen, (TextScreen, PickerScreen)):
-            self.screen.focus_next() if step > 0 else self.screen.focus_previous()
-            return
-        i = PANELS.index(self.active)
-        self.action_panel(PANELS[(i + step) % len(PANELS)])
-
-    def action_zoom(self) -> None:
-        if self.has_class("-tabs"):
-            self._notify("each panel has the whole screen already (a small terminal: tabs)")
-            return
-        zoom = not self.has_class("-zoom")
-        self.set_class(zoom, "-zoom")
-        if not zoom:
-            self.view.top_rows = -1  # size the rows again
-        self._notify("zoomed: z again for all four panels" if zoom else "all four panels")
-        if self.sample is not None:
-            self.call_after_refresh(self.view.redraw)
-
-    # -- the filter box (/) ----------------------------------------------------------------
-    def action_filter(self) -> None:
-        self._filter_target = self.panels[self.active].view
-        box = self.query_one("#filter", Input)
-        box.value = self._filter_target.filter
-        box.display = True
-        box.focus()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "filter" and self._filter_target is not None:
-            self._filter_target.set_filter(event.value)
-            self.view.refresh_subtitles()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "filter":
-            self._end_filter(keep=True)
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.display:
-            self._end_filter(keep=False)
-        else:
-            view = self.panels[self.active].view
-            if view.filter:
-                view.set_filter("")
-                self.view.refresh_subtitles()
-
-    def _end_filter(self, keep: bool) -> None:
-        box = self.query_one("#filter", Input)
-        target = self._filter_target or self.panels[self.active].view
-        if not keep:
-            target.set_filter("")
-        box.display = False
-        target.focus()
-        self.view.refresh_subtitles()
-
     # -- actions ---------------------------------------------------------------------------
     def action_help(self) -> None:
         self.push_screen(keys_screen(TuituneApp.BINDINGS, self.theme_problems))
@@ -569,18 +363,7 @@ class TuituneApp(App[int]):
         self.view.header()
 
     def action_baseline(self) -> None:
-        s = self.sample
-        if s is not None and s.baseline is not None:
-            self.baseline = None
-            self.sampler.set_baseline(False)
-            self._notify("baseline cleared: rates per interval again")
-        else:
-            sysctls = {}
-            if self.host is not None:
-                sysctls = {v.key: v.value for v in self.host.sysctls if isinstance(v.value, str)}
-            self.baseline = Baseline(sysctls)
-            self.sampler.set_baseline(True)
-            self._notify("baseline set: from the next sample on, everything is a delta against it")
+        self._notify(self.view.toggle_baseline())
 
     def action_grid_view(self) -> None:
         self._notify(self.view.grid.next_mode())
@@ -598,10 +381,7 @@ class TuituneApp(App[int]):
         self._notify("re-reading the NIC and host state")
 
     def action_next_theme(self) -> None:
-        names = [t.name for t in self.themes] or [self.theme]
-        i = names.index(self.theme) if self.theme in names else -1
-        self.theme = names[(i + 1) % len(names)]
-        self._notify(f"theme {self.theme}" + self.settings.keep_theme(self.theme))
+        self._notify(self.next_theme())
 
     def action_pick(self) -> None:
         summaries = self.reader.interface_summaries()
@@ -658,15 +438,4 @@ class TuituneApp(App[int]):
         return True
 
 
-def _delegate(controller: str, method: str) -> Callable[[TuituneApp], None]:
-    def action(self: TuituneApp) -> None:
-        getattr(getattr(self, controller), method)()
-
-    action.__name__ = f"action_{method}"
-    action.__doc__ = f"The key's work is {controller}.{method}()."
-    return action
-
-
-# Textual finds an action as a method named action_<name>: one per DELEGATED key.
-for _name, (_controller, _method) in DELEGATED.items():
-    setattr(TuituneApp, f"action_{_name}", _delegate(_controller, _method))
+add_delegated_actions(TuituneApp)  # u, R, y, B, W, X, E, A... (tui/delegated.py)

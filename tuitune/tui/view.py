@@ -24,7 +24,7 @@ from tuitune.tui.panels.panels import IrqList, NicList
 from tuitune.tui.panels.rowview import Column, Row, RowView, plain_text
 from tuitune.tui.panels.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.panels.sysctlpanel import help_summary, sysctl_rows
-from tuitune.tui.scene import Scene, irq_affinity, shown_rates, subtitle
+from tuitune.tui.scene import Baseline, Scene, irq_affinity, shown_rates, subtitle
 
 
 class LiveView:
@@ -72,6 +72,21 @@ class LiveView:
         s.advisor.feed(sample)  # before the header is drawn: it shows the Advisor's count
         state = sample.nic is not None or sample.host is not None or base_changed
         self.redraw(state=state or gone_changed)
+
+    def toggle_baseline(self) -> str:
+        """b: a baseline set (every rate a delta against it from the next sample on) or
+        cleared. The notice to show."""
+        s = self.scene
+        if s.sample is not None and s.sample.baseline is not None:
+            s.baseline = None
+            s.sampler.set_baseline(False)
+            return "baseline cleared: rates per interval again"
+        sysctls = {}
+        if s.host is not None:
+            sysctls = {v.key: v.value for v in s.host.sysctls if isinstance(v.value, str)}
+        s.baseline = Baseline(sysctls)
+        s.sampler.set_baseline(True)
+        return "baseline set: from the next sample on, everything is a delta against it"
 
     def redraw(self, state: bool = True) -> None:
         self.header()

@@ -18,6 +18,7 @@ from typing import ClassVar, TypeVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
+from textual.driver import Driver
 from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
@@ -29,7 +30,6 @@ from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
-from tuitune.core.session.readback import patch_host, patch_nic, read_back
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.tui.controllers.advisor import Advisor
 from tuitune.tui.controllers.bench import BenchController
@@ -196,6 +196,15 @@ class TuituneApp(Frame):
         self.view = LiveView(self)
 
     # -- setup ---------------------------------------------------------------------------
+    def get_driver_class(self) -> type[Driver]:
+        # The stock Linux driver polls for keys ten times a second; ours waits (driver.py).
+        from textual.drivers.linux_driver import LinuxDriver
+
+        from tuitune.tui.driver import QuietLinuxDriver
+
+        stock = super().get_driver_class()
+        return QuietLinuxDriver if stock is LinuxDriver else stock
+
     def compose(self) -> ComposeResult:
         yield self.header
         yield TabBar()
@@ -256,17 +265,7 @@ class TuituneApp(Frame):
             then(result)
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
-        """The journal has read the new values back: on their rows now, in this frame, not
-        after the re-read that follows (a forced sample and a frame later; issue 18, goal 3)."""
-        values = read_back(outs)
-        if values and self.sample is not None:
-            nic, host = patch_nic(self.nic, values), patch_host(self.host, values)
-            if nic is not self.nic:
-                self.nic = nic
-                self.view.nic()
-            if host is not self.host:
-                self.host = host
-                self.view.sysctls()
+        self.view.show_read_back(outs)
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
@@ -280,8 +279,7 @@ class TuituneApp(Frame):
         self._draw_hint()
 
     def _draw_hint(self) -> None:
-        root = self.session.root
-        read_only = self.session.read_only
+        root, read_only = self.session.root, self.session.read_only
         self.hint.show(
             Situation(
                 self.ifname,
@@ -293,7 +291,7 @@ class TuituneApp(Frame):
         )
 
     def on_editor_trial_started(self, message: Editor.TrialStarted) -> None:
-        self._countdown.resume()
+        self._countdown.resume()  # the header's countdown: _each_second
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
         self.app_bench.on_message(message)

@@ -8,10 +8,13 @@ panels, the help strips under them and the header. No kernel reads here: only th
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from tuitune.core.cpuview import landing
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.sampler import Sample
+from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.readback import patch_host, patch_nic, read_back
 from tuitune.tui.controllers.irqmove import irq_help
 from tuitune.tui.grid_view import GridView
 from tuitune.tui.panels.cpugrid import CpuList, cpu_order
@@ -87,6 +90,20 @@ class LiveView:
         s.baseline = Baseline(sysctls)
         s.sampler.set_baseline(True)
         return "baseline set: from the next sample on, everything is a delta against it"
+
+    def show_read_back(self, outs: Sequence[Outcome]) -> None:
+        """The journal has read the new values back: on their rows now, in this frame, not
+        after the re-read that follows (a forced sample and a frame later; issue 18, goal 3)."""
+        s = self.scene
+        values = read_back(outs)
+        if values and s.sample is not None:
+            nic, host = patch_nic(s.nic, values), patch_host(s.host, values)
+            if nic is not s.nic:
+                s.nic = nic
+                self.nic()
+            if host is not s.host:
+                s.host = host
+                self.sysctls()
 
     def redraw(self, state: bool = True) -> None:
         self.header()

@@ -1,7 +1,7 @@
 """The App's look, fixed by the terminal and the theme: the glyph set (the Linux console's
 font has no blocks or rounded corners), the themes and the saved one, the palette the
-renderers draw with, and the quiet driver. The live App's base class (tui/frame.py is the
-next): an App's own hooks (get_css_variables, get_driver_class...) can live nowhere else.
+renderers draw with. The live App's base class (tui/frame.py is the next): the App's own
+hooks (get_css_variables, get_key_display...) can live nowhere else.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import os
 
 from textual.app import App
 from textual.binding import Binding
-from textual.driver import Driver
 
 from tuitune.tui.look import glyphs as glyphs_mod
 from tuitune.tui.look.asciibars import use_ascii_scrollbars
@@ -53,15 +52,6 @@ class Styled(App[int]):
         # has no rounded corners. Not from the theme: it follows the terminal, not the colours.
         variables["tt-border"] = "ascii" if self.ascii else "round"
         return variables
-
-    def get_driver_class(self) -> type[Driver]:
-        # The stock Linux driver polls for keys ten times a second; ours waits (driver.py).
-        from textual.drivers.linux_driver import LinuxDriver
-
-        from tuitune.tui.driver import QuietLinuxDriver
-
-        stock = super().get_driver_class()
-        return QuietLinuxDriver if stock is LinuxDriver else stock
 
     def start_look(self) -> None:
         """At mount: the console's ASCII, then the theme (its palette follows, _on_theme)."""

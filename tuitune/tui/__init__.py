@@ -1,4 +1,6 @@
 """The Textual front end: draws snapshots from tuitune.core and sends intents back.
 
 May import tuitune.core, Textual and Rich, never tuitune.cli. Only app.py (and cli.live) know
-TuituneApp: controllers see the Shell protocol (shell.py) and talk back through Messages."""
+TuituneApp: controllers see the Shell protocol (shell.py) and talk back through Messages; the
+presenters that draw the panels (view.py, grid_view.py) see the Scene protocol (scene.py). The
+App's own hooks sit in its base classes: look/styled.py (theme, glyphs), frame.py (layout)."""

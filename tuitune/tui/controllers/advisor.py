@@ -16,7 +16,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -28,6 +27,7 @@ from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
 from tuitune.core.snapshot import Counters
 from tuitune.tui.controllers.edit import Editor
+from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
@@ -55,7 +55,7 @@ def detail_text(f: Finding) -> Text:
     return t
 
 
-class AdvisorScreen(ModalScreen[str | None]):
+class AdvisorScreen(BoxScreen[str | None]):
     """The findings, worst first; the highlighted one in full below. Enter applies it, c
     changes the context, Esc closes."""
 
@@ -64,11 +64,7 @@ class AdvisorScreen(ModalScreen[str | None]):
         Binding("c", "context", "Context"),
     ]
     DEFAULT_CSS = """
-    AdvisorScreen { align: center middle; }
-    AdvisorScreen > Vertical {
-        width: 95%; max-width: 120; height: 90%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    AdvisorScreen > Vertical { width: 95%; max-width: 120; height: 90%; }
     AdvisorScreen OptionList { height: auto; max-height: 8; padding: 0; }
     AdvisorScreen OptionList, AdvisorScreen OptionList:focus { border: none; }
     AdvisorScreen .hint { color: $text-muted; height: 1; }

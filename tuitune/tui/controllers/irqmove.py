@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.cpuview import Share, affinity_pending, landing_text
+from tuitune.core.cpuview import Share, affinity_pending, landing, landing_text
 from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.rates import Rates
 from tuitune.core.values import Unavailable
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
@@ -105,6 +106,39 @@ class IrqMover:
                 self.editor.set_irq(irq, str(cpu))
 
         self.shell.push_screen(ChoiceScreen(TITLE, text, [CONFIRM]), answer)
+
+    def move(self, irq_key: str | None, cpu_key: str | None, rates: Rates | None) -> None:
+        """m: the IRQ under the IRQ panel's cursor onto the CPU under the grid's."""
+        key = irq_key or ""
+        affinity = self.shell.selection().irq_affinity
+        fixed = unmovable(key[4:], affinity.get(key[4:])) if key[:4] == "irq:" else None
+        if fixed is not None:  # before asking for a CPU: no CPU would do
+            self.shell.notify_line(fixed, True)
+            return
+        picked = move_keys(irq_key, cpu_key)
+        if isinstance(picked, str):
+            self.shell.notify_line(picked, True)
+            return
+        irq, cpu = picked
+        self.ask(irq, cpu, landing(rates.irqs.get(irq) if rates else None))
+
+    def dragging(self, irq: str, cpu: int | None) -> str:
+        """Feedback while an IRQ row is dragged: what a release here would do."""
+        fixed = unmovable(irq, self.shell.selection().irq_affinity.get(irq))
+        if fixed is not None:
+            return fixed  # said while dragging: a release will move nothing
+        if cpu is None:
+            return f"dragging IRQ {irq}: release it on a CPU (list row or heat-map cell)"
+        return f"release: IRQ {irq} -> cpu{cpu}"
+
+    def dropped(self, irq: str, cpu: int) -> None:
+        """An IRQ row released on a CPU: its affinity set to that CPU, no question asked."""
+        read_only = self.shell.session.read_only
+        fixed = read_only or unmovable(irq, self.shell.selection().irq_affinity.get(irq))
+        if fixed:
+            self.shell.notify_line(fixed, True)
+            return
+        self.editor.set_irq(irq, str(cpu))
 
 
 def move_keys(irq_key: str | None, cpu_key: str | None) -> tuple[str, int] | str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,6 +19,7 @@ from textual.widgets import Static
 
 from tuitune.tui.panels.cpugrid import CpuList, HeatMap
 from tuitune.tui.panels.rowview import RowView
+from tuitune.tui.panels.tabs import Span, tab_at, tab_text
 
 PANELS = ("cpus", "irqs", "nic", "sysctls")
 TITLES = {"cpus": "CPUs", "irqs": "IRQs", "nic": "NIC", "sysctls": "sysctls"}
@@ -179,23 +179,16 @@ class TabBar(Static):
     def __init__(self) -> None:
         super().__init__("", id="tabbar", markup=False)
         self.active = PANELS[0]
-        self._spans: list[tuple[int, int, str]] = []
+        self._spans: list[Span] = []
 
     def show(self, active: str) -> None:
         self.active = active
-        text = Text()
-        self._spans = []
-        for n, name in enumerate(PANELS, 1):
-            start = len(text)
-            label = f" {n} {TITLES[name]} "
-            text.append(label, style="reverse bold" if name == active else "")
-            self._spans.append((start, len(text), name))
-            text.append(" ")
+        labels = [f" {n} {TITLES[name]} " for n, name in enumerate(PANELS, 1)]
+        text, self._spans = tab_text(labels, PANELS.index(active))
         text.append(" Tab: next panel", style="dim")
         self.update(text)
 
     def on_click(self, event: Click) -> None:
-        for start, end, name in self._spans:
-            if start <= event.x < end:
-                self.post_message(self.Picked(name))
-                return
+        i = tab_at(self._spans, event.x, 0)  # one line: the bar's height is 1
+        if i is not None:
+            self.post_message(self.Picked(PANELS[i]))

@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Click, DescendantFocus
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from tuitune.core.bench.limits import (
@@ -30,6 +29,7 @@ from tuitune.core.bench.limits import (
 )
 from tuitune.core.bench.model import DIRECTIONS, BenchSpec, Direction
 from tuitune.core.cpulist import format_cpulist
+from tuitune.tui.screens.box import BoxScreen
 
 # A host name, an IPv4 or IPv6 address (with a %zone): nothing a shell or iperf3 would read
 # as an option or a second word.
@@ -246,7 +246,7 @@ class DirectionChoice(Static, can_focus=True):
                 return
 
 
-class BenchFormScreen(ModalScreen[BenchSpec | None]):
+class BenchFormScreen(BoxScreen[BenchSpec | None]):
     """The form: Enter (in any field) or the Run button checks every field and, when all are
     good, closes with the spec; a bad value keeps the form open with the reason under it and
     the cursor in that field. Esc or Cancel closes with None."""
@@ -258,11 +258,7 @@ class BenchFormScreen(ModalScreen[BenchSpec | None]):
         Binding("up", "move(-1)", "Previous field", show=False),
     ]
     DEFAULT_CSS = """
-    BenchFormScreen { align: center middle; }
-    BenchFormScreen > Vertical {
-        width: 90%; max-width: 100; height: auto; max-height: 100%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    BenchFormScreen > Vertical { width: 90%; max-width: 100; height: auto; max-height: 100%; }
     BenchFormScreen .row { height: 1; }
     BenchFormScreen .label { width: 13; }
     BenchFormScreen .short { width: 12; }

@@ -10,11 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Key
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.host.ifsummary import InterfaceSummary
+from tuitune.tui.screens.box import BoxScreen
 
 CLOSE: list[BindingType] = [
     Binding("escape,q,question_mark,f1", "dismiss", "Close"),
@@ -49,16 +49,12 @@ def keys_text(groups: Sequence[tuple[str, Sequence[BindingType]]]) -> Text:
     return t
 
 
-class TextScreen(ModalScreen[None]):
+class TextScreen(BoxScreen[None]):
     """A scrollable text box over the live screen; Esc, q or ? closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = CLOSE
     DEFAULT_CSS = """
-    TextScreen { align: center middle; }
-    TextScreen > Vertical {
-        width: 90%; max-width: 100; height: 90%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    TextScreen > Vertical { width: 90%; max-width: 100; height: 90%; }
     TextScreen .hint { color: $text-muted; height: 1; }
     """
 
@@ -81,7 +77,7 @@ class TextScreen(ModalScreen[None]):
         self.dismiss(result)
 
 
-class PickerScreen(ModalScreen[str | None]):
+class PickerScreen(BoxScreen[str | None]):
     """Pick the interface to watch: the default-route one first, with driver, speed, state."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -89,11 +85,7 @@ class PickerScreen(ModalScreen[str | None]):
         Binding("q", "app.quit", "Quit"),
     ]
     DEFAULT_CSS = """
-    PickerScreen { align: center middle; }
-    PickerScreen > Vertical {
-        width: 90%; max-width: 90; height: auto; max-height: 90%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    PickerScreen > Vertical { width: 90%; max-width: 90; height: auto; max-height: 90%; }
     PickerScreen OptionList { height: auto; max-height: 20; padding: 0; }
     PickerScreen OptionList, PickerScreen OptionList:focus { border: none; }
     PickerScreen .hint { color: $text-muted; }
@@ -142,17 +134,13 @@ class PickerScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class EditorScreen(ModalScreen[str | None]):
+class EditorScreen(BoxScreen[str | None]):
     """Type a new value: Enter applies it (checked first: a bad value writes nothing and the
     reason shows here), Esc cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    EditorScreen { align: center middle; }
-    EditorScreen > Vertical {
-        width: 90%; max-width: 80; height: auto;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    EditorScreen > Vertical { width: 90%; max-width: 80; height: auto; }
     EditorScreen .hint { color: $text-muted; }
     EditorScreen .error { color: $error; }
     EditorScreen #editor-preview { max-height: 2; overflow: hidden; }
@@ -201,14 +189,13 @@ class EditorScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ChoiceScreen(ModalScreen[str | None]):
+class ChoiceScreen(BoxScreen[str | None]):
     """A question with one-key answers, e.g. keep or revert the changes on quit."""
 
     DEFAULT_CSS = """
-    ChoiceScreen { align: center middle; }
     ChoiceScreen > Vertical {
         width: 90%; max-width: 80; height: auto;
-        border: $tt-border $warning; background: $surface; padding: 0 1;
+        border: $tt-border $warning;
     }
     ChoiceScreen .hint { color: $text-muted; }
     """

@@ -8,25 +8,21 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.session.choices import Choices
+from tuitune.tui.screens.box import BoxScreen
 
 
-class ChoiceListScreen(ModalScreen[str | None]):
+class ChoiceListScreen(BoxScreen[str | None]):
     """The options as a list (the current one marked and under the cursor): Enter applies the
     highlighted one, Esc cancels. A refusal from the kernel shows under the list."""
 
     SCOPED_CSS = False  # its rules name the screen themselves
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    ChoiceListScreen { align: center middle; }
-    ChoiceListScreen > Vertical {
-        width: 90%; max-width: 80; height: auto; max-height: 90%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    ChoiceListScreen > Vertical { width: 90%; max-width: 80; height: auto; max-height: 90%; }
     ChoiceListScreen OptionList { height: auto; max-height: 12; padding: 0; margin: 1 0 0 0; }
     ChoiceListScreen OptionList, ChoiceListScreen OptionList:focus { border: none; }
     ChoiceListScreen .hint { color: $text-muted; }

@@ -20,7 +20,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Click, Resize
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -28,6 +27,8 @@ from tuitune.core.export import ExportFile
 from tuitune.core.export.fleet_write import PlaybookWritten
 from tuitune.core.export.preview import NOTHING, Installed, Preview, next_steps
 from tuitune.tui.look.palette import Palette
+from tuitune.tui.panels.tabs import Span, tab_at, tab_text
+from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 
 Loader = Callable[[], Preview | str]  # a preview, or why there is none (a sentence)
@@ -116,7 +117,7 @@ class FileBar(Static):
         super().__init__("", id="export-bar", markup=False)
         self.names: list[str] = []
         self.active = 0
-        self._spans: list[tuple[int, int, int, int]] = []  # (y, start, end, index)
+        self._spans: list[Span] = []
 
     def show(self, names: Sequence[str], active: int) -> None:
         self.names, self.active = list(names), active
@@ -126,30 +127,18 @@ class FileBar(Static):
         self._draw()
 
     def _draw(self) -> None:
-        width = max(20, self.size.width or 80)
-        text, x, y = Text(), 0, 0
-        self._spans = []
-        for i, name in enumerate(self.names):
-            label = f" {i + 1} {name} " if i < 9 else f" {name} "
-            if x and x + len(label) > width:
-                text.append("\n")
-                x, y = 0, y + 1
-            text.append(label, style="reverse bold" if i == self.active else "")
-            self._spans.append((y, x, x + len(label), i))
-            x += len(label)
-            if x < width:
-                text.append(" ")
-                x += 1
+        names = enumerate(self.names)
+        labels = [f" {i + 1} {name} " if i < 9 else f" {name} " for i, name in names]
+        text, self._spans = tab_text(labels, self.active, max(20, self.size.width or 80))
         self.update(text)
 
     def on_click(self, event: Click) -> None:
-        for y, start, end, i in self._spans:
-            if event.y == y and start <= event.x < end:
-                self.post_message(self.Picked(i))
-                return
+        i = tab_at(self._spans, event.x, event.y)
+        if i is not None:
+            self.post_message(self.Picked(i))
 
 
-class ExportScreen(ModalScreen[None]):
+class ExportScreen(BoxScreen[None]):
     """The preview of one interface's export; see the module docstring for the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -164,11 +153,7 @@ class ExportScreen(ModalScreen[None]):
         *(Binding(str(n), f"pick({n - 1})", f"File {n}", show=False) for n in range(1, 10)),
     ]
     DEFAULT_CSS = """
-    ExportScreen { align: center middle; }
-    ExportScreen > Vertical {
-        width: 100%; height: 100%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    ExportScreen > Vertical { width: 100%; height: 100%; }
     ExportScreen #export-bar { height: auto; }
     ExportScreen #export-where { height: auto; text-style: bold; }
     ExportScreen #export-scroll { height: 1fr; }

@@ -11,13 +11,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.procs.model import NicProcess, printable
 from tuitune.tui.controllers.procs import ProcsController, ProcsState, pending_text
+from tuitune.tui.screens.box import BoxScreen
 
 KEYS = "l: NIC-local  i: an IRQ's CPU  c: pick CPUs  e: type  u: undo  R: revert  Esc: close"
 COLUMNS = ("pid", "user", "command", "thr", "allowed", "ran on", "CPU % by cpu", "node", "state")
@@ -275,14 +276,12 @@ def _expand(text: str) -> list[int]:
     return sorted(parse_cpulist(text))
 
 
-class ListPickScreen(ModalScreen[str | None]):
+class ListPickScreen(BoxScreen[str | None]):
     """One item from a short list (Enter), Esc cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    ListPickScreen { align: center middle; }
-    ListPickScreen > Vertical { width: 90%; max-width: 80; height: auto; max-height: 90%;
-        border: $tt-border $accent; background: $surface; padding: 0 1; }
+    ListPickScreen > Vertical { width: 90%; max-width: 80; height: auto; max-height: 90%; }
     ListPickScreen OptionList { height: auto; max-height: 16; }
     """
 
@@ -304,7 +303,7 @@ class ListPickScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class CpuPickScreen(ModalScreen[frozenset[int] | None]):
+class CpuPickScreen(BoxScreen[frozenset[int] | None]):
     """The CPUs as a grid of check boxes (space or a click toggles one), m moves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -312,9 +311,7 @@ class CpuPickScreen(ModalScreen[frozenset[int] | None]):
         Binding("m", "done", "Move to the ticked CPUs"),
     ]
     DEFAULT_CSS = """
-    CpuPickScreen { align: center middle; }
-    CpuPickScreen > Vertical { width: 90%; max-width: 80; height: auto; max-height: 90%;
-        border: $tt-border $accent; background: $surface; padding: 0 1; }
+    CpuPickScreen > Vertical { width: 90%; max-width: 80; height: auto; max-height: 90%; }
     CpuPickScreen SelectionList { height: auto; max-height: 16; }
     """
 

@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.events import Click
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tuitune.core.bench.model import Run
@@ -30,6 +29,7 @@ from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.look import DEFAULT_LOOK, Look
 from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
 from tuitune.tui.panels.rowview import CellValue, Column, Row, RowView
+from tuitune.tui.screens.box import BoxScreen
 
 COLUMNS = [
     Column("", 4),  # "base" or the mark of a run picked for compare
@@ -171,18 +171,14 @@ class RunsList(RowView):
     ]
 
 
-class RunsScreen(ModalScreen[None]):
+class RunsScreen(BoxScreen[None]):
     """The notebook of the watched interface."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,N", "close", "Close"),
     ]
     DEFAULT_CSS = """
-    RunsScreen { align: center middle; }
-    RunsScreen > Vertical {
-        width: 100%; height: 100%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    RunsScreen > Vertical { width: 100%; height: 100%; }
     RunsScreen #runs-detail { height: 2; color: $text-muted; }
     RunsScreen #runs-status { height: auto; max-height: 2; }
     RunsScreen #runs-keys { height: auto; color: $text-muted; }
@@ -366,16 +362,12 @@ def compare_rows(run_a: Run, run_b: Run, p: Palette = DEFAULT_PALETTE) -> list[R
     return rows
 
 
-class CompareScreen(ModalScreen[None]):
+class CompareScreen(BoxScreen[None]):
     """Two runs side by side: every result, then every setting that differs."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,c", "close", "Close")]
     DEFAULT_CSS = """
-    CompareScreen { align: center middle; }
-    CompareScreen > Vertical {
-        width: 100%; height: 100%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    CompareScreen > Vertical { width: 100%; height: 100%; }
     CompareScreen .hint { color: $text-muted; height: auto; }
     """
 

@@ -10,23 +10,19 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tuitune.core.bench.runtable import RunRow
 from tuitune.core.sweep.chart import run_bars
 from tuitune.tui.look.look import Look
 from tuitune.tui.screens.bars import bars_text
+from tuitune.tui.screens.box import BoxScreen
 
 
-class RunsChartScreen(ModalScreen[None]):
+class RunsChartScreen(BoxScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,g", "close", "Close")]
     DEFAULT_CSS = """
-    RunsChartScreen { align: center middle; }
-    RunsChartScreen > Vertical {
-        width: 100%; height: 100%;
-        border: $tt-border $accent; background: $surface; padding: 0 1;
-    }
+    RunsChartScreen > Vertical { width: 100%; height: 100%; }
     RunsChartScreen .hint { color: $text-muted; height: 1; }
     """
 

@@ -1,0 +1,146 @@
+"""The CPU grid (panel 1) drawn from a sample: the CPU list, the heat map over it when the
+CPUs do not fit, its title, and the help strip for the CPU under the cursor.
+
+The grid's cursor logic lives here: `cursor_moved` (the list's cursor moved: help strip and
+heat-map selection follow), `picked` (a heat-map cell clicked: the list's cursor goes there),
+and `cpu_under_cursor`.
+"""
+
+from __future__ import annotations
+
+from tuitune.core.cpuview import SORT_LABELS, next_sort
+from tuitune.core.units import pct, rate
+from tuitune.tui.panels.cpugrid import ALL_KEY, GridData, HeatMap, grid_rows
+from tuitune.tui.scene import Scene, shown_rates, subtitle
+
+
+class GridView:
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+        self._kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
+
+    def data(self) -> GridData:
+        s = self.scene
+        local: frozenset[int] = frozenset()
+        place = s.nic.placement if s.nic is not None else None
+        online = s.host.topology.online if s.host is not None else frozenset()
+        # Mark NIC-local CPUs only when that says something: not when every CPU is local.
+        if place is not None and place.local_cpus and not online <= place.local_cpus:
+            local = place.local_cpus
+        topology = s.host.topology if s.host else None
+        rps_on = s.nic is not None and any(
+            q.name.startswith("rx-") and isinstance(q.cpus, frozenset) and q.cpus
+            for q in s.nic.queues
+        )
+        return GridData(shown_rates(s), topology, local, frozenset(self._kept), rps_on)
+
+    def heat_mode(self, data: GridData) -> bool:
+        if self.scene.grid_mode != "auto":
+            return self.scene.grid_mode == "heat"
+        if data.rates is None:
+            return False
+        nodes = len(data.topology.nodes) if data.topology else 1
+        rows_needed = len(data.rates.cpus) + 2 + (nodes if nodes > 1 else 0)
+        room = self.scene.panels["cpus"].size.height - 4  # border, title line, help strip
+        return rows_needed > room
+
+    def sort_of(self, heat: bool) -> str:
+        if self.scene.cpu_sort != "auto":
+            return self.scene.cpu_sort
+        return "load" if heat else "topology"
+
+    def draw(self) -> None:
+        s = self.scene
+        panel = s.panels["cpus"]
+        data = self.data()
+        heat = self.heat_mode(data)
+        heatmap = panel.query_one(HeatMap)
+        heatmap.display = heat
+        sort = self.sort_of(heat)
+        if heat:
+            # At most half of the panel (border, help strip and margin aside): the list keeps
+            # the other half, so every CPU stays reachable by scrolling it.
+            heatmap.max_lines = max(1, (panel.size.height - 5) // 2)
+            heatmap.update(data, s.glyphs)
+        nic_irqs = [q.irq for q in s.nic.irqs] if s.nic else []
+        cols, rows = grid_rows(data, s.glyphs, s.palette, sort=sort, nic_irqs=nic_irqs)
+        self._kept.update(c.title for c in cols if c.title in ("%iow", "%stl"))
+        view = panel.view
+        view.set_columns(cols)
+        view.set_rows(rows)
+        mode = "per CPU"
+        if heat:
+            many = heatmap.per_cell
+            mode = "heat map" + (f", {many} CPUs a cell" if many > 1 else "")
+        mode += f", {SORT_LABELS[sort]}" if sort != "topology" else ""
+        if s.sample is not None and s.sample.since_baseline is not None:
+            mode += ", averages since the baseline"
+        panel.set_titles(f"CPUs ({mode})", subtitle(view))
+        self.help()
+
+    def cpu_under_cursor(self) -> int | None:
+        key = self.scene.panels["cpus"].view.cursor_key
+        return int(key.split(":")[1]) if key and key != ALL_KEY else None
+
+    def help(self) -> None:
+        s = self.scene
+        panel = s.panels["cpus"]
+        rates = shown_rates(s)
+        cpu = self.cpu_under_cursor()
+        local = self.data().local
+        text = "v: heat map / list.  o: order.  " + (
+            f"NIC-local CPUs are marked {s.glyphs.local_mark}" if local else ""
+        )
+        c = rates.cpus.get(cpu) if rates is not None and cpu is not None else None
+        if rates is not None and cpu is not None and c is not None:
+            where = []
+            if s.nic is not None:
+                for q in s.nic.irqs:
+                    r = rates.irqs.get(q.irq)
+                    if r and r.per_cpu.get(cpu):
+                        where.append(f"{q.name} {rate(r.per_cpu[cpu])}/s")
+            node = ""
+            if s.host is not None:
+                for n, members in s.host.topology.nodes.items():
+                    if cpu in members:
+                        node = f" node {n}"
+            mark = " NIC-local" if cpu in local else ""
+            text = (
+                f"cpu{cpu}{node}{mark}: busy {pct(c.busy).strip()}% "
+                f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
+                + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
+            )
+            irq = s.panels["irqs"].view.cursor_key
+            if irq and irq.startswith("irq:"):
+                text += f".  m: move IRQ {irq[4:]} here"
+        panel.help_strip.show(text)
+
+    def cursor_moved(self) -> None:
+        """The list's cursor moved: its help strip, and the heat map marks the same CPU."""
+        self.help()
+        heat = self.scene.panels["cpus"].query_one(HeatMap)
+        heat.selected = self.cpu_under_cursor()
+        heat.follow()
+        heat.refresh()
+
+    def picked(self, cpu: int) -> None:
+        """A heat-map cell was clicked: the list's cursor goes to that CPU."""
+        view = self.scene.panels["cpus"].view
+        view.focus()
+        view.move_cursor_to(f"cpu:{cpu}")
+
+    def next_mode(self) -> str:
+        """v: automatic, heat map, list. The notice to show."""
+        s = self.scene
+        s.grid_mode = {"auto": "heat", "heat": "list", "list": "auto"}[s.grid_mode]
+        self.draw()
+        if s.grid_mode == "auto":
+            return "CPU grid: automatic (heat map when the CPUs do not fit)"
+        return f"CPU grid: {s.grid_mode}"
+
+    def next_sort(self) -> str:
+        """o: the next order of the CPU list. The notice to show."""
+        s = self.scene
+        s.cpu_sort = next_sort(self.sort_of(self.heat_mode(self.data())))
+        self.draw()
+        return f"CPU list: {SORT_LABELS[s.cpu_sort]} (o: next order)"

@@ -1,0 +1,82 @@
+"""What the live screen shows, as its presenters (tui/view.py, tui/grid_view.py) read it.
+
+The App holds this state (tests and controllers read it there); the presenters get the App
+typed as `Scene`, never the App itself (import-linter: only the CLI imports tuitune.tui.app).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from textual.containers import Container
+from textual.widgets import Static
+
+from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.rates import Rates
+from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.session import Session
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.tui.controllers.advisor import Advisor
+from tuitune.tui.controllers.edit import Editor
+from tuitune.tui.look.glyphs import Glyphs
+from tuitune.tui.look.palette import Palette
+from tuitune.tui.panels.panels import Panel
+from tuitune.tui.panels.rowview import RowView
+
+
+@dataclass
+class Baseline:
+    sysctls: dict[str, str]
+
+
+class Scene(Protocol):
+    # The last sample and the states it brought (a state is kept until it is re-read).
+    sample: Sample | None
+    nic: NicState | None
+    host: HostState | None
+    ifname: str | None
+    baseline: Baseline | None
+    all_affinity: dict[str, IrqAffinity]  # every IRQ's, for the "all" view
+    show_all_irqs: bool
+    grid_mode: str  # auto / list / heat
+    cpu_sort: str  # auto (heat map: by load; list: topology) or core.cpuview.SORTS
+    notice: str | None
+    active: str  # the focused panel's name
+    # How it is drawn, and by what.
+    palette: Palette
+    glyphs: Glyphs
+    interval: float
+    show_cost: bool
+    panels: dict[str, Panel]
+    header: Static
+    body: Container
+    editor: Editor
+    advisor: Advisor
+    sampler: Sampler
+
+    @property
+    def session(self) -> Session: ...
+
+    def has_class(self, *class_names: str) -> bool: ...
+
+    def call_after_refresh(
+        self, callback: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> bool: ...
+
+
+def shown_rates(scene: Scene) -> Rates | None:
+    """The rates on screen: since the baseline when one is set, else the last interval's."""
+    s = scene.sample
+    return None if s is None else s.since_baseline or s.rates
+
+
+def irq_affinity(scene: Scene) -> dict[str, IrqAffinity]:
+    """What the IRQ panel shows: the NIC's IRQs, and in the "all" view the host's too."""
+    nic = scene.nic.irq_affinity if scene.nic else {}
+    return scene.all_affinity | nic if scene.show_all_irqs else dict(nic)
+
+
+def subtitle(view: RowView) -> str:
+    return f"filter: {view.filter}" if view.filter else ""

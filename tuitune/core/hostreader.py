@@ -39,7 +39,13 @@ from tuitune.core.host.netdev import (
     read_queues,
 )
 from tuitune.core.host.netns import KernelThread
-from tuitune.core.host.procfs import SoftnetRow, parse_softirqs, parse_softnet, parse_stat
+from tuitune.core.host.procfs import (
+    NET_SOFTIRQS,
+    SoftnetRow,
+    parse_softirqs,
+    parse_softnet,
+    parse_stat,
+)
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
@@ -205,9 +211,9 @@ class HostReader:
             time=now,
             stat=stat,
             interrupts=interrupts,
-            softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE))),
+            softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE)), NET_SOFTIRQS),
             softnet=parse_softnet(
-                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus), self._softnet
+                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.ids), self._softnet
             ),
             link=link,
             link_gone=ifname is not None and link is None,
@@ -265,7 +271,7 @@ class HostReader:
             return text.strip() if isinstance(text, str) else default
 
         stat = root.proc_text("stat", BIG_FILE)
-        stat_cpus = frozenset(parse_stat(stat if isinstance(stat, str) else "").cpus)
+        stat_cpus = frozenset(parse_stat(stat if isinstance(stat, str) else "").ids)
         kernel = proc_text("sys/kernel/osrelease", "unknown kernel")
         return HostState(
             hostname=proc_text("sys/kernel/hostname", "unknown host"),

@@ -7,12 +7,12 @@ no rate at all rather than a negative or absurd one.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from operator import gt
 
 from tuitune.core.host.interrupts import Interrupts
-from tuitune.core.host.procfs import CpuTimes
+from tuitune.core.host.procfs import ProcStat, Softirqs, SoftnetRow
 from tuitune.core.snapshot import Counters
 
 _WRAP32 = 1 << 32
@@ -74,31 +74,94 @@ class Rates:
     link: dict[str, float]  # "rx_bytes" -> bytes/s, "rx_packets" -> packets/s, drops ...
 
 
-def _cpu_percent(a: CpuTimes, b: CpuTimes) -> dict[str, float] | None:
-    # Attribute by attribute, not by name: 1152 CPUs a tick.
-    user, nice = delta64(a.user, b.user), delta64(a.nice, b.nice)
-    system, idle = delta64(a.system, b.system), delta64(a.idle, b.idle)
-    iowait, irq = delta64(a.iowait, b.iowait), delta64(a.irq, b.irq)
-    softirq, steal = delta64(a.softirq, b.softirq), delta64(a.steal, b.steal)
-    total = user + nice + system + idle + iowait + irq + softirq + steal
-    if total <= 0:
-        return None
-    # mpstat's convention: guest time is inside user (and guest_nice inside nice); show apart.
-    guest = min(delta64(a.guest, b.guest), user)
-    gnice = min(delta64(a.guest_nice, b.guest_nice), nice)
-    pct = 100.0 / total
-    return {
-        "usr": (user - guest) * pct,
-        "nice": (nice - gnice) * pct,
-        "sys": system * pct,
-        "iowait": iowait * pct,
-        "irq": irq * pct,
-        "soft": softirq * pct,
-        "steal": steal * pct,
-        "guest": guest * pct,
-        "gnice": gnice * pct,
-        "idle": idle * pct,
-    }
+def _aligned(
+    a: ProcStat, b: ProcStat
+) -> tuple[Sequence[int], Sequence[Sequence[int]], Sequence[Sequence[int]]]:
+    """The CPUs of b that a also has, in b's order, and both samples' columns for them."""
+    if a.ids == b.ids:  # no CPU went on- or offline: every tick but a hotplug's
+        return b.ids, a.columns, b.columns
+    pos = {cpu: i for i, cpu in enumerate(a.ids)}
+    both = [(j, pos[cpu]) for j, cpu in enumerate(b.ids) if cpu in pos]
+    ids = [b.ids[j] for j, _ in both]
+    return (
+        ids,
+        [[col[i] for _, i in both] for col in a.columns],
+        [[col[j] for j, _ in both] for col in b.columns],
+    )
+
+
+def _softirq_rates(
+    ids: Sequence[int], a: Softirqs, b: Softirqs, name: str, inv: float
+) -> list[float]:
+    """NET_RX (or NET_TX) softirqs/s of each CPU in `ids`, 0.0 where a sample lacks it."""
+    ra, rb = a.counts.get(name, ()), b.counts.get(name, ())
+    if a.cpus == b.cpus == tuple(ids) and len(ra) == len(rb) == len(ids):
+        return [0.0 if x == y else delta32(x, y) * inv for x, y in zip(ra, rb, strict=True)]
+    pa = dict(zip(a.cpus, ra, strict=False))
+    pb = dict(zip(b.cpus, rb, strict=False))
+    return [delta32(pa[c], pb[c]) * inv if c in pa and c in pb else 0.0 for c in ids]
+
+
+def _softnet_rates(
+    sa: SoftnetRow | None, sb: SoftnetRow | None, inv: float
+) -> tuple[float, float, float, float]:
+    """drops, squeezes, rps and collisions per second."""
+    if sa is None or sb is None or sa is sb:  # the parser reuses an unchanged line's row
+        return (0.0, 0.0, 0.0, 0.0)
+    rps = collisions = 0.0
+    if sa.received_rps is not None and sb.received_rps is not None:
+        rps = delta32(sa.received_rps, sb.received_rps) * inv
+    if sa.cpu_collision is not None and sb.cpu_collision is not None:
+        collisions = delta32(sa.cpu_collision, sb.cpu_collision) * inv
+    return (
+        delta32(sa.dropped, sb.dropped) * inv,
+        delta32(sa.time_squeeze, sb.time_squeeze) * inv,
+        rps,
+        collisions,
+    )
+
+
+def _cpu_rates(a: Counters, b: Counters, inv: float, intr: dict[int, float]) -> dict[int, CpuRates]:
+    """Per CPU: states in percent (mpstat's), interrupts, softirqs and softnet events per
+    second. A 1152-CPU host runs this every tick: the jiffy deltas are taken a column at a
+    time, and each CPU's row is built once, positionally."""
+    ids, ca, cb = _aligned(a.stat, b.stat)
+    deltas = [
+        [y - x if y >= x else 0 for x, y in zip(xa, xb, strict=True)]  # delta64
+        for xa, xb in zip(ca, cb, strict=True)
+    ]
+    net_rx = _softirq_rates(ids, a.softirqs, b.softirqs, "NET_RX", inv)
+    net_tx = _softirq_rates(ids, a.softirqs, b.softirqs, "NET_TX", inv)
+    na, nb = a.softnet, b.softnet
+    cpus: dict[int, CpuRates] = {}
+    for cpu, user, nice, system, idle, iowait, irq, softirq, steal, dg, dgn, rx, tx in zip(
+        ids, *deltas, net_rx, net_tx, strict=True
+    ):
+        total = user + nice + system + idle + iowait + irq + softirq + steal
+        if total <= 0:
+            continue
+        # mpstat's convention: guest time is inside user (and guest_nice inside nice).
+        guest = dg if dg < user else user
+        gnice = dgn if dgn < nice else nice
+        pct = 100.0 / total
+        cpus[cpu] = CpuRates(
+            cpu,
+            (user - guest) * pct,
+            (nice - gnice) * pct,
+            system * pct,
+            iowait * pct,
+            irq * pct,
+            softirq * pct,
+            steal * pct,
+            guest * pct,
+            gnice * pct,
+            idle * pct,
+            intr.get(cpu, 0.0),
+            rx,
+            tx,
+            *_softnet_rates(na.get(cpu), nb.get(cpu), inv),
+        )
+    return cpus
 
 
 def _row_deltas(
@@ -229,41 +292,7 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
         for cpu, r in b.other_intr.items():
             intr_per_cpu[cpu] = intr_per_cpu.get(cpu, 0.0) + r
 
-    net_rx_a, net_rx_b = a.softirqs.per_cpu("NET_RX"), b.softirqs.per_cpu("NET_RX")
-    net_tx_a, net_tx_b = a.softirqs.per_cpu("NET_TX"), b.softirqs.per_cpu("NET_TX")
-
-    cpus: dict[int, CpuRates] = {}
-    for cpu, tb in b.stat.cpus.items():
-        ta = a.stat.cpus.get(cpu)
-        if ta is None:
-            continue
-        pct = _cpu_percent(ta, tb)
-        if pct is None:
-            continue
-        sa, sb = a.softnet.get(cpu), b.softnet.get(cpu)
-        drops = squeezes = rps = collisions = 0.0
-        if sa is not None and sb is not None:
-            drops = delta32(sa.dropped, sb.dropped) * inv
-            squeezes = delta32(sa.time_squeeze, sb.time_squeeze) * inv
-            if sa.received_rps is not None and sb.received_rps is not None:
-                rps = delta32(sa.received_rps, sb.received_rps) * inv
-            if sa.cpu_collision is not None and sb.cpu_collision is not None:
-                collisions = delta32(sa.cpu_collision, sb.cpu_collision) * inv
-
-        def soft(prev: dict[int, int], cur: dict[int, int], c: int = cpu) -> float:
-            return delta32(prev[c], cur[c]) * inv if c in prev and c in cur else 0.0
-
-        cpus[cpu] = CpuRates(
-            cpu=cpu,
-            **pct,
-            intr=intr_per_cpu.get(cpu, 0.0),
-            net_rx=soft(net_rx_a, net_rx_b),
-            net_tx=soft(net_tx_a, net_tx_b),
-            drops=drops,
-            squeezes=squeezes,
-            rps=rps,
-            collisions=collisions,
-        )
+    cpus = _cpu_rates(a, b, inv, intr_per_cpu)
 
     link: dict[str, float] = {}
     if a.link is not None and b.link is not None:

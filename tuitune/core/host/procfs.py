@@ -6,7 +6,8 @@ monitor that dies on one odd line is worse than one that shows one row less.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field
 from itertools import repeat
 
 # /proc/stat cpu line fields, in kernel order (fs/proc/stat.c). Older kernels print fewer.
@@ -54,49 +55,126 @@ class CpuTimes:
         )
 
 
+_NF = len(CPU_FIELDS)
+
+
 @dataclass(frozen=True, slots=True)
 class ProcStat:
+    """/proc/stat. The cpuN lines are kept as columns, one tuple per field of CPU_FIELDS in
+    the order of `ids`: a 1152-CPU host's tick turns them into rates with a few zip() passes
+    instead of 1152 objects (`cpus` builds the objects for whoever asks)."""
+
     total: CpuTimes  # the aggregate "cpu" line
-    cpus: dict[int, CpuTimes]  # per online CPU ("cpuN" lines exist only for online CPUs)
+    ids: tuple[int, ...]  # online CPUs ("cpuN" lines exist only for them), in line order
+    columns: tuple[tuple[int, ...], ...]  # columns[k][i]: field CPU_FIELDS[k] of CPU ids[i]
     ctxt: int | None = None
     intr_total: int | None = None
     procs_running: int | None = None
+    _cpus: dict[int, CpuTimes] | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_cpus(
+        cls,
+        total: CpuTimes,
+        cpus: dict[int, CpuTimes],
+        ctxt: int | None = None,
+        intr_total: int | None = None,
+        procs_running: int | None = None,
+    ) -> ProcStat:
+        ids = tuple(cpus)
+        columns = tuple(tuple(getattr(cpus[c], f) for c in ids) for f in CPU_FIELDS)
+        return cls(total, ids, columns, ctxt, intr_total, procs_running)
+
+    @property
+    def cpus(self) -> dict[int, CpuTimes]:
+        """Per online CPU, in line order (built on first use, then kept)."""
+        if self._cpus is None:
+            rows = zip(*self.columns, strict=True)
+            cpus = {c: CpuTimes(*row) for c, row in zip(self.ids, rows, strict=False)}
+            object.__setattr__(self, "_cpus", cpus)  # frozen: a cache, not a change
+            return cpus
+        return self._cpus
 
 
 def _times(fields: list[str]) -> CpuTimes | None:
     try:
-        return CpuTimes(*map(int, fields[: len(CPU_FIELDS)]))  # in C: a line per CPU a tick
+        return CpuTimes(*map(int, fields[:_NF]))
     except ValueError:
         return None
 
 
 def parse_stat(text: str) -> ProcStat:
     total = CpuTimes()
-    cpus: dict[int, CpuTimes] = {}
+    cpu_lines: list[str] = []
     ctxt = intr = running = None
     for line in text.splitlines():
-        if not line.startswith(("cpu", "ctxt", "intr", "procs_running")):
+        if line.startswith("cpu"):
+            if len(line) == 3 or line[3].isspace():  # the aggregate "cpu" line
+                t = _times(line.split()[1:])
+                if t is not None:
+                    total = t
+            else:
+                cpu_lines.append(line)
             continue
-        fields = line.split()
-        if not fields:
+        if not line.startswith(("ctxt", "intr", "procs_running")):
             continue
-        head = fields[0]
-        if head == "cpu":
-            t = _times(fields[1:])
-            if t is not None:
-                total = t
-        elif head.startswith("cpu") and _digits(head[3:]):
-            t = _times(fields[1:])
-            if t is not None:
-                cpus[int(head[3:])] = t
-        elif len(fields) > 1 and _digits(fields[1]):
+        # Two fields only: "intr" has a count for every IRQ number (thousands on a big host).
+        fields = line.split(None, 2)
+        if len(fields) > 1 and _digits(fields[1]):
+            head = fields[0]
             if head == "ctxt":
                 ctxt = int(fields[1])
             elif head == "intr":
                 intr = int(fields[1])
             elif head == "procs_running":
                 running = int(fields[1])
-    return ProcStat(total, cpus, ctxt, intr, running)
+    block = _cpu_block(cpu_lines)
+    if block is not None:
+        return ProcStat(total, block[0], block[1], ctxt, intr, running)
+    return ProcStat.from_cpus(total, _cpu_lines(cpu_lines), ctxt, intr, running)
+
+
+def _cpu_block(lines: list[str]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None:
+    """The cpuN lines in one split and a few slices, in C (1152 lines a tick on a big host);
+    None unless every line is "cpuN" and the same number of ASCII-digit fields, each N once:
+    anything else goes line by line (_cpu_lines), which skips what it cannot read."""
+    n = len(lines)
+    toks = " ".join(lines).split()
+    width = len(toks) // n if n else 0
+    if width < 1 or width * n != len(toks):
+        return None
+    ids_text = [h[3:] for h in toks[0::width] if h.startswith("cpu")]
+    if len(ids_text) != n or not all(ids_text) or not _digits("".join(ids_text)):
+        return None
+    cols = [toks[k::width] for k in range(1, width)]
+    # Every value is digits, so no "cpuN" hides among them: each line is exactly one row.
+    if not all(_digits("".join(col)) for col in cols):
+        return None
+    try:  # int() refuses a string of more than 4300 digits
+        ids = tuple(map(int, ids_text))
+        columns = tuple(tuple(map(int, col)) for col in cols[:_NF])
+    except ValueError:
+        return None
+    if len(set(ids)) != n:
+        return None
+    # Older kernels print fewer fields: the missing ones count as 0, as in CpuTimes.
+    return ids, columns + ((0,) * n,) * (_NF - len(columns))
+
+
+def _cpu_lines(lines: list[str]) -> dict[int, CpuTimes]:
+    """The cpuN lines one by one: a line that is not one is skipped; the last of a CPU wins."""
+    cpus: dict[int, CpuTimes] = {}
+    for line in lines:
+        fields = line.split()
+        if fields and fields[0].startswith("cpu") and _digits(fields[0][3:]):
+            t = _times(fields[1:])
+            if t is not None and len(fields[0]) < 4000:  # int() refuses 4300 digits
+                cpus[int(fields[0][3:])] = t
+    return cpus
+
+
+# The rows of /proc/softirqs the live screen shows: a tick parses only these.
+NET_SOFTIRQS = frozenset({"NET_RX", "NET_TX"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +193,40 @@ def _digits(text: str) -> bool:
 
 
 def _header_cpus(line: str) -> tuple[int, ...]:
-    return tuple(int(tok[3:]) for tok in line.split() if tok.startswith("CPU") and _digits(tok[3:]))
+    toks = line.split()
+    # The usual header, every token "CPUn", converted at once in C (1152 tokens a tick).
+    body = " ".join(toks)
+    nums = body.replace("CPU", " ").split()
+    if (
+        body.startswith("CPU")
+        and body.count("CPU") == len(toks) == len(nums)
+        and body.count(" CPU") == len(toks) - 1
+        and _digits("".join(nums))
+        and max(map(len, nums)) < 4000
+    ):
+        return tuple(map(int, nums))
+    return tuple(
+        int(tok[3:])
+        for tok in toks
+        if tok.startswith("CPU") and _digits(tok[3:]) and len(tok) < 4000  # int()'s limit
+    )
 
 
-def parse_softirqs(text: str) -> Softirqs:
+def _counts(toks: list[str]) -> tuple[int, ...]:
+    """A row's counts up to its first token that is not one."""
+    if _digits("".join(toks)) and all(len(t) < 4000 for t in toks):  # in C: 1152 a row
+        return tuple(map(int, toks))
+    values: list[int] = []
+    for tok in toks:
+        if not _digits(tok) or len(tok) >= 4000:  # int() refuses 4300 digits
+            break
+        values.append(int(tok))
+    return tuple(values)
+
+
+def parse_softirqs(text: str, names: Collection[str] | None = None) -> Softirqs:
+    """`names`: keep only these rows (the tick's NET_RX and NET_TX); the others are not split.
+    Without a header line, the CPUs are numbered from 0 up to the longest row kept."""
     cpus: tuple[int, ...] = ()
     counts: dict[str, tuple[int, ...]] = {}
     for line in text.splitlines():
@@ -131,16 +239,9 @@ def parse_softirqs(text: str) -> Softirqs:
         name, colon, rest = stripped.partition(":")
         if not colon:
             continue
-        toks = rest.split()
-        if _digits("".join(toks)):  # every token a count: converted in C (1152 CPUs a row)
-            counts[name.strip()] = tuple(map(int, toks))
-            continue
-        values: list[int] = []
-        for tok in toks:
-            if not _digits(tok):
-                break
-            values.append(int(tok))
-        counts[name.strip()] = tuple(values)
+        name = name.strip()
+        if names is None or name in names:
+            counts[name] = _counts(rest.split())
     if not cpus and counts:
         cpus = tuple(range(max(len(v) for v in counts.values())))
     return Softirqs(cpus, counts)

@@ -27,7 +27,7 @@ from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
 from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, parse_interrupts
 from tuitune.core.host.irqbalance import read_irqbalance
-from tuitune.core.host.irqfiles import read_irq_rows
+from tuitune.core.host.irqfiles import IrqFilesCache, read_irq_rows
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.irqs import read_irq_affinity
 from tuitune.core.host.netdev import (
@@ -42,6 +42,7 @@ from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import (
     NET_SOFTIRQS,
     SoftnetRow,
+    StatParser,
     parse_softirqs,
     parse_softnet,
     parse_stat,
@@ -112,6 +113,8 @@ class HostReader:
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
         self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
         self._softnet: dict[tuple[int, str], SoftnetRow] = {}  # last tick's rows, by line
+        self._stat = StatParser()  # converts only the /proc/stat columns that moved
+        self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -200,9 +203,11 @@ class HostReader:
                 return ""
             return got
 
-        stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
+        stat = self._stat.parse(text(root.proc_text("stat", BIG_FILE)))
         link = read_counters(root, ifname, self.handles.link_reader) if ifname else None
-        interrupts = read_irq_rows(root, irqs, self._named) if irqs is not None else None
+        interrupts = (
+            read_irq_rows(root, irqs, self._named, self._irq_files) if irqs is not None else None
+        )
         full = interrupts is None
         if interrupts is None:
             interrupts = self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE)))

@@ -10,6 +10,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import repeat
 
+from tuitune.core.host.cells import Cells, to_ints
+
 # /proc/stat cpu line fields, in kernel order (fs/proc/stat.c). Older kernels print fewer.
 CPU_FIELDS = (
     "user",
@@ -104,61 +106,91 @@ def _times(fields: list[str]) -> CpuTimes | None:
 
 
 def parse_stat(text: str) -> ProcStat:
-    total = CpuTimes()
-    cpu_lines: list[str] = []
-    ctxt = intr = running = None
-    for line in text.splitlines():
-        if line.startswith("cpu"):
-            if len(line) == 3 or line[3].isspace():  # the aggregate "cpu" line
-                t = _times(line.split()[1:])
-                if t is not None:
-                    total = t
-            else:
-                cpu_lines.append(line)
-            continue
-        if not line.startswith(("ctxt", "intr", "procs_running")):
-            continue
-        # Two fields only: "intr" has a count for every IRQ number (thousands on a big host).
-        fields = line.split(None, 2)
-        if len(fields) > 1 and _digits(fields[1]):
-            head = fields[0]
-            if head == "ctxt":
-                ctxt = int(fields[1])
-            elif head == "intr":
-                intr = int(fields[1])
-            elif head == "procs_running":
-                running = int(fields[1])
-    block = _cpu_block(cpu_lines)
-    if block is not None:
-        return ProcStat(total, block[0], block[1], ctxt, intr, running)
-    return ProcStat.from_cpus(total, _cpu_lines(cpu_lines), ctxt, intr, running)
+    return StatParser().parse(text)
 
 
-def _cpu_block(lines: list[str]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None:
-    """The cpuN lines in one split and a few slices, in C (1152 lines a tick on a big host);
-    None unless every line is "cpuN" and the same number of ASCII-digit fields, each N once:
-    anything else goes line by line (_cpu_lines), which skips what it cannot read."""
-    n = len(lines)
-    toks = " ".join(lines).split()
-    width = len(toks) // n if n else 0
-    if width < 1 or width * n != len(toks):
+class StatParser:
+    """Parses successive samples of one host's /proc/stat. The cpuN lines are split into
+    columns; a column whose text did not change since the last sample (an idle host's nice,
+    irq, steal, guest...) keeps its integers and its tuple, so that the rates see `is` and
+    skip it, and within the others only the changed cells are converted (cells.to_ints).
+    The result is identical to a fresh parse."""
+
+    __slots__ = ("_columns", "_heads", "_ids")
+
+    def __init__(self) -> None:
+        self._heads: list[str] = []  # the last sample's "cpuN" tokens
+        self._ids: tuple[int, ...] = ()  # and the CPU numbers they gave (checked unique)
+        self._columns: list[Cells | None] = [None] * _NF
+
+    def parse(self, text: str) -> ProcStat:
+        total = CpuTimes()
+        cpu_lines: list[str] = []
+        ctxt = intr = running = None
+        for line in text.splitlines():
+            if line.startswith("cpu"):
+                if len(line) == 3 or line[3].isspace():  # the aggregate "cpu" line
+                    t = _times(line.split()[1:])
+                    if t is not None:
+                        total = t
+                else:
+                    cpu_lines.append(line)
+                continue
+            if not line.startswith(("ctxt", "intr", "procs_running")):
+                continue
+            # Two fields only: "intr" has a count for every IRQ number (thousands on big hosts).
+            fields = line.split(None, 2)
+            if len(fields) > 1 and _digits(fields[1]):
+                head = fields[0]
+                if head == "ctxt":
+                    ctxt = int(fields[1])
+                elif head == "intr":
+                    intr = int(fields[1])
+                elif head == "procs_running":
+                    running = int(fields[1])
+        block = self._cpu_block(cpu_lines)
+        if block is not None:
+            return ProcStat(total, block[0], block[1], ctxt, intr, running)
+        return ProcStat.from_cpus(total, _cpu_lines(cpu_lines), ctxt, intr, running)
+
+    def _cpu_block(
+        self, lines: list[str]
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None:
+        """The cpuN lines in one split and a few slices, in C (1152 lines a tick on a big
+        host); None unless every line is "cpuN" and the same number of ASCII-digit fields,
+        each N once: anything else goes line by line (_cpu_lines), which skips what it cannot
+        read."""
+        n = len(lines)
+        toks = " ".join(lines).split()
+        width = len(toks) // n if n else 0
+        if width < 1 or width * n != len(toks):
+            return None
+        heads = toks[0::width]
+        cols = [toks[k::width] for k in range(1, width)]
+        # Every value is digits, so no "cpuN" hides among them: each line is exactly one row.
+        if not all(_digits("".join(col)) for col in cols):
+            return None
+        try:  # int() refuses a string of more than 4300 digits
+            ids = self._ids if heads == self._heads else _cpu_ids(heads)
+            if ids is None:
+                return None
+            self._heads, self._ids = heads, ids
+            for k, col in enumerate(cols[:_NF]):
+                self._columns[k] = to_ints(col, self._columns[k])
+        except ValueError:
+            return None
+        columns = tuple(c.values for c in self._columns[: len(cols)] if c is not None)
+        # Older kernels print fewer fields: the missing ones count as 0, as in CpuTimes.
+        return ids, columns + ((0,) * n,) * (_NF - len(columns))
+
+
+def _cpu_ids(heads: list[str]) -> tuple[int, ...] | None:
+    """The N of each "cpuN", or None unless each is one and no N comes twice."""
+    ids_text = [h[3:] for h in heads if h.startswith("cpu")]
+    if len(ids_text) != len(heads) or not all(ids_text) or not _digits("".join(ids_text)):
         return None
-    ids_text = [h[3:] for h in toks[0::width] if h.startswith("cpu")]
-    if len(ids_text) != n or not all(ids_text) or not _digits("".join(ids_text)):
-        return None
-    cols = [toks[k::width] for k in range(1, width)]
-    # Every value is digits, so no "cpuN" hides among them: each line is exactly one row.
-    if not all(_digits("".join(col)) for col in cols):
-        return None
-    try:  # int() refuses a string of more than 4300 digits
-        ids = tuple(map(int, ids_text))
-        columns = tuple(tuple(map(int, col)) for col in cols[:_NF])
-    except ValueError:
-        return None
-    if len(set(ids)) != n:
-        return None
-    # Older kernels print fewer fields: the missing ones count as 0, as in CpuTimes.
-    return ids, columns + ((0,) * n,) * (_NF - len(columns))
+    ids = tuple(map(int, ids_text))
+    return ids if len(set(ids)) == len(ids) else None
 
 
 def _cpu_lines(lines: list[str]) -> dict[int, CpuTimes]:
@@ -214,11 +246,14 @@ def _header_cpus(line: str) -> tuple[int, ...]:
 
 def _counts(toks: list[str]) -> tuple[int, ...]:
     """A row's counts up to its first token that is not one."""
-    if _digits("".join(toks)) and all(len(t) < 4000 for t in toks):  # in C: 1152 a row
-        return tuple(map(int, toks))
+    if _digits("".join(toks)):  # every token a count: converted in C (1152 CPUs a row)
+        try:
+            return tuple(map(int, toks))
+        except ValueError:  # int() refuses 4300 digits: the slow way finds where
+            pass
     values: list[int] = []
     for tok in toks:
-        if not _digits(tok) or len(tok) >= 4000:  # int() refuses 4300 digits
+        if not _digits(tok) or len(tok) >= 4000:
             break
         values.append(int(tok))
     return tuple(values)

@@ -41,10 +41,9 @@ from tuitune.core.host.netdev import (
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import (
     NET_SOFTIRQS,
-    SoftnetRow,
+    SoftnetParser,
     StatParser,
     parse_softirqs,
-    parse_softnet,
     parse_stat,
 )
 from tuitune.core.host.root import BIG_FILE, HostRoot
@@ -112,7 +111,7 @@ class HostReader:
         self._kt = KernelThread(self.root.netns)
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
         self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
-        self._softnet: dict[tuple[int, str], SoftnetRow] = {}  # last tick's rows, by line
+        self._softnet = SoftnetParser()  # converts only the lines that changed
         self._stat = StatParser()  # converts only the /proc/stat columns that moved
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
@@ -217,8 +216,8 @@ class HostReader:
             stat=stat,
             interrupts=interrupts,
             softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE)), NET_SOFTIRQS),
-            softnet=parse_softnet(
-                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.ids), self._softnet
+            softnet=self._softnet.parse(
+                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.ids)
             ),
             link=link,
             link_gone=ifname is not None and link is None,

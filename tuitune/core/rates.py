@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, repeat
-from operator import gt, is_not
+from operator import gt, is_not, lt, ne
 from typing import NamedTuple
 
 from tuitune.core.host.interrupts import Interrupts
@@ -213,7 +213,7 @@ def _irq_rates(
     """
     a_rows = a.by_irq()
     cpus_b = b.cpus
-    a_col = {cpu: i for i, cpu in enumerate(a.cpus)}
+    a_col: dict[int, int] = {}  # a's column of each CPU: built for the first exact row
     same_columns = a.cpus == cpus_b
     irq_rates: dict[str, IrqRate] = {}
     prev_rows: list[tuple[int, ...]] = []  # matched per-CPU rows, for the column sums
@@ -240,15 +240,14 @@ def _irq_rates(
         )
         total = sum(row.counts) - sum(prev.counts)
         if exact:
+            a_col = a_col or {cpu: i for i, cpu in enumerate(a.cpus)}
             counts = _row_deltas(prev.counts, row.counts, cpus_b, a_col)
             total = sum(counts.values())
             per_cpu = {cpu: d * inv for cpu, d in counts.items()}
         elif detail is None or row.irq in detail:  # no cell went down: a comprehension, in C
-            per_cpu = {
-                c: (y - x) * inv
-                for c, x, y in zip(cpus_b, prev.counts, row.counts, strict=True)
-                if y != x
-            }
+            moved = map(ne, prev.counts, row.counts)  # the few CPUs it fired on, found in C
+            cells = compress(zip(cpus_b, prev.counts, row.counts, strict=True), moved)
+            per_cpu = {c: (y - x) * inv for c, x, y in cells}
         else:
             per_cpu = {}
         irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)
@@ -263,11 +262,10 @@ def _irq_rates(
     intr: dict[int, float] = {}
     if cur_rows:
         width = len(cpus_b)
-        col_a = [sum(col) for col in zip(*(r[:width] for r in prev_rows), strict=True)]
-        col_b = [sum(col) for col in zip(*(r[:width] for r in cur_rows), strict=True)]
-        for i, (x, y) in enumerate(zip(col_a, col_b, strict=True)):
-            if y > x:
-                intr[cpus_b[i]] = (y - x) * inv
+        col_a = list(map(sum, zip(*(r[:width] for r in prev_rows), strict=True)))
+        col_b = list(map(sum, zip(*(r[:width] for r in cur_rows), strict=True)))
+        grew = compress(zip(cpus_b, col_a, col_b, strict=True), map(lt, col_a, col_b))
+        intr = {c: (y - x) * inv for c, x, y in grew}
     for cpu, n in slow.items():
         intr[cpu] = intr.get(cpu, 0.0) + n * inv
     return irq_rates, intr

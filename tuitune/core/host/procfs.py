@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, count, repeat
+from operator import ne
 
 from tuitune.core.host.cells import Cells, to_ints
 
@@ -124,10 +125,29 @@ class StatParser:
         self._columns: list[Cells | None] = [None] * _NF
 
     def parse(self, text: str) -> ProcStat:
+        lines = text.splitlines()
+        # The kernel's layout: the aggregate "cpu" line, one line per online CPU, the rest.
+        # Its cpuN block is found with str.count and checked in C, not line by line.
+        k = text.count("\ncpu") + text.startswith("cpu")
+        first = lines[0] if lines else ""
+        if (
+            k > 1
+            and (len(first) == 3 or first[3:4].isspace())
+            and all(map(str.startswith, lines[:k], repeat("cpu")))
+        ):
+            ctxt, intr, running, more = _other_lines(lines[k:])
+            block = None if more else self._cpu_block(lines[1:k])
+            if block is not None:
+                total = _times(first.split()[1:]) or CpuTimes()
+                return ProcStat(total, block[0], block[1], ctxt, intr, running)
+        return self._parse_lines(lines)
+
+    def _parse_lines(self, lines: list[str]) -> ProcStat:
+        """Any layout: an aggregate line anywhere (the last valid one counts), cpuN lines in
+        any order."""
         total = CpuTimes()
         cpu_lines: list[str] = []
-        ctxt = intr = running = None
-        for line in text.splitlines():
+        for line in lines:
             if line.startswith("cpu"):
                 if len(line) == 3 or line[3].isspace():  # the aggregate "cpu" line
                     t = _times(line.split()[1:])
@@ -135,19 +155,7 @@ class StatParser:
                         total = t
                 else:
                     cpu_lines.append(line)
-                continue
-            if not line.startswith(("ctxt", "intr", "procs_running")):
-                continue
-            # Two fields only: "intr" has a count for every IRQ number (thousands on big hosts).
-            fields = line.split(None, 2)
-            if len(fields) > 1 and _digits(fields[1]):
-                head = fields[0]
-                if head == "ctxt":
-                    ctxt = int(fields[1])
-                elif head == "intr":
-                    intr = int(fields[1])
-                elif head == "procs_running":
-                    running = int(fields[1])
+        ctxt, intr, running, _ = _other_lines(lines)
         block = self._cpu_block(cpu_lines)
         if block is not None:
             return ProcStat(total, block[0], block[1], ctxt, intr, running)
@@ -182,6 +190,28 @@ class StatParser:
         columns = tuple(c.values for c in self._columns[: len(cols)] if c is not None)
         # Older kernels print fewer fields: the missing ones count as 0, as in CpuTimes.
         return ids, columns + ((0,) * n,) * (_NF - len(columns))
+
+
+def _other_lines(lines: list[str]) -> tuple[int | None, int | None, int | None, bool]:
+    """ctxt, intr's total and procs_running, and whether any of `lines` starts with "cpu"."""
+    ctxt = intr = running = None
+    more = False
+    for line in lines:
+        if line.startswith("cpu"):
+            more = True
+        if not line.startswith(("ctxt", "intr", "procs_running")):
+            continue
+        # Two fields only: "intr" has a count for every IRQ number (thousands on big hosts).
+        fields = line.split(None, 2)
+        if len(fields) > 1 and _digits(fields[1]) and len(fields[1]) < 4000:  # int()'s limit
+            head = fields[0]
+            if head == "ctxt":
+                ctxt = int(fields[1])
+            elif head == "intr":
+                intr = int(fields[1])
+            elif head == "procs_running":
+                running = int(fields[1])
+    return ctxt, intr, running, more
 
 
 def _cpu_ids(heads: list[str]) -> tuple[int, ...] | None:
@@ -316,33 +346,59 @@ def parse_softnet(
     rows: dict[int, SoftnetRow] = {}
     now: dict[tuple[int, str], SoftnetRow] = {}
     for n, line in enumerate(ln for ln in text.splitlines() if ln.strip()):
+        at = online[n] if online is not None and n < len(online) else n
         if seen is not None:
-            at = online[n] if online is not None and n < len(online) else n
             old = seen.get((at, line))
             if old is not None:
                 rows[old.cpu] = now[at, line] = old
                 continue
-        try:
-            v = list(map(int, line.split(), _HEX))  # in C: a line per CPU a tick
-        except ValueError:
+        row = _softnet_row(line, at)
+        if row is None:
             continue
-        if len(v) < 3:
-            continue
-
-        if len(v) >= 13:
-            cpu = v[12]
-        elif online is not None and n < len(online):
-            cpu = online[n]
-        else:
-            cpu = n
-        rps, flow, backlog, inq, procq = (v[i] if len(v) > i else None for i in (9, 10, 11, 13, 14))
-        collision = v[8] if len(v) > 8 else None
-        rows[cpu] = SoftnetRow(
-            cpu, v[0], v[1], v[2], rps, flow, backlog, inq, procq, len(v), collision
-        )
+        rows[row.cpu] = row
         if seen is not None:
-            now[at, line] = rows[cpu]
+            now[at, line] = row
     if seen is not None:
         seen.clear()
         seen.update(now)
     return rows
+
+
+def _softnet_row(line: str, at: int) -> SoftnetRow | None:
+    """One line of softnet_stat; `at`: its CPU unless the line names one (column 13)."""
+    try:
+        v = list(map(int, line.split(), _HEX))  # in C: a line per CPU a tick
+    except ValueError:
+        return None
+    if len(v) < 3:
+        return None
+    cpu = v[12] if len(v) >= 13 else at
+    rps, flow, backlog, inq, procq = (v[i] if len(v) > i else None for i in (9, 10, 11, 13, 14))
+    collision = v[8] if len(v) > 8 else None
+    return SoftnetRow(cpu, v[0], v[1], v[2], rps, flow, backlog, inq, procq, len(v), collision)
+
+
+class SoftnetParser:
+    """parse_softnet for successive samples of one host: the lines are compared with the last
+    sample's in C, and only the ones that changed are converted (most of a big host's CPUs
+    have no packets); an unchanged line keeps its row object, which the rates skip by `is`.
+    The result is identical to a fresh parse."""
+
+    __slots__ = ("_lines", "_online", "_rows")
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._online: list[int] | None = None
+        self._rows: list[SoftnetRow | None] = []  # one per line, None: not a row
+
+    def parse(self, text: str, online: list[int] | None = None) -> dict[int, SoftnetRow]:
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        at = online if online is not None else []
+        if online == self._online and len(lines) == len(self._lines):
+            rows = list(self._rows)
+            for n in compress(count(), map(ne, lines, self._lines)):
+                rows[n] = _softnet_row(lines[n], at[n] if n < len(at) else n)
+        else:
+            rows = [_softnet_row(ln, at[n] if n < len(at) else n) for n, ln in enumerate(lines)]
+        self._lines, self._online, self._rows = lines, online, rows
+        return {r.cpu: r for r in rows if r is not None}

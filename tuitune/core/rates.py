@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, repeat
-from operator import gt, is_not, lt, ne
+from operator import gt, is_not, lt, mul, ne, sub, truediv
 from typing import NamedTuple
 
 from tuitune.core.host.interrupts import Interrupts
@@ -134,20 +134,22 @@ def _cpu_rates(a: Counters, b: Counters, inv: float, intr: dict[int, float]) -> 
     n = len(ids)
     zeros = (0,) * n
     user, nice, system, idle, iowait, irq, softirq, steal, dg, dgn = (
-        zeros if xa is xb else [y - x if y >= x else 0 for x, y in zip(xa, xb, strict=True)]
-        for xa, xb in zip(ca, cb, strict=True)
+        zeros if xa is xb else _delta64s(xa, xb) for xa, xb in zip(ca, cb, strict=True)
     )
     busy = [c for c in (user, nice, system, idle, iowait, irq, softirq, steal) if c is not zeros]
-    totals = [sum(t) for t in zip(*busy, strict=True)] if busy else list(zeros)
-    # A CPU with no jiffies in the window (total 0) gets no row: its percentages are void.
-    pct = [100.0 / t if t > 0 else 0.0 for t in totals]
+    totals = list(map(sum, zip(*busy, strict=True))) if busy else list(zeros)
+    everyone = bool(totals) and min(totals) > 0  # every CPU has jiffies in the window
+    if everyone:
+        pct = list(map(truediv, repeat(100.0), totals))
+    else:  # a CPU with no jiffies in the window (total 0) gets no row below
+        pct = [100.0 / t if t > 0 else 0.0 for t in totals]
     # mpstat's convention: guest time is inside user (and guest_nice inside nice): shown apart.
     guest = zeros if dg is zeros else [g if g < u else u for g, u in zip(dg, user, strict=True)]
     gnice = zeros if dgn is zeros else [g if g < x else x for g, x in zip(dgn, nice, strict=True)]
     rows = zip(
         ids,
-        _scaled([u - g for u, g in zip(user, guest, strict=True)], pct),
-        _scaled([x - g for x, g in zip(nice, gnice, strict=True)], pct),
+        _scaled(user if guest is zeros else list(map(sub, user, guest)), pct),
+        _scaled(nice if gnice is zeros else list(map(sub, nice, gnice)), pct),
         _scaled(system, pct),
         _scaled(iowait, pct),
         _scaled(irq, pct),
@@ -156,21 +158,29 @@ def _cpu_rates(a: Counters, b: Counters, inv: float, intr: dict[int, float]) -> 
         _scaled(guest, pct),
         _scaled(gnice, pct),
         _scaled(idle, pct),
-        [intr.get(c, 0.0) for c in ids] if intr else repeat(0.0, n),
+        list(map(intr.get, ids, repeat(0.0))) if intr else repeat(0.0, n),
         _softirq_rates(ids, a.softirqs, b.softirqs, "NET_RX", inv),
         _softirq_rates(ids, a.softirqs, b.softirqs, "NET_TX", inv),
         *_softnet_columns(ids, a.softnet, b.softnet, inv),
         strict=True,
     )
     built = map(tuple.__new__, repeat(CpuRates), rows)  # CpuRates(*row), without its __new__
+    if everyone:
+        return dict(zip(ids, built, strict=True))
     return {r.cpu: r for r, t in zip(built, totals, strict=True) if t > 0}
+
+
+def _delta64s(xa: Sequence[int], xb: Sequence[int]) -> list[int]:
+    """delta64 cell by cell, in C unless a counter went back (then that cell is 0)."""
+    d = list(map(sub, xb, xa))
+    return d if not d or min(d) >= 0 else [v if v > 0 else 0 for v in d]
 
 
 def _scaled(col: Sequence[int], pct: list[float]) -> Sequence[float]:
     """Jiffies as percent of each CPU's total (a column of zeros stays zeros)."""
     if not any(col):
         return [0.0] * len(pct)
-    return [x * p for x, p in zip(col, pct, strict=True)]
+    return list(map(mul, col, pct))
 
 
 def _softnet_columns(
@@ -259,16 +269,36 @@ def _irq_rates(
         else:
             prev_rows.append(prev.counts)
             cur_rows.append(row.counts)
-    intr: dict[int, float] = {}
-    if cur_rows:
-        width = len(cpus_b)
-        col_a = list(map(sum, zip(*(r[:width] for r in prev_rows), strict=True)))
-        col_b = list(map(sum, zip(*(r[:width] for r in cur_rows), strict=True)))
-        grew = compress(zip(cpus_b, col_a, col_b, strict=True), map(lt, col_a, col_b))
-        intr = {c: (y - x) * inv for c, x, y in grew}
+    intr = _column_rates(prev_rows, cur_rows, cpus_b, inv) if cur_rows else {}
     for cpu, n in slow.items():
         intr[cpu] = intr.get(cpu, 0.0) + n * inv
     return irq_rates, intr
+
+
+def _column_rates(
+    prev_rows: list[tuple[int, ...]],
+    cur_rows: list[tuple[int, ...]],
+    cpus: tuple[int, ...],
+    inv: float,
+) -> dict[int, float]:
+    """Interrupts/s per CPU over rows where no cell went down, each as long as `cpus`.
+
+    Between two full reads the rows are the NIC's few, each firing on a few CPUs: the cells
+    that moved are found in C and added up one by one. Rows where most cells moved (a full
+    read's timer rows) are summed by column instead, in C."""
+    moved = [
+        list(compress(count(), map(ne, p, c))) for p, c in zip(prev_rows, cur_rows, strict=True)
+    ]
+    if sum(map(len, moved)) <= len(cpus):
+        counts: dict[int, int] = {}
+        for p, c, cells in zip(prev_rows, cur_rows, moved, strict=True):
+            for i in cells:
+                counts[i] = counts.get(i, 0) + c[i] - p[i]
+        return {cpus[i]: d * inv for i, d in sorted(counts.items())}
+    col_a = list(map(sum, zip(*prev_rows, strict=True)))
+    col_b = list(map(sum, zip(*cur_rows, strict=True)))
+    grew = compress(zip(cpus, col_a, col_b, strict=True), map(lt, col_a, col_b))
+    return {c: (y - x) * inv for c, x, y in grew}
 
 
 def other_intr(a: Interrupts, b: Interrupts, dt: float, nic: Collection[str]) -> dict[int, float]:

@@ -9,6 +9,7 @@ go through int().
 
 from __future__ import annotations
 
+import json
 from itertools import compress, count
 from operator import ne
 
@@ -19,26 +20,44 @@ _MOSTLY_CHANGED = 4
 
 
 class Cells:
-    """One row (or column) of counters: its text as last read and its values."""
+    """One row (or column) of counters: its text as last read and its values. `dense`: most
+    cells changed last time (an idle time column: every CPU's moves), so the next call does
+    not look for the unchanged ones."""
 
-    __slots__ = ("text", "values")
+    __slots__ = ("dense", "text", "values")
 
-    def __init__(self, text: list[str], values: tuple[int, ...]) -> None:
+    def __init__(self, text: list[str], values: tuple[int, ...], dense: bool = False) -> None:
         self.text = text
         self.values = values
+        self.dense = dense
+
+
+def _all(text: list[str]) -> tuple[int, ...]:
+    """Every cell: json's C scanner turns a list of numbers into ints faster than int() one
+    by one; it refuses leading zeros ("007"), which int() takes, so those go the slow way."""
+    try:
+        return tuple(json.loads("[" + ",".join(text) + "]"))
+    except ValueError:
+        return tuple(map(int, text))
 
 
 def to_ints(text: list[str], last: Cells | None) -> Cells:
     """`text` (ASCII digit strings of at most a few hundred digits: the caller checked them)
     as integers, reusing `last`'s value for every cell whose text is the same."""
     if last is None or len(last.text) != len(text):
-        return Cells(text, tuple(map(int, text)))
+        return Cells(text, _all(text))
+    if last.dense:  # most cells moved last time: they will again; notice when they stop
+        values = _all(text)
+        moved = sum(map(ne, values, last.values))
+        if not moved:
+            return Cells(text, last.values)
+        return Cells(text, values, dense=moved * _MOSTLY_CHANGED > len(text))
     changed = list(compress(count(), map(ne, last.text, text)))
     if not changed:
         return Cells(text, last.values)  # the same tuple: "nothing moved" is an `is` away
     if len(changed) * _MOSTLY_CHANGED > len(text):
-        return Cells(text, tuple(map(int, text)))
-    values = list(last.values)
+        return Cells(text, _all(text), dense=True)
+    cells = list(last.values)
     for i in changed:
-        values[i] = int(text[i])
-    return Cells(text, tuple(values))
+        cells[i] = int(text[i])
+    return Cells(text, tuple(cells))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import compress, count, repeat
 from operator import ne
 
@@ -254,6 +255,7 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+@lru_cache(maxsize=4)  # the same header every tick: one hash of the line, not 1152 int()s
 def _header_cpus(line: str) -> tuple[int, ...]:
     toks = line.split()
     # The usual header, every token "CPUn", converted at once in C (1152 tokens a tick).

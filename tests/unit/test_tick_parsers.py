@@ -331,3 +331,71 @@ def test_cpu_rates_as_cpu_by_cpu(series: list[Counters]) -> None:
         want = ref_cpu_rates(a, b)
         assert {c: tuple(r) for c, r in got.items()} == want
         assert list(got) == list(want)
+
+
+_NCPU = 16
+
+
+@st.composite
+def irq_pairs(draw: st.DrawFn) -> tuple[list[list[int]], list[list[int]]]:
+    """Rows of 16 CPUs' counts, before and after: a queue IRQ that fired on a CPU or two, a
+    timer that fired everywhere, a 32-bit wrap, a reset, a row that did not move."""
+    before, after = [], []
+    for _ in range(draw(st.integers(1, 8))):
+        a = draw(st.lists(st.integers(0, (1 << 32) - 1), min_size=_NCPU, max_size=_NCPU))
+        kind = draw(st.sampled_from(["few", "few", "all", "wrap", "reset", "none"]))
+        b = list(a)
+        cells = draw(st.sets(st.integers(0, _NCPU - 1), min_size=1, max_size=3))
+        for i in range(_NCPU) if kind == "all" else cells if kind != "none" else ():
+            if kind == "wrap":
+                a[i] = (1 << 32) - 2
+                b[i] = 5
+            elif kind == "reset":
+                b[i] = a[i] // 2
+            else:
+                b[i] = a[i] + draw(st.integers(1, 10**6))
+        before.append(a)
+        after.append(b)
+    return before, after
+
+
+@settings(max_examples=200, deadline=None)
+@given(irq_pairs(), st.booleans())
+def test_irq_and_intr_rates_as_cell_by_cell(
+    pair: tuple[list[list[int]], list[list[int]]], all_detail: bool
+) -> None:
+    """Per-IRQ rates and each CPU's interrupts/s, whichever way a row is done (its few moved
+    cells, column sums, or cell by cell for a wrap or reset), equal delta32 cell by cell."""
+    hdr = "     " + " ".join(f"CPU{c}" for c in range(_NCPU)) + "\n"
+
+    def text(rows: list[list[int]]) -> str:
+        return hdr + "".join(
+            f" {40 + k}: {' '.join(map(str, r))} PCI-MSI x q{k}\n" for k, r in enumerate(rows)
+        )
+
+    stat_a = "".join(f"cpu{c} 0 0 0 100\n" for c in range(_NCPU))
+    stat_b = "".join(f"cpu{c} 0 0 0 300\n" for c in range(_NCPU))
+    before, after = pair
+
+    def sample(t: float, stat: str, rows: list[list[int]]) -> Counters:
+        return Counters(
+            time=t,
+            stat=parse_stat(stat),
+            interrupts=parse_interrupts(text(rows)),
+            softirqs=parse_softirqs(""),
+            softnet={},
+            link=None,
+        )
+
+    dt = 0.5
+    detail = None if all_detail else {"40"}
+    got = compute_rates(sample(0.0, stat_a, before), sample(dt, stat_b, after), detail)
+    intr = [0] * _NCPU
+    for k, (a, b) in enumerate(zip(before, after, strict=True)):
+        d = [delta32(x, y) for x, y in zip(a, b, strict=True)]
+        rate = got.irqs[str(40 + k)]
+        assert rate.total == sum(d) / dt or rate.total == pytest.approx(sum(d) / dt)
+        if all_detail or k == 0:
+            assert rate.per_cpu == pytest.approx({c: v / dt for c, v in enumerate(d) if v})
+        intr = [x + y for x, y in zip(intr, d, strict=True)]
+    assert [got.cpus[c].intr for c in range(_NCPU)] == pytest.approx([v / dt for v in intr])

@@ -18,6 +18,8 @@ from tuitune.core.host.procfs import ProcStat, Softirqs, SoftnetRow
 from tuitune.core.snapshot import Counters
 
 _WRAP32 = 1 << 32
+# A row whose moved cells are at most 1 in this many is done cell by cell (_irq_rates).
+_FEW = 8
 
 
 def delta32(a: int, b: int) -> int:
@@ -229,6 +231,7 @@ def _irq_rates(
     prev_rows: list[tuple[int, ...]] = []  # matched per-CPU rows, for the column sums
     cur_rows: list[tuple[int, ...]] = []
     slow: dict[int, int] = {}  # per-CPU counts of rows that must be done cell by cell
+    sparse: dict[int, int] = {}  # per-column counts of rows that moved on a few CPUs
     for row in b.rows:
         prev = a_rows.get(row.irq)
         if prev is row:  # the parser reused an unchanged line's row: nothing moved
@@ -240,6 +243,20 @@ def _irq_rates(
         if prev.counts == row.counts:  # most rows on a real host: nothing to add up
             irq_rates[row.irq] = IrqRate(row.irq, 0.0, {})
             continue
+        if same_columns and len(prev.counts) == len(row.counts) == len(cpus_b) > 1:
+            # A queue IRQ fires on the few CPUs it is routed to: find them once, in C, and do
+            # the rest on those cells only (no cell went down: else the exact way below).
+            p, c = prev.counts, row.counts
+            moved = list(compress(count(), map(ne, p, c)))
+            if len(moved) * _FEW <= len(c) and all(c[i] > p[i] for i in moved):
+                deltas = [(i, c[i] - p[i]) for i in moved]
+                want = detail is None or row.irq in detail
+                per_cpu = {cpus_b[i]: d * inv for i, d in deltas} if want else {}
+                total = sum(d for _, d in deltas)
+                irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)
+                for i, d in deltas:
+                    sparse[i] = sparse.get(i, 0) + d
+                continue
         # Sums are exact only if no cell went down (a wrap or a reset): test that in C. A row
         # with fewer counts than CPUs (a cut line) cannot join the column sums either.
         exact = (
@@ -255,8 +272,8 @@ def _irq_rates(
             total = sum(counts.values())
             per_cpu = {cpu: d * inv for cpu, d in counts.items()}
         elif detail is None or row.irq in detail:  # no cell went down: a comprehension, in C
-            moved = map(ne, prev.counts, row.counts)  # the few CPUs it fired on, found in C
-            cells = compress(zip(cpus_b, prev.counts, row.counts, strict=True), moved)
+            fired = map(ne, prev.counts, row.counts)  # the few CPUs it fired on, found in C
+            cells = compress(zip(cpus_b, prev.counts, row.counts, strict=True), fired)
             per_cpu = {c: (y - x) * inv for c, x, y in cells}
         else:
             per_cpu = {}
@@ -269,7 +286,7 @@ def _irq_rates(
         else:
             prev_rows.append(prev.counts)
             cur_rows.append(row.counts)
-    intr = _column_rates(prev_rows, cur_rows, cpus_b, inv) if cur_rows else {}
+    intr = _column_rates(prev_rows, cur_rows, sparse, cpus_b, inv)
     for cpu, n in slow.items():
         intr[cpu] = intr.get(cpu, 0.0) + n * inv
     return irq_rates, intr
@@ -278,27 +295,26 @@ def _irq_rates(
 def _column_rates(
     prev_rows: list[tuple[int, ...]],
     cur_rows: list[tuple[int, ...]],
+    sparse: dict[int, int],
     cpus: tuple[int, ...],
     inv: float,
 ) -> dict[int, float]:
-    """Interrupts/s per CPU over rows where no cell went down, each as long as `cpus`.
+    """Interrupts/s per CPU: the rows where no cell went down, each as long as `cpus`, and
+    `sparse`, what the rows that moved on a few CPUs added to each column. Counts are added
+    up as integers first, so that a CPU's rate is one product, whichever way its rows went.
 
-    Between two full reads the rows are the NIC's few, each firing on a few CPUs: the cells
-    that moved are found in C and added up one by one. Rows where most cells moved (a full
-    read's timer rows) are summed by column instead, in C."""
-    moved = [
-        list(compress(count(), map(ne, p, c))) for p, c in zip(prev_rows, cur_rows, strict=True)
-    ]
-    if sum(map(len, moved)) <= len(cpus):
-        counts: dict[int, int] = {}
-        for p, c, cells in zip(prev_rows, cur_rows, moved, strict=True):
-            for i in cells:
-                counts[i] = counts.get(i, 0) + c[i] - p[i]
-        return {cpus[i]: d * inv for i, d in sorted(counts.items())}
+    A full read's many rows (timers move on every CPU) are summed by column, in C."""
+    if not prev_rows:
+        return {cpus[i]: d * inv for i, d in sorted(sparse.items())}
     col_a = list(map(sum, zip(*prev_rows, strict=True)))
     col_b = list(map(sum, zip(*cur_rows, strict=True)))
-    grew = compress(zip(cpus, col_a, col_b, strict=True), map(lt, col_a, col_b))
-    return {c: (y - x) * inv for c, x, y in grew}
+    if not sparse:
+        grew = compress(zip(cpus, col_a, col_b, strict=True), map(lt, col_a, col_b))
+        return {c: (y - x) * inv for c, x, y in grew}
+    delta = list(map(sub, col_b, col_a))
+    for i, d in sparse.items():
+        delta[i] += d
+    return {cpus[i]: d * inv for i, d in enumerate(delta) if d > 0}
 
 
 def other_intr(a: Interrupts, b: Interrupts, dt: float, nic: Collection[str]) -> dict[int, float]:

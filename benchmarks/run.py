@@ -24,6 +24,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import peers
+from benchmarks._proc import loadavg
 from benchmarks._report import REPO
 from benchmarks.writer import render
 
@@ -55,6 +56,7 @@ def _run_vm(out: Path, timeout: float) -> str | None:
     cmd = ["scripts/vm", "run", "-k", "irqfiles"]
     print(f"bench: TUITUNE_VM_CPUS={VM_CPUS} {' '.join(cmd)}", file=sys.stderr, flush=True)
     env = dict(os.environ, TUITUNE_VM_CPUS=VM_CPUS)
+    load_before = loadavg()  # the guest prints its own; TCG's speed depends on this machine's
     try:
         done = subprocess.run(
             cmd,
@@ -73,7 +75,8 @@ def _run_vm(out: Path, timeout: float) -> str | None:
     if done.returncode != 0 or result is None or not result.is_file():
         tail = done.stderr.strip().splitlines()[-1:] or [""]
         return f"exit {done.returncode}, no {VM_FILE} ({tail[0][:160]})"
-    out.write_text(result.read_text())
+    host = f"- this machine's load average around the VM run: {load_before} / {loadavg()}\n"
+    out.write_text(host + result.read_text())
     return None
 
 

@@ -399,3 +399,23 @@ def test_irq_and_intr_rates_as_cell_by_cell(
             assert rate.per_cpu == pytest.approx({c: v / dt for c, v in enumerate(d) if v})
         intr = [x + y for x, y in zip(intr, d, strict=True)]
     assert [got.cpus[c].intr for c in range(_NCPU)] == pytest.approx([v / dt for v in intr])
+
+
+def test_show_json_names_each_cpus_rates() -> None:
+    """CpuRates became a NamedTuple for speed: `tuitune show --json` still gives each CPU's
+    rates as an object with named fields, not a bare list."""
+    from tuitune.core.jsondoc import jsonable
+
+    def sample(t: float, idle: int) -> Counters:
+        return Counters(
+            time=t,
+            stat=parse_stat(f"cpu0 10 0 5 {idle}\n"),
+            interrupts=parse_interrupts(""),
+            softirqs=parse_softirqs(""),
+            softnet={},
+            link=None,
+        )
+
+    doc = jsonable(compute_rates(sample(0.0, 100), sample(1.0, 200)))
+    assert doc["cpus"]["0"]["cpu"] == 0 and doc["cpus"]["0"]["idle"] == 100.0
+    assert list(doc["cpus"]["0"])[:3] == ["cpu", "usr", "nice"]

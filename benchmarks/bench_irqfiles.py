@@ -23,11 +23,16 @@ the wall time and the system (kernel) CPU time per read.
 
     .venv/bin/python -m benchmarks.bench_irqfiles [--rows N] [--ticks N]
     .venv/bin/python -m benchmarks.bench_irqfiles --kernel [IFACE]
+    .venv/bin/python -m benchmarks.bench_irqfiles --json [--repeats N | --quick]  (run.py)
+
+With --json, each path runs --repeats times, alternately, on one tree; os.times() gives the
+whole process's CPU over the same ticks, a check on the per-tick figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import queue
 import resource
@@ -58,6 +63,22 @@ class Run:
     cpu: list[float] = field(default_factory=list)  # CPU seconds of the process, same ticks
     full: list[bool] = field(default_factory=list)  # read the whole table at that tick
     nbytes: list[int] = field(default_factory=list)
+    nfiles: list[int] = field(default_factory=list)
+    proc_cpu: float = 0.0  # os.times() user + system of the process over ticks 2..N, seconds
+
+    def summary(self) -> dict[str, float]:
+        """One repeat's figures, for --json (benchmarks/writer_irqfiles.py renders them)."""
+        ms = [c * 1000 for c in self.cpu]
+        return {
+            "typical_ms": statistics.median(ms),
+            "worst_ms": max(ms),
+            "wall_typical_ms": statistics.median(c * 1000 for c in self.costs),
+            "wall_worst_ms": max(c * 1000 for c in self.costs),
+            "proc_cpu_ms_per_tick": self.proc_cpu * 1000 / len(ms),
+            "kb_per_tick": statistics.median(b / 1000 for b in self.nbytes),
+            "files_per_tick": statistics.median(self.nfiles),
+            "ticks": len(ms),
+        }
 
     def line(self) -> str:
         ms = [c * 1000 for c in self.cpu]
@@ -100,8 +121,13 @@ def run_sampler(reader: ReplayReader, ifname: str, full_every: int, ticks: int, 
                     run.cpu.append(spent)
                     run.full.append(bool(sample.counters and sample.counters.irq_full))
                     run.nbytes.append(log.nbytes(k))
+                    run.nfiles.append(len(log.files(k)))
+                else:  # the whole process's CPU, from here: a check on the per-tick figures
+                    t0 = os.times()
                 before = time.process_time()
                 sampler.ack()
+            t1 = os.times()
+            run.proc_cpu = (t1.user + t1.system) - (t0.user + t0.system)
         finally:
             sampler.stop()
     reader.close()
@@ -136,6 +162,33 @@ def fixture_mode(rows: int | None, ticks: int) -> None:
         f" {statistics.median(new.cpu) * 1000:.1f} ms, worst {max(new.cpu) * 1000:.1f} ms"
     )
     print(f"- load average after: {loadavg()}")
+
+
+def fixture_json(rows: int | None, ticks: int, repeats: int) -> dict[str, object]:
+    """Old and new path `repeats` times each, alternately, on one built tree (--json)."""
+    load_before = loadavg()
+    with tempfile.TemporaryDirectory(prefix="bench-irqfiles-") as tmp:
+        reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True, rows=rows)
+        tree = reader.root.sys.parent
+        size = (tree / "samples/1/proc/interrupts").stat().st_size
+        nrows = len(parse_interrupts((tree / "proc/interrupts").read_text()).rows)
+        reader.close()
+        runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+        for _ in range(repeats):
+            for name, every in (("old", 1), ("new", FULL_EVERY)):
+                again = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))
+                runs[name].append(run_sampler(again, ifname, every, ticks, name).summary())
+    return {
+        "machine": machine_lines(),
+        "machine_cpus": os.cpu_count() or 1,
+        "load_before": load_before,
+        "load_after": loadavg(),
+        "host": {"cpus": 1152, "irq_rows": nrows, "interrupts_mb": round(size / 1e6, 2)},
+        "full_every": FULL_EVERY,
+        "repeats": repeats,
+        "runs": runs,
+        "goal": {"typical_ms": 15.0, "worst_ms": 60.0, "bytes_ratio": 10.0},
+    }
 
 
 # -- inside the VM guest: the kernel's own cost ---------------------------------------------
@@ -214,8 +267,14 @@ def main() -> None:
     ap.add_argument("--ticks", type=int, default=2 * FULL_EVERY + 1)
     ap.add_argument("--repeat", type=int, default=200, help="--kernel: reads per round")
     ap.add_argument("--rounds", type=int, default=10, help="--kernel: rounds")
+    ap.add_argument("--json", action="store_true", help="figures as JSON (benchmarks/run.py)")
+    ap.add_argument("--repeats", type=int, default=3, help="--json: runs of each path")
+    ap.add_argument("--quick", action="store_true", help="--json: one run of each path")
     args = ap.parse_args()
-    if args.kernel:
+    if args.json:
+        repeats = 1 if args.quick else args.repeats
+        print(json.dumps(fixture_json(args.rows, args.ticks, repeats), indent=1))
+    elif args.kernel:
         kernel_mode(args.iface, args.repeat, args.rounds)
     else:
         fixture_mode(args.rows, args.ticks)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -23,6 +24,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import peers
+from benchmarks._proc import loadavg
 from benchmarks._report import REPO
 from benchmarks.writer import render
 
@@ -44,6 +46,40 @@ def _run(args: list[str], out: Path, timeout: float) -> str | None:
     return None
 
 
+VM_CPUS = "32"  # the most vCPUs the TCG guest boots in reasonable time here
+VM_FILE = "bench_irqfiles_kernel.txt"  # tests/vm/test_irqfiles.py leaves it in the run's dir
+
+
+def _run_vm(out: Path, timeout: float) -> str | None:
+    """The kernel's side of the per-IRQ files (bench_irqfiles --kernel) in the VM bench's
+    guest: `TUITUNE_VM_CPUS=32 scripts/vm run -k irqfiles`; its output to `out`."""
+    cmd = ["scripts/vm", "run", "-k", "irqfiles"]
+    print(f"bench: TUITUNE_VM_CPUS={VM_CPUS} {' '.join(cmd)}", file=sys.stderr, flush=True)
+    env = dict(os.environ, TUITUNE_VM_CPUS=VM_CPUS)
+    load_before = loadavg()  # the guest prints its own; TCG's speed depends on this machine's
+    try:
+        done = subprocess.run(
+            cmd,
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout:.0f} s"
+    # scripts/vm says where the run's results are: "vm: booting ...; results in DIR".
+    found = re.search(r"results in (\S+)", done.stderr)
+    result = Path(found.group(1)) / VM_FILE if found else None
+    if done.returncode != 0 or result is None or not result.is_file():
+        tail = done.stderr.strip().splitlines()[-1:] or [""]
+        return f"exit {done.returncode}, no {VM_FILE} ({tail[0][:160]})"
+    host = f"- this machine's load average around the VM run: {load_before} / {loadavg()}\n"
+    out.write_text(host + result.read_text())
+    return None
+
+
 def collect(results_dir: Path) -> dict[str, object]:
     """What the scripts left in `results_dir`, as writer.render takes it."""
     got: dict[str, object] = {}
@@ -57,6 +93,13 @@ def collect(results_dir: Path) -> dict[str, object]:
             got[name] = path.read_text()
         elif (results_dir / f"{name}.error").exists():
             got[name] = f"Not measured in this run: {(results_dir / f'{name}.error').read_text()}"
+    if (results_dir / "irqfiles.json").exists():
+        got["irqfiles"] = json.loads((results_dir / "irqfiles.json").read_text())
+    for name in ("irqfiles", "irqfiles_kernel"):
+        if (results_dir / f"{name}.error").exists():
+            got[f"{name}_error"] = (results_dir / f"{name}.error").read_text()
+    if (results_dir / "irqfiles_kernel.txt").exists():
+        got["irqfiles_kernel"] = (results_dir / "irqfiles_kernel.txt").read_text()
     return got
 
 
@@ -66,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="document to write (default: BENCHMARKS.md)")
     ap.add_argument("--scratch", type=Path, default=peers.SCRATCH, help="peers, HOMEs, results")
     ap.add_argument("--render-only", action="store_true", help="re-render the kept results")
+    ap.add_argument(
+        "--vm",
+        action="store_true",
+        help=f"also the kernel's side of the per-IRQ files in the VM bench ({VM_CPUS} vCPUs;"
+        " heavy: 10-30 min)",
+    )
     args = ap.parse_args(argv)
     results_dir = args.scratch / ("results-quick" if args.quick else "results")
     out = args.out or (
@@ -82,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             ("peers.json", ["-m", "benchmarks.bench_peers", *quick, *scratch], 900),
             ("memory.json", ["-m", "benchmarks.bench_memory"], 300),
             ("tick.md", ["-m", "benchmarks.bench_tick", *quick], 300),
+            ("irqfiles.json", ["-m", "benchmarks.bench_irqfiles", "--json", *quick], 600),
         ]
         if os.geteuid() == 0:  # the reaction benchmark builds a lab: namespaces, a veth
             reps = "3" if args.quick else "15"
@@ -90,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             (results_dir / "reaction.error").write_text("needs root (it builds a lab)")
+        if args.vm:
+            why = _run_vm(results_dir / "irqfiles_kernel.txt", 3600)
+            if why:
+                (results_dir / "irqfiles_kernel.error").write_text(why)
+                print(f"bench: the VM part: {why}", file=sys.stderr)
         for fname, cmd, timeout in steps:
             why = _run(cmd, results_dir / fname, timeout)
             if why:

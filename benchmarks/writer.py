@@ -206,6 +206,7 @@ def render(results: Mapping[str, Any]) -> str:
             text = results[key].strip()
             # A script that prints its own heading keeps it; one that does not gets ours.
             parts += [text, ""] if text.startswith("## ") else [f"## {title}", "", text, ""]
+    parts += _irqfiles_parts(results)
     parts += [
         "## Withdrawn",
         "",
@@ -216,3 +217,25 @@ def render(results: Mapping[str, Any]) -> str:
         "",
     ]
     return "\n".join(parts)
+
+
+def _irqfiles_parts(results: Mapping[str, Any]) -> list[str]:
+    """The 1152-CPU tick, old path against new, and the kernel's side from the VM guest."""
+    from benchmarks.writer_irqfiles import irqfiles_section, kernel_section  # it imports this
+
+    if "irqfiles" in results:
+        tick = irqfiles_section(results["irqfiles"])
+    else:
+        why = results.get("irqfiles_error")
+        tick = "Not measured in this run" + (f" ({str(why).strip()})." if why else ".")
+    kernel = kernel_section(results.get("irqfiles_kernel"), results.get("irqfiles_kernel_error"))
+    return [
+        "## A 1152-CPU host's tick: the NIC's per-IRQ files against the whole /proc/interrupts",
+        "",
+        tick,
+        "",
+        "## The kernel's side: /proc/interrupts against the NIC's per_cpu_count files",
+        "",
+        kernel,
+        "",
+    ]

@@ -77,8 +77,7 @@ def steps_window(
     avg: dict[int, CpuRates] = {}
     for c in steps[0]:
         vals = [s[c] for s in steps]
-        avg[c] = replace(
-            vals[0],
+        avg[c] = vals[0]._replace(  # CpuRates is a NamedTuple
             **{
                 k: sum(getattr(v, k) for v in vals) / n
                 for k in ("sys", "irq", "soft", "idle", "usr", "net_rx", "drops", "squeezes")

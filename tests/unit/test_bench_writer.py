@@ -78,3 +78,54 @@ def test_collect_takes_what_each_script_left_and_says_what_failed(tmp_path: Path
     assert set(got) == {"peers", "tick", "reaction"}
     assert "needs root" in str(got["reaction"])
     assert "Not measured in this run: needs root" in writer.render(got)
+
+
+# -- the 1152-CPU per-IRQ tick and the kernel's side (bench_irqfiles.py) ---------------------
+
+KERNEL_TEXT = """- CPUs: 32 (QEMU TCG)
+/proc/interrupts       41234 bytes  wall   12345.6 us (spread 1-2)  system CPU   26400.0 us
+NIC per_cpu_count       2048 bytes  wall    9876.5 us (spread 1-2)  system CPU   17900.0 us
+"""
+
+
+def test_the_irqfiles_table_holds_both_paths_and_the_goal_follows_them() -> None:
+    """bench_irqfiles.py --json, recorded in a --quick run under load: its figures in the
+    table, the goal worked out from them, and the load named (the run was not quiet)."""
+    data = json.loads((FIX / "irqfiles_quick.json").read_text())
+    doc = writer.render({**_results(), "irqfiles": data})
+    old, new = data["runs"]["old"][0], data["runs"]["new"][0]
+    row = _row(doc, "old: the whole /proc/interrupts every tick")
+    assert row[1:] == [
+        f"{old['typical_ms']:,.1f}",
+        f"{old['worst_ms']:,.1f}",
+        f"{old['proc_cpu_ms_per_tick']:,.1f}",
+        f"{old['kb_per_tick']:,.1f}",
+        f"{old['files_per_tick']:,.0f}",
+    ]
+    row = _row(doc, "new: the NIC's per_cpu_count files, the whole table every 10 ticks")
+    assert row[1] == f"{new['typical_ms']:,.1f}" and row[5] == f"{new['files_per_tick']:,.0f}"
+    met = new["typical_ms"] <= 15.0
+    assert f"typical <= 15 ms: {'**met**' if met else '**not met**'}" in doc
+    assert "worst <= 60 ms: **met**" in doc  # 40 ms recorded
+    assert "bytes per tick cut >= 10x: **not met** (7.8x" in doc
+    assert "above this machine's 2 CPUs" in doc  # load 18 recorded
+
+
+def test_the_kernel_side_is_the_guests_output_or_says_it_was_not_measured() -> None:
+    doc = writer.render(_results())
+    assert "Not measured in this run. `.venv/bin/python -m benchmarks.run --vm`" in doc
+    doc = writer.render({**_results(), "irqfiles_kernel": KERNEL_TEXT})
+    assert "NIC per_cpu_count       2048 bytes" in doc
+    doc = writer.render({**_results(), "irqfiles_kernel_error": "exit 3, no bench file"})
+    assert "Not measured in this run (exit 3, no bench file)" in doc
+
+
+def test_collect_takes_the_irqfiles_results_and_their_errors(tmp_path: Path) -> None:
+    (tmp_path / "peers.json").write_text((FIX / "peers_quick.json").read_text())
+    (tmp_path / "irqfiles.json").write_text((FIX / "irqfiles_quick.json").read_text())
+    (tmp_path / "irqfiles_kernel.txt").write_text(KERNEL_TEXT)
+    got = collect(tmp_path)
+    assert got["irqfiles_kernel"] == KERNEL_TEXT and "runs" in got["irqfiles"]  # type: ignore[operator]
+    (tmp_path / "irqfiles_kernel.txt").unlink()
+    (tmp_path / "irqfiles_kernel.error").write_text("timed out after 3600 s")
+    assert "Not measured in this run (timed out after 3600 s)" in writer.render(collect(tmp_path))

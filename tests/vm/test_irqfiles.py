@@ -4,6 +4,7 @@ kernel's cost of both reads, measured in one run (boot more vCPUs with TUITUNE_V
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,8 @@ from tuitune.core.hostreader import HostReader
 from .conftest import Nics, queue_irqs
 
 pytestmark = pytest.mark.vm
+
+KERNEL_COST = "bench_irqfiles_kernel.txt"  # benchmarks/run.py --vm copies it to its results
 
 
 def test_per_irq_files_read_as_the_kernels_table(nics: Nics) -> None:
@@ -52,3 +55,6 @@ def test_kernel_cost_of_the_whole_table_and_the_nic_files(nics: Nics) -> None:
     print(run.stdout, run.stderr)
     assert run.returncode == 0
     assert "NIC per_cpu_count" in run.stdout
+    out = os.environ.get("TUITUNE_VM_OUT")  # the run's directory on the host: for run.py --vm
+    if out:
+        (Path(out) / KERNEL_COST).write_text(run.stdout)

@@ -28,7 +28,7 @@ from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
 from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, parse_interrupts
 from tuitune.core.host.irqbalance import read_irqbalance
-from tuitune.core.host.irqfiles import read_irq_rows
+from tuitune.core.host.irqfiles import IrqFilesCache, read_irq_rows
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.irqs import read_irq_affinity
 from tuitune.core.host.netdev import (
@@ -40,7 +40,13 @@ from tuitune.core.host.netdev import (
     read_queues,
 )
 from tuitune.core.host.netns import KernelThread
-from tuitune.core.host.procfs import SoftnetRow, parse_softirqs, parse_softnet, parse_stat
+from tuitune.core.host.procfs import (
+    NET_SOFTIRQS,
+    SoftnetParser,
+    StatParser,
+    parse_softirqs,
+    parse_stat,
+)
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
@@ -106,7 +112,9 @@ class HostReader(Closing):
         self._kt = KernelThread(self.root.netns)
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
         self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
-        self._softnet: dict[tuple[int, str], SoftnetRow] = {}  # last tick's rows, by line
+        self._softnet = SoftnetParser()  # converts only the lines that changed
+        self._stat = StatParser()  # converts only the /proc/stat columns that moved
+        self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -189,9 +197,11 @@ class HostReader(Closing):
                 return ""
             return got
 
-        stat = parse_stat(text(root.proc_text("stat", BIG_FILE)))
+        stat = self._stat.parse(text(root.proc_text("stat", BIG_FILE)))
         link = read_counters(root, ifname, self.handles.link_reader) if ifname else None
-        interrupts = read_irq_rows(root, irqs, self._named) if irqs is not None else None
+        interrupts = (
+            read_irq_rows(root, irqs, self._named, self._irq_files) if irqs is not None else None
+        )
         full = interrupts is None
         if interrupts is None:
             interrupts = self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE)))
@@ -200,9 +210,9 @@ class HostReader(Closing):
             time=now,
             stat=stat,
             interrupts=interrupts,
-            softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE))),
-            softnet=parse_softnet(
-                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.cpus), self._softnet
+            softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE)), NET_SOFTIRQS),
+            softnet=self._softnet.parse(
+                text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.ids)
             ),
             link=link,
             link_gone=ifname is not None and link is None,
@@ -260,7 +270,7 @@ class HostReader(Closing):
             return text.strip() if isinstance(text, str) else default
 
         stat = root.proc_text("stat", BIG_FILE)
-        stat_cpus = frozenset(parse_stat(stat if isinstance(stat, str) else "").cpus)
+        stat_cpus = frozenset(parse_stat(stat if isinstance(stat, str) else "").ids)
         kernel = proc_text("sys/kernel/osrelease", "unknown kernel")
         return HostState(
             hostname=proc_text("sys/kernel/hostname", "unknown host"),

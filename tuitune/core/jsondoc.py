@@ -29,6 +29,8 @@ def jsonable(obj: Any) -> Any:
         return {"unavailable": obj.kind, "reason": obj.reason}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple (CpuRates): named
+        return {name: jsonable(getattr(obj, name)) for name in obj._fields}
     if isinstance(obj, frozenset | set):
         return sorted(obj)
     if isinstance(obj, Mapping):

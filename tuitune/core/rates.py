@@ -7,15 +7,19 @@ no rate at all rather than a negative or absurd one.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from operator import gt
+from itertools import compress, count, repeat
+from operator import gt, is_not, lt, mul, ne, sub, truediv
+from typing import NamedTuple
 
 from tuitune.core.host.interrupts import Interrupts
-from tuitune.core.host.procfs import CpuTimes
+from tuitune.core.host.procfs import ProcStat, Softirqs, SoftnetRow
 from tuitune.core.snapshot import Counters
 
 _WRAP32 = 1 << 32
+# A row whose moved cells are at most 1 in this many is done cell by cell (_irq_rates).
+_FEW = 8
 
 
 def delta32(a: int, b: int) -> int:
@@ -31,9 +35,11 @@ def delta64(a: int, b: int) -> int:
     return b - a if b >= a else 0
 
 
-@dataclass(frozen=True, slots=True)
-class CpuRates:
-    """Percent of the interval in each state (they sum to 100), and event rates per second."""
+class CpuRates(NamedTuple):
+    """Percent of the interval in each state (they sum to 100), and event rates per second.
+
+    A tuple, not a frozen dataclass: a 1152-CPU host builds 1152 a tick, and a frozen
+    dataclass's __init__ (one object.__setattr__ per field) cost 5 us each, six times this."""
 
     cpu: int
     usr: float
@@ -74,31 +80,122 @@ class Rates:
     link: dict[str, float]  # "rx_bytes" -> bytes/s, "rx_packets" -> packets/s, drops ...
 
 
-def _cpu_percent(a: CpuTimes, b: CpuTimes) -> dict[str, float] | None:
-    # Attribute by attribute, not by name: 1152 CPUs a tick.
-    user, nice = delta64(a.user, b.user), delta64(a.nice, b.nice)
-    system, idle = delta64(a.system, b.system), delta64(a.idle, b.idle)
-    iowait, irq = delta64(a.iowait, b.iowait), delta64(a.irq, b.irq)
-    softirq, steal = delta64(a.softirq, b.softirq), delta64(a.steal, b.steal)
-    total = user + nice + system + idle + iowait + irq + softirq + steal
-    if total <= 0:
-        return None
-    # mpstat's convention: guest time is inside user (and guest_nice inside nice); show apart.
-    guest = min(delta64(a.guest, b.guest), user)
-    gnice = min(delta64(a.guest_nice, b.guest_nice), nice)
-    pct = 100.0 / total
-    return {
-        "usr": (user - guest) * pct,
-        "nice": (nice - gnice) * pct,
-        "sys": system * pct,
-        "iowait": iowait * pct,
-        "irq": irq * pct,
-        "soft": softirq * pct,
-        "steal": steal * pct,
-        "guest": guest * pct,
-        "gnice": gnice * pct,
-        "idle": idle * pct,
-    }
+def _aligned(
+    a: ProcStat, b: ProcStat
+) -> tuple[Sequence[int], Sequence[Sequence[int]], Sequence[Sequence[int]]]:
+    """The CPUs of b that a also has, in b's order, and both samples' columns for them."""
+    if a.ids == b.ids:  # no CPU went on- or offline: every tick but a hotplug's
+        return b.ids, a.columns, b.columns
+    pos = {cpu: i for i, cpu in enumerate(a.ids)}
+    both = [(j, pos[cpu]) for j, cpu in enumerate(b.ids) if cpu in pos]
+    ids = [b.ids[j] for j, _ in both]
+    return (
+        ids,
+        [[col[i] for _, i in both] for col in a.columns],
+        [[col[j] for j, _ in both] for col in b.columns],
+    )
+
+
+def _softirq_rates(
+    ids: Sequence[int], a: Softirqs, b: Softirqs, name: str, inv: float
+) -> list[float]:
+    """NET_RX (or NET_TX) softirqs/s of each CPU in `ids`, 0.0 where a sample lacks it."""
+    ra, rb = a.counts.get(name, ()), b.counts.get(name, ())
+    if a.cpus == b.cpus == tuple(ids) and len(ra) == len(rb) == len(ids):
+        return [0.0 if x == y else delta32(x, y) * inv for x, y in zip(ra, rb, strict=True)]
+    pa = dict(zip(a.cpus, ra, strict=False))
+    pb = dict(zip(b.cpus, rb, strict=False))
+    return [delta32(pa[c], pb[c]) * inv if c in pa and c in pb else 0.0 for c in ids]
+
+
+def _softnet_rates(
+    sa: SoftnetRow | None, sb: SoftnetRow | None, inv: float
+) -> tuple[float, float, float, float]:
+    """drops, squeezes, rps and collisions per second."""
+    if sa is None or sb is None or sa is sb:  # the parser reuses an unchanged line's row
+        return (0.0, 0.0, 0.0, 0.0)
+    rps = collisions = 0.0
+    if sa.received_rps is not None and sb.received_rps is not None:
+        rps = delta32(sa.received_rps, sb.received_rps) * inv
+    if sa.cpu_collision is not None and sb.cpu_collision is not None:
+        collisions = delta32(sa.cpu_collision, sb.cpu_collision) * inv
+    return (
+        delta32(sa.dropped, sb.dropped) * inv,
+        delta32(sa.time_squeeze, sb.time_squeeze) * inv,
+        rps,
+        collisions,
+    )
+
+
+def _cpu_rates(a: Counters, b: Counters, inv: float, intr: dict[int, float]) -> dict[int, CpuRates]:
+    """Per CPU: states in percent (mpstat's), interrupts, softirqs and softnet events per
+    second. A 1152-CPU host runs this every tick, so it goes a column at a time, each a
+    comprehension over zipped tuples (no object per cell), and a column that did not move
+    (the parser hands it back as the same tuple) costs nothing."""
+    ids, ca, cb = _aligned(a.stat, b.stat)
+    n = len(ids)
+    zeros = (0,) * n
+    user, nice, system, idle, iowait, irq, softirq, steal, dg, dgn = (
+        zeros if xa is xb else _delta64s(xa, xb) for xa, xb in zip(ca, cb, strict=True)
+    )
+    busy = [c for c in (user, nice, system, idle, iowait, irq, softirq, steal) if c is not zeros]
+    totals = list(map(sum, zip(*busy, strict=True))) if busy else list(zeros)
+    everyone = bool(totals) and min(totals) > 0  # every CPU has jiffies in the window
+    if everyone:
+        pct = list(map(truediv, repeat(100.0), totals))
+    else:  # a CPU with no jiffies in the window (total 0) gets no row below
+        pct = [100.0 / t if t > 0 else 0.0 for t in totals]
+    # mpstat's convention: guest time is inside user (and guest_nice inside nice): shown apart.
+    guest = zeros if dg is zeros else [g if g < u else u for g, u in zip(dg, user, strict=True)]
+    gnice = zeros if dgn is zeros else [g if g < x else x for g, x in zip(dgn, nice, strict=True)]
+    rows = zip(
+        ids,
+        _scaled(user if guest is zeros else list(map(sub, user, guest)), pct),
+        _scaled(nice if gnice is zeros else list(map(sub, nice, gnice)), pct),
+        _scaled(system, pct),
+        _scaled(iowait, pct),
+        _scaled(irq, pct),
+        _scaled(softirq, pct),
+        _scaled(steal, pct),
+        _scaled(guest, pct),
+        _scaled(gnice, pct),
+        _scaled(idle, pct),
+        list(map(intr.get, ids, repeat(0.0))) if intr else repeat(0.0, n),
+        _softirq_rates(ids, a.softirqs, b.softirqs, "NET_RX", inv),
+        _softirq_rates(ids, a.softirqs, b.softirqs, "NET_TX", inv),
+        *_softnet_columns(ids, a.softnet, b.softnet, inv),
+        strict=True,
+    )
+    built = map(tuple.__new__, repeat(CpuRates), rows)  # CpuRates(*row), without its __new__
+    if everyone:
+        return dict(zip(ids, built, strict=True))
+    return {r.cpu: r for r, t in zip(built, totals, strict=True) if t > 0}
+
+
+def _delta64s(xa: Sequence[int], xb: Sequence[int]) -> list[int]:
+    """delta64 cell by cell, in C unless a counter went back (then that cell is 0)."""
+    d = list(map(sub, xb, xa))
+    return d if not d or min(d) >= 0 else [v if v > 0 else 0 for v in d]
+
+
+def _scaled(col: Sequence[int], pct: list[float]) -> Sequence[float]:
+    """Jiffies as percent of each CPU's total (a column of zeros stays zeros)."""
+    if not any(col):
+        return [0.0] * len(pct)
+    return list(map(mul, col, pct))
+
+
+def _softnet_columns(
+    ids: Sequence[int], na: dict[int, SoftnetRow], nb: dict[int, SoftnetRow], inv: float
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """drops, squeezes, rps and collisions per second, for each CPU of `ids`. Only the CPUs
+    whose row is not the same object are worked out: the parser reuses an unchanged line's."""
+    cols: tuple[list[float], ...] = tuple([0.0] * len(ids) for _ in range(4))
+    moved = compress(count(), map(is_not, map(na.get, ids), map(nb.get, ids)))
+    for i in moved:
+        for col, v in zip(cols, _softnet_rates(na.get(ids[i]), nb.get(ids[i]), inv), strict=True):
+            col[i] = v
+    return cols[0], cols[1], cols[2], cols[3]
 
 
 def _row_deltas(
@@ -128,12 +225,13 @@ def _irq_rates(
     """
     a_rows = a.by_irq()
     cpus_b = b.cpus
-    a_col = {cpu: i for i, cpu in enumerate(a.cpus)}
+    a_col: dict[int, int] = {}  # a's column of each CPU: built for the first exact row
     same_columns = a.cpus == cpus_b
     irq_rates: dict[str, IrqRate] = {}
     prev_rows: list[tuple[int, ...]] = []  # matched per-CPU rows, for the column sums
     cur_rows: list[tuple[int, ...]] = []
     slow: dict[int, int] = {}  # per-CPU counts of rows that must be done cell by cell
+    sparse: dict[int, int] = {}  # per-column counts of rows that moved on a few CPUs
     for row in b.rows:
         prev = a_rows.get(row.irq)
         if prev is row:  # the parser reused an unchanged line's row: nothing moved
@@ -145,6 +243,20 @@ def _irq_rates(
         if prev.counts == row.counts:  # most rows on a real host: nothing to add up
             irq_rates[row.irq] = IrqRate(row.irq, 0.0, {})
             continue
+        if same_columns and len(prev.counts) == len(row.counts) == len(cpus_b) > 1:
+            # A queue IRQ fires on the few CPUs it is routed to: find them once, in C, and do
+            # the rest on those cells only (no cell went down: else the exact way below).
+            p, c = prev.counts, row.counts
+            moved = list(compress(count(), map(ne, p, c)))
+            if len(moved) * _FEW <= len(c) and all(c[i] > p[i] for i in moved):
+                deltas = [(i, c[i] - p[i]) for i in moved]
+                want = detail is None or row.irq in detail
+                per_cpu = {cpus_b[i]: d * inv for i, d in deltas} if want else {}
+                total = sum(d for _, d in deltas)
+                irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)
+                for i, d in deltas:
+                    sparse[i] = sparse.get(i, 0) + d
+                continue
         # Sums are exact only if no cell went down (a wrap or a reset): test that in C. A row
         # with fewer counts than CPUs (a cut line) cannot join the column sums either.
         exact = (
@@ -155,15 +267,14 @@ def _irq_rates(
         )
         total = sum(row.counts) - sum(prev.counts)
         if exact:
+            a_col = a_col or {cpu: i for i, cpu in enumerate(a.cpus)}
             counts = _row_deltas(prev.counts, row.counts, cpus_b, a_col)
             total = sum(counts.values())
             per_cpu = {cpu: d * inv for cpu, d in counts.items()}
         elif detail is None or row.irq in detail:  # no cell went down: a comprehension, in C
-            per_cpu = {
-                c: (y - x) * inv
-                for c, x, y in zip(cpus_b, prev.counts, row.counts, strict=True)
-                if y != x
-            }
+            fired = map(ne, prev.counts, row.counts)  # the few CPUs it fired on, found in C
+            cells = compress(zip(cpus_b, prev.counts, row.counts, strict=True), fired)
+            per_cpu = {c: (y - x) * inv for c, x, y in cells}
         else:
             per_cpu = {}
         irq_rates[row.irq] = IrqRate(row.irq, total * inv, per_cpu)
@@ -175,17 +286,35 @@ def _irq_rates(
         else:
             prev_rows.append(prev.counts)
             cur_rows.append(row.counts)
-    intr: dict[int, float] = {}
-    if cur_rows:
-        width = len(cpus_b)
-        col_a = [sum(col) for col in zip(*(r[:width] for r in prev_rows), strict=True)]
-        col_b = [sum(col) for col in zip(*(r[:width] for r in cur_rows), strict=True)]
-        for i, (x, y) in enumerate(zip(col_a, col_b, strict=True)):
-            if y > x:
-                intr[cpus_b[i]] = (y - x) * inv
+    intr = _column_rates(prev_rows, cur_rows, sparse, cpus_b, inv)
     for cpu, n in slow.items():
         intr[cpu] = intr.get(cpu, 0.0) + n * inv
     return irq_rates, intr
+
+
+def _column_rates(
+    prev_rows: list[tuple[int, ...]],
+    cur_rows: list[tuple[int, ...]],
+    sparse: dict[int, int],
+    cpus: tuple[int, ...],
+    inv: float,
+) -> dict[int, float]:
+    """Interrupts/s per CPU: the rows where no cell went down, each as long as `cpus`, and
+    `sparse`, what the rows that moved on a few CPUs added to each column. Counts are added
+    up as integers first, so that a CPU's rate is one product, whichever way its rows went.
+
+    A full read's many rows (timers move on every CPU) are summed by column, in C."""
+    if not prev_rows:
+        return {cpus[i]: d * inv for i, d in sorted(sparse.items())}
+    col_a = list(map(sum, zip(*prev_rows, strict=True)))
+    col_b = list(map(sum, zip(*cur_rows, strict=True)))
+    if not sparse:
+        grew = compress(zip(cpus, col_a, col_b, strict=True), map(lt, col_a, col_b))
+        return {c: (y - x) * inv for c, x, y in grew}
+    delta = list(map(sub, col_b, col_a))
+    for i, d in sparse.items():
+        delta[i] += d
+    return {cpus[i]: d * inv for i, d in enumerate(delta) if d > 0}
 
 
 def other_intr(a: Interrupts, b: Interrupts, dt: float, nic: Collection[str]) -> dict[int, float]:
@@ -229,41 +358,7 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
         for cpu, r in b.other_intr.items():
             intr_per_cpu[cpu] = intr_per_cpu.get(cpu, 0.0) + r
 
-    net_rx_a, net_rx_b = a.softirqs.per_cpu("NET_RX"), b.softirqs.per_cpu("NET_RX")
-    net_tx_a, net_tx_b = a.softirqs.per_cpu("NET_TX"), b.softirqs.per_cpu("NET_TX")
-
-    cpus: dict[int, CpuRates] = {}
-    for cpu, tb in b.stat.cpus.items():
-        ta = a.stat.cpus.get(cpu)
-        if ta is None:
-            continue
-        pct = _cpu_percent(ta, tb)
-        if pct is None:
-            continue
-        sa, sb = a.softnet.get(cpu), b.softnet.get(cpu)
-        drops = squeezes = rps = collisions = 0.0
-        if sa is not None and sb is not None:
-            drops = delta32(sa.dropped, sb.dropped) * inv
-            squeezes = delta32(sa.time_squeeze, sb.time_squeeze) * inv
-            if sa.received_rps is not None and sb.received_rps is not None:
-                rps = delta32(sa.received_rps, sb.received_rps) * inv
-            if sa.cpu_collision is not None and sb.cpu_collision is not None:
-                collisions = delta32(sa.cpu_collision, sb.cpu_collision) * inv
-
-        def soft(prev: dict[int, int], cur: dict[int, int], c: int = cpu) -> float:
-            return delta32(prev[c], cur[c]) * inv if c in prev and c in cur else 0.0
-
-        cpus[cpu] = CpuRates(
-            cpu=cpu,
-            **pct,
-            intr=intr_per_cpu.get(cpu, 0.0),
-            net_rx=soft(net_rx_a, net_rx_b),
-            net_tx=soft(net_tx_a, net_tx_b),
-            drops=drops,
-            squeezes=squeezes,
-            rps=rps,
-            collisions=collisions,
-        )
+    cpus = _cpu_rates(a, b, inv, intr_per_cpu)
 
     link: dict[str, float] = {}
     if a.link is not None and b.link is not None:

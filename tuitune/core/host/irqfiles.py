@@ -24,27 +24,60 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist
+from tuitune.core.host.cells import Cells, to_ints
 from tuitune.core.host.interrupts import Interrupts, IrqRow
 from tuitune.core.host.root import HostRoot
 
-__all__ = ["read_irq_rows"]
+__all__ = ["IrqFilesCache", "read_irq_rows"]
 
 # One page: the kernel never prints more into a sysfs attribute.
 _PAGE = 4096
 
 
-def _cpus(root: HostRoot, which: str) -> tuple[int, ...] | None:
-    text = root.sys_text(f"devices/system/cpu/{which}")
-    if not isinstance(text, str):
-        return None
+class IrqFilesCache:
+    """What the last tick read, so that the next converts only what changed: the CPU lists'
+    text and the columns they give, and each IRQ's fields and counts (an IRQ fires on the
+    few CPUs it is routed to: most of its 1152 counts stand still)."""
+
+    __slots__ = ("layout", "rows")
+
+    def __init__(self) -> None:
+        self.layout: tuple[str, str, _Layout] | None = None  # possible, online, what they give
+        self.rows: dict[str, Cells] = {}
+
+
+# The online CPUs, the number of possible CPUs, and the index of each online CPU among the
+# possible ones (None: all are online).
+_Layout = tuple[tuple[int, ...], int, list[int] | None]
+
+
+def _cpus(text: str) -> tuple[int, ...] | None:
     try:
         return tuple(sorted(parse_cpulist(text.strip())))
     except CpuListError:
         return None
 
 
-def _counts(text: str, ncols: int) -> list[int] | None:
-    """The counts of one per_cpu_count file, or None when it is cut or not one."""
+def _layout(root: HostRoot, cache: IrqFilesCache | None) -> _Layout | None:
+    possible_text = root.sys_text("devices/system/cpu/possible")
+    online_text = root.sys_text("devices/system/cpu/online")
+    if not isinstance(possible_text, str) or not isinstance(online_text, str):
+        return None
+    if cache is not None and cache.layout and cache.layout[:2] == (possible_text, online_text):
+        return cache.layout[2]
+    possible, online = _cpus(possible_text), _cpus(online_text)
+    if possible is None or online is None or not set(online) <= set(possible):
+        return None
+    index = {cpu: i for i, cpu in enumerate(possible)}
+    columns = None if online == possible else [index[cpu] for cpu in online]
+    layout = (online, len(possible), columns)
+    if cache is not None:
+        cache.layout = (possible_text, online_text, layout)
+    return layout
+
+
+def _fields(text: str, ncols: int) -> list[str] | None:
+    """The counts of one per_cpu_count file as text, or None when it is cut or not one."""
     if not text.endswith("\n") or "\n" in text[:-1]:
         return None
     fields = text[:-1].split(",")
@@ -53,37 +86,45 @@ def _counts(text: str, ncols: int) -> list[int] | None:
         return None
     if not all(fields):  # ",," or a leading or trailing comma
         return None
-    return list(map(int, fields))
+    return fields
 
 
 def read_irq_rows(
-    root: HostRoot, irqs: Collection[str], names: Mapping[str, IrqRow]
+    root: HostRoot,
+    irqs: Collection[str],
+    names: Mapping[str, IrqRow],
+    cache: IrqFilesCache | None = None,
 ) -> Interrupts | None:
     """The rows of `irqs` as /proc/interrupts would show them now, read from their
     per_cpu_count files; `names` are rows of the last full read (chip, hwirq, name).
+    `cache`: the same object at every tick, to convert only the counts that changed.
 
     None when any of them cannot be read that way (see the module docstring): the caller reads
     the whole /proc/interrupts instead, so that a tick is never half one source, half the other.
     """
     if any(irq not in names for irq in irqs):
         return None  # an IRQ the last full read did not show: its name is unknown
-    possible = _cpus(root, "possible")
-    online = _cpus(root, "online")
-    if possible is None or online is None or not set(online) <= set(possible):
+    layout = _layout(root, cache)
+    if layout is None:
         return None
-    index = {cpu: i for i, cpu in enumerate(possible)}
-    columns = None if online == possible else [index[cpu] for cpu in online]
+    online, npossible, columns = layout
     rows: list[IrqRow] = []
+    seen: dict[str, Cells] = {}
     for irq in sorted(irqs, key=lambda s: (len(s), s)):  # numeric order, as the kernel lists
         if not (irq.isascii() and irq.isdigit()):
             return None  # NMI, LOC...: only /proc/interrupts has them
         text = root.sys_text(f"kernel/irq/{irq}/per_cpu_count", _PAGE + 1)
         if not isinstance(text, str):
             return None
-        counts = _counts(text, len(possible))
-        if counts is None:
+        fields = _fields(text, npossible)
+        if fields is None:
             return None
-        per_cpu = tuple(counts) if columns is None else tuple(counts[i] for i in columns)
-        seen = names[irq]
-        rows.append(IrqRow(irq, per_cpu, seen.chip, seen.hwirq, seen.name))
+        # A file is at most a page: no field reaches int()'s 4300 digits.
+        cells = seen[irq] = to_ints(fields, cache.rows.get(irq) if cache is not None else None)
+        counts = cells.values
+        per_cpu = counts if columns is None else tuple(counts[i] for i in columns)
+        row = names[irq]
+        rows.append(IrqRow(irq, per_cpu, row.chip, row.hwirq, row.name))
+    if cache is not None:
+        cache.rows = seen
     return Interrupts(cpus=online, rows=tuple(rows), has_header=True)

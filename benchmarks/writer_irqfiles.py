@@ -1,0 +1,121 @@
+"""BENCHMARKS.md's sections on the big host's tick (issue 18, goal 1), from what
+bench_irqfiles.py printed: its --json on the 1152-CPU capture, and its --kernel text from
+the VM bench's guest (benchmarks/run.py --vm). Figures only from those outputs."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchmarks.writer import spread, table
+
+VM_COMMAND = "`.venv/bin/python -m benchmarks.run --vm`"
+
+
+def _med(runs: Sequence[Mapping[str, float]], key: str) -> float:
+    return statistics.median(float(r[key]) for r in runs)
+
+
+def _cell(runs: Sequence[Mapping[str, float]], key: str, digits: int = 1) -> str:
+    med, rng = spread([float(r[key]) for r in runs], digits)
+    return med if rng == "one run" else f"{med} ({rng})"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times, alternately"
+
+
+def _loaded(data: Mapping[str, Any]) -> str:
+    """A warning when the machine was busier than its CPUs: CPU times inflate with contention."""
+    cpus = int(data.get("machine_cpus", 0))
+    loads = [float(x) for x in f"{data['load_before']} {data['load_after']}".split()[::3]]
+    if cpus and max(loads) > cpus:
+        return (
+            f" The load average ({max(loads):g}) was above this machine's {cpus} CPUs: the CPU"
+            " times are inflated by contention; regenerate on a quiet machine before citing them."
+        )
+    return ""
+
+
+def _met(ok: bool) -> str:
+    return "**met**" if ok else "**not met**"
+
+
+def irqfiles_section(data: Mapping[str, Any]) -> str:
+    host = data["host"]
+    runs: Mapping[str, list[Mapping[str, float]]] = data["runs"]
+    goal = data["goal"]
+    old, new = runs["old"], runs["new"]
+    every = data["full_every"]
+    rows = []
+    for name, label in (
+        ("old", "old: the whole /proc/interrupts every tick"),
+        ("new", f"new: the NIC's per_cpu_count files, the whole table every {every} ticks"),
+    ):
+        r = runs[name]
+        rows.append(
+            [
+                label,
+                _cell(r, "typical_ms"),
+                _cell(r, "worst_ms"),
+                _cell(r, "proc_cpu_ms_per_tick"),
+                _cell(r, "kb_per_tick"),
+                _cell(r, "files_per_tick", 0),
+            ]
+        )
+    typical, worst = _med(new, "typical_ms"), _med(new, "worst_ms")
+    ratio = _med(old, "kb_per_tick") / max(_med(new, "kb_per_tick"), 1e-9)
+    lines = [
+        f"`benchmarks/bench_irqfiles.py --json`: the 1152-CPU host of "
+        f"tests/support/fixture_big.py ({host['irq_rows']} IRQ rows, /proc/interrupts "
+        f"{host['interrupts_mb']} MB), {new[0]['ticks']:.0f} ticks after the first, each path "
+        f"run {_times(int(data['repeats']))} (median, and the range over runs). A tick's "
+        "CPU time is the process's, both sampler threads, from the request to the delivery; "
+        '"process CPU/tick" is os.times() over the whole run divided by its ticks, a check. '
+        f"Load average {data['load_before']} before, {data['load_after']} after.",
+        "",
+        table(
+            [
+                "path",
+                "typical CPU ms",
+                "worst CPU ms",
+                "process CPU/tick ms",
+                "KB read/tick",
+                "files/tick",
+            ],
+            rows,
+        ),
+        "",
+        f"Goal (issue 18): typical <= {goal['typical_ms']:g} ms:"
+        f" {_met(typical <= goal['typical_ms'])} ({typical:.1f}); worst <="
+        f" {goal['worst_ms']:g} ms: {_met(worst <= goal['worst_ms'])}"
+        f" ({worst:.1f}); bytes per tick cut >= {goal['bytes_ratio']:g}x:"
+        f" {_met(ratio >= goal['bytes_ratio'])} ({ratio:.1f}x on this {host['irq_rows']}-row"
+        " table; a real 1152-CPU host's has about 1000 rows: `--rows 1000`)." + _loaded(data),
+        "",
+        "Machine of this run:",
+        "",
+        *data["machine"],
+    ]
+    return "\n".join(lines)
+
+
+def kernel_section(text: str | None, error: str | None) -> str:
+    if text is None:
+        why = f" ({error.strip()})" if error else ""
+        return (
+            f"Not measured in this run{why}. {VM_COMMAND} boots the VM bench's guest with 32 "
+            "vCPUs (`TUITUNE_VM_CPUS=32 scripts/vm run -k irqfiles`) and runs "
+            "`bench_irqfiles.py --kernel` on its kernel."
+        )
+    return "\n".join(
+        [
+            f"{VM_COMMAND}: `bench_irqfiles.py --kernel` in the VM bench's guest (TCG, "
+            "`TUITUNE_VM_CPUS=32 scripts/vm run -k irqfiles`), its output as printed:",
+            "",
+            "```",
+            text.strip(),
+            "```",
+        ]
+    )

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.kernel.conftest import VethNs
 from tests.kernel.test_tui_procs import ADDR, CPUS, row_of, start, veth_app
@@ -31,23 +32,23 @@ def hint(app: TuituneApp) -> str:
     return str(app.hint.content)
 
 
-async def to_grid_pick(app: TuituneApp, pilot: object, pid: int) -> None:
+async def to_grid_pick(app: TuituneApp, pilot: Pilot[int], pid: int) -> None:
     """P, the process's row, g: back on the main screen, picking."""
-    await pilot.press("P")  # type: ignore[attr-defined]
-    await until(pilot, lambda: isinstance(app.screen, ProcsScreen))  # type: ignore[arg-type]
-    await until(pilot, lambda: row_of(app, pid) != "")  # type: ignore[arg-type]
-    await pilot.press("g")  # type: ignore[attr-defined]
-    await until(pilot, lambda: not isinstance(app.screen, ProcsScreen))  # type: ignore[arg-type]
-    await until(pilot, lambda: f"(pid {pid}): none ticked" in hint(app))  # type: ignore[arg-type]
+    await pilot.press("P")
+    await until(pilot, lambda: isinstance(app.screen, ProcsScreen))
+    await until(pilot, lambda: row_of(app, pid) != "")
+    await pilot.press("g")
+    await until(pilot, lambda: not isinstance(app.screen, ProcsScreen))
+    await until(pilot, lambda: f"ticked: none  for python3 (pid {pid})" in hint(app))
 
 
-async def cursor_to(app: TuituneApp, pilot: object, cpu: int) -> None:
+async def cursor_to(app: TuituneApp, pilot: Pilot[int], cpu: int) -> None:
     view = app.panels["cpus"].view
     assert isinstance(view, CpuList) and app.focused is view
     for _ in range(len(CPUS) + 3):
         if view.cursor_key == f"cpu:{cpu}":
             return
-        await pilot.press("down")  # type: ignore[attr-defined]
+        await pilot.press("down")
     raise AssertionError(f"the grid's cursor did not reach cpu {cpu}: {view.cursor_key}")
 
 
@@ -71,7 +72,7 @@ async def test_cpus_picked_in_the_main_screens_grid(veth_ns: VethNs, tmp_path: P
             assert app.grid_pick.picking
             await cursor_to(app, pilot, last)
             await pilot.press("space")
-            await until(pilot, lambda: f"(pid {pid}): {last}" in hint(app))
+            await until(pilot, lambda: f"ticked: {last}  for" in hint(app))
             assert any(
                 line.startswith(f"\u2502{last:>3}\u25cf") for line in screen_text(app).splitlines()
             )

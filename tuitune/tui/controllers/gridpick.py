@@ -43,9 +43,10 @@ class GridPick:
         """The hint line's text while picking; None otherwise."""
         if self.proc is None:
             return None
-        ticked = format_cpulist(self.cpus) if self.cpus else "none ticked"
-        # The keys first: at 80 columns a long name must not push them off the line.
-        return f"space: tick  Enter: move  Esc: cancel  - CPUs for {self._who()}: {ticked}"
+        ticked = format_cpulist(self.cpus) if self.cpus else "none"
+        # The keys and the ticked CPUs first: at 80 columns a long name must not push them
+        # off the line.
+        return f"space: tick  Enter: move  Esc: cancel  ticked: {ticked}  for {self._who()}"
 
     def start(self, proc: NicProcess) -> None:
         """Pick mode for `proc`, nothing ticked yet."""

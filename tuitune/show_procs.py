@@ -38,13 +38,16 @@ def _node(p: NicProcess) -> Text:
 
 
 def _cpu(p: NicProcess, seconds: float) -> str:
-    """ "45 (cpu0 40, cpu1 5)": percent of one CPU over the interval; "-" without one."""
+    """ "45 (cpu0 40, cpu1 5)": percent of one CPU over the interval, its three busiest CPUs;
+    "-" without an interval."""
     if seconds <= 0:
         return "-"
     if not p.cpu_by_cpu:
         return "0"
-    parts = ", ".join(f"cpu{c} {v:.0f}" for c, v in sorted(p.cpu_by_cpu.items()))
-    return f"{p.cpu_total:.0f} ({parts})"
+    top = sorted(p.cpu_by_cpu.items(), key=lambda cv: (-cv[1], cv[0]))[:3]  # the busiest
+    parts = ", ".join(f"cpu{c} {v:.0f}" for c, v in top)
+    more = ", ..." if len(p.cpu_by_cpu) > 3 else ""
+    return f"{p.cpu_total:.0f} ({parts}{more})"
 
 
 def processes_table(

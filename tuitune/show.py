@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -14,6 +15,7 @@ from rich.text import Text
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Coalesce
+from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
 from tuitune.core.units import rate
@@ -268,7 +270,14 @@ def _sysctls(snap: Snapshot) -> Table:
     return t
 
 
-def print_show(snap: Snapshot, rates: Rates | None, console: Console | None = None) -> None:
+def print_show(
+    snap: Snapshot,
+    rates: Rates | None,
+    console: Console | None = None,
+    processes: Sequence[NicProcess] | None = None,
+    seconds: float = 0.0,
+) -> None:
+    """The whole state; `processes` (None: not read) over `seconds` of CPU use."""
     con = console or Console()
     con.print(_header(snap, rates))
     if rates is not None:
@@ -289,6 +298,11 @@ def print_show(snap: Snapshot, rates: Rates | None, console: Console | None = No
         for title, value in groups:
             con.print(_group(title, value))
         con.print(_queues(nic))
+        if processes is not None:
+            from tuitune.show_procs import processes_table
+
+            live = rates is not None  # a recorded tree has no rates and no passwd of its own
+            con.print(processes_table(nic.link.ifname, processes, seconds=seconds, live=live))
         stats = nic.driver_stats
         if isinstance(stats, Unavailable):
             con.print(Text(f"driver statistics: {stats.reason}", style="dim italic"))

@@ -287,3 +287,24 @@ def test_a_run_records_the_far_end_it_can_read(pair: Pair, tmp_path: Path) -> No
         "--peer-netns", pair.server_ns,
     )  # fmt: skip
     assert half.returncode == 2 and "go together" in half.stderr
+
+
+def test_plain_bench_names_where_its_client_ran(pair: Pair, tmp_path: Path) -> None:
+    """Issue 21: not only the lab's server; the client tuitune starts is placed against where
+    the NIC's receive work lands (a veth: the NET_RX of the CPU that sent), in the output and
+    in the run record."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("pinning the client to cpu 1 needs two CPUs")
+    book = tmp_path / "runs.jsonl"
+    common = ("--netns", pair.client_ns, "--peer", SERVER_ADDR, "--notebook", str(book))
+    pinned = tuitune("bench", pair.dev, *common, "-t", "1", "-A", "1")
+    assert pinned.returncode == 0, pinned.stdout + pinned.stderr
+    assert "  placement: iperf3 client on cpu 1 with its NET_RX\n" in pinned.stdout
+    free = tuitune("bench", pair.dev, *common, "-t", "1")
+    assert free.returncode == 0, free.stdout + free.stderr
+    assert "  placement: iperf3 client on any cpu (not pinned)\n" in free.stdout
+    records = [json.loads(line)["settings"] for line in book.read_text().splitlines()]
+    assert [r["iperf3 client"] for r in records] == [
+        "on cpu 1 with its NET_RX",
+        "on any cpu (not pinned)",
+    ]

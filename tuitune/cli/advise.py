@@ -73,6 +73,12 @@ def register(subparsers: _common.Subparsers) -> None:
         action="store_true",
         help="with --netns: also change host-wide settings (refused without it)",
     )
+    p.add_argument(
+        "--other-users",
+        action="store_true",
+        help="with --apply: also change the affinity of a process that belongs to another "
+        "user (refused without it; root only), as `tuitune apply --other-users`",
+    )
     _common.host_args(p, journal=True)
 
 
@@ -197,7 +203,7 @@ def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
 def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:
     import os
 
-    from tuitune.cli.session import _ns_flag, apply_or_preview, open_session
+    from tuitune.cli.session import _ns_flag, _refusal_hint, apply_or_preview, open_session
     from tuitune.core.session import InvalidValue, WriteRefused
 
     chosen: list[Finding] = []
@@ -232,6 +238,7 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
     if opened is None:
         return EXIT_USAGE
     session, access = opened
+    access.procs.agree_all = args.other_users  # the same consent as `apply --other-users`
     with session:
         targets = {}
         errors = []
@@ -241,8 +248,9 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
             except InvalidValue as exc:
                 errors.append(exc.message)
             except WriteRefused as exc:
-                host = root.netns is not None and key.scope == "host"
-                errors.append(exc.state.reason + (" (--host-wide allows it)" if host else ""))
+                # apply's hints: "--host-wide" only for a host-wide sysctl (a process's
+                # affinity is host-scoped too, and --other-users is what allows it)
+                errors.append(exc.state.reason + _refusal_hint(root, key, exc.state))
         if errors:
             for line in errors:
                 err(line)

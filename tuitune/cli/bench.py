@@ -185,9 +185,10 @@ def _result_lines(result: BenchResult, load: Any, bidir: bool) -> list[str]:
 class _Live:
     """The run as it goes: prints each event, and keeps one LoadTracker per repeat."""
 
-    def __init__(self, spec: BenchSpec, lab: Any = None) -> None:
+    def __init__(self, spec: BenchSpec, lab: Any = None, nic: Any = None) -> None:
         self.spec = spec
         self.lab = lab  # its server's placement is read as each repeat ends
+        self.nic = nic  # NicState before the run: where its IRQs deliver (None: unknown)
         self.tracker: LoadTracker | None = None
         self.loads: list[Any] = []
         self.placements: list[dict[str, str]] = []
@@ -196,6 +197,7 @@ class _Live:
 
     def on_event(self, event: BenchEvent) -> None:  # runner thread
         from tuitune.core.bench.load import LoadTracker
+        from tuitune.core.bench.placement import placement_line
         from tuitune.core.bench.runner import Finished, IntervalEvent, Started
 
         bidir = self.spec.direction == "bidir"
@@ -211,16 +213,18 @@ class _Live:
             tracker, self.tracker = self.tracker, None
             load = tracker.result() if tracker is not None else None
             self.loads.append(load)
-            self.placements.append(self._placement())
+            placed = self._placement()
+            self.placements.append(placed)
             for line in _result_lines(event.result, load, bidir):
                 print(line, flush=True)
+            print(f"  placement: {placement_line(placed)}", flush=True)
             if event.result.error:
                 print(f"  {event.result.error}", flush=True)
 
     def _placement(self) -> dict[str, str]:
-        from tuitune.core.bench.placement import lab_placement
+        from tuitune.core.bench.placement import run_placement
 
-        return lab_placement(self.lab, None, self.spec)
+        return run_placement(self.lab, self.nic, self.spec)
 
     def on_sample(self, sample: Any) -> None:  # sampler thread
         tracker = self.tracker
@@ -323,7 +327,11 @@ def _bench(
             settings.update(capture_peer(args.peer_netns, args.peer_iface))
         except Exception as exc:  # the far end's settings are context, not the measurement
             err(f"the peer's settings not read ({exc}); the run is recorded without them")
-    live = _Live(spec, lab)
+    try:  # where the NIC's IRQs deliver, for the placement: context, not the measurement
+        nic = reader.nic_state(ifname, with_stats=False)
+    except Exception:
+        nic = None
+    live = _Live(spec, lab, nic)
 
     def deliver(sample: Any) -> None:
         live.on_sample(sample)

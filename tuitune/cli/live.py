@@ -88,7 +88,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
         first = reader.counters(ifname)
-        procs_then = nic_procs_reading(reader, ifname) if args.json else None
+        procs_then = nic_procs_reading(reader, ifname)
         if root.live:
             time.sleep(args.interval)
         try:
@@ -96,7 +96,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE
-        procs = _nic_processes(reader, snap, procs_then) if args.json else None
+        procs = _nic_processes(reader, snap, procs_then)
     # A file that could not be read is shown as missing numbers, and named here.
     for problem in snap.counters.problems:
         err(str(problem))
@@ -111,7 +111,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         from tuitune.show import print_show
 
-        print_show(snap, rates)
+        seconds = args.interval if root.live else 0.0
+        print_show(snap, rates, processes=procs, seconds=seconds)
     return 0
 
 

@@ -35,13 +35,14 @@ from tuitune.tui.controllers.advisor import Advisor
 from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.controllers.export import Exporter
+from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.lab_quit import ask_remove_lab
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.frame import Frame
-from tuitune.tui.panels.cpugrid import CpuPicked
+from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
 from tuitune.tui.panels.hintline import HintLine
 from tuitune.tui.panels.panels import PANELS, IrqDragging, IrqDropped, TabBar, make_panels
 from tuitune.tui.panels.rowview import RowView
@@ -193,6 +194,7 @@ class TuituneApp(Frame):
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
         # P: the NIC's processes, moved beside (or away from) its IRQs
         self.procs = ProcsController(self, self.editor, reader.call, reader.root, lab=lab)
+        self.grid_pick = GridPick(self, self.procs)  # g in P: its CPUs ticked in the CPU grid
         self.view = LiveView(self)
 
     # -- setup ---------------------------------------------------------------------------
@@ -219,6 +221,8 @@ class TuituneApp(Frame):
         self._layout(self.size.width, self.size.height)
         self.panels["cpus"].view.focus()
         self._set_active("cpus")
+        if isinstance(self.panels["cpus"].view, CpuList):
+            self.panels["cpus"].view.picker = self.grid_pick
         self.view.start()
         self.sampler.start()
         # Only a trial change's countdown needs a clock: a second wake-up a second otherwise.
@@ -280,6 +284,7 @@ class TuituneApp(Frame):
 
     def _draw_hint(self) -> None:
         root, read_only = self.session.root, self.session.read_only
+        self.hint.override = self.grid_pick.hint()
         self.hint.show(
             Situation(
                 self.ifname,
@@ -398,6 +403,16 @@ class TuituneApp(Frame):
     def action_runs(self) -> None:
         self.app_bench.open_runs()
         self.hint.runs_opened()
+        self._draw_hint()
+
+    def on_procs_controller_pick_in_grid(self, message: ProcsController.PickInGrid) -> None:
+        self.grid_pick.start(message.proc)
+
+    def on_grid_pick_changed(self, message: GridPick.Changed) -> None:
+        if message.started:
+            self.action_panel("cpus")
+        self.view.grid.ticked = self.grid_pick.cpus
+        self.view.grid.draw()
         self._draw_hint()
 
     def action_procs(self) -> None:

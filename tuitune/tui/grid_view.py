@@ -18,6 +18,7 @@ class GridView:
     def __init__(self, scene: Scene) -> None:
         self.scene = scene
         self._kept: set[str] = set()  # optional CPU columns once shown (GridData.kept)
+        self.ticked: frozenset[int] = frozenset()  # CPUs ticked for a process (GridPick)
 
     def data(self) -> GridData:
         s = self.scene
@@ -32,7 +33,8 @@ class GridView:
             q.name.startswith("rx-") and isinstance(q.cpus, frozenset) and q.cpus
             for q in s.nic.queues
         )
-        return GridData(shown_rates(s), topology, local, frozenset(self._kept), rps_on)
+        kept = frozenset(self._kept)
+        return GridData(shown_rates(s), topology, local, kept, rps_on, self.ticked)
 
     def heat_mode(self, data: GridData) -> bool:
         if self.scene.grid_mode != "auto":

@@ -22,6 +22,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.snapshot import NicState
 
 SERVER_NAME = "iperf3 server"  # the lab's server in the runs table
+CLIENT_NAME = "iperf3 client"  # the client every run starts, lab or not
 
 
 def rx_cpus(nic: NicState | None, spec: BenchSpec) -> tuple[frozenset[int], str]:
@@ -110,3 +111,47 @@ def lab_placement(lab: object, nic: NicState | None, spec: BenchSpec) -> dict[st
     if spec.server_cpu is not None and allowed is not None:
         allowed = frozenset({spec.server_cpu})  # -A N,M: iperf3 pins its server for the test
     return placement_settings([(name, allowed)], nic, spec, online_cpus())
+
+
+def node_part(allowed: frozenset[int], nic: NicState | None) -> str:
+    """ ", on the NIC's node 0" / ", off the NIC's node 0": only when the NIC has a node and
+    the process is pinned (an unpinned one is on every node)."""
+    place = nic.placement if nic is not None else None
+    if place is None or place.numa_node is None or not place.local_cpus or not allowed:
+        return ""
+    if allowed <= place.local_cpus:
+        return f", on the NIC's node {place.numa_node}"
+    if not allowed & place.local_cpus:
+        return f", off the NIC's node {place.numa_node}"
+    return f", partly on the NIC's node {place.numa_node}"
+
+
+def client_placement(
+    nic: NicState | None,
+    spec: BenchSpec,
+    online: frozenset[int],
+    inherited: frozenset[int] | None = None,
+) -> dict[str, str]:
+    """{"iperf3 client": "on cpu 1, away from its IRQ (cpu 0), off the NIC's node 0"}.
+
+    Where the client may run: the CPU of -A N (iperf3 pins itself), else the affinity it
+    inherits from tuitune (`inherited`; None: this process's own)."""
+    if spec.client_cpu is not None:
+        allowed = frozenset({spec.client_cpu})
+    else:
+        allowed = inherited if inherited is not None else affinity_of(0) or frozenset()
+    rx, what = rx_cpus(nic, spec)
+    text = describe(allowed, online, rx, what)
+    if not text.startswith("on any cpu"):
+        text += node_part(allowed, nic)
+    return {CLIENT_NAME: text}
+
+
+def run_placement(lab: object, nic: NicState | None, spec: BenchSpec) -> dict[str, str]:
+    """Every placement a run records: the client's, and the lab's server when there is one."""
+    return client_placement(nic, spec, online_cpus()) | lab_placement(lab, nic, spec)
+
+
+def placement_line(placed: dict[str, str]) -> str:
+    """ "iperf3 client on cpu 1 with its NET_RX; iperf3 server on any cpu (not pinned)"."""
+    return "; ".join(f"{name} {where}" for name, where in sorted(placed.items()))

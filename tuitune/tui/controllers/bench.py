@@ -28,7 +28,7 @@ from tuitune.core.bench.iperf import find_iperf3
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
-from tuitune.core.bench.placement import lab_placement
+from tuitune.core.bench.placement import run_placement
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
 from tuitune.core.bench.runtable import AFTER_CHANGE_TAG, AFTER_TAG
 from tuitune.core.bench.settings import capture, capture_peer
@@ -303,7 +303,7 @@ class BenchController:
         elif isinstance(event, Finished):
             load = self.tracker.result() if self.tracker is not None else CpuLoad()
             self.tracker = None
-            placed = lab_placement(self.lab, self.shell.selection().nic, live.spec)
+            placed = run_placement(self.lab, self.shell.selection().nic, live.spec)
             live.results.append(event.result)
             live.loads.append(load)
             if event.result.error:  # the runner's words: what failed, what was measured

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
+from textual.message import Message
+
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot
@@ -86,6 +88,13 @@ def pending_text(p: NicProcess) -> str | None:
 
 
 class ProcsController:
+    class PickInGrid(Message):
+        """`g` in the view: pick this process's CPUs in the main screen's CPU grid."""
+
+        def __init__(self, proc: NicProcess) -> None:
+            super().__init__()
+            self.proc = proc
+
     def __init__(
         self,
         shell: Shell,
@@ -236,6 +245,10 @@ class ProcsController:
             self.shell.in_thread(peer.close, group="procs-close")
 
     # -- moving ----------------------------------------------------------------------------
+    def pick_in_grid(self, proc: NicProcess) -> None:
+        """Hand `proc` to the main screen's CPU grid (the view has closed itself)."""
+        self.shell.post_message(ProcsController.PickInGrid(proc))
+
     def targets_local(self) -> frozenset[int] | str:
         sel = self.shell.selection()
         local = nic_local(sel.nic, sel.host)
@@ -346,7 +359,8 @@ class ProcsController:
             # Its threads move with it (that is what moving a process means): not news.
             also = tuple(e for e in out.also if not e.key.name.startswith(key.name + "/"))
             self.editor.report([replace(out, also=also)])
-            self.refresh()
+            if self.on_change is not None:  # the view is open (a grid pick moves it closed)
+                self.refresh()
 
         self.editor.run_journal(lambda j: j.apply(key, value), done)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -44,6 +44,7 @@ class GridData:
     # when %iow or %stl dips under 0.05 and back.
     kept: frozenset[str] = frozenset()
     rps_on: bool = False  # RPS steers the NIC's packets: show softnet's received_rps, collisions
+    picked: frozenset[int] = frozenset()  # CPUs ticked for a process (controllers/gridpick.py)
 
 
 def optional_columns(rates: Rates, kept: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -209,6 +210,8 @@ def grid_rows(
             last_node = node
         mark = g.local_mark if cpu in data.local else " "
         style = p.local if cpu in data.local else p.heat[heat_level(c.busy)]
+        if cpu in data.picked:  # ticked for a process: its own mark, shown over the local one
+            mark, style = g.on, style + Style(bold=True, reverse=True)
         label: CellValue = ((f"{cpu:>3}", p.heat[heat_level(c.busy)]), (mark, style))
         row = cpu_row(f"cpu:{cpu}", label, c, cols, p)
         b.rows.append(Row(row.key, row.cells, search=f"cpu{cpu} node{node}"))
@@ -305,6 +308,8 @@ class HeatMap(Widget):
             busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
             # Idle CPUs get the lowest visible step, so every CPU shows as a cell.
             ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
+            if any(c in self.data.picked for c in cell):
+                ch = g.on  # ticked for a process: readable without colour too
             style = base + p.heat[heat_level(busy)]
             if any(c in self.data.local for c in cell):
                 style += Style(underline=True)
@@ -344,10 +349,54 @@ class CpuPicked(Message):
         self.cpu = cpu
 
 
+class CpuPicker(Protocol):
+    """Pick mode (controllers/gridpick.py): CPUs ticked in the grid for a process."""
+
+    @property
+    def picking(self) -> bool: ...
+
+    def toggle(self, cpu: int) -> None: ...
+
+    def apply(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+PICK_ACTIONS = frozenset({"pick_toggle", "pick_apply", "pick_cancel"})
+
+
 class CpuList(RowView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v", "app.grid_view", "Heat/list"),
         # o is in the help strip and ?: at 80 columns the footer holds only one more key.
         Binding("o", "app.cpu_sort", "Order: topology, load, soft-IRQ, NIC IRQs", show=False),
         Binding("m", "app.move_irq", "Move IRQ"),
+        # Only while picking a process's CPUs (g in P); otherwise the key goes on to the App.
+        Binding("space", "pick_toggle", "Picking CPUs: tick/untick this one", show=False),
+        Binding("enter", "pick_apply", "Picking CPUs: move the process there", show=False),
+        Binding("escape", "pick_cancel", "Picking CPUs: cancel, nothing moved", show=False),
     ]
+
+    picker: CpuPicker | None = None  # the App sets it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in PICK_ACTIONS:
+            return self.picker is not None and self.picker.picking
+        return True
+
+    def action_pick_toggle(self) -> None:
+        key = self.cursor_key
+        if self.picker is None:
+            return
+        if not key or key == ALL_KEY or not key.startswith("cpu:"):
+            self.app.bell()  # "all" or a node heading: not one CPU
+            return
+        self.picker.toggle(int(key.split(":")[1]))
+
+    def action_pick_apply(self) -> None:
+        if self.picker is not None:
+            self.picker.apply()
+
+    def action_pick_cancel(self) -> None:
+        if self.picker is not None:
+            self.picker.cancel()

@@ -26,6 +26,7 @@ class HintLine(Static):
         self.steps = Steps()
         self._hot_now: HotCore | None = None  # the busiest core of the run going on
         self._text = ""
+        self.override: str | None = None  # a mode's own line (picking CPUs in the grid)
 
     # -- what happened -----------------------------------------------------------------------
     def sampled(self, rates: Rates | None, nic: NicState | None, running: bool) -> None:
@@ -48,7 +49,7 @@ class HintLine(Static):
 
     # -- the line ------------------------------------------------------------------------------
     def show(self, now: Situation) -> None:
-        text = next_hint(self.steps, now)
+        text = self.override or next_hint(self.steps, now)
         if text != self._text:
             self._text = text
             self.update(text)

@@ -20,7 +20,10 @@ from tuitune.core.procs.model import NicProcess, printable
 from tuitune.tui.controllers.procs import ProcsController, ProcsState, pending_text
 from tuitune.tui.screens.box import BoxScreen
 
-KEYS = "l: NIC-local  i: an IRQ's CPU  c: pick CPUs  e: type  u: undo  R: revert  Esc: close"
+KEYS = (
+    "l: NIC-local  i: an IRQ's CPU  c: pick CPUs  e: type  g: in the CPU grid  u: undo  "
+    "R: revert  Esc: close"
+)
 COLUMNS = ("pid", "user", "command", "thr", "allowed", "ran on", "CPU % by cpu", "node", "state")
 
 
@@ -102,6 +105,7 @@ class ProcsScreen(Screen[None]):
         Binding("l", "local", "NIC-local"),
         Binding("i", "irq", "IRQ's CPU"),
         Binding("c", "pick", "Pick CPUs"),
+        Binding("g", "grid", "Pick CPUs in the main screen's CPU grid"),
         Binding("e", "type", "Type CPUs"),
         Binding("r", "reread", "Read again", show=False),
         Binding("u", "app.undo", "Undo", show=False),
@@ -263,6 +267,13 @@ class ProcsScreen(Screen[None]):
 
         title = f"CPUs for {p.shown_name} (pid {p.ident.pid})"
         self.app.push_screen(CpuPickScreen(title, items), chosen)
+
+    def action_grid(self) -> None:
+        p = self._picked()
+        if p is None:
+            return
+        self.dismiss(None)
+        self.controller.pick_in_grid(p)
 
     def action_type(self) -> None:
         p = self._picked()

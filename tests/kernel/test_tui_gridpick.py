@@ -39,7 +39,9 @@ async def to_grid_pick(app: TuituneApp, pilot: Pilot[int], pid: int) -> None:
     await until(pilot, lambda: row_of(app, pid) != "")
     await pilot.press("g")
     await until(pilot, lambda: not isinstance(app.screen, ProcsScreen))
-    await until(pilot, lambda: f"ticked: none  for python3 (pid {pid})" in hint(app))
+    # The name is the kernel's comm, which follows the interpreter's path (python or python3).
+    comm = Path(f"/proc/{pid}/comm").read_text().strip()
+    await until(pilot, lambda: f"ticked: none  for {comm} (pid {pid})" in hint(app))
 
 
 async def cursor_to(app: TuituneApp, pilot: Pilot[int], cpu: int) -> None:

@@ -140,6 +140,7 @@ class TuituneApp(Frame):
             limit=limit,
             device_events=reader.root.live,
             first_gap=FIRST_GAP,
+            since_boot=reader.root.live,  # numbers in the first frame, as mpstat's
         )
         # The state the presenters draw (tui/scene.py says what each is).
         self.sample: Sample | None = None

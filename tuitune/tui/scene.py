@@ -69,7 +69,7 @@ class Scene(Protocol):
 def shown_rates(scene: Scene) -> Rates | None:
     """The rates on screen: since the baseline when one is set, else the last interval's."""
     s = scene.sample
-    return None if s is None else s.since_baseline or s.rates
+    return None if s is None else s.since_baseline or s.rates or s.boot_rates
 
 
 def irq_affinity(scene: Scene) -> dict[str, IrqAffinity]:

@@ -127,3 +127,35 @@ def test_the_second_sample_comes_after_the_first_gap_not_an_interval(tmp_path: P
     finally:
         s.stop()
         reader.close()
+
+
+def test_since_boot_gives_numbers_first_then_the_state(tmp_path: Path) -> None:
+    # Issue 18, goal 2: a first frame with numbers, as mpstat's averages since boot, before the
+    # slow state read; the state follows in a second delivery of the same sample.
+    s, got = _sampler(tmp_path, limit=2, since_boot=True)
+    s.reader.start = 86400.0  # type: ignore[attr-defined]  # a day since boot (its clock)
+    s.start()
+    try:
+        first = got.get(timeout=10)
+        assert first.seq == 1 and first.rates is None and first.nic is None and first.host is None
+        boot = first.boot_rates
+        assert boot is not None and first.counters is not None
+        assert boot.interval == first.counters.time  # the clock counts from boot
+        t = first.counters.stat.cpus[0]
+        total = t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal
+        assert abs(boot.cpus[0].idle - 100.0 * t.idle / total) < 1e-9
+        assert boot.link == {}  # the link's counters do not start at boot
+        assert got.empty()  # the state waits for the screen
+        s.ack()
+        state = got.get(timeout=10)
+        assert state.seq == 1 and state.nic is not None and state.host is not None
+        assert state.counters is first.counters and state.boot_rates is not None
+        nic_irqs = {q.irq for q in state.nic.irqs}
+        # The NIC's IRQs now come with their per-CPU breakdown.
+        assert any(state.boot_rates.irqs[i].per_cpu for i in nic_irqs)
+        s.ack()
+        second = got.get(timeout=10)
+        assert second.seq == 2 and second.rates is not None and second.boot_rates is None
+    finally:
+        s.stop()
+        s.reader.close()

@@ -8,13 +8,13 @@ no rate at all rather than a negative or absurd one.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import compress, count, repeat
 from operator import gt, is_not, lt, mul, ne, sub, truediv
 from typing import NamedTuple
 
 from tuitune.core.host.interrupts import Interrupts
-from tuitune.core.host.procfs import ProcStat, Softirqs, SoftnetRow
+from tuitune.core.host.procfs import CPU_FIELDS, CpuTimes, ProcStat, Softirqs, SoftnetRow
 from tuitune.core.snapshot import Counters
 
 _WRAP32 = 1 << 32
@@ -366,3 +366,38 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
             if name in a.link.values:
                 link[name] = delta64(a.link.values[name], value) * inv
     return Rates(dt, cpus, irq_rates, link)
+
+
+def _zero_softnet(row: SoftnetRow) -> SoftnetRow:
+    # The optional columns stay None where the kernel has none, so no rate is made of them.
+    return SoftnetRow(
+        row.cpu,
+        0,
+        0,
+        0,
+        received_rps=None if row.received_rps is None else 0,
+        cpu_collision=None if row.cpu_collision is None else 0,
+    )
+
+
+def since_boot(b: Counters, detail_irqs: Collection[str] | None = None) -> Rates:
+    """Averages since boot: b against counters that are all zero at time 0, which is what
+    mpstat's first report is. A live sample's `time` is time.monotonic(), CLOCK_MONOTONIC,
+    which counts from boot, so the interval is the uptime. The link's counters start when the
+    device came up, not at boot: they give no rate here."""
+    zero = Counters(
+        time=0.0,
+        stat=ProcStat(CpuTimes(), b.stat.ids, tuple((0,) * len(b.stat.ids) for _ in CPU_FIELDS)),
+        interrupts=Interrupts(
+            b.interrupts.cpus,
+            tuple(replace(r, counts=(0,) * len(r.counts)) for r in b.interrupts.rows),
+            b.interrupts.has_header,
+        ),
+        softirqs=Softirqs(
+            b.softirqs.cpus, {k: (0,) * len(v) for k, v in b.softirqs.counts.items()}
+        ),
+        softnet={cpu: _zero_softnet(row) for cpu, row in b.softnet.items()},
+        link=None,
+        irq_full=b.irq_full,
+    )
+    return compute_rates(zero, b, detail_irqs)

@@ -14,6 +14,10 @@ The second sample can come sooner than `interval` (`first_gap`): the first rates
 samples, and a live screen should not show dashes for a whole period after it starts. The
 gap is counted from the first sample's counters, so the state read that follows them (the
 slow part of the first tick) overlaps it instead of adding to it.
+With `since_boot` (a live host) the first sample is the counters alone, with averages since
+boot as its rates (what mpstat shows first), delivered before the NIC and host state are
+read: the screen has numbers at once, and the state follows in a second delivery of the same
+sample, as soon as the screen has drawn the first.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.hostreader import HostReader, UnknownInterface
-from tuitune.core.rates import Rates, compute_rates, other_intr, other_intr_of
+from tuitune.core.rates import Rates, compute_rates, other_intr, other_intr_of, since_boot
 from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.values import Unavailable
 
@@ -54,6 +58,8 @@ class Sample:
     cost: float  # seconds this sample took to read and compute: the tool's own footprint
     error: str | None = None  # one line: a read that failed, shown, and the loop goes on
     gone: bool = False  # the watched interface is not there (deleted); counters go on
+    # The first sample's averages since boot (Sampler's since_boot), until rates come.
+    boot_rates: Rates | None = None
 
 
 class Sampler:
@@ -72,12 +78,14 @@ class Sampler:
         device_events: bool = False,
         full_every: int = 10,
         first_gap: float | None = None,
+        since_boot: bool = False,
     ) -> None:
         self.reader = reader
         self.ifname = ifname
         self.interval = interval
         # Seconds from the first sample's counters to the second's (None: one interval).
         self.first_gap = interval if first_gap is None else min(first_gap, interval)
+        self.since_boot = since_boot  # the first sample: counters first, since-boot averages
         self._counted_at = 0.0  # time.monotonic() just before the last counters read
         self.slow_every = slow_every
         self.host_every = host_every
@@ -184,6 +192,17 @@ class Sampler:
             if self.seq == 1 and sample.counters is not None:
                 deadline = self._counted_at + self.first_gap
             self._deliver(sample)
+            if sample.boot_rates is not None and self._want_state:
+                # The counters went first; the state they skipped follows once they are drawn.
+                self._acked.wait()
+                if self._stop:
+                    return
+                self._acked.clear()
+                st = self._state_only(sample)
+                if st.counters is not None and st.nic is not None:  # its IRQs in detail now
+                    st = replace(st, boot_rates=since_boot(st.counters, self._nic_irqs()))
+                self._last_sample = st
+                self._deliver(st)
             if self.limit is not None and self.seq >= self.limit:
                 return
 
@@ -211,9 +230,10 @@ class Sampler:
     def _take(self) -> Sample:
         start = time.perf_counter()
         self.seq += 1
-        forced, self._want_state = self._want_state, False
-        slow = forced or self.seq % self.slow_every == 1 or self.slow_every <= 1
-        host_due = forced or self.seq % self.host_every == 1 or self.host_every <= 1
+        boot = self.since_boot and self.seq == 1  # counters only: the state comes after
+        forced, self._want_state = self._want_state, boot
+        slow = not boot and (forced or self.seq % self.slow_every == 1 or self.slow_every <= 1)
+        host_due = not boot and (forced or self.seq % self.host_every == 1 or self.host_every <= 1)
         nic = host = None
         all_aff: dict[str, IrqAffinity] | None = None
         try:
@@ -291,6 +311,7 @@ class Sampler:
             cost=time.perf_counter() - start,
             error=problems_line(counters.problems),
             gone=self._gone,
+            boot_rates=since_boot(counters, detail_arg) if boot else None,
         )
 
     def _nic_irqs(self) -> frozenset[str]:

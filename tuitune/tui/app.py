@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.driver import Driver
 from textual.message import Message
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input
 
 from tuitune.core.bench.runner import Started
 from tuitune.core.guide import Situation
@@ -43,6 +43,7 @@ from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.frame import Frame
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
+from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.hintline import HintLine
 from tuitune.tui.panels.panels import PANELS, IrqDragging, IrqDropped, TabBar, make_panels
 from tuitune.tui.panels.rowview import RowView
@@ -141,6 +142,7 @@ class TuituneApp(Frame):
             limit=limit,
             device_events=reader.root.live,
             first_gap=FIRST_GAP,
+            since_boot=reader.root.live,  # numbers in the first frame, as mpstat's
         )
         # The state the presenters draw (tui/scene.py says what each is).
         self.sample: Sample | None = None
@@ -156,7 +158,7 @@ class TuituneApp(Frame):
         self._notice_id = 0  # which notice is shown: its timer clears only it
         self.samples_drawn = 0
         self.panels = make_panels()
-        self.header = Static("", id="header", markup=False)
+        self.header = HeaderView()  # #header
         # Grid order fills rows: CPUs | IRQs on top, NIC | sysctls below; the rows' heights
         # follow what the panels hold (LiveView.size_panels).
         self.body = Container(*(self.panels[name] for name in PANELS), id="body")

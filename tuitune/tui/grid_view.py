@@ -77,6 +77,8 @@ class GridView:
         mode += f", {SORT_LABELS[sort]}" if sort != "topology" else ""
         if s.sample is not None and s.sample.since_baseline is not None:
             mode += ", averages since the baseline"
+        elif s.sample is not None and s.sample.rates is None and s.sample.boot_rates:
+            mode += ", averages since boot"
         panel.set_titles(f"CPUs ({mode})", subtitle(view))
         self.help()
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from textual.containers import Container
-from textual.widgets import Static
 
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.rates import Rates
@@ -22,6 +21,7 @@ from tuitune.tui.controllers.advisor import Advisor
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import Palette
+from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.panels import Panel
 from tuitune.tui.panels.rowview import RowView
 
@@ -50,7 +50,7 @@ class Scene(Protocol):
     interval: float
     show_cost: bool
     panels: dict[str, Panel]
-    header: Static
+    header: HeaderView
     body: Container
     editor: Editor
     advisor: Advisor
@@ -69,7 +69,7 @@ class Scene(Protocol):
 def shown_rates(scene: Scene) -> Rates | None:
     """The rates on screen: since the baseline when one is set, else the last interval's."""
     s = scene.sample
-    return None if s is None else s.since_baseline or s.rates
+    return None if s is None else s.since_baseline or s.rates or s.boot_rates
 
 
 def irq_affinity(scene: Scene) -> dict[str, IrqAffinity]:

@@ -35,7 +35,6 @@ class LiveView:
         self.scene = scene
         self.grid = GridView(scene)
         self.top_rows = -1  # the wide layout's top row height, last set (-1: set it again)
-        self._header_height = -1
         self.drag_text: str | None = None  # feedback while an IRQ row is dragged
 
     def start(self) -> None:
@@ -155,14 +154,8 @@ class LiveView:
             findings=s.advisor.counts(),
         )
         text = header_text(data, s.palette)
-        if not s.header.is_attached:  # shutting down: a notice's timer may fire as widgets go
-            return
-        # A new layout costs more than the rest of a frame: ask for one only when the header's
-        # height (its lines, wrapped to the width) changes.
-        width = max(1, s.header.size.width - 2)
-        height = sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
-        s.header.update(text, layout=height != self._header_height)
-        self._header_height = height
+        if s.header.is_attached:  # not while shutting down: a notice's timer may fire then
+            s.header.show(text)
 
     def _trial_text(self) -> str | None:
         editor = self.scene.editor

@@ -8,19 +8,20 @@ back to `on_message` here to draw on the sweep screen.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from tuitune.core.bench.notebook import Notebook
-from tuitune.core.hostreader import HostReader
-from tuitune.core.lab import Lab
-from tuitune.core.sweep import pivot as pivots
-from tuitune.core.sweep import spec as specfile
-from tuitune.core.sweep.form import from_form
-from tuitune.core.sweep.pivot import Pivot
-from tuitune.core.sweep.runner import SweepError, SweepOutcome, SweepRunner, Target, sweep_runs
-from tuitune.tui.screens.sweep import SweepDefaults, SweepScreen
 from tuitune.tui.shell import Shell
+
+# The sweep's code and screen load when W is pressed, not with the live screen (its start-up,
+# issue 18 goal 2).
+if TYPE_CHECKING:
+    from tuitune.core.bench.notebook import Notebook
+    from tuitune.core.lab import Lab
+    from tuitune.core.sweep.pivot import Pivot
+    from tuitune.core.sweep.runner import SweepOutcome, SweepRunner
+    from tuitune.tui.screens.sweep import SweepScreen
 
 DEMO = {"dim1": "tso = on | off", "dim2": "mtu = 1500 | 9000", "design": "grid"}
 
@@ -53,6 +54,8 @@ class SweepController:
         return self.runner is not None
 
     def open(self) -> None:
+        from tuitune.tui.screens.sweep import SweepDefaults, SweepScreen
+
         shell = self.shell
         if shell.selection().ifname is None:
             shell.notify_line("pick an interface first (n): a sweep measures one", True)
@@ -71,6 +74,8 @@ class SweepController:
         shell.push_screen(screen)
 
     def notebook(self, ifname: str) -> Notebook:
+        from tuitune.core.bench.notebook import Notebook
+
         if self.notebook_path is not None:
             return Notebook(self.notebook_path)
         return Notebook(Notebook.default_path(ifname, netns=self.shell.session.root.netns))
@@ -78,6 +83,12 @@ class SweepController:
     # -- Enter: check, then run ------------------------------------------------------------------
     def start(self, fields: dict[str, str]) -> str | None:
         """None when the sweep started, else one line saying why not (nothing changed)."""
+        from tuitune.core.hostreader import HostReader
+        from tuitune.core.sweep import pivot as pivots
+        from tuitune.core.sweep import spec as specfile
+        from tuitune.core.sweep.form import from_form
+        from tuitune.core.sweep.runner import SweepError, SweepRunner, Target, sweep_runs
+
         if self.runner is not None:
             return "a sweep is running"
         self.last = {k: v for k, v in fields.items() if k != "peer"}
@@ -146,6 +157,9 @@ class SweepController:
 
     def _table_so_far(self, runner: SweepRunner) -> None:
         """The cells measured so far, drawn while the next one runs (the sweep's thread)."""
+        from tuitune.core.sweep import pivot as pivots
+        from tuitune.core.sweep.runner import sweep_runs
+
         try:
             sid = next(
                 (r.tags["sweep"] for r in reversed(runner.notebook.runs()) if "sweep" in r.tags),

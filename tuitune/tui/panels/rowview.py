@@ -143,6 +143,7 @@ class RowView(ScrollView, can_focus=True):
         self._layout_width = -1
         self.empty_text = "nothing to show"
         self._base = Style()
+        self._width = 1  # the content width, worked out once per paint (render_lines)
 
     # -- data ------------------------------------------------------------------------------
     @property
@@ -302,13 +303,14 @@ class RowView(ScrollView, can_focus=True):
         return self._layout
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        # The widget's base style walks every ancestor's styles: work it out once per paint,
-        # not once per line (it was a fifth of a frame).
+        # The widget's base style walks every ancestor's styles, and the content region is
+        # computed afresh at each ask: work both out once per paint, not once per line.
         self._base = self.rich_style
+        self._width = self._content_width()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self._content_width()
+        width = self._width
         base = self._base
         if y == 0:
             return self._title_strip(width, base)

@@ -1,0 +1,63 @@
+"""The header's widget: a Static whose lines are drawn one by one and kept, so that a tick that
+changes one line (the rates) re-renders that line only; the text is not set again when it did
+not change, and a new layout is asked for only when the height changed."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual, visualize
+from textual.widgets import Static
+
+# A line of the header by its text and styles: the key of the strips it was drawn as.
+LineKey = tuple[str, tuple[tuple[int, int, str | Style], ...]]
+
+
+def _key(line: Text) -> LineKey:
+    return line.plain, tuple((s.start, s.end, s.style) for s in line.spans)
+
+
+class HeaderView(Static):
+    def __init__(self) -> None:
+        super().__init__("", id="header", markup=False)
+        self._shown: Text | None = None
+        self._height = -1
+        self._lines: list[Text] = []
+        self._strips: dict[LineKey, list[Strip]] = {}  # the lines shown now, drawn
+        self._drawn_for: tuple[int, VisualStyle] | None = None  # (width, style) of _strips
+
+    def show(self, text: Text) -> None:
+        # Rich Text compares by plain text and spans (styles included): an unchanged header
+        # (an idle host at 1 Hz, a paused screen) costs no new Content and no repaint.
+        if text == self._shown and self._height >= 0:
+            return
+        # A new layout costs more than the rest of a frame: ask for one only when the
+        # header's height changes.
+        width = max(1, self.size.width - 2)
+        height = sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
+        self._lines = list(text.split("\n", allow_blank=True))
+        keep = {_key(line) for line in self._lines}
+        self._strips = {k: v for k, v in self._strips.items() if k in keep}
+        self.update(text, layout=height != self._height)
+        self._shown, self._height = text, height
+
+    def render_line(self, y: int) -> Strip:
+        if self._shown is None or self.text_selection is not None:
+            return super().render_line(y)
+        width, style = self.size.width, self.visual_style
+        if self._drawn_for != (width, style):  # resized, or a new theme
+            self._strips, self._drawn_for = {}, (width, style)
+        at = 0
+        for line in self._lines:
+            key = _key(line)
+            strips = self._strips.get(key)
+            if strips is None:
+                # The same drawing as Static's for the whole text: each line wraps alone.
+                visual = visualize(self, line, markup=False)
+                strips = self._strips[key] = Visual.to_strips(self, visual, width, None, style)
+            if y < at + len(strips):
+                return strips[y - at]
+            at += len(strips)
+        return Strip.blank(width, style.rich_style)

@@ -129,6 +129,21 @@ def upto(high: int) -> Callable[[str], int]:
     return parse
 
 
+def count_option(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup,
+    *flags: str,
+    high: int,
+    help: str,
+    default: int | None = None,
+    metavar: str = "N",
+    dest: str | None = None,
+) -> None:
+    """A whole-number option bounded to 1..high (durations, streams, repeats, windows)."""
+    action = p.add_argument(*flags, type=upto(high), default=default, metavar=metavar, help=help)
+    if dest is not None:
+        action.dest = dest  # argparse derives it from the flag; -t and -P name theirs
+
+
 def port(text: str) -> int:
     value = positive(text)
     if value > 65535:

@@ -28,11 +28,11 @@ MAX_SECONDS = 300
 def register(subparsers: _common.Subparsers) -> None:
     p = _common.command(subparsers, "advise", cmd_advise)
     _common.report_args(p)
-    p.add_argument(
+    _common.count_option(
+        p,
         "--seconds",
-        type=_common.upto(MAX_SECONDS),
+        high=MAX_SECONDS,
         default=5,
-        metavar="N",
         help="length of the window sampled, one sample a second (default 5)",
     )
     p.add_argument(

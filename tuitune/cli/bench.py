@@ -38,22 +38,17 @@ def register(subparsers: _common.Subparsers) -> None:
     bench.add_argument(
         "--port", "-p", type=_common.port, metavar="N", help="the server's port (default 5201)"
     )
-    bench.add_argument(
+    count = _common.count_option
+    count(
+        bench,
         "-t",
         dest="duration",
-        type=_common.upto(MAX_DURATION),
+        high=MAX_DURATION,
         default=10,
         metavar="SEC",
         help="seconds (10)",
     )
-    bench.add_argument(
-        "-P",
-        dest="streams",
-        type=_common.upto(MAX_STREAMS),
-        default=1,
-        metavar="N",
-        help="parallel streams",
-    )
+    count(bench, "-P", dest="streams", high=MAX_STREAMS, default=1, help="parallel streams")
     way = bench.add_mutually_exclusive_group()
     way.add_argument("--reverse", "-R", action="store_true", help="the peer sends")
     way.add_argument("--bidir", action="store_true", help="both send at once")
@@ -67,13 +62,7 @@ def register(subparsers: _common.Subparsers) -> None:
         metavar="N[,M]",
         help="pin the client (and server) CPU",
     )
-    bench.add_argument(
-        "--repeats",
-        type=_common.upto(MAX_REPEATS),
-        default=1,
-        metavar="N",
-        help="runs; the table shows the median",
-    )
+    count(bench, "--repeats", high=MAX_REPEATS, default=1, help="runs; the table shows the median")
     bench.add_argument(
         "--netns", type=_common.netns, metavar="NS", help="run inside network namespace NS"
     )

@@ -62,10 +62,8 @@ def register(subparsers: _common.Subparsers) -> None:
         help="check the spec on this host and print the cells in order; change nothing",
     )
     p.add_argument("--port", "-p", type=_common.port, metavar="N", help="the server's port")
-    p.add_argument(
-        "--repeats", type=_common.upto(MAX_REPEATS), metavar="N", help="runs a cell (the spec's)"
-    )
-    p.add_argument("--seconds", type=_common.upto(MAX_DURATION), metavar="S", help="seconds a run")
+    _common.count_option(p, "--repeats", high=MAX_REPEATS, help="runs a cell (the spec's)")
+    _common.count_option(p, "--seconds", high=MAX_DURATION, metavar="S", help="seconds a run")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print Markdown")
     fmt.add_argument("--csv", action="store_true", help="print CSV (one line a cell)")

@@ -5,8 +5,8 @@ shown escaped (procs.model.printable): another user chooses it."""
 from __future__ import annotations
 
 import pwd
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,6 +19,8 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.procs.model import NicProcess, printable
 from tuitune.tui.controllers.procs import ProcsController, ProcsState, pending_text
 from tuitune.tui.screens.box import BoxScreen
+
+_T = TypeVar("_T")
 
 KEYS = (
     "l: NIC-local  i: an IRQ's CPU  c: pick CPUs  e: type  g: in the CPU grid  u: undo  "
@@ -215,24 +217,25 @@ class ProcsScreen(Screen[None]):
     def action_reread(self) -> None:
         self.controller.refresh()
 
-    def action_local(self) -> None:
+    def _picked_to(self, targets: Callable[[], _T | str]) -> tuple[NicProcess, _T] | None:
+        """The picked process and where it could go; None (said) when either is missing."""
         p = self._picked()
         if p is None:
-            return
-        got = self.controller.targets_local()
+            return None
+        got = targets()
         if isinstance(got, str):
             self.controller.shell.notify_line(got, True)
-        else:
-            self.controller.move(p, got)
+            return None
+        return p, got
+
+    def action_local(self) -> None:
+        if (picked := self._picked_to(self.controller.targets_local)) is not None:
+            self.controller.move(*picked)
 
     def action_irq(self) -> None:
-        p = self._picked()
-        if p is None:
+        if (picked := self._picked_to(self.controller.irq_cpus)) is None:
             return
-        got = self.controller.irq_cpus()
-        if isinstance(got, str):
-            self.controller.shell.notify_line(got, True)
-            return
+        p, got = picked
         options = [(format_cpulist(c), f"{name}: cpu {format_cpulist(c)}") for name, c in got]
 
         def chosen(value: str | None) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.kernel.test_export_udev import UDEVD, udevd
-from tests.unit.test_export_ansible import ansible_env, ansible_playbook, recap
+from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook, recap
 from tuitune.core import lab as labmod
 
 pytestmark = pytest.mark.kernel

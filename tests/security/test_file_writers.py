@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_bench_notebook import BASE, filled, result, run
+from tests.unit.core.bench.test_bench_notebook import BASE, filled, result, run
 from tuitune import cli
 from tuitune.core import lab as labmod
 from tuitune.core.bench.notebook import Notebook, write_beside

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from tests.support.fixture_hosts import SHARED_FIXTURES, igb_ethtool
 from tests.support.session_fakes import build_host
-from tests.unit.test_session_cli import PROFILE as CLI_PROFILE
+from tests.unit.cli.test_session_cli import PROFILE as CLI_PROFILE
 from tuitune.cli import main
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader

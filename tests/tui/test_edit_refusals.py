@@ -79,7 +79,7 @@ async def test_a_managed_irq_is_shown_locked(tmp_path: Path) -> None:
 
 async def test_eperm_is_shown_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """EPERM to a process without the privilege (a user, root without CAP_NET_ADMIN). With
-    it, EPERM is the kernel refusing the value: tests/unit/test_kernel_said.py."""
+    it, EPERM is the kernel refusing the value: tests/unit/core/session/test_kernel_said.py."""
     monkeypatch.setattr(kernel_said, "privileged", lambda: False)
     refuse = {"proc/sys/net/core/somaxconn": errno.EPERM}
     async with editing(tmp_path, refuse=refuse) as h:

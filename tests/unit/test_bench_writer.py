@@ -11,7 +11,7 @@ from pathlib import Path
 from benchmarks import writer
 from benchmarks.run import collect
 
-FIX = Path(__file__).resolve().parent.parent / "fixtures" / "bench"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "bench"
 
 
 def _results() -> dict[str, object]:

@@ -3,8 +3,8 @@
 Every layout is declared field by field and packed with "=" (native byte order, standard sizes,
 no implicit padding). That is exact because each of these structs is made of naturally aligned
 u32/u64 fields and byte arrays whose lengths keep the next field aligned, so the C compiler adds
-no padding on x86_64 or arm64. tests/unit/test_ethtool_structs.py compiles the real header and
-checks every size and offset.
+no padding on x86_64 or arm64. tests/unit/core/host/test_ethtool_structs.py compiles the real
+header and checks every size and offset.
 """
 
 from __future__ import annotations

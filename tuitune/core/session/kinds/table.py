@@ -1,5 +1,6 @@
 """The kind table: which handler serves each `Kind`. Adding a kind is one module (or a class
-in its family's) and one row here; tests/unit/test_kind_table.py checks every kind has one."""
+in its family's) and one row here; tests/unit/core/session/test_kind_table.py checks every
+kind has one."""
 
 from __future__ import annotations
 

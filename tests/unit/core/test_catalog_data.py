@@ -19,7 +19,7 @@ from tuitune.core.catalog_device import load_device_help
 from tuitune.core.catalog_load import DATA_DIR, CatalogDataError
 from tuitune.core.sources import load_sources
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SYSCTL = DATA_DIR / "sysctl.toml"
 DEVICE = DATA_DIR / "device.toml"
 SOURCES = DATA_DIR / "sources.toml"

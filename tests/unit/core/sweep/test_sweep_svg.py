@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_sweep_pivot import NUMBERS, SPEC, _runs
+from tests.unit.core.sweep.test_sweep_pivot import NUMBERS, SPEC, _runs
 from tuitune.cli.sweep import _write_svg
 from tuitune.core.sweep import pivot
 from tuitune.core.sweep.svg import to_svg

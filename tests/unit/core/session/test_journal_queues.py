@@ -22,7 +22,7 @@ from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.core.session.journal_file import JournalFile, host_id
 from tuitune.core.session.journal_records import Orig, encode
 
-CAPTURES = Path(__file__).resolve().parents[1] / "fixtures/captures"
+CAPTURES = Path(__file__).resolve().parents[3] / "fixtures/captures"
 DEV, NCPUS = "eth0", 16
 INPUT0 = "virtio0-input.0"
 QUEUES = [f"{side}.{i}" for i in range(4) for side in ("input", "output")]  # IRQs 45..52

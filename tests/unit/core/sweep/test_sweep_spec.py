@@ -13,7 +13,7 @@ from tuitune.core.sweep import spec as specfile
 from tuitune.core.sweep.plan import combinations, row_label
 from tuitune.core.sweep.spec import SpecError, parse
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "sweeps"
+EXAMPLES = Path(__file__).resolve().parents[4] / "docs" / "sweeps"
 
 GOOD = """
 [sweep]

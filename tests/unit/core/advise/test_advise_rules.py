@@ -292,7 +292,7 @@ def test_buffers_below_bdp(pegged: Facts) -> None:
 
 
 def test_every_rule_is_documented() -> None:
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "advise.md").read_text()
+    doc = (Path(__file__).resolve().parents[4] / "docs" / "advise.md").read_text()
     for rule in RULES:
         assert f"### `{rule}`" in doc
 

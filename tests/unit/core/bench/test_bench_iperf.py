@@ -15,7 +15,7 @@ from tuitune.core.bench.iperf import IperfParser, command, parse_output
 from tuitune.core.bench.model import BenchResult, BenchSpec
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "iperf3"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "iperf3"
 PEER = "10.254.77.2"
 
 

@@ -24,7 +24,7 @@ from tuitune.core.session.journal_records import (
 from tuitune.core.session.journal_replay import JournalState
 from tuitune.core.session.settings import Key
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "journals"
+FIXTURES = Path(__file__).parents[3] / "fixtures" / "journals"
 BACKLOG = Key.sysctl("net.core.netdev_max_backlog")
 IRQ = Key.irq(101, "eno49-TxRx-0", "eno49")
 

@@ -25,7 +25,7 @@ from tuitune.core.session.profile import (
     resolve,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 DEV = "eno49"
 
 

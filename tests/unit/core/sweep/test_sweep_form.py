@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.unit.test_sweep_pivot import NUMBERS, SPEC, _runs
+from tests.unit.core.sweep.test_sweep_pivot import NUMBERS, SPEC, _runs
 from tuitune.core.sweep import pivot
 from tuitune.core.sweep.chart import bars
 from tuitune.core.sweep.form import from_form

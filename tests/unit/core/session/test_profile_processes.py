@@ -46,7 +46,7 @@ def test_a_bad_processes_table_is_one_line(toml: str, says: str) -> None:
 
 
 def test_the_documented_processes_example_parses() -> None:
-    text = (Path(__file__).resolve().parents[2] / "docs/profile.md").read_text()
+    text = (Path(__file__).resolve().parents[4] / "docs/profile.md").read_text()
     blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
     (block,) = [b for b in blocks if b.startswith("[processes]")]
     got = {r.name: r.text for r in parse_toml(tomllib.loads(block)).requests}

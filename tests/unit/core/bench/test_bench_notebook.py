@@ -16,7 +16,7 @@ from tuitune.core.bench.notebook import Notebook, from_json, to_json
 from tuitune.core.bench.runformat import compare, to_csv, to_markdown, to_text
 from tuitune.core.bench.runtable import build_rows
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "iperf3"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "iperf3"
 SPEC = BenchSpec("198.18.0.2", duration=3)
 BASE = {"tso": "on", "gso": "on", "sg": "on", "mtu": "1500", "net.core.rmem_max": "212992"}
 OFF = BASE | {"tso": "off", "gso": "off", "sg": "off"}

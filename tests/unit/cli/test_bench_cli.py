@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_bench_notebook import filled
+from tests.unit.core.bench.test_bench_notebook import filled
 from tuitune import cli
 from tuitune.cli import bench as cli_bench
 

@@ -47,7 +47,7 @@ FILES = {
     "sys/class/net/eno49/tx_queue_len": "1000",
 }
 del tuitune  # only imported for the side effect above
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "journals"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "journals"
 IRQ = "proc/irq/102/smp_affinity_list"
 
 

@@ -32,7 +32,7 @@ from tuitune.core.host.irqbalance import IrqbalanceState
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key
 
-EXPECTED = Path(__file__).resolve().parent.parent / "export_expected"
+EXPECTED = Path(__file__).resolve().parents[3] / "export_expected"
 DEV = "eno49"
 WHEN = 1735812000.0  # 2025-01-02 10:00 UTC
 EDITS = [

@@ -26,7 +26,7 @@ from tuitune.core.catalog_device import DEVICE_HELP
 from tuitune.core.catalog_load import DATA_DIR
 from tuitune.core.sources import SEED_SOURCES, SOURCE_IDS, SOURCES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 QUOTES = ROOT / "tests" / "fixtures" / "seed_quotes.toml"
 DERIVATIONS = DATA_DIR / "derivations.toml"
 

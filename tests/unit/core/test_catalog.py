@@ -25,7 +25,7 @@ from tuitune.core.catalog import (
 from tuitune.core.catalog_device import DEVICE_HELP, device_help
 from tuitune.core.sources import SEED_SOURCES, SOURCE_IDS, SOURCES, source
 
-SEEDS_DIR = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+SEEDS_DIR = Path(__file__).resolve().parents[4] / "shared" / "seeds"
 
 REQUIRED_KEYS = (
     "net.ipv4.tcp_timestamps",

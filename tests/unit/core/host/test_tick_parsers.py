@@ -29,7 +29,7 @@ from tuitune.core.host.procfs import (
 from tuitune.core.rates import compute_rates, delta32, delta64
 from tuitune.core.snapshot import Counters
 
-CAPTURES = Path(__file__).resolve().parents[1] / "fixtures/captures"
+CAPTURES = Path(__file__).resolve().parents[3] / "fixtures/captures"
 
 
 def _digits(s: str) -> bool:

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.session_fakes import build_host
-from tests.unit.test_export_files import DEV, Tuned, _fixed
-from tests.unit.test_export_verify import PROFILE, tuitune
+from tests.unit.core.export.test_export_files import DEV, Tuned, _fixed
+from tests.unit.core.export.test_export_verify import PROFILE, tuitune
 from tuitune.core.export import DeviceMatch, build_plan
 from tuitune.core.export.ansible import role_files
 from tuitune.core.export.fleet import write_tree

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.session_fakes import build_host
-from tests.unit.test_export_ansible_text import render
-from tests.unit.test_export_verify import PROFILE, tuitune
+from tests.unit.core.export.test_export_ansible_text import render
+from tests.unit.core.export.test_export_verify import PROFILE, tuitune
 from tuitune.core.export.fleet import NoMatch, choose_match
 from tuitune.core.host.root import HostRoot
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.session_fakes import build_host
-from tests.unit.test_export_verify import PROFILE, tuitune
+from tests.unit.core.export.test_export_verify import PROFILE, tuitune
 
 DEV = "eno49"
 TEMPLATES = "roles/tuitune_nic/templates/etc"

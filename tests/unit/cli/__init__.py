@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/cli/ (laid out like the package)."""

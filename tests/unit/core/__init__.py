@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/ (laid out like the package)."""

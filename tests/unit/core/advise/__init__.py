@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/advise/ (laid out like the package)."""

@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/bench/ (laid out like the package)."""

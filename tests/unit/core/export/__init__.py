@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/export/ (laid out like the package)."""

@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/host/ (laid out like the package)."""

@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/procs/ (laid out like the package)."""

@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/session/ (laid out like the package)."""

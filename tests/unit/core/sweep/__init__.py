@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/core/sweep/ (laid out like the package)."""

@@ -1,0 +1,1 @@
+"""Unit tests of tuitune/tui/ (laid out like the package)."""

@@ -5,12 +5,14 @@ its `show --json` document, edited as another host's would differ, is the far en
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.session_fakes import build_host
+from tests.unit.test_export_ansible import ansible_env, ansible_playbook
 from tests.unit.test_export_verify import DEV, PROFILE, tuitune
 
 FAR = "roles/tuitune_nic_peer"
@@ -122,3 +124,30 @@ def test_options_that_do_not_fit_together_are_a_usage_error(
     tree, journal, _ = tuned
     res = tuitune("export", DEV, "--root", tree, "--journal-dir", journal, *args)
     assert res.returncode == 2 and said in res.stderr
+
+
+def test_ansible_reads_the_inventory_of_both_ends_and_the_playbook(
+    tuned: tuple[Path, Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """inventory.yml as Ansible itself reads it: a group per end, each host its interface."""
+    code, _, stderr, out = export_pair(tuned, tmp_path, the_far_host(tuned[2]))
+    assert code == 0, stderr
+    env = ansible_env(tmp_path)
+    inventory = str(out / "inventory.yml")
+    tool = Path(ansible_playbook()).with_name("ansible-inventory")
+    res = subprocess.run(
+        [str(tool), "-i", inventory, "--list"], capture_output=True, text=True, env=env
+    )
+    assert res.returncode == 0, res.stderr
+    seen = json.loads(res.stdout)
+    assert seen["tuitune_peer"]["hosts"] == ["far-01.example.org"]
+    assert seen["tuitune_fleet"]["hosts"] == [tuned[2]["host"]["hostname"]]
+    assert seen["_meta"]["hostvars"]["far-01.example.org"]["tuitune_iface"] == DEV
+    res = subprocess.run(
+        [ansible_playbook(), "-i", inventory, "--syntax-check", str(out / "playbook.yml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=out,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr

@@ -181,6 +181,7 @@ def write_pair_from_json(
     formats: tuple[Format, ...] | None,
 ) -> int:
     """`--peer-json FILE`: the far end's role from the other host's show --json file."""
+    from tuitune.core.docfile import shown
     from tuitune.core.export import ExportRefused, build_plan
     from tuitune.core.export.fleet import DEFAULT_MATCH
     from tuitune.core.export.peer_json import HOST as _HOST_RE
@@ -195,9 +196,9 @@ def write_pair_from_json(
         err(f"{exc}; nothing was written")
         return EXIT_FAILED
     except ExportRefused as exc:
-        err(f"--peer-json {path}: {'; '.join(exc.problems)}; nothing was written")
+        err(f"--peer-json {shown(path)}: {'; '.join(exc.problems)}; nothing was written")
         return EXIT_FAILED
-    print(f"the far end: {far.ctx.ifname} on {far.ctx.host}, as {path} shows it")
+    print(f"the far end: {far.ctx.ifname} on {far.ctx.host}, as {shown(path)} shows it")
     for line in far.missing:
         err(f"left out at the far end: {line}")
     for line in plan.skipped:

@@ -72,7 +72,9 @@ def play(book: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]
         "-e", "tuitune_hosts=localhost", "-e", f"ansible_python_interpreter={sys.executable}",
         *extra, str(book / "playbook.yml"),
     ]  # fmt: skip
-    env = ansible_env(tmp)
+    # The guest's /root is read-only (its root filesystem is the host's): Ansible's remote
+    # temporary files go under `tmp` too.
+    env = ansible_env(tmp) | {"ANSIBLE_REMOTE_TMP": str(tmp / "ansible/remote")}
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=2400)
 
 
@@ -154,5 +156,9 @@ def test_ansible_rules_find_a_renamed_nic_by_its_id_path(nics: Nics, tmp_path: P
                 assert kernel(new) == TUNED
         finally:
             sh("ip", "link", "set", new, "down")
-            sh("ip", "link", "set", new, "name", old)
+            # udevd may keep the old name as an alternative name of the renamed device.
+            alt = ["ip", "link", "property", "del", "dev", new, "altname", old]
+            subprocess.run(alt, capture_output=True, check=False)
+            back = subprocess.run(["ip", "link", "set", new, "name", old], capture_output=True)
+            assert back.returncode == 0, back.stderr.decode() + sh("ip", "link", "show", new)
             sh("ip", "link", "set", old, "up")

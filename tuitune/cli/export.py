@@ -23,7 +23,7 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, host_args
 
 if TYPE_CHECKING:
     from tuitune.core.export import ExportContext, ExportFile, ExportPlan
-    from tuitune.core.export.model import Format
+    from tuitune.core.export.model import Change, Format
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess
 
@@ -106,21 +106,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err(str(exc))
         return EXIT_USAGE
-    if (problem := _common.peer_end_problem(args)) is not None:
+    if (problem := export_ansible.pair_problem(args)) is not None:
         err(problem)
-        return EXIT_USAGE
-    if args.peer_netns is not None and not args.ansible:
-        err("--peer-netns writes one playbook for both ends: give --ansible --out DIR")
         return EXIT_USAGE
     root = host_root(args)
     if root is None:
         return EXIT_USAGE
-    near = _end_plan(args, root, args.iface, formats)
+    changes: list[Change] = []
+    near = _end_plan(args, root, args.iface, formats, changes)
     if isinstance(near, int):
         return near
     plan, ctx = near
     if not plan.files:
         return EXIT_OK
+    if args.peer_json is not None:
+        return export_ansible.write_pair_from_json(args, near, changes, formats)
     if args.peer_netns is not None:
         from tuitune.core.host.root import HostRoot
 
@@ -155,10 +155,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _end_plan(
-    args: argparse.Namespace, root: HostRoot, ifname: str, formats: tuple[Format, ...] | None
+    args: argparse.Namespace,
+    root: HostRoot,
+    ifname: str,
+    formats: tuple[Format, ...] | None,
+    keep: list[Change] | None = None,
 ) -> tuple[ExportPlan, ExportContext] | int:
     """The plan for `ifname` from its host's journal, reported; an exit status when there is
-    none to be had (said in one line)."""
+    none to be had (said in one line). `keep` receives the changes it was built from."""
     from tuitune.core.export import ExportRefused, build_plan, from_journal, gather_context
     from tuitune.core.export.procs import process_facts
     from tuitune.core.session import JournalError
@@ -190,6 +194,8 @@ def _end_plan(
         if matched is None:
             return EXIT_USAGE
         ctx = matched
+        if keep is not None:
+            keep += changes
         try:
             plan = build_plan(changes, ctx, formats)
         except ExportRefused as exc:

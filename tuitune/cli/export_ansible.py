@@ -4,6 +4,7 @@ for a fleet (tuitune.core.export.ansible), and how its files find the NIC on eve
 from __future__ import annotations
 
 import argparse
+import pathlib
 import textwrap
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -12,7 +13,10 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, err
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tuitune.core.export import ExportContext, ExportPlan
+    from tuitune.core.export.model import Change, Format
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess
 
@@ -42,6 +46,44 @@ def add_pair_args(p: argparse.ArgumentParser) -> None:
         "with --ansible: one playbook for both ends of a link, the far end being network "
         "namespace NS on this machine (the lab's peer), exported from its own journal",
     )
+    p.add_argument(
+        "--peer-json",
+        type=pathlib.Path,
+        metavar="FILE",
+        help="with --ansible: one playbook for both ends of a link, the far end being the host "
+        "whose `tuitune show --json IF` output FILE holds: its role sets the settings this "
+        "end's export names, to the values FILE shows",
+    )
+    p.add_argument(
+        "--peer-host",
+        type=_host,
+        metavar="NAME",
+        help="with --peer-json: the far host's name in the inventory (default: FILE's hostname)",
+    )
+
+
+def _host(text: str) -> str:
+    from tuitune.core.export.peer_json import host_name
+    from tuitune.core.export.safe import UnsafeValue
+
+    try:
+        return host_name(text)
+    except UnsafeValue as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def pair_problem(args: argparse.Namespace) -> str | None:
+    """Which far end, and only with --ansible; None when the options fit together."""
+    if (problem := _common.peer_end_problem(args)) is not None:
+        return problem
+    if args.peer_json is not None and args.peer_netns is not None:
+        return "--peer-json and --peer-netns both name the far end: give one"
+    if args.peer_host is not None and args.peer_json is None:
+        return "--peer-host names the host of --peer-json FILE: give both"
+    for given, name in ((args.peer_netns, "--peer-netns"), (args.peer_json, "--peer-json")):
+        if given is not None and not args.ansible:
+            return f"{name} writes one playbook for both ends: give --ansible --out DIR"
+    return None
 
 
 def driver_of(access: HostAccess, ifname: str) -> str | None:
@@ -123,8 +165,69 @@ def write_pair(
     args: argparse.Namespace,
     near: tuple[ExportPlan, ExportContext],
     far: tuple[ExportPlan, ExportContext],
+    hosts: tuple[str, str] | tuple[()] = (),
 ) -> int:
-    """Both ends' roles, one playbook, verify.yml and an inventory with a group per end."""
+    """Both ends' roles, one playbook, verify.yml and an inventory with a group per end
+    (`hosts`: the two hosts' names, for an inventory.yml of both)."""
     from tuitune.core.export.ansible import pair_files
 
-    return _written(args, pair_files(near, far, match_note(near[1], args.match)))
+    return _written(args, pair_files(near, far, match_note(near[1], args.match), hosts))
+
+
+def write_pair_from_json(
+    args: argparse.Namespace,
+    near: tuple[ExportPlan, ExportContext],
+    changes: list[Change],
+    formats: tuple[Format, ...] | None,
+) -> int:
+    """`--peer-json FILE`: the far end's role from the other host's show --json file."""
+    from tuitune.core.docfile import shown
+    from tuitune.core.export import ExportRefused, build_plan
+    from tuitune.core.export.fleet import DEFAULT_MATCH
+    from tuitune.core.export.peer_json import HOST as _HOST_RE
+    from tuitune.core.export.peer_json import PeerFileError, far_end
+    from tuitune.core.export.safe import comment
+
+    path: Path = args.peer_json
+    try:
+        far = far_end(path, changes, near[1], args.match or DEFAULT_MATCH, args.peer_host)
+        plan = build_plan(far.changes, far.ctx, formats, read_installed=False)
+    except PeerFileError as exc:
+        err(f"{exc}; nothing was written")
+        return EXIT_FAILED
+    except ExportRefused as exc:
+        err(f"--peer-json {shown(path)}: {'; '.join(exc.problems)}; nothing was written")
+        return EXIT_FAILED
+    print(f"the far end: {far.ctx.ifname} on {far.ctx.host}, as {shown(path)} shows it")
+    for line in far.missing:
+        err(f"left out at the far end: {line}")
+    for line in plan.skipped:
+        err(f"left out at the far end: {line}")
+    _differ(changes, far.changes)
+    if not plan.files:
+        err(f"nothing to export for the far end {far.ctx.ifname}: nothing written")
+        return EXIT_FAILED
+    hosts = (near[1].host, far.ctx.host)
+    if not _HOST_RE.fullmatch(hosts[0]) or hosts[0] == hosts[1]:
+        err(
+            f"note: inventory.yml not written: this host is {comment(hosts[0])!r}, the far end "
+            f"{hosts[1]!r}; --peer-host names the far one (inventory.example.yml: the form)"
+        )
+        return write_pair(args, near, (plan, far.ctx))
+    return write_pair(args, near, (plan, far.ctx), hosts)
+
+
+def _differ(near: list[Change], far: tuple[Change, ...]) -> None:
+    """A note per setting the two ends hold differently: the far role keeps the far value."""
+    from tuitune.core.export.safe import comment
+
+    theirs: dict[tuple[str, str], str] = {
+        (c.key.kind, c.key.name): c.current for c in far if c.key.kind != "irq_affinity"
+    }
+    for c in near:
+        other = theirs.get((c.key.kind, c.key.name))
+        if other is not None and other != c.current:
+            err(
+                f"note: {c.key.label}: {comment(c.current)} here, {comment(other)} at the far "
+                "end (its role keeps the far end's value)"
+            )

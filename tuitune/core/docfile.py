@@ -18,6 +18,7 @@ from pathlib import Path
 MAX_BYTES = 4 * 1024 * 1024  # far above any real profile or show document (~100 KB)
 
 _KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
@@ -47,12 +48,15 @@ def shown(path: Path | str) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def read_document(path: Path, *, limit: int = MAX_BYTES) -> str:
+def read_document(path: Path, *, limit: int = MAX_BYTES, follow_links: bool = True) -> str:
     """The text of `path`; DocumentError when it is not a regular file, is larger than
-    `limit` bytes, or is not UTF-8 text (a UTF-8 byte order mark is dropped)."""
+    `limit` bytes, or is not UTF-8 text (a UTF-8 byte order mark is dropped). With
+    `follow_links=False` a symbolic link as the last component is refused, not followed (a
+    file another user may have placed: their link could point at a file only root reads)."""
     name = shown(path)
+    nofollow = 0 if follow_links else os.O_NOFOLLOW
     try:
-        handle = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        handle = os.open(path, os.O_PATH | os.O_CLOEXEC | nofollow)
     except OSError as exc:
         raise DocumentError(f"cannot read {name}: {exc.strerror or exc}", exc.errno) from None
     try:

@@ -314,7 +314,8 @@ def verify_playbook(ends: Sequence[End]) -> str:
     return dump(play, ["ansible-playbook -i inventory.yml verify.yml"])
 
 
-def inventory(ends: Sequence[End]) -> str:
+def inventory(ends: Sequence[End], names: Sequence[str] = ()) -> str:
+    """The example inventory; with `names` (one checked host name per end), the real one."""
     doc: dict[str, Node] = {}
     for n, e in enumerate(ends):
         hosts: dict[str, Node] = {
@@ -322,7 +323,11 @@ def inventory(ends: Sequence[End]) -> str:
         }
         if len(ends) > 1:  # a pair: one host per end
             hosts = {f"{e.group.removeprefix('tuitune_')}.example.org": {IFACE_VAR: e.ctx.ifname}}
+        if names:
+            hosts = {names[n]: {IFACE_VAR: e.ctx.ifname, NETNS_VAR: e.ctx.netns or ""}}
         doc[e.group] = {"hosts": hosts}
+    if names:
+        return dump(doc, ["Both ends of the link, as exported: each host with its interface."])
     return dump(doc, ["An example: one line per host, its interface name where it differs."])
 
 
@@ -351,9 +356,12 @@ def pair_files(
     near: tuple[ExportPlan, ExportContext],
     far: tuple[ExportPlan, ExportContext],
     match_note: Sequence[str] = (),
+    hosts: Sequence[str] = (),
 ) -> dict[str, str]:
     """One playbook for both ends of a link: this end's role on `tuitune_fleet`, the far
-    end's own (from its own journal) on `tuitune_peer`, each verified by verify.yml."""
+    end's own (from its own journal or show --json file) on `tuitune_peer`, each verified by
+    verify.yml. `hosts`: the two ends' host names (checked), for an inventory.yml of both;
+    not written when they are one name (one host's variables cannot differ by group)."""
     ends = [
         End(near[1], what="NIC tuning (this end)"),
         End(far[1], PEER_ROLE, PEER_GROUP, "tuitune_peer_hosts", "NIC tuning (the far end)"),
@@ -364,6 +372,8 @@ def pair_files(
         "inventory.example.yml": inventory(ends),
         ".ansible-lint": LINT_CONFIG,
     }
+    if len(hosts) == 2 and hosts[0] != hosts[1]:
+        out["inventory.yml"] = inventory(ends, hosts)
     out |= _role(ends[0], near[0], match_note)
     out |= _role(ends[1], far[0], match_note)
     return out

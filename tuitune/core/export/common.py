@@ -25,6 +25,8 @@ def stamp(when: float) -> str:
 def was(change: Change) -> str:
     """ "was 1500 (tuitune session of 2025-01-02 10:00 UTC)": the journal dates sessions, not
     each change, so the time is the start of the session that changed it."""
+    if not change.known:
+        return "as the far end's show --json file shows it"
     before = "absent" if change.original is None else comment(change.original)
     when = f" (tuitune session of {stamp(change.when)})" if change.when is not None else ""
     return f"was {before}{when}"

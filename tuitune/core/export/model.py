@@ -34,12 +34,14 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 class Change:
     """One setting to persist: `current` is what the files will set; `original` what it
     replaced (None: the setting did not exist, e.g. a queue that more channels created);
-    `when` (epoch seconds) the start of the tuitune session that changed it, if known."""
+    `when` (epoch seconds) the start of the tuitune session that changed it, if known.
+    `known` False: the original is not known (the far end read from its show --json file)."""
 
     key: Key
     original: str | None
     current: str
     when: float | None = None
+    known: bool = True
 
 
 @dataclass(frozen=True, slots=True)

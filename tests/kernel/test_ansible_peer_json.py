@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.kernel.test_ansible_peer_end import PROFILE, UDEVD, peer_udevd, play_in, shown, tuitune
-from tests.unit.test_export_ansible import recap
+from tests.unit.core.export.test_export_ansible import recap
 from tuitune.core import lab as labmod
 
 pytestmark = pytest.mark.kernel

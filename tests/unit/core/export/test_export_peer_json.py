@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.support.session_fakes import build_host
-from tests.unit.test_export_ansible import ansible_env, ansible_playbook
-from tests.unit.test_export_verify import DEV, PROFILE, tuitune
+from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook
+from tests.unit.core.export.test_export_verify import DEV, PROFILE, tuitune
 
 FAR = "roles/tuitune_nic_peer"
 

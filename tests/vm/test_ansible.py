@@ -1,0 +1,164 @@
+"""Issue 17's must-show in the VM bench's guest: the generated playbook run for real with
+`ansible-playbook -c local` on a real NIC (the e1000e), against the guest's own /etc, udevd
+and kernel.
+
+The NIC is tuned through `tuitune apply`, exported with `--ansible` (matched by ID_PATH, the
+default), and put back with `tuitune restore`. Then: `--check` changes nothing (the kernel's
+values and the /etc files are as before), the real run installs the files and the kernel
+holds the values (the handlers load the sysctl file and replay the device's add event for
+udevd), `tuitune verify --installed` finds no difference, and a second run has changed=0. A
+second test renames the NIC between the export and the run: the rules find it by ID_PATH.
+
+The guest's /etc is a throwaway overlay whose tuitune directories are the bench's persist
+directories (tests/vm/guest.sh), shared with the reboot test that runs last: each test takes
+out every file it installed and puts the kernel's values back, even when it fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook, recap
+
+from .conftest import Nics, sh, sysctl, tuitune, write_profile
+
+pytestmark = pytest.mark.vm
+
+ETC_DIRS = ("sysctl.d", "udev/rules.d", "systemd/system", "systemd/network", "tuitune")
+SYSCTL = "net.core.somaxconn"
+PROFILE = f"""
+[sysctl]
+"{SYSCTL}" = "8192"
+
+[interface]
+mtu = 4000
+txqueuelen = 3000
+
+[interface.rps_cpus]
+"rx-0" = "1"
+"""
+TUNED = {"mtu": "4000", "txqueuelen": "3000", "rx-0 rps": "2", SYSCTL: "8192"}
+
+
+def kernel(dev: str) -> dict[str, str]:
+    """What the guest's kernel holds, read from sysfs and sysctl."""
+    net = Path("/sys/class/net") / dev
+    return {
+        "mtu": (net / "mtu").read_text().strip(),
+        "txqueuelen": (net / "tx_queue_len").read_text().strip(),
+        "rx-0 rps": (net / "queues/rx-0/rps_cpus").read_text().strip().lstrip("0,") or "0",
+        SYSCTL: sysctl(SYSCTL),
+    }
+
+
+def etc_files() -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for d in ETC_DIRS:
+        for p in sorted(Path("/etc", d).rglob("*")):
+            if p.is_file():
+                out[str(p)] = p.read_bytes()
+    return out
+
+
+def play(book: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    cmd = [
+        ansible_playbook(), "-i", "localhost,", "-c", "local",
+        "-e", "tuitune_hosts=localhost", "-e", f"ansible_python_interpreter={sys.executable}",
+        *extra, str(book / "playbook.yml"),
+    ]  # fmt: skip
+    # The guest's /root is read-only (its root filesystem is the host's): Ansible's remote
+    # temporary files go under `tmp` too.
+    env = ansible_env(tmp) | {"ANSIBLE_REMOTE_TMP": str(tmp / "ansible/remote")}
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=2400)
+
+
+@contextlib.contextmanager
+def put_back(dev: str) -> Iterator[dict[str, str]]:
+    """The NIC's values and the /etc files as they were, set again on the way out (the
+    play's changes are in no journal, so `tuitune restore` cannot undo them)."""
+    before, files = kernel(dev), etc_files()
+    try:
+        yield before
+    finally:
+        for path in set(etc_files()) - set(files):
+            Path(path).unlink()
+        for path, data in files.items():
+            Path(path).write_bytes(data)
+        subprocess.run(["udevadm", "control", "--reload"], check=False)
+        net = Path("/sys/class/net") / dev
+        if net.exists():
+            sh("ip", "link", "set", dev, "mtu", before["mtu"], "txqueuelen", before["txqueuelen"])
+            (net / "queues/rx-0/rps_cpus").write_text(before["rx-0 rps"])
+        sh("sysctl", "-qw", f"{SYSCTL}={before[SYSCTL]}")
+
+
+def tune_export_restore(dev: str, tmp: Path, before: dict[str, str]) -> Path:
+    tuitune("apply", str(write_profile(tmp / "tuned.toml", PROFILE)), dev)
+    assert kernel(dev) == TUNED
+    book = tmp / "play"
+    ran = tuitune("export", dev, "--ansible", "--out", str(book))
+    assert "matching the NIC by ID_PATH" in ran.stderr  # the fleet default, on a real PCI NIC
+    rules = book / f"roles/tuitune_nic/templates/etc/udev/rules.d/90-tuitune-{dev}.rules.j2"
+    text = rules.read_text()
+    assert "ID_PATH}" in text and '"pci-' in text and f'"{dev}"' not in text
+    tuitune("restore")
+    assert kernel(dev) == before != TUNED
+    return book
+
+
+def test_ansible_playbook_in_the_guest_checks_installs_verifies_and_is_idempotent(
+    nics: Nics, tmp_path: Path
+) -> None:
+    dev = nics.e1000e
+    with put_back(dev) as before:
+        book = tune_export_restore(dev, tmp_path, before)
+        files = etc_files()
+
+        check = play(book, tmp_path, "--check", "--diff")
+        assert check.returncode == 0, check.stdout + check.stderr
+        assert kernel(dev) == before  # --check changed nothing in the kernel...
+        assert etc_files() == files  # ...nor in /etc
+
+        first = play(book, tmp_path)
+        assert first.returncode == 0, first.stdout + first.stderr
+        assert recap(first.stdout)["changed"] > 0
+        assert kernel(dev) == TUNED
+        assert Path(f"/etc/udev/rules.d/90-tuitune-{dev}.rules").is_file()
+        assert Path("/etc/sysctl.d/90-tuitune.conf").is_file()
+        verified = tuitune("verify", "--installed")
+        assert "every setting matches" in verified.stdout
+
+        again = play(book, tmp_path)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert recap(again.stdout)["changed"] == 0
+        assert kernel(dev) == TUNED
+
+
+def test_ansible_rules_find_a_renamed_nic_by_its_id_path(nics: Nics, tmp_path: Path) -> None:
+    """Exported while the NIC had one name, run once it has another (as on a host that names
+    the same slot's card otherwise): udev's rules match ID_PATH, not the name."""
+    old, new = nics.e1000e, "tt-renamed0"
+    with put_back(old) as before:
+        book = tune_export_restore(old, tmp_path, before)
+        sh("ip", "link", "set", old, "down")
+        sh("ip", "link", "set", old, "name", new)
+        try:
+            sh("ip", "link", "set", new, "up")
+            with put_back(new):
+                done = play(book, tmp_path, "-e", f"tuitune_iface={new}")
+                assert done.returncode == 0, done.stdout + done.stderr
+                assert kernel(new) == TUNED
+        finally:
+            sh("ip", "link", "set", new, "down")
+            # udevd may keep the old name as an alternative name of the renamed device.
+            alt = ["ip", "link", "property", "del", "dev", new, "altname", old]
+            subprocess.run(alt, capture_output=True, check=False)
+            back = subprocess.run(["ip", "link", "set", new, "name", old], capture_output=True)
+            assert back.returncode == 0, back.stderr.decode() + sh("ip", "link", "show", new)
+            sh("ip", "link", "set", old, "up")

@@ -21,7 +21,6 @@ again by the generators' safe.* checks before a file is written. Any problem is 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +33,7 @@ from tuitune.core.export import safe
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch, MatchKind
 from tuitune.core.export.model import Change
-from tuitune.core.session.profile_model import ProfileError, Request, one_line, shown
+from tuitune.core.session.profile_model import ProfileError, Request, one_line, shown, strict_json
 from tuitune.core.session.settings import ETHTOOL_GROUPS, QUEUE_KINDS, Key
 from tuitune.core.session.showdoc import parse_show_json
 
@@ -68,19 +67,6 @@ def host_name(text: object, what: str = "--peer-host") -> str:
     return text
 
 
-def _hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {shown(key)} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _no_constant(word: str) -> object:
-    raise ValueError(f"{word} is not a number JSON allows")
-
-
 def load(path: Path) -> dict[str, Any]:
     """The file as a checked show document (PeerFileError otherwise)."""
     name = shown_path(path)
@@ -89,7 +75,7 @@ def load(path: Path) -> dict[str, Any]:
     except DocumentError as exc:
         raise PeerFileError(f"--peer-json: {exc}") from None
     try:
-        doc = json.loads(text, object_pairs_hook=_hook, parse_constant=_no_constant)
+        doc = strict_json(text)
     except RecursionError:
         raise PeerFileError(f"--peer-json {name}: not valid JSON: nested too deeply") from None
     except ValueError as exc:

@@ -5,7 +5,6 @@ of one host (feature short names into their members, IRQ queue names into today'
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,6 +25,7 @@ from tuitune.core.session.profile_model import (
     one_line,
     plain,
     shown,
+    strict_json,
 )
 from tuitune.core.session.profile_procs import parse_processes, resolve_processes
 from tuitune.core.session.settings import (
@@ -85,7 +85,7 @@ def load(path: Path, *, netns: str | None = None) -> Profile:
     try:
         if text.lstrip().startswith("{"):
             try:
-                doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_nan)
+                doc = strict_json(text)
             except RecursionError:
                 raise ProfileError("not valid JSON: nested too deeply") from None
             except ValueError as exc:  # JSONDecodeError, duplicates, NaN, a 5000-digit number
@@ -100,19 +100,6 @@ def load(path: Path, *, netns: str | None = None) -> Profile:
         return parse_toml(data)
     except ProfileError as exc:
         raise ProfileError(one_line(f"{name}: {exc}")) from None
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {shown(key)} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _no_nan(word: str) -> object:
-    raise ValueError(f"{word} is not a number JSON allows")
 
 
 # ---- TOML profiles ---------------------------------------------------------------------------

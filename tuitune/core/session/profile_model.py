@@ -8,9 +8,11 @@ never spans lines or grows without bound, whatever the file holds.
 
 from __future__ import annotations
 
+import json
 import re
 import reprlib
 from dataclasses import dataclass
+from typing import Any
 
 from tuitune.core.host.ethtool import COALESCE_IOCTL_NAMES
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
@@ -118,3 +120,22 @@ def one_line(message: str) -> str:
     if message.isprintable():
         return message
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {shown(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_nan(word: str) -> object:
+    raise ValueError(f"{word} is not a number JSON allows")
+
+
+def strict_json(text: str) -> Any:
+    """JSON as a document tuitune trusts it: a key twice in one object, or NaN and the
+    infinities, raise ValueError (json.loads would keep the last key and accept NaN)."""
+    return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_nan)

@@ -98,6 +98,29 @@ def shown(netns: str, ifname: str) -> dict[str, object]:
     }
 
 
+def lab_or_skip(state: Path) -> labmod.Lab:
+    """A lab built under `state`, or the test skipped when this machine cannot build one."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces)")
+    if labmod.missing_tools() or not shutil.which("udevadm") or not Path(UDEVD).exists():
+        pytest.skip("needs iproute2, iperf3 and udev")
+    return labmod.build(state)
+
+
+def tune_both_ends(tmp_path: Path, lab: labmod.Lab, far_profile: str) -> Path:
+    """PROFILE applied at the near end and `far_profile` at the far end, through `tuitune
+    apply` into one journal directory, which is returned."""
+    journal = tmp_path / "journal"
+    for name, text, ns, dev in (
+        ("near.toml", PROFILE, lab.netns, lab.ifname),
+        ("far.toml", far_profile, lab.peer_netns, lab.peer_ifname),
+    ):
+        (tmp_path / name).write_text(text)
+        res = tuitune("apply", tmp_path / name, dev, "--netns", ns, "--journal-dir", journal)
+        assert res.returncode == 0, res.stderr
+    return journal
+
+
 def test_role_applied_to_the_lab_peer_end_makes_both_ends_match(tmp_path: Path) -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root (network namespaces)")
@@ -151,21 +174,10 @@ def test_one_playbook_for_both_ends_gives_the_far_end_its_own_state(tmp_path: Pa
     """`export --ansible --peer-netns`: each end's role comes from its own journal, the play
     for the far end runs on the `tuitune_peer` group. The far end is tuned, exported, put
     back by `tuitune restore`, then the playbook's far-end play tunes it again, exactly."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root (network namespaces)")
-    if labmod.missing_tools() or not shutil.which("udevadm") or not Path(UDEVD).exists():
-        pytest.skip("needs iproute2, iperf3 and udev")
     state = tmp_path / "state"
-    lab = labmod.build(state)
+    lab = lab_or_skip(state)
     try:
-        journal = tmp_path / "journal"
-        for name, text, ns, dev in (
-            ("near.toml", PROFILE, lab.netns, lab.ifname),
-            ("far.toml", FAR_PROFILE, lab.peer_netns, lab.peer_ifname),
-        ):
-            (tmp_path / name).write_text(text)
-            res = tuitune("apply", tmp_path / name, dev, "--netns", ns, "--journal-dir", journal)
-            assert res.returncode == 0, res.stderr
+        journal = tune_both_ends(tmp_path, lab, FAR_PROFILE)
         far_tuned = shown(lab.peer_netns, lab.peer_ifname)
         assert (far_tuned["mtu"], far_tuned["txqlen"]) == (4000, 3000)
 

@@ -12,13 +12,18 @@ the far end agrees with the file, and a second run changes nothing.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.kernel.test_ansible_peer_end import PROFILE, UDEVD, peer_udevd, play_in, shown, tuitune
+from tests.kernel.test_ansible_peer_end import (
+    lab_or_skip,
+    peer_udevd,
+    play_in,
+    shown,
+    tuitune,
+    tune_both_ends,
+)
 from tests.unit.core.export.test_export_ansible import recap
 from tuitune.core import lab as labmod
 
@@ -40,21 +45,10 @@ txqueuelen = 3000
 
 
 def test_far_end_role_from_its_show_json_file_tunes_it_as_the_file_says(tmp_path: Path) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("needs root (network namespaces)")
-    if labmod.missing_tools() or not shutil.which("udevadm") or not Path(UDEVD).exists():
-        pytest.skip("needs iproute2, iperf3 and udev")
     state = tmp_path / "state"
-    lab = labmod.build(state)
+    lab = lab_or_skip(state)
     try:
-        journal = tmp_path / "journal"
-        for name, text, ns, dev in (
-            ("near.toml", PROFILE, lab.netns, lab.ifname),
-            ("far.toml", FAR_PROFILE, lab.peer_netns, lab.peer_ifname),
-        ):
-            (tmp_path / name).write_text(text)
-            res = tuitune("apply", tmp_path / name, dev, "--netns", ns, "--journal-dir", journal)
-            assert res.returncode == 0, res.stderr
+        journal = tune_both_ends(tmp_path, lab, FAR_PROFILE)
         far_tuned = shown(lab.peer_netns, lab.peer_ifname)
         assert far_tuned == {"mtu": 4000, "txqlen": 3000, "rx-0 rps": [0], "somaxconn": "2048"}
 

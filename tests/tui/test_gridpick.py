@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.fixture_hosts import host_32cpu
 from tests.support.screen_text import screen_text, until
+from tests.tui.test_procs_view import console_app
 from tuitune.core.procs.model import NicProcess, ProcIdent, ThreadRun
-from tuitune.tui.app import TuituneApp
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.panels.cpugrid import CpuList, HeatMap
 
@@ -32,17 +31,7 @@ def nuttcp() -> NicProcess:
 
 
 async def test_ticked_cpus_are_marked_and_esc_moves_nothing(tmp_path: Path) -> None:
-    reader, ifname = host_32cpu(tmp_path / "host", samples=5)
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=0.05,
-        env={"TERM": "linux", "LANG": "C"},
-        limit=3,
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path / "journal",
-    )
+    app = console_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 2)
         # A recorded host: one line, no pick mode.

@@ -14,9 +14,10 @@ from tuitune.tui.screens.dialogs import TextScreen
 from tuitune.tui.screens.procs import ProcsScreen
 
 
-async def test_p_opens_the_processes_view_at_80x24_on_the_console(tmp_path: Path) -> None:
+def console_app(tmp_path: Path) -> TuituneApp:
+    """The recorded 32-CPU host on the Linux console (ASCII), three quick samples."""
     reader, ifname = host_32cpu(tmp_path / "host", samples=5)
-    app = TuituneApp(
+    return TuituneApp(
         reader,
         ifname,
         interval=0.05,
@@ -26,6 +27,10 @@ async def test_p_opens_the_processes_view_at_80x24_on_the_console(tmp_path: Path
         save_settings=False,
         journal_dir=tmp_path / "journal",
     )
+
+
+async def test_p_opens_the_processes_view_at_80x24_on_the_console(tmp_path: Path) -> None:
+    app = console_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
         await pilot.press("P")

@@ -26,6 +26,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.procs import discover
 from tuitune.core.session import HostAccess, Journal, Key, needs_consent
 from tuitune.core.session.journal_records import Orig
+from tuitune.core.session.settings import setting_count
 
 from .conftest import VethNs
 
@@ -139,6 +140,8 @@ def test_move_undo_and_revert_put_every_thread_back_exactly(
     out = journal.apply(key, "0")
     assert out.status == "changed" and out.after == "0", out
     assert target.affinity() == {target.pid: {0}, target.worker: {0}}
+    # Each thread's original is kept (for revert), but the user changed one setting.
+    assert len(journal.originals()) == 3 and setting_count(journal.originals()) == 1
 
     undone = journal.undo()
     assert all(o.ok for o in undone), undone

@@ -95,6 +95,9 @@ async def test_cpus_picked_in_the_main_screens_grid(veth_ns: VethNs, tmp_path: P
             await until(pilot, lambda: os.sched_getaffinity(pid) == {last})
             await until(pilot, lambda: "affinity: " in screen_text(app))
             assert not app.grid_pick.picking
+            # One move, one change: its threads' originals are kept but not counted apart.
+            await until(pilot, lambda: " changed (u:" in screen_text(app))
+            assert " 1 changed (u:" in screen_text(app)
             await pilot.press("u")
             await until(pilot, lambda: os.sched_getaffinity(pid) == CPUS)
     finally:

@@ -149,7 +149,7 @@ class LiveView:
             notice=s.notice,
             read_only=s.session.read_only,
             trial=self._trial_text(),
-            changes=len(s.session.originals()),
+            changes=s.session.change_count(),
             gone=bool(sample and sample.gone),
             findings=s.advisor.counts(),
         )

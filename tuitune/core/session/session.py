@@ -26,7 +26,7 @@ from tuitune.core.session.access import HostAccess
 from tuitune.core.session.journal import Journal, list_journals
 from tuitune.core.session.journal_file import DEFAULT_DIR, JournalError, host_id
 from tuitune.core.session.outcome import Drift, Outcome
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import Key, setting_count
 
 T = TypeVar("T")
 
@@ -126,6 +126,10 @@ class Session(Closing):
         """What tuitune changed and still holds: setting -> the value it found."""
         journal = self._journal
         return journal.originals() if journal is not None else {}
+
+    def change_count(self) -> int:
+        """How many settings the header and the quit question call changed (setting_count)."""
+        return setting_count(self.originals())
 
     @property
     def pending(self) -> bool:

@@ -8,6 +8,7 @@ form the user reads and types: "on"/"off" for switches, decimal integers for cou
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -225,6 +226,18 @@ def proc_label(name: str, comm: str | None) -> str:
         return f"process {printable(name, 40)} affinity"
     who = f"{printable(comm, 40)} (pid {pid})" if comm else f"pid {pid}"
     return f"thread {tid} of {who} affinity" if tid is not None else f"{who} affinity"
+
+
+def setting_count(keys: Iterable[Key]) -> int:
+    """How many settings the user changed among `keys`: a moved process records each of its
+    threads with it (so that revert puts each back), and those count with the process."""
+    keys = list(keys)
+    whole = {k.name for k in keys if k.kind == "proc_affinity" and "/" not in k.name}
+    return sum(
+        1
+        for k in keys
+        if not (k.kind == "proc_affinity" and k.name.partition("/")[0] in whole and "/" in k.name)
+    )
 
 
 def cpus_of(value: str) -> frozenset[int]:

@@ -30,7 +30,7 @@ def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
         editor.close(forget=True)
         exit_app()
         return
-    n = len(editor.session.originals())
+    n = editor.session.change_count()
     trial = editor.trial_label if editor.trial_deadline is not None else None
 
     def keep() -> None:

@@ -48,6 +48,7 @@ def _run(args: list[str], out: Path, timeout: float) -> str | None:
 
 VM_CPUS = "32"  # the most vCPUs the TCG guest boots in reasonable time here
 VM_FILE = "bench_irqfiles_kernel.txt"  # tests/vm/test_irqfiles.py leaves it in the run's dir
+KERNEL_STEM = "irqfiles_kernel"  # its result in the results directory (.txt or .error)
 
 
 def _run_vm(out: Path, timeout: float) -> str | None:
@@ -75,7 +76,11 @@ def _run_vm(out: Path, timeout: float) -> str | None:
     if done.returncode != 0 or result is None or not result.is_file():
         tail = done.stderr.strip().splitlines()[-1:] or [""]
         return f"exit {done.returncode}, no {VM_FILE} ({tail[0][:160]})"
-    host = f"- this machine's load average around the VM run: {load_before} / {loadavg()}\n"
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    host = (
+        f"- run {when}; this machine's load average around the VM run:"
+        f" {load_before} / {loadavg()}\n"
+    )
     out.write_text(host + result.read_text())
     return None
 
@@ -103,6 +108,16 @@ def collect(results_dir: Path) -> dict[str, object]:
     return got
 
 
+def clear_results(results_dir: Path, keep_kernel: bool) -> None:
+    """Remove the last run's results. The kernel-side one is kept unless the VM part runs
+    again: it takes 10-30 min and measures the guest's kernel, which no change here alters
+    (its text gives its own date, commit and load, and the document prints it whole)."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for old in results_dir.iterdir():
+        if not (keep_kernel and old.name.startswith(KERNEL_STEM)):
+            old.unlink()
+
+
 def _compile_bytecode() -> None:
     """Compile tuitune's bytecode first, as installing a wheel does. A checkout run with
     PYTHONDONTWRITEBYTECODE=1 (set on this machine) has no .pyc for new modules, and every
@@ -124,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"also the kernel's side of the per-IRQ files in the VM bench ({VM_CPUS} vCPUs;"
         " heavy: 10-30 min)",
     )
+    ap.add_argument(
+        "--vm-only",
+        action="store_true",
+        help="only the VM part, kept in the results for the next run without --vm to render",
+    )
     args = ap.parse_args(argv)
     results_dir = args.scratch / ("results-quick" if args.quick else "results")
     out = args.out or (
@@ -131,9 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     t0 = time.monotonic()
     if not args.render_only:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        for old in results_dir.iterdir():
-            old.unlink()
+        clear_results(results_dir, keep_kernel=not (args.vm or args.vm_only))
         _compile_bytecode()
         quick = ["--quick"] if args.quick else []
         scratch = ["--scratch", str(args.scratch)]
@@ -150,17 +168,20 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             (results_dir / "reaction.error").write_text("needs root (it builds a lab)")
-        if args.vm:
-            why = _run_vm(results_dir / "irqfiles_kernel.txt", 3600)
+        if args.vm or args.vm_only:
+            why = _run_vm(results_dir / f"{KERNEL_STEM}.txt", 3600)
             if why:
-                (results_dir / "irqfiles_kernel.error").write_text(why)
+                (results_dir / f"{KERNEL_STEM}.error").write_text(why)
                 print(f"bench: the VM part: {why}", file=sys.stderr)
-        for fname, cmd, timeout in steps:
+        for fname, cmd, timeout in [] if args.vm_only else steps:
             why = _run(cmd, results_dir / fname, timeout)
             if why:
                 stem = fname.rsplit(".", 1)[0]
                 (results_dir / f"{stem}.error").write_text(f"`{' '.join(cmd)}`: {why}")
                 print(f"bench: {fname}: {why}", file=sys.stderr)
+    if args.vm_only:
+        print(f"bench: the VM part is in {results_dir}; benchmarks.run renders it", file=sys.stderr)
+        return 0 if (results_dir / f"{KERNEL_STEM}.txt").exists() else 1
     results = collect(results_dir)
     if "peers" not in results:
         print("bench: bench_peers.py gave nothing: no document written", file=sys.stderr)

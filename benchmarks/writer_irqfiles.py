@@ -112,7 +112,9 @@ def kernel_section(text: str | None, error: str | None) -> str:
     return "\n".join(
         [
             f"{VM_COMMAND}: `bench_irqfiles.py --kernel` in the VM bench's guest (TCG, "
-            "`TUITUNE_VM_CPUS=32 scripts/vm run -k irqfiles`), its output as printed:",
+            "`TUITUNE_VM_CPUS=32 scripts/vm run -k irqfiles`), its output as printed. A run "
+            "without `--vm` keeps the last one (`--vm-only` makes it alone): its date and "
+            "commit are its own.",
             "",
             "```",
             text.strip(),

@@ -9,7 +9,7 @@ import statistics
 from pathlib import Path
 
 from benchmarks import writer
-from benchmarks.run import collect
+from benchmarks.run import clear_results, collect
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "bench"
 
@@ -129,3 +129,12 @@ def test_collect_takes_the_irqfiles_results_and_their_errors(tmp_path: Path) -> 
     (tmp_path / "irqfiles_kernel.txt").unlink()
     (tmp_path / "irqfiles_kernel.error").write_text("timed out after 3600 s")
     assert "Not measured in this run (timed out after 3600 s)" in writer.render(collect(tmp_path))
+
+
+def test_a_run_without_the_vm_part_keeps_the_last_kernel_side_result(tmp_path: Path) -> None:
+    for name in ("peers.json", "irqfiles.json", "irqfiles_kernel.txt", "tick.error"):
+        (tmp_path / name).write_text("x")
+    clear_results(tmp_path, keep_kernel=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["irqfiles_kernel.txt"]
+    clear_results(tmp_path, keep_kernel=False)  # --vm: measured again
+    assert list(tmp_path.iterdir()) == []

@@ -24,7 +24,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from tuitune.core.host.procfs import NET_SOFTIRQS, Softirqs, _counts, _header_cpus, parse_softirqs
+from tuitune.core.host.cells import Cells, to_ints
+from tuitune.core.host.procfs import (
+    NET_SOFTIRQS,
+    Softirqs,
+    _counts,
+    _digits,
+    _header_cpus,
+    parse_softirqs,
+)
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.values import Unavailable
 
@@ -65,25 +73,34 @@ def _learn(text: str, names: Collection[str]) -> _Span | None:
     return _Span(cpus, offset, size, tuple(row_names[first : last + 1]))
 
 
-def _from_span(got: str, span: _Span, names: Collection[str]) -> Softirqs | None:
+def _from_span(
+    got: str, span: _Span, names: Collection[str], last: dict[str, Cells]
+) -> Softirqs | None:
     """The wanted rows from a span read (one byte before it included), or None unless it is
-    exactly the lines that were there: a line end first, the same names, whole lines."""
+    exactly the lines that were there: a line end first, the same names, whole lines.
+    `last`: each row's cells at the last span read, replaced by this one's (a NET row moves
+    on the few CPUs that handle packets: only those cells are converted)."""
     if len(got) != span.size + 1 or got[0] != "\n" or got[-1] != "\n":
         return None
     lines = got[1:-1].split("\n")
     if len(lines) != len(span.names):
         return None
-    counts: dict[str, tuple[int, ...]] = {}
+    cells: dict[str, Cells] = {}
     for line, want in zip(lines, span.names, strict=True):
         name, colon, rest = line.strip().partition(":")
         if not colon or name.strip() != want:
             return None
         if want in names:
-            row = _counts(rest.split())
-            if len(row) != len(span.cpus):
+            toks = rest.split()
+            if len(toks) != len(span.cpus) or not _digits("".join(toks)):
                 return None
-            counts[want] = row
-    return Softirqs(span.cpus, counts)
+            try:  # int() refuses 4300 digits
+                cells[want] = to_ints(toks, last.get(want))
+            except ValueError:
+                return None
+    last.clear()
+    last.update(cells)
+    return Softirqs(span.cpus, {name: c.values for name, c in cells.items()})
 
 
 class SoftirqsReader:
@@ -91,11 +108,12 @@ class SoftirqsReader:
     result always equals parse_softirqs(the whole file, names) of a file in the kernel's
     layout whose header did not change since the last whole read."""
 
-    __slots__ = ("_names", "_span")
+    __slots__ = ("_names", "_rows", "_span")
 
     def __init__(self, names: Collection[str] = NET_SOFTIRQS) -> None:
         self._names = frozenset(names)
         self._span: _Span | None = None
+        self._rows: dict[str, Cells] = {}  # the last span's rows: convert what moved
 
     def read(self, root: HostRoot, whole: bool = False) -> Softirqs | Unavailable:
         """`whole`: read the whole file (and learn the span again) even when a span would do."""
@@ -103,9 +121,10 @@ class SoftirqsReader:
         if span is not None and not whole:
             got = root.proc_span("softirqs", span.offset - 1, span.size + 1)
             if isinstance(got, str):
-                parsed = _from_span(got, span, self._names)
+                parsed = _from_span(got, span, self._names, self._rows)
                 if parsed is not None:
                     return parsed
+        self._rows.clear()  # the rows may have moved: the next span starts afresh
         text = root.proc_text("softirqs", BIG_FILE)
         if isinstance(text, Unavailable):
             self._span = None

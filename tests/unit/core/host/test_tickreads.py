@@ -5,6 +5,7 @@ kernel's layout over sequences of ticks, on layouts where the rows are not where
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tuitune.core.host import root as root_module
-from tuitune.core.host.procfs import NET_SOFTIRQS, StatParser, parse_softirqs, parse_stat
+from tuitune.core.host.procfs import (
+    NET_SOFTIRQS,
+    Softirqs,
+    StatParser,
+    parse_softirqs,
+    parse_stat,
+)
 from tuitune.core.host.root import HostRoot, read_text
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader, cpu_block_end
 
@@ -186,3 +193,23 @@ def test_real_proc_stat_cpu_lines_are_the_whole_files() -> None:
     assert got.ids == before.ids == after.ids
     for b, g, a in zip(before.columns, got.columns, after.columns, strict=True):
         assert all(x <= y <= z for x, y, z in zip(b, g, a, strict=True))
+
+
+def test_span_reads_refuse_what_a_whole_read_refuses(tmp_path: Path) -> None:
+    """A --root tree is another user's: a span read goes through the same checked open, so a
+    link out of the tree, a FIFO (which would block) or a directory is a state, not a read."""
+    outside = tmp_path / "secret"
+    outside.write_text("cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 1\n")
+    tree = tmp_path / "tree"
+    (tree / "proc").mkdir(parents=True)
+    root = HostRoot.fixture(tree)
+    (tree / "proc/stat").symlink_to(outside)
+    (tree / "proc/softirqs").mkdir()
+    os.mkfifo(tree / "proc/interrupts")
+    for rel in ("stat", "softirqs", "interrupts"):
+        got = root.proc_span(rel, 0, 100)
+        assert not isinstance(got, str), rel
+        assert isinstance(root.proc_text(rel), type(got)), rel
+    assert "link out of the host tree" in str(root.proc_span("stat", 0, 100))
+    assert not isinstance(StatReader().read(root), str)
+    assert not isinstance(SoftirqsReader().read(root), Softirqs)

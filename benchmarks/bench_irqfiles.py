@@ -41,6 +41,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarks._proc import default_route_interface, loadavg
 from benchmarks._report import machine_lines
@@ -64,9 +65,18 @@ class Run:
     full: list[bool] = field(default_factory=list)  # read the whole table at that tick
     nbytes: list[int] = field(default_factory=list)
     nfiles: list[int] = field(default_factory=list)
+    by_file: list[dict[str, int]] = field(default_factory=list)  # bytes per group of files
     proc_cpu: float = 0.0  # os.times() user + system of the process over ticks 2..N, seconds
 
-    def summary(self) -> dict[str, float]:
+    def kb_by_file(self) -> dict[str, dict[str, float]]:
+        """Where a tick's bytes go: per group of files, the median KB of the ticks between
+        whole reads ("partial") and of those that read the whole table ("whole")."""
+        return {
+            kind: _median_kb([b for b, f in zip(self.by_file, self.full, strict=True) if f == w])
+            for kind, w in (("partial", False), ("whole", True))
+        }
+
+    def summary(self) -> dict[str, Any]:
         """One repeat's figures, for --json (benchmarks/writer_irqfiles.py renders them)."""
         ms = [c * 1000 for c in self.cpu]
         return {
@@ -78,6 +88,7 @@ class Run:
             "kb_per_tick": statistics.median(b / 1000 for b in self.nbytes),
             "files_per_tick": statistics.median(self.nfiles),
             "ticks": len(ms),
+            "kb_by_file": self.kb_by_file(),
         }
 
     def line(self) -> str:
@@ -101,6 +112,30 @@ class Run:
         return text
 
 
+def file_group(path: str) -> str:
+    """The rows of the per-file table: the NIC's IRQ files and its counters as one each."""
+    if path.startswith("/sys/kernel/irq/"):
+        return "/sys/kernel/irq/N/per_cpu_count"
+    if path.startswith("/sys/devices/system/cpu/"):
+        return "/sys/devices/system/cpu/possible, online"
+    if "/statistics/" in path:
+        return "/sys/class/net/IF/statistics/*"
+    return path
+
+
+def _by_file(reads: list[tuple[str, int]]) -> dict[str, int]:
+    got: dict[str, int] = {}
+    for path, n in reads:
+        got[file_group(path)] = got.get(file_group(path), 0) + n
+    return got
+
+
+def _median_kb(ticks: list[dict[str, int]]) -> dict[str, float]:
+    """Per group of files, the median KB over `ticks` (0 where a tick did not read it)."""
+    groups = sorted({g for t in ticks for g in t})
+    return {g: statistics.median(t.get(g, 0) / 1000 for t in ticks) for g in groups}
+
+
 def run_sampler(reader: ReplayReader, ifname: str, full_every: int, ticks: int, name: str) -> Run:
     got: queue.Queue[Sample] = queue.Queue()
     sampler = Sampler(
@@ -122,6 +157,7 @@ def run_sampler(reader: ReplayReader, ifname: str, full_every: int, ticks: int, 
                     run.full.append(bool(sample.counters and sample.counters.irq_full))
                     run.nbytes.append(log.nbytes(k))
                     run.nfiles.append(len(log.files(k)))
+                    run.by_file.append(_by_file(log.ticks[k - 1]))
                 else:  # the whole process's CPU, from here: a check on the per-tick figures
                     t0 = os.times()
                 before = time.process_time()
@@ -157,6 +193,10 @@ def fixture_mode(rows: int | None, ticks: int) -> None:
     old, new = runs
     ratio = statistics.median(old.nbytes) / statistics.median(new.nbytes)
     print(f"- bytes per tick (median) fell {ratio:.1f}x; goal 10x")
+    was, now = old.kb_by_file()["whole"], new.kb_by_file()["partial"]
+    print("- where a tick's bytes go (KB, median): old tick / new tick between whole reads")
+    for group in sorted(set(was) | set(now)):
+        print(f"    {group:<45} {was.get(group, 0):9.1f} {now.get(group, 0):9.1f}")
     print(
         f"- goal: typical <= 15 ms, worst <= 60 ms; new (CPU) typical"
         f" {statistics.median(new.cpu) * 1000:.1f} ms, worst {max(new.cpu) * 1000:.1f} ms"
@@ -173,7 +213,7 @@ def fixture_json(rows: int | None, ticks: int, repeats: int) -> dict[str, object
         size = (tree / "samples/1/proc/interrupts").stat().st_size
         nrows = len(parse_interrupts((tree / "proc/interrupts").read_text()).rows)
         reader.close()
-        runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+        runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
         for _ in range(repeats):
             for name, every in (("old", 1), ("new", FULL_EVERY)):
                 again = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))

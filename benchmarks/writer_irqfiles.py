@@ -42,6 +42,34 @@ def _met(ok: bool) -> str:
     return "**met**" if ok else "**not met**"
 
 
+def _bytes_by_file(old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where a tick's bytes go: the old path's tick against the new one's between whole reads,
+    per file (median over runs of each run's median). Empty for a --json without them."""
+    was = [r["kb_by_file"]["whole"] for r in old if "kb_by_file" in r]
+    now = [r["kb_by_file"]["partial"] for r in new if "kb_by_file" in r]
+    if not was or not now:
+        return []
+    groups = sorted({g for runs in (was, now) for r in runs for g in r})
+
+    def kb(runs: list[Mapping[str, float]], group: str) -> float:
+        return statistics.median(float(r.get(group, 0.0)) for r in runs)
+
+    rows = [[f"`{g}`", f"{kb(was, g):.1f}", f"{kb(now, g):.1f}"] for g in groups]
+    rows.append(
+        [
+            "all files",
+            f"{sum(kb(was, g) for g in groups):.1f}",
+            f"{sum(kb(now, g) for g in groups):.1f}",
+        ]
+    )
+    return [
+        "",
+        "Where a tick's bytes go (KB read, median):",
+        "",
+        table(["file", "old tick", "new tick between whole reads"], rows),
+    ]
+
+
 def irqfiles_section(data: Mapping[str, Any]) -> str:
     host = data["host"]
     runs: Mapping[str, list[Mapping[str, float]]] = data["runs"]
@@ -93,6 +121,7 @@ def irqfiles_section(data: Mapping[str, Any]) -> str:
         f" ({worst:.1f}); bytes per tick cut >= {goal['bytes_ratio']:g}x:"
         f" {_met(ratio >= goal['bytes_ratio'])} ({ratio:.1f}x on this {host['irq_rows']}-row"
         " table; a real 1152-CPU host's has about 1000 rows: `--rows 1000`)." + _loaded(data),
+        *_bytes_by_file(old, new),
         "",
         "Machine of this run:",
         "",

@@ -1,5 +1,6 @@
 """Counts the kernel files a HostReader's counters() reads, tick by tick (issue 18's per-tick
-path): every read of a kernel or tree file goes through tuitune.core.host.root.read_text."""
+path): every read of a kernel or tree file goes through tuitune.core.host.root.read_text, or
+read_span for a part of one."""
 
 from __future__ import annotations
 
@@ -31,10 +32,10 @@ class ReadLog:
     @contextmanager
     def watching(self, reader: HostReader) -> Iterator[ReadLog]:
         real_read = root_module.read_text
+        real_span = root_module.read_span
         real_counters = reader.counters
 
-        def read_text(path: Path, what: str, *args: object, **kw: object) -> str:
-            text = real_read(path, what, *args, **kw)  # type: ignore[arg-type]
+        def log(path: Path, text: str) -> None:
             if self._on.is_set():
                 rel = str(path).split("/samples/", 1)[-1]
                 if rel != str(path):  # a replayed sample's tree: drop "N/"
@@ -42,6 +43,15 @@ class ReadLog:
                 elif str(path).startswith(("/proc/", "/sys/")):
                     rel = str(path)[1:]
                 self.ticks[-1].append(("/" + rel.lstrip("/"), len(text.encode())))
+
+        def read_text(path: Path, what: str, *args: object, **kw: object) -> str:
+            text = real_read(path, what, *args, **kw)  # type: ignore[arg-type]
+            log(path, text)
+            return text
+
+        def read_span(path: Path, what: str, *args: object, **kw: object) -> str:
+            text = real_span(path, what, *args, **kw)  # type: ignore[arg-type]
+            log(path, text)
             return text
 
         def counters(ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
@@ -54,6 +64,7 @@ class ReadLog:
 
         with (
             mock.patch.object(root_module, "read_text", read_text),
+            mock.patch.object(root_module, "read_span", read_span),
             mock.patch.object(reader, "counters", counters),
         ):
             yield self

@@ -111,6 +111,22 @@ def test_the_irqfiles_table_holds_both_paths_and_the_goal_follows_them() -> None
     assert "above this machine's 2 CPUs" in doc  # load 18 recorded
 
 
+def test_the_irqfiles_section_says_where_a_ticks_bytes_go() -> None:
+    """bench_irqfiles.py --json with the bytes per file (recorded in a --quick run under load,
+    after the softirqs span): the old tick's files against the new tick's between whole
+    reads, so that the page shows what is left to cut."""
+    data = json.loads((FIX / "irqfiles_quick_by_file.json").read_text())
+    doc = writer.render({**_results(), "irqfiles": data})
+    assert "bytes per tick cut >= 10x: **met** (11.8x" in doc
+    assert _row(doc, "`/proc/softirqs`")[1:] == ["139.5", "25.4"]
+    assert _row(doc, "`/proc/interrupts`")[1:] == ["2275.5", "0.0"]
+    assert _row(doc, "`/sys/kernel/irq/N/per_cpu_count`")[1:] == ["0.0", "22.8"]
+    assert _row(doc, "all files")[1:] == ["2585.8", "219.0"]
+    # A recording without them (before this table) renders as before, without it.
+    old = json.loads((FIX / "irqfiles_quick.json").read_text())
+    assert "Where a tick's bytes go" not in writer.render({**_results(), "irqfiles": old})
+
+
 def test_the_kernel_side_is_the_guests_output_or_says_it_was_not_measured() -> None:
     doc = writer.render(_results())
     assert "Not measured in this run. `.venv/bin/python -m benchmarks.run --vm`" in doc

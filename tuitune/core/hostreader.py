@@ -40,15 +40,10 @@ from tuitune.core.host.netdev import (
     read_queues,
 )
 from tuitune.core.host.netns import KernelThread
-from tuitune.core.host.procfs import (
-    NET_SOFTIRQS,
-    SoftnetParser,
-    StatParser,
-    parse_softirqs,
-    parse_stat,
-)
+from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
+from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
 from tuitune.core.values import Unavailable
 
@@ -114,6 +109,8 @@ class HostReader(Closing):
         self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
         self._softnet = SoftnetParser()  # converts only the lines that changed
         self._stat = StatParser()  # converts only the /proc/stat columns that moved
+        self._stat_text = StatReader()  # reads /proc/stat up to its cpu lines' end
+        self._softirqs = SoftirqsReader()  # reads only the NET_TX/NET_RX rows' lines
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
@@ -197,7 +194,7 @@ class HostReader(Closing):
                 return ""
             return got
 
-        stat = self._stat.parse(text(root.proc_text("stat", BIG_FILE)))
+        stat = self._stat.parse(text(self._stat_text.read(root)))
         link = read_counters(root, ifname, self.handles.link_reader) if ifname else None
         interrupts = (
             read_irq_rows(root, irqs, self._named, self._irq_files) if irqs is not None else None
@@ -206,11 +203,16 @@ class HostReader(Closing):
         if interrupts is None:
             interrupts = self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE)))
             self._named = interrupts.by_irq()
+        # The whole softirqs with the whole table: its header is checked again on that cadence.
+        softirqs = self._softirqs.read(root, whole=full)
+        if isinstance(softirqs, Unavailable):
+            problems.append(softirqs)
+            softirqs = parse_softirqs("")
         return Counters(
             time=now,
             stat=stat,
             interrupts=interrupts,
-            softirqs=parse_softirqs(text(root.proc_text("softirqs", BIG_FILE)), NET_SOFTIRQS),
+            softirqs=softirqs,
             softnet=self._softnet.parse(
                 text(root.net_text("softnet_stat", BIG_FILE)), sorted(stat.ids)
             ),

@@ -62,6 +62,14 @@ def test_per_tick_reads_nic_irq_files_and_whole_table_on_cadence(tmp_path: Path)
         assert not [f for f in files if f.startswith("/sys/kernel/irq/") and f not in per_irq]
     # What the IRQ counts cost: the NIC's files against the whole table, same host.
     assert log.nbytes(5, whole) >= 10 * log.nbytes(6, "/sys/kernel/irq/")
+    # And the whole tick (issue 18: bytes per tick cut >= 10x), on this 180-row table: of
+    # /proc/softirqs only its NET_TX and NET_RX lines (2 of its 11), one read each.
+    soft = "/proc/softirqs"
+    for k in (3, 4, 6, 7, 8):
+        assert log.nbytes(5) >= 10 * log.nbytes(k), (k, log.ticks[k - 1])
+        assert log.files(k).count(soft) == 1 and log.files(k).count("/proc/stat") == 1
+        assert 2 * 1152 * 11 < log.nbytes(k, soft) < 3 * 1152 * 12  # two rows of 1152 cells
+    assert log.nbytes(5, soft) > 10 * 1152 * 11  # a whole read there, with the whole table
     # The user still sees every CPU's interrupts/s, and the NIC's rates, at partial ticks.
     partial = samples[6]
     assert not partial.counters.irq_full and partial.rates is not None

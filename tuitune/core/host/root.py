@@ -99,6 +99,31 @@ def read_text(path: Path, what: str, limit: int = SMALL_FILE, jail: str | None =
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+def read_span(path: Path, what: str, offset: int, size: int, jail: str | None = None) -> str:
+    """Bytes [offset, offset + size) of one kernel file (fewer at its end), through the same
+    safe open as read_text; raises OSError likewise. A /proc seq_file still formats the whole
+    file for each open (single_open): this cuts what is copied and parsed, not that. A CR
+    (a copied capture) is refused rather than mapped: the caller's offsets would not hold."""
+    if offset < 0 or not 0 < size <= BIG_FILE:
+        raise KernelFileError(Unavailable("error", f"{what}: no such span, not read"))
+    fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
+    try:
+        chunks: list[bytes] = []
+        total = 0
+        while total < size and (chunk := os.pread(fd, min(1 << 20, size - total), offset + total)):
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    try:
+        text = b"".join(chunks).decode("ascii")  # a span may cut a UTF-8 character: kernel
+    except UnicodeDecodeError:  # counters are ASCII, so anything else is not one
+        raise KernelFileError(Unavailable("error", f"{what}: not ASCII text, not read")) from None
+    if "\r" in text:
+        raise KernelFileError(Unavailable("error", f"{what}: CR line ends, not read by span"))
+    return text
+
+
 def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
 
@@ -160,6 +185,16 @@ class HostRoot:
 
     def sys_text(self, rel: str, limit: int = SMALL_FILE) -> str | Unavailable:
         return self.read_file(self.sys / rel, f"/sys/{rel}", limit)
+
+    def proc_span(self, rel: str, offset: int, size: int) -> str | Unavailable:
+        """Bytes [offset, offset + size) of /proc/REL (fewer at its end): read_span."""
+        what = f"/proc/{rel}"
+        try:
+            return read_span(self.proc / rel, what, offset, size, self.jail)
+        except KernelFileError as exc:
+            return exc.state
+        except OSError as exc:
+            return from_oserror(exc, what)
 
     # -- reads that raise OSError (KernelFileError included) ----------------------------------
     def read_proc(self, rel: str, limit: int = BIG_FILE) -> str:

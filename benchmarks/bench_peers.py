@@ -295,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scratch", type=Path, default=peers.SCRATCH, help="peers and HOMEs")
     ap.add_argument("--no-install", action="store_true", help="use only the peers found")
     ap.add_argument("--out", type=Path, help="write the JSON here (default: stdout)")
+    ap.add_argument(
+        "--observer-only", action="store_true", help="skip the start-up timing (no start table)"
+    )
     args = ap.parse_args(argv)
     _SCRATCH[0] = args.scratch
     iface = args.iface or _proc.default_route_interface() or "lo"
@@ -306,8 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         "iface": iface,
         "peers": {"versions": p.versions, "missing": p.missing},
     }
-    print("start-up...", file=sys.stderr, flush=True)
-    doc["start"] = start_up(p, iface, 1 if args.quick else 5, warmup=not args.quick)
+    if not args.observer_only:
+        print("start-up...", file=sys.stderr, flush=True)
+        doc["start"] = start_up(p, iface, 1 if args.quick else 5, warmup=not args.quick)
     doc["observer"] = []
     for interval in (1.0, 0.25):
         print(f"observer at {interval:g} s...", file=sys.stderr, flush=True)

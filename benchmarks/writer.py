@@ -69,6 +69,8 @@ def _load(w: Mapping[str, Any]) -> str:
 
 
 def start_section(peers: Mapping[str, Any]) -> str:
+    if "start" not in peers:
+        return "Not measured in this run (bench_peers --observer-only)."
     start = peers["start"]
     times: Mapping[str, list[float]] = start["times_s"]
     ref = next((k for k in times if k.startswith("btop")), None)

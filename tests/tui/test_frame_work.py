@@ -7,10 +7,12 @@ from collections import Counter
 from itertools import pairwise
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.widgets import Static
 
 from tests.tui.conftest import Launch
+from tuitune.tui import view as view_module
 from tuitune.tui.panels.cpugrid import HeatMap
 
 
@@ -71,3 +73,28 @@ async def test_a_tick_redraws_the_lines_that_changed_and_no_other(launch: Launch
         # The heat map drew none of its lines again, and shows what it showed.
         assert counts["HeatMap#heatmap"] == 0
         assert heat.display and tui.text_of(heat) == shown
+
+
+async def test_a_nic_read_again_and_found_the_same_builds_no_rows(
+    launch: Launch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The NIC's state is re-read every 5 ticks; on this host it is the same each time, so its
+    # panel's rows (1.7 ms to build on this capture) are not built again, and stay on screen.
+    async with launch(samples=40, limit=None, interval=0.05, wait=2) as tui:
+        app = tui.app
+        await tui.wait(lambda: app.nic is not None, "the NIC read")
+        await tui.drawn(app.samples_drawn + 1)
+        shown = tui.rows_seen("nic")
+        builds, reads = [], []
+        monkeypatch.setattr(view_module, "nic_rows", lambda *a: builds.append(a) or [])
+        original = app.view.nic
+
+        def nic() -> None:
+            reads.append(app.nic)
+            original()
+
+        monkeypatch.setattr(app.view, "nic", nic)
+        await tui.drawn(app.samples_drawn + 12)  # two re-reads at least
+        assert len(reads) >= 2 and all(r == reads[0] for r in reads)
+        assert builds == []
+        assert tui.rows_seen("nic") == shown

@@ -1,9 +1,11 @@
-"""The least a Textual monitor can do: one line of text, changed once a second, with
-tuitune's quiet driver. bench_observer runs it beside tuitune as the framework's floor: what
-any Textual app updating at 1 Hz costs before it reads or draws anything of its own."""
+"""The least a Textual monitor can do: one line of text, changed once a second (or every
+`--interval` seconds), with tuitune's quiet driver. bench_observer and bench_peers run it
+beside tuitune as the framework's floor: what any Textual app updating at that rate costs
+before it reads or draws anything of its own."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from typing import ClassVar
 
@@ -20,6 +22,10 @@ READY = "ticking textual app"
 class Ticking(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
 
+    def __init__(self, interval: float = 1.0) -> None:
+        super().__init__()
+        self.interval = interval
+
     def get_driver_class(self) -> type[Driver]:
         return QuietLinuxDriver
 
@@ -27,11 +33,16 @@ class Ticking(App[None]):
         yield Static(READY, id="line")
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.tick)
+        self.set_interval(self.interval, self.tick)
 
     def tick(self) -> None:
-        self.query_one("#line", Static).update(f"{READY} {time.strftime('%H:%M:%S')}")
+        # Hundredths: at 4 Hz every update changes the text, as tuitune's figures do.
+        now = time.time()
+        stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 100) % 100:02d}"
+        self.query_one("#line", Static).update(f"{READY} {stamp}")
 
 
 if __name__ == "__main__":
-    Ticking().run()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--interval", type=float, default=1.0, help="seconds between updates")
+    Ticking(ap.parse_args().interval).run()

@@ -16,7 +16,9 @@ pane, a private HOME (btop's refresh period set there, peers.py).
   end of the window. tuitune runs through _named_threads.py so its threads can be told
   apart: "tick" is the sampler thread and the kernel-I/O thread (reads and rates), "frame"
   the main thread (Textual's drawing), "other" the terminal's input/output threads.
-  Resident memory (VmRSS) is read at the end of each window.
+  Resident memory (VmRSS) is read at the end of each window. Beside them runs the Textual
+  floor (_ticking_app.py at the same interval, not a contender): its row and its main
+  thread's CPU per update against tuitune's frame say how much of that Textual itself sets.
 
 Each window is repeated (--repeats); the writer reports median and range. Load average and
 busy CPUs of the whole machine are recorded for each window.
@@ -75,6 +77,7 @@ MARKS: dict[str, Callable[[], Callable[[str], bool]]] = {
     "btop": _btop,
     "glances": _regex(r"CPU\s+\d+\.\d%"),
     "network-top": _regex(r"^\s*CPU0\s+\d+"),
+    "floor": _regex(r"ticking textual app \d"),  # its first update
 }
 
 
@@ -106,6 +109,14 @@ def tools(p: peers.Peers, iface: str, interval: float) -> list[Tool]:
     if "network-top" in p.paths and interval == int(interval):  # -i takes whole seconds
         out.append(Tool("network-top", f"network-top -i {t}", [p.paths["network-top"], "-i", t]))
     return out
+
+
+def floor_tool(interval: float) -> Tool:
+    """Not a contender: the smallest Textual app (one line, tuitune's driver) updated at the
+    same rate, so the table shows how much of tuitune's cost Textual itself sets."""
+    t = f"{interval:g}"
+    argv = [PY, str(REPO / "benchmarks" / "_ticking_app.py"), "--interval", t]
+    return Tool("floor", f"Textual floor (1 line every {t} s)", argv)
 
 
 def env_for(home: Path) -> dict[str, str]:
@@ -219,11 +230,17 @@ def _threads(pid: int) -> dict[str, float]:
     return parts
 
 
+def _main_thread(pid: int) -> float:
+    """CPU seconds of a process's main thread (its drawing, for a Textual app)."""
+    return _proc.thread_cpu(pid).get(pid, ("", 0.0))[1]
+
+
 def observer(
     p: peers.Peers, iface: str, interval: float, seconds: float, warmup: float, repeats: int
 ) -> dict[str, object]:
     """CPU seconds a second and RSS of each tool, all running together, per window."""
-    contenders = tools(p, iface, interval)
+    contenders = [*tools(p, iface, interval), floor_tool(interval)]
+    floor_label = contenders[-1].label
     rounds: list[dict[str, object]] = []
     for r in range(repeats):
         servers: dict[str, tuple[TmuxServer, int]] = {}
@@ -241,11 +258,14 @@ def observer(
             time.sleep(warmup)
             before = {label: _proc.tree_cpu(pid) for label, (_, pid) in servers.items()}
             tuitune_pid = servers[contenders[0].label][1]
+            floor_pid = servers[floor_label][1]
             parts0 = _threads(tuitune_pid)
+            floor0 = _main_thread(floor_pid)
             win = Window()
             time.sleep(seconds)
             after = {label: _proc.tree_cpu(pid) for label, (_, pid) in servers.items()}
             parts1 = _threads(tuitune_pid)
+            floor1 = _main_thread(floor_pid)
             window = win.end()
             wall = float(window["wall_s"])  # type: ignore[arg-type]
             cpu = {
@@ -254,11 +274,18 @@ def observer(
             }
             rss = {label: _rss_mb(pid) for label, (_, pid) in servers.items()}
             split = {k: round((parts1[k] - parts0.get(k, 0.0)) / wall, 5) for k in parts1}
+            # The floor's main thread: the same part of it as tuitune's "frame".
+            split["floor_frame"] = round((floor1 - floor0) / wall, 5)
             rounds.append({"cpu_s_per_s": cpu, "rss_mb": rss, "tuitune_parts": split, **window})
         finally:
             for server, _ in servers.values():
                 server.kill()
-    return {"interval_s": interval, "tools": [t.label for t in contenders], "rounds": rounds}
+    return {
+        "interval_s": interval,
+        "tools": [t.label for t in contenders],
+        "floor": floor_label,
+        "rounds": rounds,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scratch", type=Path, default=peers.SCRATCH, help="peers and HOMEs")
     ap.add_argument("--no-install", action="store_true", help="use only the peers found")
     ap.add_argument("--out", type=Path, help="write the JSON here (default: stdout)")
+    ap.add_argument(
+        "--observer-only", action="store_true", help="skip the start-up timing (no start table)"
+    )
     args = ap.parse_args(argv)
     _SCRATCH[0] = args.scratch
     iface = args.iface or _proc.default_route_interface() or "lo"
@@ -279,8 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         "iface": iface,
         "peers": {"versions": p.versions, "missing": p.missing},
     }
-    print("start-up...", file=sys.stderr, flush=True)
-    doc["start"] = start_up(p, iface, 1 if args.quick else 5, warmup=not args.quick)
+    if not args.observer_only:
+        print("start-up...", file=sys.stderr, flush=True)
+        doc["start"] = start_up(p, iface, 1 if args.quick else 5, warmup=not args.quick)
     doc["observer"] = []
     for interval in (1.0, 0.25):
         print(f"observer at {interval:g} s...", file=sys.stderr, flush=True)

@@ -69,6 +69,8 @@ def _load(w: Mapping[str, Any]) -> str:
 
 
 def start_section(peers: Mapping[str, Any]) -> str:
+    if "start" not in peers:
+        return "Not measured in this run (bench_peers --observer-only)."
     start = peers["start"]
     times: Mapping[str, list[float]] = start["times_s"]
     ref = next((k for k in times if k.startswith("btop")), None)
@@ -124,10 +126,31 @@ def observer_section(obs: Mapping[str, Any]) -> str:
             "frame: the main thread, Textual's drawing; other: terminal input/output):",
             "",
             table(["part", "CPU s/s (median)", "range"], prow),
+            *floor_split(obs),
             "",
             table(["window", "seconds", "load average start / end"], wins),
         ]
     )
+
+
+def floor_split(obs: Mapping[str, Any]) -> list[str]:
+    """The frame against the Textual floor, per tick: how much of tuitune's main thread any
+    Textual app updating at the same rate pays (runs before the floor row have none)."""
+    rounds: list[Mapping[str, Any]] = obs["rounds"]
+    if "floor" not in obs or not rounds or "floor_frame" not in rounds[0]["tuitune_parts"]:
+        return []
+    per_tick = 1000 * float(obs["interval_s"])  # CPU s/s to ms of CPU per tick
+    frame = statistics.median(float(r["tuitune_parts"]["frame"]) for r in rounds) * per_tick
+    floor = statistics.median(float(r["tuitune_parts"]["floor_frame"]) for r in rounds) * per_tick
+    share = f"{100 * floor / frame:.0f} %" if frame > 0 else "-"
+    return [
+        "",
+        f"Frame against the floor: tuitune's main thread used {_f(frame)} ms of CPU per tick, "
+        f"the Textual floor's main thread {_f(floor)} ms per update ({share} of tuitune's "
+        f"frame): what Textual itself costs to change one line at this rate. The other "
+        f"{_f(max(0.0, frame - floor))} ms per tick are tuitune's own: its presenters building "
+        "the rows, and Textual drawing the header and panels around the lines that changed.",
+    ]
 
 
 def memory_section(mem: Mapping[str, Any]) -> str:

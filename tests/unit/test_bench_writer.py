@@ -154,3 +154,27 @@ def test_a_run_without_the_vm_part_keeps_the_last_kernel_side_result(tmp_path: P
     assert [p.name for p in tmp_path.iterdir()] == ["irqfiles_kernel.txt"]
     clear_results(tmp_path, keep_kernel=False)  # --vm: measured again
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_textual_floor_has_its_row_and_the_frame_is_split_against_it() -> None:
+    # A run with the floor beside the tools (bench_peers.floor_tool): its row in the table, and
+    # the frame per tick against the floor's main thread, from the run's own figures.
+    results = _results()
+    obs = results["peers"]["observer"][1]  # type: ignore[index]
+    label = "Textual floor (1 line every 0.25 s)"
+    obs["tools"].append(label)
+    obs["floor"] = label
+    for r in obs["rounds"]:
+        r["cpu_s_per_s"][label] = 0.0123
+        r["rss_mb"][label] = 30.0
+        r["tuitune_parts"]["floor_frame"] = 0.008
+    doc = writer.render(results)
+    assert _row(doc, f"`{label}`")[1] == "0.0123"
+    frame = statistics.median(float(r["tuitune_parts"]["frame"]) for r in obs["rounds"]) * 250
+    share = f"{100 * 2.0 / frame:.0f} %"
+    assert (
+        f"tuitune's main thread used {frame:,.2f} ms of CPU per tick, the Textual floor's main "
+        f"thread 2.00 ms per update ({share} of tuitune's frame)"
+    ) in doc
+    # The 1 Hz run has no floor recorded: no sentence made up for it.
+    assert doc.count("Frame against the floor") == 1

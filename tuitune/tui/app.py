@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.driver import Driver
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from tuitune.core.bench.runner import Started
@@ -45,7 +46,15 @@ from tuitune.tui.frame import Frame
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
 from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.hintline import HintLine
-from tuitune.tui.panels.panels import PANELS, IrqDragging, IrqDropped, TabBar, make_panels
+from tuitune.tui.panels.panels import (
+    PANELS,
+    Body,
+    IrqDragging,
+    IrqDropped,
+    LiveScreen,
+    TabBar,
+    make_panels,
+)
 from tuitune.tui.panels.rowview import RowView
 from tuitune.tui.scene import Baseline, irq_affinity, shown_rates
 from tuitune.tui.screens.bench_view import BenchStrip
@@ -161,7 +170,7 @@ class TuituneApp(Frame):
         self.header = HeaderView()  # #header
         # Grid order fills rows: CPUs | IRQs on top, NIC | sysctls below; the rows' heights
         # follow what the panels hold (LiveView.size_panels).
-        self.body = Container(*(self.panels[name] for name in PANELS), id="body")
+        self.body: Container = Body(*(self.panels[name] for name in PANELS), id="body")
         self._filter_target: RowView | None = None
         # The host's change session; host_writes: in a namespace, the screen asks before each
         # host-wide change (Editor._submit).
@@ -208,6 +217,9 @@ class TuituneApp(Frame):
 
         stock = super().get_driver_class()
         return QuietLinuxDriver if stock is LinuxDriver else stock
+
+    def get_default_screen(self) -> Screen[object]:
+        return LiveScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         yield self.header

@@ -36,6 +36,7 @@ class LiveView:
         self.grid = GridView(scene)
         self.top_rows = -1  # the wide layout's top row height, last set (-1: set it again)
         self.drag_text: str | None = None  # feedback while an IRQ row is dragged
+        self._nic_drawn: tuple[object, ...] = ()  # what the NIC panel's rows were built from
 
     def start(self) -> None:
         """What the panels say before the first sample."""
@@ -201,9 +202,15 @@ class LiveView:
             base = s.sample.baseline.nic
         ncpus = len(s.host.topology.cpus) if s.host else 1
         width = panel.view.scrollable_content_region.width or 80
-        rows = nic_rows(s.nic, base, ncpus, s.glyphs, s.palette, width)
-        panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
-        panel.view.set_columns(NIC_COLUMNS)
+        # The NIC is re-read every few ticks and mostly found the same: its rows are a pure
+        # function of these, so the same inputs skip building them again (issue 18, goal 4).
+        notes = tuple(sorted(s.editor.row_notes().items()))
+        key = (s.nic, base, ncpus, s.glyphs, s.palette, width, notes)
+        if key != self._nic_drawn:
+            self._nic_drawn = key
+            rows = nic_rows(s.nic, base, ncpus, s.glyphs, s.palette, width)
+            panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
+            panel.view.set_columns(NIC_COLUMNS)
         panel.set_titles(f"NIC {s.ifname}" if s.ifname else "NIC", subtitle(panel.view))
 
     def sysctls(self) -> None:

@@ -33,6 +33,8 @@ from tuitune.tui.panels.heatlayout import HeatLayout, heat_layout
 from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
 
 ALL_KEY = "cpu:all"
+# A heat-map line's piece: separator text (style None), or one cell's glyph and heat style.
+Cell = tuple[str, Style | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +237,7 @@ class HeatMap(Widget):
         self.top = 0  # first line shown, when the lines do not fit even coarsened
         self.selected: int | None = None
         self._base = Style()
+        self._drawn: list[tuple[Cell, ...]] = []  # each shown line's cells, as last drawn
 
     @property
     def palette(self) -> Palette:
@@ -248,8 +251,22 @@ class HeatMap(Widget):
         self.data, self.glyphs = data, glyphs
         before = self._shown_count()
         self._layout(max(10, self.size.width or 80))
-        # Same number of lines: repaint only; a new layout is what costs.
-        self.refresh(layout=self._shown_count() != before)
+        if self._shown_count() != before:
+            self._drawn = []
+            self.refresh(layout=True)  # a new layout is what costs: only when the height moves
+            return
+        # Repaint only the lines whose cells changed: an idle host's map, or a 1 Hz tick that
+        # moved one CPU's figures, must not re-render (and re-send) every line (issue 18).
+        drawn = [self._cells(y) for y in range(self._shown_count())]
+        width = self.size.width
+        changed = [
+            Region(0, y, width, 1)
+            for y, cells in enumerate(drawn)
+            if y >= len(self._drawn) or self._drawn[y] != cells
+        ]
+        self._drawn = drawn
+        if changed:
+            self.refresh(*changed)
 
     def _shown_count(self) -> int:
         n = len(self.layout_.lines)
@@ -290,19 +307,19 @@ class HeatMap(Widget):
         self._base = self.rich_style  # once per paint: it walks every ancestor's styles
         return super().render_lines(crop)
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        base = self._base
+    def _cells(self, y: int) -> tuple[Cell, ...]:
+        """What line y shows: separator text, or a cell's glyph and style (the key its
+        repaint is decided by)."""
         lines = self.layout_.lines
         y += self.top
         if y >= len(lines) or self.data is None or self.data.rates is None:
-            return Strip([Segment(" " * width, base)], width)
+            return ()
         p, g, cpus = self.palette, self.glyphs, self.data.rates.cpus
         assert g is not None
-        segs: list[Segment] = []
+        out: list[Cell] = []
         for text, cell in lines[y]:
             if cell is None:
-                segs.append(Segment(text, base))
+                out.append((text, None))
                 continue
             # A cell of several CPUs shows its busiest: a hot core must not average away.
             busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
@@ -310,12 +327,21 @@ class HeatMap(Widget):
             ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
             if any(c in self.data.picked for c in cell):
                 ch = g.on  # ticked for a process: readable without colour too
-            style = base + p.heat[heat_level(busy)]
+            style = p.heat[heat_level(busy)]
             if any(c in self.data.local for c in cell):
                 style += Style(underline=True)
             if self.selected in cell:
                 style += Style(reverse=True)
-            segs.append(Segment(ch, style))
+            out.append((ch, style))
+        return tuple(out)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self._base
+        cells = self._cells(y)
+        if not cells:
+            return Strip([Segment(" " * width, base)], width)
+        segs = [Segment(text, base if style is None else base + style) for text, style in cells]
         return Strip(segs).extend_cell_length(width, base).crop(0, width)
 
     def cpu_at(self, x: int, y: int) -> int | None:

@@ -194,10 +194,18 @@ class RowView(ScrollView, can_focus=True):
         before, self.shown = self.shown, list(visible)
         if new_values_only and before and [r.key for r in before] == [r.key for r in self.shown]:
             # The same rows with new values (every tick): repaint only the lines that changed,
-            # so the terminal gets a few changed cells, not the whole panel.
-            for i, (old, new) in enumerate(zip(before, self.shown, strict=True)):
-                if old != new:
-                    self.refresh_line(i + 1)  # line 0 is the title
+            # so the terminal gets a few changed cells, not the whole panel. One refresh for
+            # them all: each refresh call posts a message and clears the widget's caches.
+            # Rows scrolled out of sight are drawn afresh when a scroll brings them in.
+            width = max(self.virtual_size.width, self.size.width)
+            top, height = self.scroll_offset.y, self.size.height
+            changed = [
+                Region(0, y, width, 1)
+                for i, (old, new) in enumerate(zip(before, self.shown, strict=True))
+                if old != new and 1 <= (y := i + 1 - top) < height  # line 0 is the title
+            ]
+            if changed:
+                self.refresh(*changed)
             return
         self._restore_cursor()
         # Rows came or went above the cursor: keep it on screen once the new size is known.

@@ -129,3 +129,25 @@ def test_collect_takes_the_irqfiles_results_and_their_errors(tmp_path: Path) -> 
     (tmp_path / "irqfiles_kernel.txt").unlink()
     (tmp_path / "irqfiles_kernel.error").write_text("timed out after 3600 s")
     assert "Not measured in this run (timed out after 3600 s)" in writer.render(collect(tmp_path))
+
+
+def test_the_start_up_timeline_is_written_from_bench_timelines_output(tmp_path: Path) -> None:
+    """Where the start-up goes (issue 18, goal 2): the phases' medians as recorded, and the
+    imports' share worked out from them."""
+    tl = json.loads((FIX / "timeline.json").read_text())
+    (tmp_path / "timeline.json").write_text(json.dumps(tl))
+    results = {**_results(), **collect(tmp_path)}
+    doc = writer.render(results)
+    assert "### Where the start-up time goes" in doc
+    mine = next(iter(tl["runs"].values()))
+    for phase in ("import textual.app", "Mount to first sample (first /proc read)", "total"):
+        row = _row(doc, phase)
+        assert row[1] == f"{statistics.median(r[phase]['wall_s'] for r in mine):,.3f}"
+        assert row[3] == f"{statistics.median(r[phase]['cpu_s'] for r in mine):,.3f}"
+    imports = sum(
+        statistics.median(r[p]["wall_s"] for r in mine)
+        for p in ("import textual.app", "import tuitune.tui.app (rest)")
+    )
+    assert f"Imports take {imports:,.2f} s" in doc
+    bare = writer.render(_results()).split("### Where the start-up time goes")[1]
+    assert bare.split("\n## ")[0].strip() == "Not measured in this run."

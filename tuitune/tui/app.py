@@ -220,6 +220,13 @@ class TuituneApp(Frame):
         yield self.hint
         yield Footer()
 
+    def on_load(self) -> None:
+        # Before the driver, the CSS and the widgets: the first read of /proc runs on the
+        # sampler's thread meanwhile (on another core if there is one), and its sample waits in
+        # the queue until the screen is mounted, so the first frame painted has numbers
+        # (issue 18). The sampler posts thread-safely: the event loop already runs here.
+        self.sampler.start()
+
     def on_mount(self) -> None:
         self.start_look()
         self._layout(self.size.width, self.size.height)
@@ -228,7 +235,6 @@ class TuituneApp(Frame):
         if isinstance(self.panels["cpus"].view, CpuList):
             self.panels["cpus"].view.picker = self.grid_pick
         self.view.start()
-        self.sampler.start()
         # Only a trial change's countdown needs a clock: a second wake-up a second otherwise.
         self._countdown = self.set_interval(1.0, self._each_second, pause=True)
         if self.ifname is None:

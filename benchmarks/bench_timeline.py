@@ -11,7 +11,8 @@ mark as bench_peers.py). The phases, from the launcher's clock and the process's
   Textual's that they import); then the host reader opened;
 * the App built (its controllers, the change session); App.run to compose (the driver, the
   CSS parsed); compose to Mount (the widgets mounted, styles applied);
-* Mount to the first sample (the sampler thread's first read of /proc, since-boot numbers);
+* Mount to the first sample on the UI thread (the sampler's thread reads /proc for it,
+  since-boot numbers; started at Textual's Load event, it overlaps the phases before);
 * until the launcher saw it: drawn (layout, render, written to the terminal), tmux, the 10 ms
   poll. Textual's after-refresh callback can run after the bytes reached the terminal, so
   the draw is not split from the terminal's part here.
@@ -54,7 +55,7 @@ PHASES = (
     ("build the App (controllers, session)", "app built"),
     ("App.run to compose (driver, CSS)", "compose"),
     ("compose to Mount (widgets mounted)", "mount"),
-    ("Mount to first sample (first /proc read)", "first sample"),
+    ("Mount to first sample handled", "first sample"),
     ("first sample to screen (draw, terminal, poll)", "seen"),
 )
 

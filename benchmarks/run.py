@@ -98,6 +98,10 @@ def collect(results_dir: Path) -> dict[str, object]:
             got[name] = path.read_text()
         elif (results_dir / f"{name}.error").exists():
             got[name] = f"Not measured in this run: {(results_dir / f'{name}.error').read_text()}"
+    if (results_dir / "timeline.json").exists():
+        got["timeline"] = json.loads((results_dir / "timeline.json").read_text())
+    elif (results_dir / "timeline.error").exists():
+        got["timeline_error"] = (results_dir / "timeline.error").read_text()
     if (results_dir / "irqfiles.json").exists():
         got["irqfiles"] = json.loads((results_dir / "irqfiles.json").read_text())
     for name in ("irqfiles", "irqfiles_kernel"):
@@ -158,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         steps: list[tuple[str, list[str], float]] = [
             ("peers.json", ["-m", "benchmarks.bench_peers", *quick, *scratch], 900),
             ("memory.json", ["-m", "benchmarks.bench_memory"], 300),
+            ("timeline.json", ["-m", "benchmarks.bench_timeline", "--json", *quick], 300),
             ("tick.md", ["-m", "benchmarks.bench_tick", *quick], 300),
             ("irqfiles.json", ["-m", "benchmarks.bench_irqfiles", "--json", *quick], 600),
         ]

@@ -204,6 +204,10 @@ def render(results: Mapping[str, Any]) -> str:
         "",
         start_section(peers),
         "",
+        "### Where the start-up time goes",
+        "",
+        _timeline(results),
+        "",
     ]
     for obs in peers["observer"]:
         hz = 1 / float(obs["interval_s"])
@@ -241,6 +245,12 @@ def render(results: Mapping[str, Any]) -> str:
         "",
     ]
     return "\n".join(parts)
+
+
+def _timeline(results: Mapping[str, Any]) -> str:
+    from benchmarks.writer_timeline import timeline_section  # it imports this
+
+    return timeline_section(results.get("timeline"), results.get("timeline_error"))
 
 
 def _irqfiles_parts(results: Mapping[str, Any]) -> list[str]:

@@ -8,6 +8,8 @@ renamed.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -86,3 +88,55 @@ async def test_a_deleted_interface_is_gone_before_the_next_tick(
             await until(pilot, lambda: not app.is_running)
     finally:
         reader.close()
+
+
+FIRST_FRAME = """
+import asyncio, sys
+from tuitune.core.host.root import HostRoot
+from tuitune.core.hostreader import HostReader
+from tuitune.tui.app import TuituneApp
+
+udev_at_first: list[bool] = []
+
+class Noting(TuituneApp):
+    def on_tuitune_app_sample_ready(self, message: TuituneApp.SampleReady) -> None:
+        if not udev_at_first:  # Textual calls the App's own handler after this one
+            udev_at_first.append("pyudev" in sys.modules)
+
+async def main() -> None:
+    reader = HostReader(HostRoot(netns=sys.argv[1]))
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    app = Noting(reader, sys.argv[2], interval=600, env=env, show_cost=False,
+                 save_settings=False, journal_dir=sys.argv[3])
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            for _ in range(3000):
+                if app.samples_drawn >= 3:
+                    break
+                await pilot.pause(0.01)
+            app.sampler.stop()
+            await pilot.pause()
+    finally:
+        reader.close()
+    print(app.samples_drawn, udev_at_first, "pyudev" in sys.modules)
+
+asyncio.run(main())
+"""
+
+
+def test_the_first_frame_does_not_wait_for_the_device_watch(
+    veth_ns: VethNs, tmp_path: Path
+) -> None:
+    """The watch (pyudev's import, the monitor's start: ~35 ms) starts once the first frame
+    is drawn, on the sampler's thread, not before it on the UI thread (issue 18); the test
+    above holds that it still wakes a tick."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME, veth_ns.ns, veth_ns.a, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["3", "[False]", "True"]

@@ -178,3 +178,25 @@ def test_the_textual_floor_has_its_row_and_the_frame_is_split_against_it() -> No
     ) in doc
     # The 1 Hz run has no floor recorded: no sentence made up for it.
     assert doc.count("Frame against the floor") == 1
+
+
+def test_the_start_up_timeline_is_written_from_bench_timelines_output(tmp_path: Path) -> None:
+    """Where the start-up goes (issue 18, goal 2): the phases' medians as recorded, and the
+    imports' share worked out from them."""
+    tl = json.loads((FIX / "timeline.json").read_text())
+    (tmp_path / "timeline.json").write_text(json.dumps(tl))
+    results = {**_results(), **collect(tmp_path)}
+    doc = writer.render(results)
+    assert "### Where the start-up time goes" in doc
+    mine = next(iter(tl["runs"].values()))
+    for phase in ("import textual.app", "Mount to first sample handled", "total"):
+        row = _row(doc, phase)
+        assert row[1] == f"{statistics.median(r[phase]['wall_s'] for r in mine):,.3f}"
+        assert row[3] == f"{statistics.median(r[phase]['cpu_s'] for r in mine):,.3f}"
+    imports = sum(
+        statistics.median(r[p]["wall_s"] for r in mine)
+        for p in ("import textual.app", "import tuitune.tui.app (rest)")
+    )
+    assert f"Imports take {imports:,.2f} s" in doc
+    bare = writer.render(_results()).split("### Where the start-up time goes")[1]
+    assert bare.split("\n## ")[0].strip() == "Not measured in this run."

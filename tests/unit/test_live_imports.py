@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_the_live_screen_module_leaves_export_bench_screens_and_pyroute2_unloaded() -> None:
@@ -21,3 +22,62 @@ def test_the_live_screen_module_leaves_export_bench_screens_and_pyroute2_unloade
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "none"
+
+
+# What only a later key (or a later sample) needs: B's runner and iperf3 parser, the Advisor's
+# rules (A, and the header's count from the fifth sample on), the P view, the lab's code.
+LATER = (
+    "tuitune.core.bench",
+    "tuitune.core.bench.runner",
+    "tuitune.core.bench.iperf",
+    "tuitune.core.bench.notebook",
+    "tuitune.core.advise",
+    "tuitune.core.advise.facts",
+    "tuitune.tui.screens.procs",
+    "tuitune.core.lab",
+)
+
+FIRST_FRAME = """
+import asyncio, sys, tempfile
+from pathlib import Path
+from tests.support.fixture_hosts import host_4cpu_series
+from tuitune.tui.app import TuituneApp
+
+async def main() -> None:
+    tmp = Path(tempfile.mkdtemp())
+    reader, name = host_4cpu_series(tmp)
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(tmp)}
+    with reader:
+        app = TuituneApp(reader, name, env=env, limit=2, show_cost=False, save_settings=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(2000):  # the two samples: the first frame, then the NIC state
+                if app.samples_drawn >= 2:
+                    break
+                await pilot.pause(0.01)
+            lines = app.screen._compositor.render_strips()
+            shown = "\\n".join("".join(s.text for s in strip) for strip in lines)
+            app.sampler.stop()
+            await pilot.pause()
+    print("drawn", app.samples_drawn, "TxRx 0" in shown or "eth4" in shown)
+    print(" ".join(n for n in NAMES if n in sys.modules) or "none")
+
+NAMES = %r
+asyncio.run(main())
+"""
+
+
+def test_the_first_frames_leave_the_bench_runner_advise_rules_procs_view_and_lab_unloaded() -> None:
+    """The app built, mounted, its first frame and the NIC state's frame drawn: the modules
+    of the keys not pressed are still not loaded (they load on the key: tests/tui cover
+    B, A, P, W, E)."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME % (LATER,)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr
+    drawn, loaded = done.stdout.strip().splitlines()[-2:]
+    assert drawn == "drawn 2 True"
+    assert loaded == "none"

@@ -114,18 +114,29 @@ class Sampler:
         self._watch = (
             NetDeviceWatch(self._device_event, reader.root.netns) if device_events else None
         )
+        # The watch starts once the first frame is drawn (issue 18): its start imports pyudev
+        # and waits for the monitor, ~35 ms the first frame need not wait for; until then the
+        # ticks notice a device change. The lock keeps stop() from racing a start.
+        self._watch_lock = threading.Lock()
+        self._watch_started = False
 
     # -- control (any thread) ---------------------------------------------------------------
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="tuitune-sampler", daemon=True)
         self._thread.start()
-        if self._watch is not None:
-            self._watch.start()
+
+    def _start_watch(self) -> None:
+        """Listen to the kernel's device events (the sampler's thread, after the first frame)."""
+        with self._watch_lock:
+            if self._watch is not None and not self._stop and not self._watch_started:
+                self._watch_started = True
+                self._watch.start()
 
     def stop(self) -> None:
-        if self._watch is not None:
-            self._watch.stop()
-        self._stop = True
+        with self._watch_lock:
+            self._stop = True
+            if self._watch is not None:
+                self._watch.stop()
         self._acked.set()
         self._wake.set()
         if self._thread is not None:
@@ -169,6 +180,8 @@ class Sampler:
             self._acked.wait()
             if self._stop:
                 return
+            if self.seq and not self._watch_started:  # the first frame is on screen
+                self._start_watch()
             timeout = max(0.0, deadline - time.monotonic())
             if self._wake.wait(timeout):
                 self._wake.clear()

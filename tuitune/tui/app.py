@@ -11,9 +11,10 @@ The work behind a key is a controller's (tui/controllers/) or a presenter's.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,11 +24,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
-from tuitune.core.bench.runner import Started
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
-from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
@@ -38,7 +37,6 @@ from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
-from tuitune.tui.controllers.lab_quit import ask_remove_lab
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
@@ -60,9 +58,13 @@ from tuitune.tui.scene import Baseline, irq_affinity, shown_rates
 from tuitune.tui.screens.bench_view import BenchStrip
 from tuitune.tui.screens.dialogs import PickerScreen
 from tuitune.tui.screens.keys import keys_screen, row_screen
-from tuitune.tui.screens.procs import ProcsScreen
 from tuitune.tui.shell import Selection
 from tuitune.tui.view import LiveView
+
+# What only a later key needs loads on that key, not before the first frame (issue 18):
+# the lab's code (its quit question), the P view.
+if TYPE_CHECKING:
+    from tuitune.core.lab import Lab
 
 # The first rates come this long after the first sample, not a whole --interval later: live
 # numbers within a second of the start (issue 18). Not mpstat's since-boot averages, which on
@@ -230,6 +232,13 @@ class TuituneApp(Frame):
         yield self.hint
         yield Footer()
 
+    def on_load(self) -> None:
+        # Before the driver, the CSS and the widgets: the first read of /proc runs on the
+        # sampler's thread meanwhile (on another core if there is one), and its sample waits in
+        # the queue until the screen is mounted, so the first frame painted has numbers
+        # (issue 18). The sampler posts thread-safely: the event loop already runs here.
+        self.sampler.start()
+
     def on_mount(self) -> None:
         self.start_look()
         self._layout(self.size.width, self.size.height)
@@ -238,7 +247,6 @@ class TuituneApp(Frame):
         if isinstance(self.panels["cpus"].view, CpuList):
             self.panels["cpus"].view.picker = self.grid_pick
         self.view.start()
-        self.sampler.start()
         # Only a trial change's countdown needs a clock: a second wake-up a second otherwise.
         self._countdown = self.set_interval(1.0, self._each_second, pause=True)
         if self.ifname is None:
@@ -287,8 +295,16 @@ class TuituneApp(Frame):
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
-        if isinstance(self.screen, ProcsScreen):  # it covers the header: it says it itself
+        if self._procs_on_top():  # it covers the header: it says it itself
             self.procs.notice(("! " if warn else "") + text)
+
+    def _procs_on_top(self) -> bool:
+        # The P view's module loads on P: before that, no screen can be one of its.
+        if "tuitune.tui.screens.procs" not in sys.modules:
+            return False
+        from tuitune.tui.screens.procs import ProcsScreen
+
+        return isinstance(self.screen, ProcsScreen)
 
     # -- messages from the controllers -----------------------------------------------------
     def on_editor_state_changed(self, message: Editor.StateChanged) -> None:
@@ -314,7 +330,7 @@ class TuituneApp(Frame):
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
         self.app_bench.on_message(message)
-        if isinstance(message.event, Started) and message.event.repeat == 0:
+        if self.app_bench.first_start(message):
             self.advisor.run_started()  # the findings' window is now the run
 
     def on_bench_controller_ended(self, message: BenchController.Ended) -> None:
@@ -433,6 +449,8 @@ class TuituneApp(Frame):
         if self.ifname is None:
             self.notify_line("no interface picked (n picks one)", True)
             return
+        from tuitune.tui.screens.procs import ProcsScreen
+
         self.push_screen(ProcsScreen(self.procs, self.interval))
 
     def action_move_irq(self) -> None:
@@ -450,6 +468,8 @@ class TuituneApp(Frame):
             self.app_sweep.refuse_quit()
             return
         if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
+            from tuitune.tui.controllers.lab_quit import ask_remove_lab
+
             quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
             ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,8 +19,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tuitune.core.advise import CONTEXTS, Advice, Context, ContextKind, Facts, advise, window_of
-from tuitune.core.advise.model import Finding
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
@@ -30,6 +28,12 @@ from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
+
+# The rules (tuitune.core.advise) load on the worker that first judges a window, or on A:
+# the live screen's first frame does not wait for them (issue 18).
+if TYPE_CHECKING:
+    from tuitune.core.advise import Advice, ContextKind, Facts
+    from tuitune.core.advise.model import Finding
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
 COUNT_EVERY = 3  # samples between two judgements for the header's count (a worker thread)
@@ -147,6 +151,8 @@ def what_it_does(f: Finding) -> str:
 def _judged(make: Callable[[], Facts]) -> Advice | None:
     """The rules on the facts `make` gives (worker thread); None if something failed, so the
     count goes on with the next window instead of stopping."""
+    from tuitune.core.advise import advise
+
     try:
         return advise(make())
     except Exception:
@@ -198,6 +204,8 @@ class Advisor:
     def context(self) -> ContextKind:
         ifname = self.shell.selection().ifname
         found = self.contexts.get(ifname or "", "any")
+        from tuitune.core.advise.model import CONTEXTS
+
         return next((c for c in CONTEXTS if c == found), "any")
 
     def feed(self, sample: Sample) -> None:
@@ -255,14 +263,22 @@ class Advisor:
         detail = {q.irq for q in nic.irqs} if nic is not None else None
         samples = list(self._run if self.window_of_run else self._counters)
         held = frozenset(self.shell.session.originals())
-        context = Context(self.context)
-        return lambda: Facts(host, nic, window_of(samples, detail), context, held=held)
+        kind = self.context
+
+        def make() -> Facts:
+            from tuitune.core.advise import Context, Facts, window_of
+
+            return Facts(host, nic, window_of(samples, detail), Context(kind), held=held)
+
+        return make
 
     def _facts(self) -> Facts | None:
         make = self._facts_maker()
         return make() if make is not None else None
 
     def judge(self) -> tuple[Advice, float] | None:
+        from tuitune.core.advise import advise
+
         facts = self._facts()
         if facts is None:
             return None
@@ -277,6 +293,8 @@ class Advisor:
         make, of_run = self._facts_maker(), self.window_of_run
 
         def judge() -> tuple[Advice, float] | None:
+            from tuitune.core.advise import advise
+
             if make is None:
                 return None
             facts = make()
@@ -295,6 +313,8 @@ class Advisor:
 
     def _chosen(self, choice: str | None) -> None:
         if choice == "context:":
+            from tuitune.core.advise.model import CONTEXTS
+
             nxt = CONTEXTS[(CONTEXTS.index(self.context) + 1) % len(CONTEXTS)]
             ifname = self.shell.selection().ifname
             if ifname:

@@ -21,24 +21,22 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-if TYPE_CHECKING:
-    from tuitune.tui.screens.bench_form import FormDefaults
-
-from tuitune.core.bench.iperf import find_iperf3
-from tuitune.core.bench.load import LoadTracker
-from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
-from tuitune.core.bench.notebook import Notebook
-from tuitune.core.bench.placement import run_placement
-from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
-from tuitune.core.bench.runtable import AFTER_CHANGE_TAG, AFTER_TAG
-from tuitune.core.bench.settings import capture, capture_peer
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.lab import Lab
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Session
 from tuitune.core.session.settings import Key
 from tuitune.tui.screens.bench_view import STOP_KEY, BenchStrip, LiveRun
 from tuitune.tui.shell import Shell
+
+# tuitune.core.bench (the runner, iperf3's parser, the notebook) loads at the first B or N,
+# or when a benchmark's message arrives: the live screen starts without it (issue 18).
+if TYPE_CHECKING:
+    from tuitune.core.bench.load import LoadTracker
+    from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad
+    from tuitune.core.bench.notebook import Notebook
+    from tuitune.core.bench.runner import BenchEvent, BenchRunner
+    from tuitune.core.lab import Lab
+    from tuitune.tui.screens.bench_form import FormDefaults
 
 
 class BenchController:
@@ -103,6 +101,13 @@ class BenchController:
         """A finding's change was applied: the next benchmark run measures it."""
         self.after = (finding, what, keys)
 
+    @staticmethod
+    def first_start(message: Event) -> bool:
+        """The message starts a request's first repeat (the Advisor's window becomes the run)."""
+        from tuitune.core.bench.runner import Started
+
+        return isinstance(message.event, Started) and message.event.repeat == 0
+
     def _after_tags(self) -> dict[str, str]:
         """The tags of a request starting now, and the finding is used up. A finding whose
         change was undone since (none of its settings still held) is dropped."""
@@ -110,6 +115,8 @@ class BenchController:
         if after is None:
             return {}
         finding, what, keys = after
+        from tuitune.core.bench.runtable import AFTER_CHANGE_TAG, AFTER_TAG
+
         if not keys & set(self.session.originals()):  # those already at their value are not
             return {}
         return {AFTER_TAG: finding, AFTER_CHANGE_TAG: what}
@@ -119,6 +126,8 @@ class BenchController:
         return self._strip
 
     def notebook(self) -> Notebook:
+        from tuitune.core.bench.notebook import Notebook
+
         if self.notebook_path is not None:
             return Notebook(self.notebook_path)
         netns = self.session.root.netns
@@ -154,6 +163,8 @@ class BenchController:
     def defaults(self) -> FormDefaults:
         """The last request of this session, else the notebook's last, else iperf3's defaults;
         the lab's peer whenever a lab is set."""
+        from tuitune.core.bench.iperf import find_iperf3
+        from tuitune.core.bench.model import BenchSpec
         from tuitune.tui.screens.bench_form import FormDefaults
 
         sel = self.shell.selection()
@@ -222,6 +233,8 @@ class BenchController:
 
     # -- a run -----------------------------------------------------------------------------
     def start(self, spec: BenchSpec) -> None:
+        from tuitune.core.bench.runner import BenchRunner
+
         self.last_spec = spec
         self.live = LiveRun(spec)
         self.recorded = []
@@ -244,6 +257,8 @@ class BenchController:
 
     def _capture(self, ifname: str) -> tuple[dict[str, str], str]:
         """The settings the run runs with (worker thread)."""
+        from tuitune.core.bench.settings import capture, capture_peer
+
         try:
             settings = capture(self.session.access(), ifname)
         except Exception as exc:  # a reading problem must not stop the benchmark
@@ -287,6 +302,11 @@ class BenchController:
             self._recorded(message.rid, message.path)
 
     def _event(self, event: BenchEvent) -> None:
+        from tuitune.core.bench.load import LoadTracker
+        from tuitune.core.bench.model import CpuLoad
+        from tuitune.core.bench.placement import run_placement
+        from tuitune.core.bench.runner import Finished, IntervalEvent, Started
+
         live = self.live
         if live is None:
             return
@@ -329,6 +349,8 @@ class BenchController:
     def _record(self, result: BenchResult, load: CpuLoad, placed: dict[str, str]) -> None:
         """One finished repeat into the notebook (written on the writer thread); incomplete
         ones are only shown: a half run would skew the medians."""
+        from tuitune.core.bench.model import Run
+
         live, notebook = self.live, self._notebook
         if live is None or notebook is None:
             return

@@ -17,14 +17,13 @@ import ipaddress
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from textual.message import Message
 
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot
-from tuitune.core.lab import Lab
 from tuitune.core.procs.discover import (
     IPAddress,
     Reading,
@@ -39,6 +38,9 @@ from tuitune.core.session.risk import needs_consent
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 from tuitune.tui.shell import Shell
+
+if TYPE_CHECKING:  # the lab's code loads with `tuitune lab`, not the live screen
+    from tuitune.core.lab import Lab
 
 T = TypeVar("T")
 WINDOW_READINGS = 4  # the CPU use is over the last few readings (about 3 s at 1 s)

@@ -33,6 +33,8 @@ class Styled(App[int]):
         self._start_theme = self.settings.start_theme(
             theme, [t.name for t in self.themes], self.available_themes, self.env.get("TERM", "")
         )
+        if self._start_theme:
+            self.theme = self._start_theme
 
     def look(self) -> Look:
         return Look(self.glyphs, self.palette, self.ascii)

@@ -12,19 +12,21 @@ import statistics
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from tuitune.core.bench.load import load_text, merged_load
-from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
-from tuitune.core.bench.runtable import spec_summary
 from tuitune.core.units import bitrate
 from tuitune.tui.look.glyphs import Glyphs, bar, heat_char
 from tuitune.tui.look.look import DEFAULT_LOOK, Look
 from tuitune.tui.look.palette import Palette
+
+# The strip is on the live screen from the start, empty: the benchmark's code loads when a
+# run is drawn (issue 18).
+if TYPE_CHECKING:
+    from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Interval
 
 State = Literal["starting", "running", "done", "failed", "cancelled"]
 STOP_KEY = "X"  # stops a run; closes the strip once it has ended
@@ -93,6 +95,8 @@ def _num(x: float | None, fmt: str = "{:.1f}%") -> str:
 def strip_text(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
     """The strip's lines: what runs and its key first (a narrow terminal cuts the ends of
     lines), then the live numbers, or the results with tuitune's CPU peaks."""
+    from tuitune.core.bench.runtable import spec_summary
+
     spec = run.spec
     head = Text()
     head.append(f"Bench {run.group}".strip(), style=p.header)
@@ -148,6 +152,8 @@ def _live_line(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
 
 
 def _end_lines(run: LiveRun, width: int, p: Palette) -> list[Text]:
+    from tuitune.core.bench.load import load_text, merged_load
+
     results = [r for r in run.results if r.sent_bps is not None or r.received_bps is not None]
     first = Text()
     if results:

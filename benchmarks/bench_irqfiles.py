@@ -12,7 +12,8 @@ it twice:
 A tick's cost is the CPU time the process spent on it (read, parse, rates, and the NIC state
 on its slow ticks: both of the sampler's threads), which a loaded machine inflates less than
 the wall time (``Sample.cost``, printed beside it); the first tick (host state, no rates) is
-left out. "typical" is the median, "worst" the largest. Bytes are what
+left out. "typical" is the median, "worst" the largest. The collector is set as the live
+screen sets it once started (core/gcpolicy.py), for both paths. Bytes are what
 ``HostReader.counters()`` read, counted by tests/support/readlog.py.
 ``--rows 1000`` widens the table to about the size of a real 1152-CPU host's (13 MB).
 
@@ -48,6 +49,7 @@ from benchmarks._report import machine_lines
 from tests.support.fixture_big import host_1152cpu
 from tests.support.fixture_hosts import SHARED_FIXTURES, ReplayReader, igb_ethtool
 from tests.support.readlog import ReadLog
+from tuitune.core import gcpolicy
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.netdev import read_placement
@@ -185,6 +187,7 @@ def fixture_mode(rows: int | None, ticks: int) -> None:
             f" {time.perf_counter() - t:.0f} s)"
         )
         reader.close()
+        gcpolicy.settle()  # as the live screen does once started (both paths)
         runs = []
         for name, every in (("old", 1), ("new", FULL_EVERY)):
             again = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))
@@ -213,6 +216,7 @@ def fixture_json(rows: int | None, ticks: int, repeats: int) -> dict[str, object
         size = (tree / "samples/1/proc/interrupts").stat().st_size
         nrows = len(parse_interrupts((tree / "proc/interrupts").read_text()).rows)
         reader.close()
+        gcpolicy.settle()  # as the live screen does once started (both paths)
         runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
         for _ in range(repeats):
             for name, every in (("old", 1), ("new", FULL_EVERY)):

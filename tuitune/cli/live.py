@@ -182,5 +182,6 @@ def run_tui(
         except ValueError as exc:  # an unknown --theme: say which exist
             err(str(exc))
             return EXIT_USAGE
+        app.settle_gc = True
         app.run()
     return app.return_code or 0

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
+from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
@@ -77,6 +78,10 @@ T = TypeVar("T")
 class TuituneApp(Frame):
     """The live screen. It is the `Shell` (tui/shell.py) its controllers see: the editor, the
     benchmark and the export get `self` typed as that Protocol, and post messages up."""
+
+    # The command sets it: the process is the screen's alone, so the collector's settings
+    # (core/gcpolicy.py) may change once it has started. Tests run many apps in one process.
+    settle_gc = False
 
     class SampleReady(Message):
         """A sample from the Sampler's thread."""
@@ -363,6 +368,8 @@ class TuituneApp(Frame):
         self.hint.sampled(s.rates, self.nic, self.app_bench.running)
         self._draw_hint()
         self.samples_drawn += 1
+        if self.samples_drawn == 3 and self.settle_gc:  # the first live rates: started
+            self.call_after_refresh(gcpolicy.settle)
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
 

@@ -1,5 +1,5 @@
 """Regenerate BENCHMARKS.md: every benchmark, the peers installed, the tables written from
-the scripts' output (benchmarks/writer.py). About 7-9 minutes on a quiet 2-CPU machine;
+the scripts' output (benchmarks/writer.py). About 9-11 minutes on a quiet 2-CPU machine;
 `--quick` (1 repeat, 5 s windows, the tick benchmark's quick mode) about 2 minutes, to check
 that the generator runs, written to the scratch directory unless --out is given.
 
@@ -88,7 +88,7 @@ def _run_vm(out: Path, timeout: float) -> str | None:
 def collect(results_dir: Path) -> dict[str, object]:
     """What the scripts left in `results_dir`, as writer.render takes it."""
     got: dict[str, object] = {}
-    for name in ("peers", "memory"):
+    for name in ("peers", "memory", "frame"):
         path = results_dir / f"{name}.json"
         if path.exists():
             got[name] = json.loads(path.read_text())
@@ -104,7 +104,7 @@ def collect(results_dir: Path) -> dict[str, object]:
         got["timeline_error"] = (results_dir / "timeline.error").read_text()
     if (results_dir / "irqfiles.json").exists():
         got["irqfiles"] = json.loads((results_dir / "irqfiles.json").read_text())
-    for name in ("irqfiles", "irqfiles_kernel"):
+    for name in ("irqfiles", "irqfiles_kernel", "frame"):
         if (results_dir / f"{name}.error").exists():
             got[f"{name}_error"] = (results_dir / f"{name}.error").read_text()
     if (results_dir / "irqfiles_kernel.txt").exists():
@@ -163,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             ("peers.json", ["-m", "benchmarks.bench_peers", *quick, *scratch], 900),
             ("memory.json", ["-m", "benchmarks.bench_memory"], 300),
             ("timeline.json", ["-m", "benchmarks.bench_timeline", "--json", *quick], 300),
+            ("frame.json", ["-m", "benchmarks.bench_frame", *quick], 300),
             ("tick.md", ["-m", "benchmarks.bench_tick", *quick], 300),
             ("irqfiles.json", ["-m", "benchmarks.bench_irqfiles", "--json", *quick], 600),
         ]

@@ -1,9 +1,9 @@
 """BENCHMARKS.md from the benchmark scripts' output, never by hand (benchmarks/run.py).
 
-`render(results)` takes what the scripts printed: bench_peers.py's and bench_memory.py's
-JSON documents, and the Markdown that bench_tick.py and bench_reaction.py print, and returns
-the whole document. Every figure in it comes from those outputs; the words around them are
-fixed here and say only how the figures were taken.
+`render(results)` takes what the scripts printed: bench_peers.py's, bench_memory.py's and
+bench_frame.py's (writer_frame.py) JSON documents, and the Markdown that bench_tick.py and
+bench_reaction.py print, and returns the whole document. Every figure in it comes from those
+outputs; the words around them are fixed here and say only how the figures were taken.
 """
 
 from __future__ import annotations
@@ -220,6 +220,7 @@ def render(results: Mapping[str, Any]) -> str:
             observer_section(obs),
             "",
         ]
+    parts += _frame_parts(results)
     if "memory" in results:
         parts += [
             "## Memory: what tuitune's resident size is",
@@ -251,6 +252,14 @@ def _timeline(results: Mapping[str, Any]) -> str:
     from benchmarks.writer_timeline import timeline_section  # it imports this
 
     return timeline_section(results.get("timeline"), results.get("timeline_error"))
+
+
+def _frame_parts(results: Mapping[str, Any]) -> list[str]:
+    """Where the frame's time goes (bench_frame.py), against the observer run's floor."""
+    from benchmarks.writer_frame import frame_section  # it imports this
+
+    error = results.get("frame_error")
+    return [frame_section(results.get("frame"), results["peers"], error and str(error))]
 
 
 def _irqfiles_parts(results: Mapping[str, Any]) -> list[str]:

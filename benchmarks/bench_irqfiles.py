@@ -46,6 +46,7 @@ from typing import Any
 
 from benchmarks._proc import default_route_interface, loadavg
 from benchmarks._report import machine_lines
+from benchmarks._tick_parts import PARTS, TickParts
 from tests.support.fixture_big import host_1152cpu
 from tests.support.fixture_hosts import SHARED_FIXTURES, ReplayReader, igb_ethtool
 from tests.support.readlog import ReadLog
@@ -222,7 +223,9 @@ def fixture_json(rows: int | None, ticks: int, repeats: int) -> dict[str, object
             for name, every in (("old", 1), ("new", FULL_EVERY)):
                 again = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))
                 runs[name].append(run_sampler(again, ifname, every, ticks, name).summary())
+        parts = tick_parts(tree, ifname, ticks)
     return {
+        "parts": parts,
         "machine": machine_lines(),
         "machine_cpus": os.cpu_count() or 1,
         "load_before": load_before,
@@ -232,6 +235,23 @@ def fixture_json(rows: int | None, ticks: int, repeats: int) -> dict[str, object
         "repeats": repeats,
         "runs": runs,
         "goal": {"typical_ms": 15.0, "worst_ms": 60.0, "bytes_ratio": 10.0},
+    }
+
+
+def tick_parts(tree: Path, ifname: str, ticks: int) -> dict[str, Any]:
+    """One more run of the new path with timers around a tick's parts (_tick_parts.py): per
+    part, the median CPU ms over the ticks between whole reads, and those ticks' own total."""
+    reader = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))
+    probe = TickParts()
+    with probe.watching(reader):
+        run = run_sampler(reader, ifname, FULL_EVERY, ticks, "parts")
+    # run.cpu[i] is tick i + 2; probe.ticks[k - 1] is tick k
+    partial = [i for i, full in enumerate(run.full) if not full]
+    per_tick = [probe.ticks[i + 1] for i in partial]
+    return {
+        "ticks": len(partial),
+        "total_ms": statistics.median(run.cpu[i] * 1000 for i in partial),
+        "parts_ms": {p: statistics.median(t.get(p, 0.0) * 1000 for t in per_tick) for p in PARTS},
     }
 
 

@@ -127,10 +127,36 @@ def observer_section(obs: Mapping[str, Any]) -> str:
             "",
             table(["part", "CPU s/s (median)", "range"], prow),
             *floor_split(obs),
+            *_observer_goal(cpu, tools, htop, btop),
             "",
             table(["window", "seconds", "load average start / end"], wins),
         ]
     )
+
+
+def _observer_goal(
+    cpu: Mapping[str, list[float]], tools: Sequence[str], htop: str | None, btop: str | None
+) -> list[str]:
+    """Issue 18's goal 4 (at most htop's and btop's), said outright, with where its measured
+    cause is when it is not met."""
+    ours = next((t for t in tools if t.startswith("tuitune")), None)
+    peers = [t for t in (htop, btop) if t is not None and cpu[t]]
+    if ours is None or not cpu[ours] or not peers:
+        return []
+    mine = statistics.median(cpu[ours])
+    worst = max(statistics.median(cpu[t]) for t in peers)
+    shown = ", ".join(f"{t.split()[0]} {100 * statistics.median(cpu[t]):.2f} %" for t in peers)
+    if mine <= worst:
+        return ["", f"Goal (issue 18): at most htop's and btop's: **met** ({shown})."]
+    best = min(statistics.median(cpu[t]) for t in peers)
+    return [
+        "",
+        f"Goal (issue 18): at most htop's and btop's: **not met**: tuitune"
+        f" {100 * mine:.2f} % against {shown} ({mine / best:.1f}x the lower). The measured"
+        ' cause is the frame (the thread table above), and within it the parts under "Where'
+        " the frame's time goes\": Textual repaints every widget under the box around the"
+        " changed lines, and a Textual app that changes one line costs the floor's row by itself.",
+    ]
 
 
 def floor_split(obs: Mapping[str, Any]) -> list[str]:

@@ -70,6 +70,41 @@ def _bytes_by_file(old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, 
     ]
 
 
+def _cpu_by_part(parts: Mapping[str, Any] | None, typical: float, goal: float) -> list[str]:
+    """Where a tick's CPU goes, from one more run with timers around its parts; when the
+    typical tick misses the goal, the sentence names the largest parts (the measured cause).
+    Empty for a --json without them."""
+    if not parts:
+        return []
+    by_part: Mapping[str, float] = parts["parts_ms"]
+    total = float(parts["total_ms"])
+    rest = max(0.0, total - sum(by_part.values()))
+    rows = [[p, f"{ms:.2f}"] for p, ms in sorted(by_part.items(), key=lambda kv: -kv[1])]
+    rows.append(["the rest: the sampler's loop, other reads, the thread hand-offs", f"{rest:.2f}"])
+    rows.append(["a tick, all of it (this run)", f"{total:.2f}"])
+    top = sorted(by_part.items(), key=lambda kv: -kv[1])[:3]
+    named = ", ".join(f"{p} {ms:.1f} ms" for p, ms in top)
+    if typical <= goal:
+        why = f"The largest parts: {named}."
+    else:
+        why = (
+            f"The typical tick ({typical:.1f} ms) misses the {goal:g} ms goal by"
+            f" {typical - goal:.1f} ms. What is left is per CPU, 1152 times over, and already"
+            " converts only the cells that moved (docs/sampling.md); the largest parts:"
+            f" {named}."
+        )
+    return [
+        "",
+        f"Where a tick's CPU goes (ms per tick, median over {parts['ticks']} ticks between "
+        "whole reads, in one more run of the new path with timers around each part "
+        "(benchmarks/_tick_parts.py); the timers add their own small cost):",
+        "",
+        table(["part", "CPU ms"], rows),
+        "",
+        why,
+    ]
+
+
 def irqfiles_section(data: Mapping[str, Any]) -> str:
     host = data["host"]
     runs: Mapping[str, list[Mapping[str, float]]] = data["runs"]
@@ -122,6 +157,7 @@ def irqfiles_section(data: Mapping[str, Any]) -> str:
         f" {_met(ratio >= goal['bytes_ratio'])} ({ratio:.1f}x on this {host['irq_rows']}-row"
         " table; a real 1152-CPU host's has about 1000 rows: `--rows 1000`)." + _loaded(data),
         *_bytes_by_file(old, new),
+        *_cpu_by_part(data.get("parts"), typical, float(goal["typical_ms"])),
         "",
         "Machine of this run:",
         "",

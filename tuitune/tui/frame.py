@@ -91,6 +91,8 @@ class Frame(Styled):
         self.query_one(TabBar).show(name)
 
     def on_descendant_focus(self, event: object) -> None:
+        if not self.screen_stack:  # a focus event still queued while the app shuts down
+            return
         focused = self.focused
         for name, panel in self.panels.items():
             if focused is panel.view and name != self.active:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -40,3 +41,12 @@ def machine_lines() -> list[str]:
         f"- python: {platform.python_version()}, textual {metadata.version('textual')}",
         f"- tuitune commit: {commit or 'unknown'}",
     ]
+
+
+def emit_json(doc: object, out: Path | None) -> None:
+    """A benchmark's JSON result: to `out` when given (benchmarks/run.py reads it), else stdout."""
+    text = json.dumps(doc, indent=1)
+    if out:
+        out.write_text(text + "\n")
+    else:
+        print(text)

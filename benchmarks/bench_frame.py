@@ -29,7 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import _proc, peers
-from benchmarks._report import REPO, machine_lines
+from benchmarks._report import REPO, emit_json, machine_lines
 from benchmarks._tmux import TmuxServer
 from benchmarks.bench_peers import MARKS, env_for
 
@@ -130,11 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"frame at {interval:g} s...", file=sys.stderr, flush=True)
         r = run(iface, interval, ticks, repeats, warmup=2.0 if args.quick else 5.0)
         doc["runs"].append(r)
-    text = json.dumps(doc, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    else:
-        print(text)
+    emit_json(doc, args.out)
     return 0
 
 

@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     if __package__ in (None, ""):
         sys.path.insert(0, str(REPO))
     from benchmarks._proc import default_route_interface
+    from benchmarks._report import emit_json
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--iface", help="interface (default: the default route's)")
@@ -113,11 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     iface = args.iface or default_route_interface() or "lo"
     doc = {"iface": iface, "plain": child("plain", iface), "traced": child("traced", iface)}
-    text = json.dumps(doc, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    else:
-        print(text)
+    emit_json(doc, args.out)
     return 0
 
 

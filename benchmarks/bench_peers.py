@@ -27,7 +27,6 @@ busy CPUs of the whole machine are recorded for each window.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import re
@@ -41,7 +40,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import _proc, peers
-from benchmarks._report import REPO, _git, cpu_model
+from benchmarks._report import REPO, _git, cpu_model, emit_json
 from benchmarks._tmux import TmuxError, TmuxServer
 
 PY = str(REPO / ".venv" / "bin" / "python")
@@ -317,11 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"observer at {interval:g} s...", file=sys.stderr, flush=True)
         obs = observer(p, iface, interval, seconds, warm, repeats)
         doc["observer"].append(obs)  # type: ignore[attr-defined]
-    text = json.dumps(doc, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    else:
-        print(text)
+    emit_json(doc, args.out)
     return 0
 
 

@@ -141,11 +141,24 @@ class RowView(ScrollView, can_focus=True):
         self._cursor_key: str | None = None
         self._layout: list[tuple[int, Column, int]] = []
         self._layout_width = -1
-        self.empty_text = "nothing to show"
+        self._empty_text = "nothing to show"
         self._base = Style()
         self._width = 1  # the content width, worked out once per paint (render_lines)
 
     # -- data ------------------------------------------------------------------------------
+    @property
+    def empty_text(self) -> str:
+        return self._empty_text
+
+    @empty_text.setter
+    def empty_text(self, text: str) -> None:
+        # set_rows skips a repaint when the rows stay the same (no rows stay no rows), so a
+        # new empty text has to ask for its own, or "reading..." outlives the first sample.
+        if text != self._empty_text:
+            self._empty_text = text
+            if not self.shown:
+                self.refresh()
+
     @property
     def palette(self) -> Palette:
         return getattr(self.app, "palette", DEFAULT_PALETTE)

@@ -7,7 +7,7 @@ topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at o
 (after a change, on `r`), because they change rarely and cost more to read.
 
 /proc/interrupts (megabytes on a big host) is read whole only every `full_every` ticks, on
-the first two, after a change, and at every tick while the all-IRQs view is open
+the first three, after a change, and at every tick while the all-IRQs view is open
 (`set_all_irqs`); the other ticks read the NIC's IRQs one small file each
 (docs/sampling.md says what the CPU grid's intr/s shows in between).
 The second sample can come sooner than `interval` (`first_gap`): the first rates need two
@@ -261,7 +261,10 @@ class Sampler:
             full = (
                 forced
                 or self.all_irqs
-                or self.seq <= 2  # a first window for the per-CPU totals (other_intr)
+                # Ticks 2-3 are a whole interval after the first frame: the per-CPU totals
+                # carried to the partial ticks (other_intr) come from it, not from the short
+                # first gap, which holds tuitune's own start-up (10x the interrupts seen here).
+                or self.seq <= 3
                 or self.full_every <= 1
                 or self.seq % self.full_every == 1
             )

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tuitune.tui.compositor import TouchedCompositor
 from tuitune.tui.panels.cpugrid import CpuList, HeatMap
 from tuitune.tui.panels.rowview import RowView
 from tuitune.tui.panels.tabs import Span, tab_at, tab_text
@@ -167,9 +168,14 @@ class Body(Container):
 
 class LiveScreen(Screen[object]):
     """The main screen. Blank for the same reason as Body: the header, the panels, the hint
-    and the footer cover it, and its own lines were drawn on every tick under them."""
+    and the footer cover it, and its own lines were drawn on every tick under them. Its
+    compositor renders only the widgets a change touches (tui/compositor.py)."""
 
     BLANK = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._compositor = TouchedCompositor()
 
 
 def make_panels() -> dict[str, Panel]:

@@ -1,0 +1,73 @@
+"""A compositor whose partial updates render only what a change touches (issue 18, goal 4).
+
+Textual's partial update renders every visible widget whose clip overlaps the box around all
+the changed regions, each over its whole height, and then sends only the lines inside the
+changed regions. On the live screen the header (top) and the CPU and IRQ lists change every
+tick, so that box is nearly the whole screen: the NIC and sysctl panels, the help strips, the
+hint and the footer were rendered at every tick and then thrown away.
+
+Here a widget is rendered only where its visible part overlaps a changed region, over the rows
+those regions cover. The update sent is the same: `ChopsUpdate` writes only the pieces of line
+that lie inside a changed region, and each of those lies in a widget that overlaps that region,
+which is rendered as before (front to back, the first piece for a cut wins). A piece left
+unrendered (None) is skipped by `ChopsUpdate`. Full updates (resize, a new screen) are
+Textual's own. Private API: textual is pinned to the minor release this is tested with
+(pyproject.toml), and tests/tui/test_compositor.py holds the screen to Textual's own render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual._compositor import ChopsUpdate, Compositor
+from textual.geometry import Region
+from textual.strip import Strip
+
+
+class TouchedCompositor(Compositor):
+    def render_partial_update(self) -> ChopsUpdate | None:
+        screen = self.size.region
+        changed = [r.intersection(screen) for r in self._dirty_regions]
+        self._dirty_regions.clear()
+        changed = [r for r in changed if r]
+        if not changed:
+            return None
+        spans = list(self._regions_to_spans(changed))
+        lines = {y for y, _, _ in spans}
+        chops = self._touched_chops(changed, lines)
+        return ChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
+
+    def _touched_chops(
+        self, changed: list[Region], lines: set[int]
+    ) -> list[dict[int, Strip | None]]:
+        cuts = self.cuts
+        chops: list[dict[int, Strip | None]] = [dict.fromkeys(c[:-1]) for c in cuts]
+        for shown, strips in self._touched_renders(changed):
+            x = shown.x
+            first_cut, last_cut = shown.column_span
+            for y, strip in zip(shown.line_range, strips, strict=False):
+                if y not in lines:
+                    continue
+                line = chops[y]
+                final = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                for cut, piece in zip(
+                    final, strip.divide([c - x for c in final[1:]]), strict=False
+                ):
+                    if line.get(cut) is None:  # front to back: the first piece wins
+                        line[cut] = piece
+        return chops
+
+    def _touched_renders(self, changed: list[Region]) -> Iterable[tuple[Region, list[Strip]]]:
+        """(the part of a widget rendered, on screen; its strips), front-most widget first."""
+        for widget, (region, clip) in self.visible_widgets.items():
+            visible = region.intersection(clip)
+            if not visible:
+                continue
+            hits = [h for h in (visible.intersection(r) for r in changed) if h]
+            if not hits:
+                continue
+            top = min(h.y for h in hits)
+            bottom = max(h.bottom for h in hits)
+            shown = Region(visible.x, top, visible.width, bottom - top)
+            crop = Region(shown.x - region.x, top - region.y, shown.width, shown.height)
+            yield shown, widget.render_lines(crop)

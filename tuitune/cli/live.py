@@ -175,10 +175,18 @@ def run_tui(
             except UnknownInterface as exc:
                 err(str(exc))
                 return EXIT_USAGE
+        from tuitune.core.cadence import Cadence
         from tuitune.tui.app import TuituneApp
 
         try:
-            app = TuituneApp(reader, iface, interval=interval, theme=theme, lab=lab)
+            app = TuituneApp(
+                reader,
+                iface,
+                interval=interval,
+                theme=theme,
+                lab=lab,
+                cadence=Cadence.in_time(interval),
+            )
         except ValueError as exc:  # an unknown --theme: say which exist
             err(str(exc))
             return EXIT_USAGE

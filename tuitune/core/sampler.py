@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from tuitune.core.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
@@ -72,14 +73,18 @@ class Sampler:
         ifname: str | None,
         deliver: Callable[[Sample], None],
         interval: float = 1.0,
-        slow_every: int = 5,
-        host_every: int = 30,
+        slow_every: int = SLOW_EVERY,
+        host_every: int = HOST_EVERY,
         limit: int | None = None,
         device_events: bool = False,
-        full_every: int = 10,
+        full_every: int = FULL_EVERY,
         first_gap: float | None = None,
         since_boot: bool = False,
+        cadence: Cadence | None = None,  # the three counts above at once (core/cadence.py)
     ) -> None:
+        if cadence is not None:
+            slow_every, host_every = cadence.slow_every, cadence.host_every
+            full_every = cadence.full_every
         self.reader = reader
         self.ifname = ifname
         self.interval = interval

@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from tuitune.core import gcpolicy
+from tuitune.core.cadence import Cadence
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
@@ -143,6 +144,7 @@ class TuituneApp(Frame):
         export_root: Path | None = None,
         lab: Lab | None = None,
         lab_down: Callable[[Lab], list[str]] | None = None,
+        cadence: Cadence | None = None,
     ) -> None:
         super().__init__(env, theme, save_settings)
         self.reader = reader
@@ -150,11 +152,13 @@ class TuituneApp(Frame):
         self.interval = interval
         self.show_cost = show_cost
         self.lab, self.lab_down = lab, lab_down  # `tuitune lab`; lab_down: tests inject it
+        cadence = cadence or Cadence()  # the live command's: in seconds (Cadence.in_time)
         self.sampler = Sampler(
             reader,
             ifname,
             self._deliver,
             interval,
+            cadence=cadence,
             limit=limit,
             device_events=reader.root.live,
             first_gap=FIRST_GAP,
@@ -208,6 +212,7 @@ class TuituneApp(Frame):
             dict(self.settings.config.contexts),
             self._remember,
             self.app_bench.follow,
+            count_every=cadence.count_every,
         )
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
         # P: the NIC's processes, moved beside (or away from) its IRQs

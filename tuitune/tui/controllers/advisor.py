@@ -19,6 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tuitune.core.cadence import COUNT_EVERY
 from tuitune.core.sampler import Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from tuitune.core.advise.model import Finding
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
-COUNT_EVERY = 3  # samples between two judgements for the header's count (a worker thread)
 RUN_LIMIT = 3600  # samples a benchmark run's window keeps at most (an hour at 1 s)
 COUNT_FROM = 5  # samples in the window before the first: 4 steps, not one tick's noise
 STYLE = {"bottleneck": "bold red", "risk": "yellow", "hint": "cyan"}
@@ -167,8 +167,10 @@ class Advisor:
         contexts: dict[str, str] | None = None,
         remember: Callable[[str, str], None] | None = None,
         applied: Callable[[str, str, frozenset[Key]], None] | None = None,
+        count_every: int = COUNT_EVERY,
     ) -> None:
         self.shell = shell
+        self.count_every = count_every  # samples between two judgements for the header's count
         self.editor = editor
         self.contexts = dict(contexts or {})  # ifname -> context, remembered across runs
         self.remember = remember
@@ -210,7 +212,7 @@ class Advisor:
 
     def feed(self, sample: Sample) -> None:
         """Every sample the screen draws; a gap (a failed read) or another interface starts
-        the window again. Every COUNT_EVERY samples the window is judged again on a worker
+        the window again. Every `count_every` samples the window is judged again on a worker
         thread, for the count the header shows."""
         ifname = self.shell.selection().ifname
         if self._pending is not None:
@@ -231,7 +233,7 @@ class Advisor:
         ):
             self._counters.append(sample.counters)
         self._since += 1
-        if self._since < COUNT_EVERY or self._counting or len(self._counters) < COUNT_FROM:
+        if self._since < self.count_every or self._counting or len(self._counters) < COUNT_FROM:
             return
         make = self._facts_maker()
         if make is None:

@@ -1,11 +1,13 @@
 """The header's widget: a Static whose lines are drawn one by one and kept, so that a tick that
-changes one line (the rates) re-renders that line only; the text is not set again when it did
-not change, and a new layout is asked for only when the height changed."""
+changes one line (the rates) re-renders that line only, and repaints from that row down; the
+text is not set again when it did not change, and a new layout is asked for only when the
+height changed."""
 
 from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
@@ -27,6 +29,16 @@ class HeaderView(Static):
         self._lines: list[Text] = []
         self._strips: dict[LineKey, list[Strip]] = {}  # the lines shown now, drawn
         self._drawn_for: tuple[int, VisualStyle] | None = None  # (width, style) of _strips
+        self._visual: tuple[Text | None, Visual] | None = None  # Static's, made when asked
+
+    @property
+    def visual(self) -> Visual:
+        # Static's visual of the whole text, for what still asks for it (a text selection,
+        # Textual's height for `height: auto`): made when asked, not at every tick's show.
+        if self._visual is None or self._visual[0] is not self._shown:
+            shown = self._shown if self._shown is not None else ""
+            self._visual = (self._shown, visualize(self, shown, markup=False))
+        return self._visual[1]
 
     def show(self, text: Text) -> None:
         # Rich Text compares by plain text and spans (styles included): an unchanged header
@@ -37,11 +49,36 @@ class HeaderView(Static):
         # header's height changes.
         width = max(1, self.size.width - 2)
         height = sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
-        self._lines = list(text.split("\n", allow_blank=True))
-        keep = {_key(line) for line in self._lines}
+        lines = list(text.split("\n", allow_blank=True))
+        first = self._first_changed_row(lines) if height == self._height else None
+        keep = {_key(line) for line in lines}
         self._strips = {k: v for k, v in self._strips.items() if k in keep}
-        self.update(text, layout=height != self._height)
+        self._lines = lines
+        if first is None:
+            self.update(text, layout=height != self._height)
+        else:
+            # The same height and the rows above `first` the same (a tick's new rates): repaint
+            # from there down only, and leave the whole text's Content to `visual`.
+            self.refresh(Region(0, first, self.size.width, self.size.height - first))
         self._shown, self._height = text, height
+
+    def _first_changed_row(self, lines: list[Text]) -> int | None:
+        """The widget row where `lines` first differs from what is drawn; None when that is
+        not known (not drawn yet, resized, another number of lines)."""
+        if self._drawn_for is None or self._drawn_for[0] != self.size.width:
+            return None
+        if len(lines) != len(self._lines):
+            return None
+        row = 0
+        for old, new in zip(self._lines, lines, strict=True):
+            key = _key(old)
+            if key != _key(new):
+                return row
+            strips = self._strips.get(key)
+            if strips is None:
+                return None
+            row += len(strips)
+        return None
 
     def render_line(self, y: int) -> Strip:
         if self._shown is None or self.text_selection is not None:

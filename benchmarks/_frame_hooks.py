@@ -7,7 +7,7 @@ Parts, all CPU time of the main thread (time.thread_time):
 * presenters: TuituneApp.on_tuitune_app_sample_ready, our code building the rows;
 * compositor: Screen._on_timer_update (and _refresh_layout, _compositor_refresh,
   Compositor.update_widgets when called on their own), Textual's layout, finding what
-  changed and repainting every widget under the changed regions (Widget.render_lines, per
+  changed and repainting the widgets under the changed regions (Widget.render_lines, per
   widget below), without the terminal write nested in it;
 * terminal write: App._display, the frame turned into escape sequences and queued to the
   output thread;

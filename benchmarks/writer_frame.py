@@ -118,8 +118,10 @@ def frame_section(data: Mapping[str, Any] | None, peers: Mapping[str, Any] | Non
         f"product is unchanged). {windows} window(s) of {data['ticks_per_window']} ticks per "
         "rate after a warm-up; CPU time of the main thread per tick, median and range. "
         "Widgets repainted: render_lines calls; changed: the widgets whose content changed "
-        "(handed to Textual's update_widgets); every other one was repainted only because it "
-        "lies under the box Textual redraws around the changes.",
+        "(handed to Textual's update_widgets); every other one was repainted because part of it "
+        "lies under a changed one (a panel's border around its list, the screen behind "
+        "them): the live screen's compositor renders only the widgets a change touches "
+        "(tuitune/tui/compositor.py).",
         "",
     ]
     if data.get("quick"):

@@ -39,7 +39,8 @@ class Ticking(App[None]):
         # Hundredths: at 4 Hz every update changes the text, as tuitune's figures do.
         now = time.time()
         stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 100) % 100:02d}"
-        self.query_one("#line", Static).update(f"{READY} {stamp}")
+        # The same width every time: no new layout, as tuitune asks for none at a tick.
+        self.query_one("#line", Static).update(f"{READY} {stamp}", layout=False)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 
-from tuitune.tui.panels.headerview import HeaderView
+from tuitune.tui.panels.headerview import HeaderView, draw_line
 
 
 class _Header(App[None]):
@@ -62,3 +65,41 @@ async def test_a_new_rates_line_is_drawn_without_setting_the_whole_text() -> Non
         await pilot.pause()
         assert len(updates) == 2
         assert _screen(app)[:4] == ["tuitune host1", "eth2 ixgbe", "rx 3 Gb/s", "1 finding"]
+
+
+def _cells(strips: list[Strip]) -> list[list[tuple[str, str, object]]]:
+    """Each segment as the terminal gets it (its text in its SGR codes) and its selection
+    offset: Rich names a standard colour "red" where Content says "color(1)", the same code."""
+    return [
+        [
+            (seg.text, seg.style.render(seg.text) if seg.style else seg.text, _meta(seg.style))
+            for seg in strip
+        ]
+        for strip in strips
+    ]
+
+
+def _meta(style: Style | None) -> object:
+    return style.meta if style is not None else None
+
+
+async def test_a_line_drawn_by_rich_is_textuals_to_the_cell_and_style() -> None:
+    # The direct path must give what Textual's Content path gives, selection offsets (the
+    # style's meta) included; a line that wraps, or is not ASCII, takes Textual's own path.
+    lines = [
+        Text(""),
+        Text("eth2  ixgbe 5.1.0-k  UP  NUMA 1  mtu 9000"),
+        Text.assemble(("rx ", "bold"), "9.41 Gb/s 812k pps  ", ("drops 12/s", "bold red")),
+        Text.assemble(("tuitune ", "bold cyan"), "lab-host  ", ("read-only", "italic")),
+        Text("x" * 80),  # wraps at 40
+        Text("naïve ◆ non-ASCII"),
+    ]
+    app = _Header()
+    async with app.run_test(size=(42, 8)):
+        header = app.query_one(HeaderView)
+        width, style = header.size.width, header.visual_style
+        for line in lines:
+            textual = Visual.to_strips(
+                header, visualize(header, line, markup=False), width, None, style
+            )
+            assert _cells(draw_line(header, line, width, style)) == _cells(textual), line.plain

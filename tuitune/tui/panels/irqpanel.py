@@ -59,14 +59,25 @@ def land_strip(r: IrqRate | None, cpus: Sequence[int], g: Glyphs, p: Palette) ->
     """One character per CPU, the share of this IRQ's interrupts each took."""
     if r is None or r.total <= 0:
         return (("." * len(cpus), p.heat[0]),)
+    # Neighbours of one style are one span: an IRQ mostly idle on a big host is a few spans,
+    # not one per CPU, and each span is a segment to style and filter at every repaint.
     out: list[Span] = []
+    text: list[str] = []
+    style = p.heat[0]
     for cpu in cpus:
         share = r.per_cpu.get(cpu, 0.0) / r.total
         if share <= 0:
-            out.append((".", p.heat[0]))
+            ch, st = ".", p.heat[0]
         else:
             ch = g.heat[max(1, min(len(g.heat) - 1, round(share * (len(g.heat) - 1))))]
-            out.append((ch, p.heat[heat_level(share * 100)]))
+            st = p.heat[heat_level(share * 100)]
+        if st != style and text:
+            out.append(("".join(text), style))
+            text = []
+        text.append(ch)
+        style = st
+    if text:
+        out.append(("".join(text), style))
     return tuple(out)
 
 

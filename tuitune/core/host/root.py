@@ -77,10 +77,9 @@ def read_text(path: Path, what: str, limit: int = SMALL_FILE, jail: str | None =
     """The text of one kernel file, at most `limit` bytes; raises OSError (KernelFileError
     for what is not an errno). Prefer read_kernel_file, which returns a state instead."""
     fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
-    too_big = KernelFileError(Unavailable("error", f"{what}: larger than {_size(limit)}, not read"))
     try:
         if os.fstat(fd).st_size > limit:  # a tree's file says so at once
-            raise too_big
+            raise _too_big(what, limit)
         chunks: list[bytes] = []
         total = 0
         # /proc files report size 0: read until EOF, one byte past the bound to know it is over.
@@ -88,7 +87,7 @@ def read_text(path: Path, what: str, limit: int = SMALL_FILE, jail: str | None =
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise too_big
+                raise _too_big(what, limit)
     finally:
         os.close(fd)
     try:
@@ -122,6 +121,11 @@ def read_span(path: Path, what: str, offset: int, size: int, jail: str | None = 
     if "\r" in text:
         raise KernelFileError(Unavailable("error", f"{what}: CR line ends, not read by span"))
     return text
+
+
+def _too_big(what: str, limit: int) -> KernelFileError:
+    # Made only when raised: every tick reads a dozen files that fit.
+    return KernelFileError(Unavailable("error", f"{what}: larger than {_size(limit)}, not read"))
 
 
 def _size(n: int) -> str:

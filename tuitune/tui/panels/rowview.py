@@ -368,6 +368,10 @@ class RowView(ScrollView, can_focus=True):
                 segs.append(Segment(" ", style))
             cell = row.cells[i] if i < len(row.cells) else ""
             segs.extend(cell_segments(cell, w, col.right, style, col.clip))
+        # Neighbours of one style as one segment (a cell's padding, the space after it): every
+        # later step of a repaint (background, colour filter, crop, the compositor's cuts) is
+        # per segment, and a row of 12 cells was 30 of them.
+        segs = list(Segment.simplify(segs))
         return Strip(segs).extend_cell_length(width, style).crop(0, width)
 
 

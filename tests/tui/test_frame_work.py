@@ -11,6 +11,7 @@ import pytest
 from rich.text import Text
 from textual.widgets import Static
 
+from tests.support.recording import recorded
 from tests.tui.conftest import Launch
 from tuitune.tui import view as view_module
 from tuitune.tui.panels.cpugrid import HeatMap
@@ -22,14 +23,7 @@ async def test_an_unchanged_header_is_not_updated_again(launch: Launch) -> None:
     # (the findings' count may still change once).
     async with launch(samples=2, limit=None, interval=0.1, wait=3) as tui:
         header = tui.app.query_one("#header", Static)
-        texts: list[Text] = []
-        original = header.update
-
-        def counting(content: Any = "", **kwargs: Any) -> None:
-            texts.append(content)
-            original(content, **kwargs)
-
-        header.update = counting  # type: ignore[method-assign]
+        texts: list[Text] = recorded(header, "update")
         seen = tui.app.samples_drawn
         await tui.drawn(seen + 5)
         # Each update brings a new text: five ticks of the same text cost no new Content.

@@ -4,8 +4,6 @@ text selection and `height: auto`) is the text shown (issue 18, goal 4)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -13,6 +11,7 @@ from textual.content import Content
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
+from tests.support.recording import recorded
 from tuitune.tui.panels.headerview import HeaderView, draw_line
 
 
@@ -30,14 +29,7 @@ async def test_a_new_rates_line_is_drawn_without_setting_the_whole_text() -> Non
     app = _Header()
     async with app.run_test(size=(40, 8)) as pilot:
         header = app.query_one(HeaderView)
-        updates: list[Any] = []
-        update = header.update
-
-        def counting(content: Any = "", **kwargs: Any) -> None:
-            updates.append(content)
-            update(content, **kwargs)
-
-        header.update = counting  # type: ignore[method-assign]
+        updates = recorded(header, "update")
         header.show(Text("tuitune host1\neth2 ixgbe\nrx 1 Gb/s"))
         await pilot.pause()
         assert len(updates) == 1 and _screen(app)[:3] == [
@@ -45,18 +37,11 @@ async def test_a_new_rates_line_is_drawn_without_setting_the_whole_text() -> Non
             "eth2 ixgbe",
             "rx 1 Gb/s",
         ]
-        repaints: list[Any] = []
-        refresh = header.refresh
-
-        def watched(*regions: Any, **kwargs: Any) -> Any:
-            repaints.append(regions)
-            return refresh(*regions, **kwargs)
-
-        header.refresh = watched  # type: ignore[method-assign]
+        repaints = recorded(header, "refresh")  # the first region of each repaint asked for
         header.show(Text("tuitune host1\neth2 ixgbe\nrx 2 Gb/s"))
         await pilot.pause()
         assert len(updates) == 1  # no new Content for the whole text
-        assert [r.y for regions in repaints for r in regions] == [2]  # from the rates row
+        assert [r.y for r in repaints] == [2]  # from the rates row
         assert _screen(app)[:3] == ["tuitune host1", "eth2 ixgbe", "rx 2 Gb/s"]
         visual = header.visual
         assert isinstance(visual, Content) and visual.plain.endswith("rx 2 Gb/s")

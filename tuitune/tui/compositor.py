@@ -10,9 +10,10 @@ Here a widget is rendered only where its visible part overlaps a changed region,
 those regions cover. The update sent is the same: `ChopsUpdate` writes only the pieces of line
 that lie inside a changed region, and each of those lies in a widget that overlaps that region,
 which is rendered as before (front to back, the first piece for a cut wins). A piece left
-unrendered (None) is skipped by `ChopsUpdate`. Full updates (resize, a new screen) are
-Textual's own. Private API: textual is pinned to the minor release this is tested with
-(pyproject.toml), and tests/tui/test_compositor.py holds the screen to Textual's own render.
+unrendered (None) is skipped by `ChopsUpdate`. Only which widgets, over which rows, is ours:
+the chopping into pieces and full updates (resize, a new screen) are Textual's own. Private
+API: textual is pinned to the minor release this is tested with (pyproject.toml), and
+tests/tui/test_compositor.py holds the screen to Textual's own render.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from textual.strip import Strip
 
 
 class TouchedCompositor(Compositor):
+    _changed: list[Region] | None = None  # during a partial update: the regions it covers
+
     def render_partial_update(self) -> ChopsUpdate | None:
         screen = self.size.region
         changed = [r.intersection(screen) for r in self._dirty_regions]
@@ -33,29 +36,24 @@ class TouchedCompositor(Compositor):
         if not changed:
             return None
         spans = list(self._regions_to_spans(changed))
-        lines = {y for y, _, _ in spans}
-        chops = self._touched_chops(changed, lines)
+        is_rendered_line = {y for y, _, _ in spans}.__contains__
+        self._changed = changed
+        try:  # Textual's own chopping, over the renders _get_renders gives below
+            chops = self._render_chops(Region.from_union(changed), is_rendered_line)
+        finally:
+            self._changed = None
         return ChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
 
-    def _touched_chops(
-        self, changed: list[Region], lines: set[int]
-    ) -> list[dict[int, Strip | None]]:
-        cuts = self.cuts
-        chops: list[dict[int, Strip | None]] = [dict.fromkeys(c[:-1]) for c in cuts]
-        for shown, strips in self._touched_renders(changed):
-            x = shown.x
-            first_cut, last_cut = shown.column_span
-            for y, strip in zip(shown.line_range, strips, strict=False):
-                if y not in lines:
-                    continue
-                line = chops[y]
-                final = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
-                for cut, piece in zip(
-                    final, strip.divide([c - x for c in final[1:]]), strict=False
-                ):
-                    if line.get(cut) is None:  # front to back: the first piece wins
-                        line[cut] = piece
-        return chops
+    def _get_renders(
+        self, crop: Region | None = None
+    ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        if self._changed is None:  # a full update, a screenshot: Textual's own
+            yield from super()._get_renders(crop)
+            return
+        for shown, strips in self._touched_renders(self._changed):
+            # As region and clip: _render_chops places the strips from the top of the
+            # intersection of the two, which is the part rendered.
+            yield shown, shown, strips
 
     def _touched_renders(self, changed: list[Region]) -> Iterable[tuple[Region, list[Strip]]]:
         """(the part of a widget rendered, on screen; its strips), front-most widget first."""

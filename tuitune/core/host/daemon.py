@@ -85,39 +85,15 @@ def root_binary_problem(pid: int) -> str | None:
     return None
 
 
-def _live_named(comm: str) -> list[int]:
-    """The pids whose kernel name (/proc/PID/comm) is `comm`: one small read per process.
-    psutil's process_iter took 77 us a process here against 29 for this pass through the
-    checked reader (and less through os directly): the host state's scan runs every 30 s,
-    and a big host has thousands of processes (issue 18)."""
-    want = comm[:COMM_LEN]
-    found = []
-    for entry in os.listdir(_REAL_PROC):
-        if not (entry.isascii() and entry.isdigit()):
-            continue
-        try:
-            fd = os.open(f"/proc/{entry}/comm", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            continue  # gone since the listing
-        try:
-            name = os.read(fd, 64)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        if name.rstrip(b"\n").decode("utf-8", "replace") == want:
-            found.append(int(entry))
-    return found
-
-
-def _live_pids(comm: str) -> list[int]:
+def _live_pids(root: HostRoot, comm: str) -> list[int]:
     """This machine's processes named `comm` that count as the system's daemon: found by
-    their kernel name, then psutil gives the few matches' uids; the executable check stays
-    tuitune's own (proc.check_path)."""
+    their kernel name (one small read a process; psutil's process_iter took 77 us a process,
+    2.6 times that, and a big host has thousands), then psutil gives the few matches' uids;
+    the executable check stays tuitune's own (proc.check_path)."""
     import psutil  # only here: it costs start-up time every other path does not need
 
     pids = []
-    for pid in _live_named(comm):
+    for pid in map(int, _named(root, comm)):
         try:
             p = psutil.Process(pid)  # pinned by its start time from here on
             # The name again, from the pinned process: the pid may have been reused since the
@@ -145,5 +121,5 @@ def _live_pids(comm: str) -> list[int]:
 def daemon_pids(root: HostRoot, comm: str) -> tuple[int, ...]:
     """The pids of `comm` that count as the system's daemon (see the module's docstring)."""
     if root.live and root.proc == _REAL_PROC:
-        return tuple(sorted(_live_pids(comm)))
+        return tuple(sorted(_live_pids(root, comm)))
     return tuple(sorted(_tree_pids(root, comm)))

@@ -36,7 +36,7 @@ import pytest
 from tuitune.cli import main
 from tuitune.core.advise import thresholds as t
 
-pytestmark = pytest.mark.kernel
+pytestmark = [pytest.mark.kernel, pytest.mark.throughput]  # saturation needs the CPUs to itself
 
 CLIENT_ADDR, SERVER_ADDR = "10.254.92.1", "10.254.92.2"
 FILTERS = 600  # ingress u32 rules that never match: softirq work per received packet

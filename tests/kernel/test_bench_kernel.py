@@ -151,6 +151,7 @@ def record(
     return group
 
 
+@pytest.mark.throughput
 def test_offloads_off_through_the_journal_show_in_the_notebook(pair: Pair, tmp_path: Path) -> None:
     spec = BenchSpec(SERVER_ADDR, duration=3, repeats=2, netns=pair.client_ns)
     nb = Notebook(tmp_path / "runs.jsonl")

@@ -63,6 +63,7 @@ def _sweep(
             return runner.run(resume=resume)
 
 
+@pytest.mark.throughput
 def test_the_lab_demo_shows_nasas_direction_at_1500_and_puts_both_ends_back(
     pair: Pair, tmp_path: Path
 ) -> None:

@@ -1,0 +1,293 @@
+"""The whole test command, tier by tier, with the VM bench booting beside the host tiers.
+
+`scripts/dev test` (and so CI) runs this with the project's venv Python. Why a runner and not
+one pytest: the VM bench spends most of its minutes under TCG in one guest process, while the
+host tiers are mostly one pytest process; run strictly after each other they waste a core.
+So the guest starts first, in the background, the host tiers run beside it, and the tests
+that measure throughput on this machine (marker `throughput`) run only once the guest is
+gone, so they never share the CPUs with it. At the end it prints what the reader of a CI log
+needs to see where the time went: each tier's wall and CPU time with the load average at its
+start and end, the 50 slowest host tests and the guest's slowest, and one closing line
+"ci: N passed, N failed, N skipped" over every tier.
+
+Run it by hand: `.venv/bin/python scripts/tiers.py [--no-vm] [--only TIER ...]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+VENV_BIN = REPO / ".venv" / "bin"
+
+
+@dataclass
+class Tier:
+    name: str
+    argv: list[str]  # pytest arguments (or a whole command for lint)
+    lint: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Result:
+    name: str
+    rc: int
+    wall: float
+    cpu: float
+    load_start: str
+    load_end: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    errors: int = 0
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def log(msg: str) -> None:
+    print(f"tiers: {msg}", file=sys.stderr, flush=True)
+
+
+# -- the VM bench, in the background ------------------------------------------------------------
+class Guest:
+    """`scripts/vm run` started now; its output kept in OUT/vm.{stdout,stderr,rc}, which
+    tests/vm/test_bench_host.py reads (TUITUNE_VM_OUT) instead of booting a guest itself."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.stdout = open(out / "vm.stdout", "wb")  # noqa: SIM115 - held until the guest ends
+        self.stderr = open(out / "vm.stderr", "wb")  # noqa: SIM115
+        self.start = time.monotonic()
+        self.load_start = loadavg()
+        self.cpu_before = children_cpu()
+        self.proc = subprocess.Popen(
+            [str(REPO / "scripts" / "vm"), "run"],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=self.stdout,
+            stderr=self.stderr,
+            start_new_session=True,  # one signal ends qemu and the script together
+        )
+        log(f"VM bench started (pid {self.proc.pid}), load average {self.load_start}")
+
+    def wait(self) -> Result:
+        rc = self.proc.wait()
+        wall = time.monotonic() - self.start
+        self.stdout.close()
+        self.stderr.close()
+        (self.out / "vm.rc").write_text(f"{rc}\n")
+        # Reaped only now, so the host tiers' CPU figures before this never include the guest.
+        cpu = children_cpu() - self.cpu_before
+        log(f"VM bench ended with {rc} after {wall:.0f} s")
+        res = Result("vm (guest, both boots)", rc, wall, cpu, self.load_start, loadavg())
+        for junit in guest_junits(self.out):
+            count(res, junit)
+        return res
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait()
+
+
+def vm_wanted() -> bool:
+    if os.environ.get("TUITUNE_VM_SKIP") == "1":
+        return False
+    return os.geteuid() == 0 and Path("/dev/net/tun").exists()
+
+
+# -- running the tiers ---------------------------------------------------------------------------
+def run_tier(tier: Tier, out: Path) -> Result:
+    log(f"{tier.name}: starting, load average {loadavg()}")
+    start, cpu0, l0 = time.monotonic(), children_cpu(), loadavg()
+    if tier.lint:
+        rc = 0
+        for cmd in tier.argv:
+            log(f"{tier.name}: {cmd}")
+            rc = subprocess.run(cmd.split(), cwd=REPO).returncode
+            if rc:
+                break
+    else:
+        junit = out / f"{tier.name}.xml"
+        argv = [
+            str(VENV_BIN / "pytest"),
+            *tier.argv,
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            "-o",
+            "junit_family=xunit2",
+        ]
+        rc = subprocess.run(argv, cwd=REPO, env={**os.environ, **tier.env}).returncode
+    res = Result(tier.name, rc, time.monotonic() - start, children_cpu() - cpu0, l0, loadavg())
+    if not tier.lint:
+        count(res, out / f"{tier.name}.xml")
+    log(f"{tier.name}: exit {rc} in {res.wall:.0f} s wall, {res.cpu:.0f} s CPU")
+    return res
+
+
+def cases(path: Path) -> list[ET.Element]:
+    if not path.is_file():
+        return []
+    try:
+        return list(ET.parse(path).getroot().iter("testcase"))
+    except ET.ParseError:
+        return []
+
+
+def outcome(case: ET.Element) -> str:
+    for tag in ("failure", "error", "skipped"):
+        if case.find(tag) is not None:
+            return tag
+    return "passed"
+
+
+def count(res: Result, junit: Path) -> None:
+    for case in cases(junit):
+        match outcome(case):
+            case "failure":
+                res.failed += 1
+            case "error":
+                res.errors += 1
+            case "skipped":
+                res.skipped += 1
+            case _:
+                res.passed += 1
+
+
+def slowest(paths: list[Path], n: int) -> list[tuple[float, str]]:
+    rows = []
+    for path in paths:
+        for case in cases(path):
+            name = f"{case.get('classname', '')}::{case.get('name', '')}"
+            rows.append((float(case.get("time") or 0.0), name))
+    rows.sort(reverse=True)
+    return rows[:n]
+
+
+def guest_junits(out: Path) -> list[Path]:
+    """The guest's junit XML of both boots, from the run directory scripts/vm named."""
+    err = (out / "vm.stderr").read_text(errors="replace") if (out / "vm.stderr").exists() else ""
+    for line in err.splitlines():
+        if "results in " in line:
+            run = Path(line.split("results in ", 1)[1].strip())
+            return [p for p in (run / "junit.xml", run / "junit-boot2.xml") if p.is_file()]
+    return []
+
+
+def report(results: list[Result], out: Path) -> None:
+    print("\n== Tiers (wall and CPU in seconds; CPU of the tier's processes and children) ==")
+    head = f"{'tier':<24} {'pass':>5} {'fail':>5} {'skip':>5} {'wall':>7} {'cpu':>7}"
+    print(f"{head}  load start -> end")
+    for r in results:
+        print(
+            f"{r.name:<24} {r.passed:>5} {r.failed + r.errors:>5} {r.skipped:>5} "
+            f"{r.wall:>7.0f} {r.cpu:>7.0f}  {r.load_start} -> {r.load_end}"
+        )
+    host = [out / f"{r.name}.xml" for r in results]
+    print("\n== The 50 slowest host tests (seconds) ==")
+    for t, name in slowest(host, 50):
+        print(f"{t:8.1f}  {name}")
+    guest = guest_junits(out)
+    if guest:
+        total = sum(float(c.get("time") or 0.0) for p in guest for c in cases(p))
+        print(f"\n== The guest's slowest tests (seconds; {total:.0f} s in all its tests) ==")
+        for t, name in slowest(guest, 50):
+            print(f"{t:8.1f}  {name}")
+    (out / "summary.json").write_text(json.dumps([asdict(r) for r in results], indent=1))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-vm", action="store_true", help="do not boot the VM bench")
+    ap.add_argument("--no-lint", action="store_true", help="lint already ran (as the user)")
+    ap.add_argument("--only", nargs="*", default=None, help="run only these tiers")
+    ap.add_argument("--out", type=Path, default=REPO / "build" / "tiers")
+    args = ap.parse_args()
+    out: Path = args.out
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+
+    want_vm = not args.no_vm and vm_wanted() and (args.only is None or "vm" in args.only)
+    guest = Guest(out) if want_vm else None
+
+    lint = Tier(
+        "lint",
+        [
+            f"{VENV_BIN}/ruff check .",
+            f"{VENV_BIN}/ruff format --check .",
+            f"{VENV_BIN}/mypy",
+            f"{VENV_BIN}/lint-imports --no-cache",
+        ],
+        lint=True,
+    )
+    beside_guest = [
+        lint,
+        Tier("unit", ["tests/unit", "-m", "not vmbench and not throughput"]),
+        Tier("security", ["tests/security", "-m", "not vmbench and not throughput"]),
+        Tier("tui", ["tests/tui", "-m", "not vmbench and not throughput"]),
+        Tier("kernel", ["tests/kernel", "-m", "not vmbench and not throughput"]),
+    ]
+    # Measured throughput on this machine: never while the guest takes the CPUs.
+    after_guest = [Tier("throughput", ["tests", "-m", "throughput and not vmbench"])]
+    vm_env = {"TUITUNE_VM_OUT": str(out)} if guest else {}
+    reader = Tier("vm", ["tests/vm/test_bench_host.py", "-m", "vmbench"], env=vm_env)
+
+    results: list[Result] = []
+    try:
+        for tier in beside_guest + after_guest:
+            if tier is after_guest[0] and guest is not None:
+                log(f"waiting for the VM bench before the throughput tier, load {loadavg()}")
+                results.append(guest.wait())
+                guest = None
+            if args.only is not None and tier.name not in args.only:
+                continue
+            if tier.lint and args.no_lint:
+                continue
+            res = run_tier(tier, out)
+            results.append(res)
+            if tier.lint and res.rc:
+                return res.rc  # as before: no tests on code that does not lint
+        if guest is not None:
+            results.append(guest.wait())
+            guest = None
+        if not args.no_vm and (args.only is None or "vm" in args.only):
+            results.append(run_tier(reader, out))
+    finally:
+        if guest is not None:
+            guest.kill()
+    report(results, out)
+
+    tests = [r for r in results if r.name != "lint"]
+    passed = sum(r.passed for r in tests)
+    failed = sum(r.failed + r.errors for r in tests)
+    skipped = sum(r.skipped for r in tests)
+    # pytest's 5 is "no test collected": a tier whose marker selects nothing here.
+    bad = [r.name for r in tests if r.rc not in (0, 5) and not r.name.startswith("vm (")]
+    if bad:
+        print(f"\ntiers that failed: {', '.join(bad)}")
+    print(f"\nci: {passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if bad or failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

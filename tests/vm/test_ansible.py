@@ -3,11 +3,14 @@
 and kernel.
 
 The NIC is tuned through `tuitune apply`, exported with `--ansible` (matched by ID_PATH, the
-default), and put back with `tuitune restore`. Then: `--check` changes nothing (the kernel's
-values and the /etc files are as before), the real run installs the files and the kernel
-holds the values (the handlers load the sysctl file and replay the device's add event for
-udevd), `tuitune verify --installed` finds no difference, and a second run has changed=0. A
-second test renames the NIC between the export and the run: the rules find it by ID_PATH.
+default), and put back with `tuitune restore`. Then the real run installs the files and the
+kernel holds the values (the handlers load the sysctl file and replay the device's add event
+for udevd), and `tuitune verify --installed` finds no difference. A second test renames the
+NIC between the export and the run: the rules find it by ID_PATH.
+
+One real run per test: under TCG each `ansible-playbook` costs minutes. That `--check` (and
+`--check --diff`) writes nothing and that a second run has changed=0 is proven on the host by
+tests/unit/core/export/test_export_ansible.py, on the same generated playbook.
 
 The guest's /etc is a throwaway overlay whose tuitune directories are the bench's persist
 directories (tests/vm/guest.sh), shared with the reboot test that runs last: each test takes
@@ -112,19 +115,10 @@ def tune_export_restore(dev: str, tmp: Path, before: dict[str, str]) -> Path:
     return book
 
 
-def test_ansible_playbook_in_the_guest_checks_installs_verifies_and_is_idempotent(
-    nics: Nics, tmp_path: Path
-) -> None:
+def test_ansible_playbook_in_the_guest_installs_and_verifies(nics: Nics, tmp_path: Path) -> None:
     dev = nics.e1000e
     with put_back(dev) as before:
         book = tune_export_restore(dev, tmp_path, before)
-        files = etc_files()
-
-        check = play(book, tmp_path, "--check", "--diff")
-        assert check.returncode == 0, check.stdout + check.stderr
-        assert kernel(dev) == before  # --check changed nothing in the kernel...
-        assert etc_files() == files  # ...nor in /etc
-
         first = play(book, tmp_path)
         assert first.returncode == 0, first.stdout + first.stderr
         assert recap(first.stdout)["changed"] > 0
@@ -133,11 +127,6 @@ def test_ansible_playbook_in_the_guest_checks_installs_verifies_and_is_idempoten
         assert Path("/etc/sysctl.d/90-tuitune.conf").is_file()
         verified = tuitune("verify", "--installed")
         assert "every setting matches" in verified.stdout
-
-        again = play(book, tmp_path)
-        assert again.returncode == 0, again.stdout + again.stderr
-        assert recap(again.stdout)["changed"] == 0
-        assert kernel(dev) == TUNED
 
 
 def test_ansible_rules_find_a_renamed_nic_by_its_id_path(nics: Nics, tmp_path: Path) -> None:

@@ -155,3 +155,19 @@ def run_placement(lab: object, nic: NicState | None, spec: BenchSpec) -> dict[st
 def placement_line(placed: dict[str, str]) -> str:
     """ "iperf3 client on cpu 1 with its NET_RX; iperf3 server on any cpu (not pinned)"."""
     return "; ".join(f"{name} {where}" for name, where in sorted(placed.items()))
+
+
+def pick_stream_cpus(nic: NicState | None, online: frozenset[int], n: int) -> tuple[int, ...]:
+    """A CPU for each of n streams, beside the NIC's queues: the CPUs of the NIC's NUMA node
+    (all online ones when it has none, as a veth), those not taking its queue IRQs first, so a
+    stream's process does not share a core with the softirq work of its own packets; cycled
+    when there are fewer CPUs than streams. ESnet pinned each stream to its own NIC-local core
+    (`nuttcp -xc`); this is that rule, not a measured optimum."""
+    place = nic.placement if nic is not None else None
+    local = place.local_cpus if place is not None and place.local_cpus else frozenset()
+    pool = sorted((local & online) or online)
+    if not pool or n <= 0:
+        return ()
+    rx = set(rx_cpus(nic, BenchSpec("-"))[0])
+    ordered = [c for c in pool if c not in rx] + [c for c in pool if c in rx]
+    return tuple(ordered[i % len(ordered)] for i in range(n))

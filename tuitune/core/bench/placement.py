@@ -136,7 +136,9 @@ def client_placement(
 
     Where the client may run: the CPU of -A N (iperf3 pins itself), else the affinity it
     inherits from tuitune (`inherited`; None: this process's own)."""
-    if spec.client_cpu is not None:
+    if spec.processes and spec.stream_cpus:  # each stream process on its own CPU
+        allowed = frozenset(spec.stream_cpus)
+    elif spec.client_cpu is not None:
         allowed = frozenset({spec.client_cpu})
     else:
         allowed = inherited if inherited is not None else affinity_of(0) or frozenset()
@@ -144,12 +146,14 @@ def client_placement(
     text = describe(allowed, online, rx, what)
     if not text.startswith("on any cpu"):
         text += node_part(allowed, nic)
-    return {CLIENT_NAME: text}
+    # The first runs named only iperf3's; another engine's client is named as itself.
+    return {CLIENT_NAME if spec.engine == "iperf3" else f"{spec.engine} client": text}
 
 
 def run_placement(lab: object, nic: NicState | None, spec: BenchSpec) -> dict[str, str]:
     """Every placement a run records: the client's, and the lab's server when there is one."""
-    return client_placement(nic, spec, online_cpus()) | lab_placement(lab, nic, spec)
+    server = lab_placement(lab, nic, spec) if spec.engine == "iperf3" else {}  # its daemon's
+    return client_placement(nic, spec, online_cpus()) | server
 
 
 def placement_line(placed: dict[str, str]) -> str:

@@ -157,6 +157,16 @@ _TEST_FIELDS = (
 )
 
 
+def _word(value: object) -> str:
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
 def test_difference(spec: BenchSpec, base: BenchSpec) -> str:
     """How `spec`'s test differs from `base`'s (one clause a field), "" when it is the same
     test: two runs compare only when only their settings differ."""
@@ -164,9 +174,7 @@ def test_difference(spec: BenchSpec, base: BenchSpec) -> str:
     for attr, word in _TEST_FIELDS:
         a, b = getattr(spec, attr), getattr(base, attr)
         if a != b:
-            shown = "none" if a is None else a
-            was = "none" if b is None else b
-            out.append(f"{word} {shown}, not {was}")
+            out.append(f"{word} {_word(a)}, not {_word(b)}")
     return "; ".join(out)
 
 

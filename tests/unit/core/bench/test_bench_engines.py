@@ -219,3 +219,33 @@ def test_a_run_with_streams_and_latency_round_trips() -> None:
     rows = build_rows([run], None)
     assert rows[0].latency.median == 16.39 and rows[0].tps.median
     assert "rtt 16.4 us" in to_text(rows)
+
+
+# -- the sweep ------------------------------------------------------------------------------------
+def test_sweep_spec_takes_engine_and_processes_and_keeps_old_identities(tmp_path: Path) -> None:
+    from tuitune.core.sweep.spec import SpecError
+    from tuitune.core.sweep.spec import load as load_spec
+
+    body = '[sweep]\nname = "s"\n[bench]\nseconds = 1\n{extra}\n[[dimension]]\n'
+    body += 'setting = "streams"\nvalues = [1, 4]\n'
+    path = tmp_path / "s.toml"
+    path.write_text(body.format(extra=""))
+    old = load_spec(path)
+    assert (old.bench.engine, old.bench.processes) == ("iperf3", False)
+    path.write_text(body.format(extra="processes = true"))
+    new = load_spec(path)
+    assert new.bench.processes and new.identity() != old.identity()
+    path.write_text(body.format(extra='engine = "iperf3"'))
+    assert load_spec(path).identity() == old.identity()  # the default changes nothing
+    path.write_text(body.format(extra='engine = "netperf"'))
+    with pytest.raises(SpecError, match="engine"):
+        load_spec(path)
+
+
+def test_pivot_measures_a_latency_cell_by_its_round_trip() -> None:
+    from tuitune.core.sweep.pivot import measure
+
+    lat = parsed("sockperf", BenchSpec(PEER, engine="sockperf"), "sockperf-pp.txt")
+    assert measure(lat) == 16.39
+    tcp = parse_output(BenchSpec(PEER), text("iperf3-window.txt"))
+    assert measure(tcp) == tcp.received_bps

@@ -67,7 +67,6 @@ class Nuttcp:
                 ("zero copy (-Z)", spec.zerocopy),
                 ("congestion control (-C)", spec.congestion),
                 ("--bidir", spec.direction == "bidir"),
-                ("the server's CPU (-A N,M) on a remote peer", spec.server_cpu is not None),
             )
             if asked
         ]
@@ -96,7 +95,8 @@ class Nuttcp:
         return [exe, "-S", f"-P{port}", "--nofork"]
 
     def server_hint(self, spec: BenchSpec) -> str:
-        return f"nuttcp -S -P{spec.port}"
+        pin = f"taskset -c {spec.server_cpu} " if spec.server_cpu is not None else ""
+        return f"{pin}nuttcp -S -P{spec.port}"
 
     def parser(self, spec: BenchSpec, server_hint: str | None = None) -> Parser:
         return NuttcpParser(spec, server_hint or self.server_hint(spec))

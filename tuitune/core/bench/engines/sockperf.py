@@ -50,7 +50,6 @@ class Sockperf:
                 ("UDP rate", spec.udp_rate),
                 ("MSS", spec.mss is not None),
                 ("congestion control", spec.congestion),
-                ("the server's CPU on a remote peer", spec.server_cpu is not None),
             )
             if asked
         ]
@@ -69,7 +68,8 @@ class Sockperf:
         return [exe, "server", "--tcp", "-i", bind, "-p", str(port)]
 
     def server_hint(self, spec: BenchSpec) -> str:
-        return f"sockperf server --tcp -p {spec.port}"
+        pin = f"taskset -c {spec.server_cpu} " if spec.server_cpu is not None else ""
+        return f"{pin}sockperf server --tcp -p {spec.port}"
 
     def parser(self, spec: BenchSpec, server_hint: str | None = None) -> Parser:
         return SockperfParser(spec, server_hint or self.server_hint(spec))

@@ -79,6 +79,12 @@ def combine(
     )
     failed = next(((s, r) for s, r in zip(specs, results, strict=True) if r.error), None)
     error = None if failed is None else f"stream on port {failed[0].port}: {failed[1].error}"
+    if error is not None and any(not r.complete and r.intervals == () for r in results):
+        low, high = specs[0].port, specs[-1].port
+        error += (
+            f" (one process per stream needs a server on each port {low}..{high} of the "
+            "peer; --threads runs the streams in one process)"
+        )
     retr = [r.retransmits for r in results]
     udp = [r for r in results if r.total_packets is not None]
     first = results[0]

@@ -122,6 +122,18 @@ class BenchRunner:
             self._thread.join(timeout)
         return list(self.results)
 
+    def set_server_commands(self, commands: Sequence[str]) -> None:
+        """The far end's command lines, once the lab has started its servers (before start)."""
+        self._server_commands = tuple(commands)
+
+    def fail(self, why: str) -> None:
+        """A run that could not start (its servers did not): one failed result, as events."""
+        parser = self.engine.parser(self.spec, self._server_hint)
+        self._on_event(Started(self.spec, (), 0))
+        result = parser.finish(failure=why)
+        self.results.append(result)
+        self._on_event(Finished(result, 0))
+
     # -- the runner thread -----------------------------------------------------------------
     def _exe(self) -> str | None:
         return self._exe_override or find_program(self.engine.program)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tuitune.core.bench.engines.base import Measure, Parser, pinned
+from tuitune.core.bench.engines.base import Measure, Parser, one_line, pinned
 from tuitune.core.bench.limits import parse_length, parse_window
 from tuitune.core.bench.model import BenchResult, BenchSpec, Interval
 
@@ -119,7 +119,7 @@ class NuttcpParser:
         self._at = 0.0
 
     def feed(self, line: str) -> list[Interval]:
-        line = line.strip()
+        line = one_line(line.strip())
         if not line:
             return []
         self.last_line = line

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tuitune.core.bench.engines.base import Measure, Parser, pinned
+from tuitune.core.bench.engines.base import Measure, Parser, one_line, pinned
 from tuitune.core.bench.limits import parse_length
 from tuitune.core.bench.model import BenchResult, BenchSpec, Interval
 
@@ -85,7 +85,7 @@ class SockperfParser:
         self.tps: float | None = None
 
     def feed(self, line: str) -> list[Interval]:
-        line = _ANSI.sub("", line).strip()
+        line = one_line(_ANSI.sub("", line).strip())
         if not line:
             return []
         self.last_line = line

@@ -522,7 +522,7 @@ def _servers(lab: Any, spec: BenchSpec) -> Iterator[tuple[str, ...]]:
     from tuitune.core.bench.engines import get
     from tuitune.core.lab_servers import serve
 
-    if lab is None or (spec.engine == "iperf3" and not spec.processes):
+    if lab is None:
         yield ()
         return
     with serve(lab, spec, get(spec.engine)) as servers:

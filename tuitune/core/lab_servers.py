@@ -31,7 +31,8 @@ class Servers:
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
 
 
-def _lab_daemon_command(lab: Lab) -> str:
+def lab_daemon_command(lab: Lab) -> str:
+    """The lab's own iperf3 server as `lab.build` started it."""
     return joined(
         [
             "iperf3",
@@ -52,13 +53,17 @@ def serve(lab: Lab, spec: BenchSpec, engine: Engine) -> Iterator[Servers]:
     """One server per stream process for `spec`, in `lab`'s peer namespace, while the block
     runs. The lab's own iperf3 daemon serves its port; every other port gets its own."""
     servers = Servers()
+    if engine.name == "iperf3" and not spec.processes:  # the lab's daemon serves it
+        servers.commands.append(lab_daemon_command(lab))
+        yield servers
+        return
     exe = proc.find(engine.program)
     if exe is None:
         raise LabError(f"{engine.program} is not installed: apt install {engine.package}")
     try:
         for s in stream_specs(spec, engine):
             if engine.name == "iperf3" and s.port == lab.port:
-                servers.commands.append(_lab_daemon_command(lab))
+                servers.commands.append(lab_daemon_command(lab))
                 continue
             # Pinned with taskset where the client cannot ask for it (-A N,M does for iperf3).
             cpu = s.server_cpu if engine.name != "iperf3" else None

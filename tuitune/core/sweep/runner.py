@@ -400,7 +400,7 @@ class SweepRunner:
     @contextlib.contextmanager
     def _servers(self, spec: BenchSpec) -> Iterator[tuple[str, ...]]:
         lab = self.target.lab
-        if lab is None or (spec.engine == "iperf3" and not spec.processes):
+        if lab is None:
             yield ()
             return
         try:

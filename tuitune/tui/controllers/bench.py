@@ -296,7 +296,7 @@ class BenchController:
             self.live.note = problem
         shell = self.shell
         lab, spec = self.lab, runner.spec
-        needs_servers = lab is not None and (spec.engine != "iperf3" or spec.processes)
+        needs_servers = lab is not None  # the lab's servers, or its daemon's command line
         if not needs_servers:
             runner.start()
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tuitune.core import lab as labmod
+from tuitune.core import proc
 from tuitune.core.bench import engines
 from tuitune.core.bench.model import BenchResult, BenchSpec
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, IntervalEvent
@@ -141,3 +144,24 @@ def test_latency_run(lab: Lab) -> None:
     assert 0 < med <= p99 <= p999
     assert result.transactions_per_s and result.transactions_per_s > 0
     assert "sockperf server --tcp" in servers[0]
+
+
+def test_lab_down_stops_a_server_a_crash_left(tmp_path: Path) -> None:
+    """A tuitune killed mid-run leaves its per-run servers in the peer namespace: `lab --down`
+    stops them too (by their names inside the lab), not only the lab's iperf3 daemon."""
+    if os.geteuid() != 0 or shutil.which("sockperf") is None:
+        pytest.skip("needs root and sockperf")
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    built = labmod.build(state)
+    left = None
+    try:
+        argv = ["ip", "netns", "exec", built.peer_netns]
+        argv += engines.get("sockperf").server_argv("/usr/bin/sockperf", built.peer_addr, 11111)
+        left = proc.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert left.pid in _pids_in(built.peer_netns)
+    finally:
+        removed = labmod.down(built, state)
+    assert left is not None
+    assert left.wait(10) is not None  # ended by `down`, not by this test
+    assert any(r.startswith(f"sockperf (pid {left.pid})") for r in removed), removed

@@ -471,6 +471,8 @@ def _repeat_line(event: Finished) -> str:
     r = event.result
     tp = r.throughput_bps
     text = "-" if tp is None else f"{tp / 1e6:.0f} Mb/s"
+    if tp is None and r.latency_median_us is not None:  # a latency cell
+        text = f"rtt {r.latency_median_us:.1f} us"
     retr = "" if r.total_retransmits is None else f", {r.total_retransmits} retr"
     error = f" ({r.error})" if r.error else ""
     return f"  repeat {event.repeat + 1}: {text}{retr}{error}"

@@ -249,3 +249,23 @@ def test_pivot_measures_a_latency_cell_by_its_round_trip() -> None:
     assert measure(lat) == 16.39
     tcp = parse_output(BenchSpec(PEER), text("iperf3-window.txt"))
     assert measure(tcp) == tcp.received_bps
+
+
+def test_the_runs_screen_shows_a_latency_row_by_its_round_trip() -> None:
+    from dataclasses import replace
+
+    from tuitune.core.bench.model import CpuLoad, Run
+    from tuitune.tui.look.glyphs import ASCII
+    from tuitune.tui.screens.runs import runs_rows
+
+    spec = BenchSpec(PEER, engine="sockperf", port=11111)
+    r = parsed("sockperf", spec, "sockperf-pp.txt")
+    slower = replace(r, latency_median_us=32.78)
+    runs = [
+        Run("r1", "r1", "veth", "", spec, r, CpuLoad(), {"gro": "off"}),
+        Run("r2", "r2", "veth", "", spec, slower, CpuLoad(), {"gro": "on"}),
+    ]
+    rows = runs_rows(build_rows(runs, "r1"), [], ASCII)
+    assert rows[0].cells[3] == "rtt 16.4 us"
+    assert rows[1].cells[3] == "rtt 32.8 us"
+    assert rows[1].cells[5][0][0] == "+100.0%"  # type: ignore[index]  # worse: it rose

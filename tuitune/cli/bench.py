@@ -8,7 +8,9 @@ run, no peer, a bad option).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import threading
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,7 @@ from tuitune.cli._common import (
     err,
 )
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
+from tuitune.core.lab_state import LabError
 
 if TYPE_CHECKING:
     from tuitune.core.bench.load import LoadTracker
@@ -63,6 +66,7 @@ def register(subparsers: _common.Subparsers) -> None:
         help="pin the client (and server) CPU",
     )
     count(bench, "--repeats", high=MAX_REPEATS, default=1, help="runs; the table shows the median")
+    _engine_args(bench)
     bench.add_argument(
         "--netns", type=_common.netns, metavar="NS", help="run inside network namespace NS"
     )
@@ -76,6 +80,90 @@ def register(subparsers: _common.Subparsers) -> None:
     from tuitune.cli import runs
 
     runs.register(subparsers)
+
+
+def _engine_args(bench: argparse.ArgumentParser) -> None:
+    """The engine and the options of issue 35 (docs/bench.md)."""
+    from tuitune.core.bench.engines import NAMES
+
+    bench.add_argument(
+        "--engine",
+        choices=NAMES,
+        default="iperf3",
+        help="iperf3 (default), nuttcp, or sockperf (a latency run: ping-pong)",
+    )
+    bench.add_argument(
+        "-w", dest="window", type=_checked("window"), metavar="SIZE", help="socket window (4M)"
+    )
+    bench.add_argument("-Z", dest="zerocopy", action="store_true", help="zero copy (sendfile)")
+    bench.add_argument(
+        "-u",
+        "--udp",
+        dest="udp_rate",
+        type=_checked("rate"),
+        metavar="RATE",
+        help="UDP at this rate in bits/s (1G); loss and jitter are kept",
+    )
+    bench.add_argument("-M", dest="mss", type=_checked("mss"), metavar="MSS", help="TCP MSS")
+    bench.add_argument(
+        "-C",
+        dest="congestion",
+        type=_checked("congestion"),
+        metavar="NAME",
+        help="TCP congestion control for this run (bbr, cubic)",
+    )
+    how = bench.add_mutually_exclusive_group()
+    how.add_argument(
+        "--processes",
+        action="store_true",
+        default=None,
+        help="-P N as N client processes on N ports, one stream each, pinned "
+        "(the default where iperf3 is older than 3.16)",
+    )
+    how.add_argument(
+        "--threads", dest="processes", action="store_false", help="-P N in one client process"
+    )
+    bench.add_argument(
+        "--cpus",
+        type=_checked("cpus"),
+        metavar="LIST",
+        help="each stream process's CPU (0-3); default: beside the NIC's queues",
+    )
+    bench.add_argument(
+        "--server-cpus", type=_checked("cpus"), metavar="LIST", help="each stream's server CPU"
+    )
+
+
+def _checked(kind: str) -> Any:
+    """An argparse type that says a bad value in one line."""
+    from tuitune.core.bench import limits
+    from tuitune.core.cpulist import CpuListError, parse_cpulist
+
+    def parse(text: str) -> Any:
+        try:
+            if kind == "window":
+                return limits.parse_window(text)
+            if kind == "rate":
+                return limits.parse_rate(text)
+            if kind == "cpus":
+                cpus = parse_cpulist(text)
+                if not cpus or len(cpus) > MAX_STREAMS:
+                    raise argparse.ArgumentTypeError(f"{text[:20]!r}: a CPU list like 0-3 or 0,2")
+                return tuple(sorted(cpus))
+            if kind == "mss":
+                mss = _common.positive(text)
+                problem = limits.mss_problem(mss)
+                result: Any = mss
+            else:
+                result = text.strip()
+                problem = limits.congestion_problem(result)
+            if problem:
+                raise argparse.ArgumentTypeError(problem)
+            return result
+        except (limits.BadLength, CpuListError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 # -- where: interface, namespace, peer ------------------------------------------------------------
@@ -114,6 +202,15 @@ def _spec(args: argparse.Namespace, peer: str, port: int, netns: str | None) -> 
     direction: Direction = "reverse" if args.reverse else "bidir" if args.bidir else "normal"
     client_cpu, server_cpu = args.pin if args.pin else (None, None)
     return BenchSpec(
+        engine=args.engine,
+        window=args.window,
+        zerocopy=args.zerocopy,
+        udp_rate=args.udp_rate,
+        mss=args.mss,
+        congestion=args.congestion,
+        processes=bool(args.processes),
+        stream_cpus=args.cpus or (),
+        server_cpus=args.server_cpus or (),
         peer=peer,
         port=port,
         duration=args.duration,
@@ -131,16 +228,29 @@ def _mb(bps: float | None) -> str:
     return "-" if bps is None else f"{bps / 1e6:.0f} Mb/s"
 
 
-def _interval_line(iv: Interval, bidir: bool) -> str:
+def _interval_line(iv: Interval, bidir: bool, streams: tuple[float, ...] = ()) -> str:
     retr = f"  {iv.retransmits} retr" if iv.retransmits is not None else ""
     who = f"{'send' if iv.role == 'sender' else 'recv'} " if bidir else ""
-    return f"  {iv.start:5.1f}-{iv.end:<5.1f} s  {who}{iv.bits_per_second / 1e6:8.0f} Mb/s{retr}"
+    line = f"  {iv.start:5.1f}-{iv.end:<5.1f} s  {who}{iv.bits_per_second / 1e6:8.0f} Mb/s{retr}"
+    if streams:  # a --processes run: the sum, and the stream that holds it back
+        slow = min(range(len(streams)), key=lambda i: streams[i])
+        line += f"  (sum of {len(streams)}; slowest #{slow + 1} {streams[slow] / 1e6:.0f} Mb/s)"
+    return line
 
 
-def _result_lines(result: BenchResult, load: Any, bidir: bool) -> list[str]:
-    from tuitune.core.bench.runformat import mbps
+def _result_lines(result: BenchResult, load: Any, bidir: bool, engine: str = "iperf3") -> list[str]:
+    from tuitune.core.bench.runformat import mbps, stream_text
 
     lines = []
+    if result.latency_median_us is not None:
+        p99, p999 = result.latency_p99_us, result.latency_p999_us
+        tps = result.transactions_per_s
+        lines.append(
+            f"  round trip: median {result.latency_median_us:.1f} us, p99 "
+            f"{'-' if p99 is None else f'{p99:.1f}'} us, p99.9 "
+            f"{'-' if p999 is None else f'{p999:.1f}'} us, "
+            f"{'-' if tps is None else f'{tps:.0f}'} transactions/s"
+        )
     if result.sent_bps is not None or result.received_bps is not None:
         what = "this side -> peer" if bidir else "sent/received"
         retr = "-" if result.retransmits is None else str(result.retransmits)
@@ -154,9 +264,17 @@ def _result_lines(result: BenchResult, load: Any, bidir: bool) -> list[str]:
             f"  peer -> this side: {mbps(result.return_sent_bps)} / "
             f"{mbps(result.return_received_bps)} Mb/s, {retr} retransmits"
         )
+    if result.loss_pct is not None:
+        jitter = "-" if result.jitter_ms is None else f"{result.jitter_ms:.3f}"
+        lines.append(
+            f"  UDP: {result.lost_packets}/{result.total_packets} datagrams lost "
+            f"({result.loss_pct:.2f}%), jitter {jitter} ms"
+        )
+    for i, stream in enumerate(result.streams):
+        lines.append(f"  stream {i + 1}: {stream_text(stream)}")
     if result.local_cpu is not None:
         lines.append(
-            f"  iperf3 CPU: local {result.local_cpu:.1f}%, remote {result.remote_cpu or 0:.1f}%"
+            f"  {engine} CPU: local {result.local_cpu:.1f}%, remote {result.remote_cpu or 0:.1f}%"
         )
     if load is not None and load.samples:
         sys_cpu = max(load.peak_sys.items(), key=lambda kv: kv[1], default=None)
@@ -196,15 +314,17 @@ class _Live:
             n = self.spec.repeats
             label = f"repeat {event.repeat + 1}/{n}: " if n > 1 else ""
             print(f"{label}{' '.join(event.argv)}", flush=True)
+            if self.spec.processes and self.spec.streams > 1:
+                print(f"  ... and {self.spec.streams - 1} more processes, one stream each")
         elif isinstance(event, IntervalEvent):
-            print(_interval_line(event.interval, bidir), flush=True)
+            print(_interval_line(event.interval, bidir, event.streams), flush=True)
         elif isinstance(event, Finished):
             tracker, self.tracker = self.tracker, None
             load = tracker.result() if tracker is not None else None
             self.loads.append(load)
             placed = self._placement()
             self.placements.append(placed)
-            for line in _result_lines(event.result, load, bidir):
+            for line in _result_lines(event.result, load, bidir, self.spec.engine):
                 print(line, flush=True)
             print(f"  placement: {placement_line(placed)}", flush=True)
             if event.result.error:
@@ -233,6 +353,10 @@ def _resolve(args: argparse.Namespace) -> tuple[str | None, str | None, int, str
             lab = found
             peer, netns, ifname = found.peer_addr, found.netns, ifname or found.ifname
     port = args.port or (getattr(lab, "port", DEFAULT_PORT) if lab else DEFAULT_PORT)
+    if args.engine != "iperf3" and not args.port:  # the lab's port is its iperf3 daemon's
+        from tuitune.core.bench.engines import get
+
+        port = get(args.engine).default_port
     return ifname, netns, port, peer, lab
 
 
@@ -263,6 +387,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     reader, ifname = opened
     with reader:
         spec = _spec(args, peer, port, netns)
+        spec, problem = _complete_spec(reader, ifname, spec, args)
+        if problem is not None:
+            err(f"{problem}; nothing was run")
+            return EXIT_USAGE
         problem = _pin_problem(reader, spec, lab is not None)
         if problem is not None:
             err(f"{problem}; nothing was run")
@@ -276,18 +404,58 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return _bench(args, reader, ifname, spec, hint, lab)
 
 
+def _complete_spec(
+    reader: HostReader, ifname: str, spec: BenchSpec, args: argparse.Namespace
+) -> tuple[BenchSpec, str | None]:
+    """What the engine cannot do (one line), and the choices left to tuitune: processes or
+    threads for -P N (processes where iperf3 is older than 3.16: it runs every stream on one
+    thread), and each stream process's CPU beside the NIC's queues unless --cpus names them."""
+    from dataclasses import replace
+
+    from tuitune.core import proc
+    from tuitune.core.bench.engines import get
+    from tuitune.core.bench.engines.base import version_of
+    from tuitune.core.bench.engines.iperf3 import threaded
+    from tuitune.core.bench.placement import online_cpus, pick_stream_cpus
+
+    engine = get(spec.engine)
+    if (why := engine.unsupported(spec)) is not None:
+        return spec, why
+    if (args.cpus or args.server_cpus) and args.processes is False:
+        return spec, "--cpus and --server-cpus pin stream processes: not with --threads"
+    processes = spec.processes
+    if args.processes is None and spec.streams > 1:
+        exe = proc.find(engine.program)
+        old = engine.name == "iperf3" and not threaded(version_of(engine, exe) if exe else None)
+        processes = old or bool(args.cpus)
+    if spec.streams <= 1:
+        processes = False
+    spec = replace(spec, processes=processes)
+    if processes and not spec.stream_cpus and spec.client_cpu is None:
+        try:
+            nic = reader.nic_state(ifname, with_stats=False)
+        except Exception:  # the NIC's queues are a hint for the pick, not a requirement
+            nic = None
+        spec = replace(spec, stream_cpus=pick_stream_cpus(nic, online_cpus(), spec.streams))
+    return spec, None
+
+
 def _pin_problem(reader: HostReader, spec: BenchSpec, local_peer: bool) -> str | None:
     """-A checked against this host's online CPUs (the lab's server runs here too)."""
     from tuitune.core.bench.limits import pin_problem
     from tuitune.core.cpulist import CpuListError, parse_cpulist
 
-    if spec.client_cpu is None:
+    if spec.client_cpu is None and not spec.stream_cpus and not spec.server_cpus:
         return None
     try:
         online = parse_cpulist(reader.root.read_sys("devices/system/cpu/online"))
     except (OSError, CpuListError):
         return None  # unknown: iperf3 says it then
-    return pin_problem(spec.client_cpu, spec.server_cpu, online, online if local_peer else None)
+    far = online if local_peer else None
+    for cpu in (*spec.stream_cpus, *spec.server_cpus):
+        if (problem := pin_problem(cpu, None, online)) is not None:
+            return problem.replace("-A: client", "--cpus:")
+    return pin_problem(spec.client_cpu, spec.server_cpu, online, far)
 
 
 def _bench(
@@ -327,19 +495,38 @@ def _bench(
         sampler.ack()
 
     sampler = Sampler(reader, ifname, deliver, interval=1.0)
-    runner = BenchRunner(spec, live.on_event, server_hint=hint)
-    sampler.start()
-    runner.start()
     try:
-        while runner.running:
-            runner.wait(0.5)
-    except KeyboardInterrupt:
-        runner.cancel()
-        runner.wait()
-    finally:
-        sampler.stop()
+        with _servers(lab, spec) as servers:
+            runner = BenchRunner(spec, live.on_event, server_hint=hint, server_commands=servers)
+            sampler.start()
+            runner.start()
+            try:
+                while runner.running:
+                    runner.wait(0.5)
+            except KeyboardInterrupt:
+                runner.cancel()
+                runner.wait()
+            finally:
+                sampler.stop()
+    except LabError as exc:
+        err(f"{exc}; nothing was run")
+        return EXIT_FAILED
     results = runner.wait()
     return _record(args, ifname, spec, settings, live, results)
+
+
+@contextlib.contextmanager
+def _servers(lab: Any, spec: BenchSpec) -> Iterator[tuple[str, ...]]:
+    """In the lab, the servers this run needs beyond the lab's iperf3 daemon (one per stream
+    process; nuttcp's, sockperf's), stopped when the run ends; their command lines."""
+    from tuitune.core.bench.engines import get
+    from tuitune.core.lab_servers import serve
+
+    if lab is None:
+        yield ()
+        return
+    with serve(lab, spec, get(spec.engine)) as servers:
+        yield tuple(servers.commands)
 
 
 def _record(
@@ -393,11 +580,14 @@ def _record(
 
 
 def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
-    from tuitune.core.bench.runformat import mbps
+    from tuitune.core.bench.runformat import latency_text, mbps
 
     tp = row.throughput
     spread = f" ({mbps(tp.low)}..{mbps(tp.high)})" if tp.low != tp.high else ""
     head = f"{row.group}: {mbps(tp.median)} Mb/s{spread}"
+    latency = tp.median is None and row.latency.median is not None
+    if latency:
+        head = f"{row.group}: {latency_text(row)}"
     if row.repeats > 1:
         head += f", median of {row.complete}"
     if row.baseline:
@@ -412,6 +602,13 @@ def _delta_lines(row: RunRow, rows: list[RunRow]) -> list[str]:
     def signed(value: float | None, suffix: str = "", digits: int = 1) -> str:
         return "-" if value is None else f"{value:+.{digits}f}{suffix}"
 
+    if latency:
+        return [
+            head,
+            f"against baseline {base.group} ({latency_text(base)}): round trip median "
+            f"{signed(row.d_latency, '%')} (lower is better)",
+            f"changed: {row.changes or 'nothing (same settings)'}",
+        ]
     lines = [
         head,
         f"against baseline {base.group} ({mbps(base.throughput.median)} Mb/s): throughput "

@@ -151,6 +151,7 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
     if peer is None:
         return "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab"
     port = args.port or (lab.port if lab is not None else DEFAULT_PORT)
+    args.lab_found = lab  # its servers for stream processes and other engines
     return ifname, netns, port, peer, (_lab_hint(lab) if lab is not None else None)
 
 
@@ -219,7 +220,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             handles=reader.handles,
             host_writes=args.host_wide,
         )
-        target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface)
+        lab = getattr(args, "lab_found", None)
+        target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface, lab)
         if spec is None:
             from tuitune.cli import sweep_bisect
 

@@ -32,6 +32,7 @@ from tuitune.core import fsutil, proc
 from tuitune.core.host.root import HostRoot
 
 # Re-exported: the CLI, the TUI and the tests know these names as `lab.X`.
+from tuitune.core.lab_procs import SERVER_PROGRAMS
 from tuitune.core.lab_procs import _comm as _comm
 from tuitune.core.lab_procs import _is_server as _is_server
 from tuitune.core.lab_procs import _kill as _kill
@@ -188,14 +189,14 @@ def clean_stale(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
 
 
 def holders(lab: Lab) -> list[str]:
-    """Processes other than iperf3 (which `down` stops) inside the lab's namespaces: deleting
+    """Processes other than the servers (which `down` stops) inside the lab's namespaces: deleting
     a namespace's name does not end it while one runs there (another tuitune watching it, a
     shell from `ip netns exec`)."""
     out = []
     for ns in (lab.netns, lab.peer_netns):
         for pid in _pids_in(ns):
             comm = _comm(pid)
-            if comm is not None and comm != "iperf3":
+            if comm is not None and comm not in SERVER_PROGRAMS:
                 out.append(
                     f"pid {pid} ({comm}) runs in netns {ns}: the namespace lives on, nameless, "
                     "until it exits"
@@ -307,8 +308,9 @@ def _remove(lab: Lab) -> list[str]:
         removed.append(f"iperf3 server (pid {server})")
     for ns in (lab.netns, lab.peer_netns):
         for pid in _pids_in(ns):
-            if pid != server and _comm(pid) == "iperf3" and _kill(pid):
-                removed.append(f"iperf3 (pid {pid}) in {ns}")
+            comm = _comm(pid)
+            if pid != server and comm in SERVER_PROGRAMS and _kill(pid):
+                removed.append(f"{comm} (pid {pid}) in {ns}")
     # Deleting one end deletes both, at once, even if some process still holds a namespace.
     gone = _ns_exists(lab.netns) and _ip("-n", lab.netns, "link", "del", lab.ifname, check=False)
     if gone and gone.returncode == 0:

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 _TCP_LISTEN = "0A"  # the state column of /proc/net/tcp
 
 
+# What a lab's servers may be: its iperf3 daemon, and the per-run servers of lab_servers.py
+# (one per stream, nuttcp, sockperf). `tuitune lab --down` stops these inside the lab.
+SERVER_PROGRAMS = ("iperf3", "nuttcp", "sockperf")
+
+
 def _process(pid: int) -> psutil.Process | None:
     """The process `pid` is now, None when there is none (or it cannot be looked at)."""
     import psutil  # only here: `tuitune show` and the screen's start never pay for it

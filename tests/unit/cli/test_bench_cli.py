@@ -57,6 +57,14 @@ def test_no_peer_and_no_lab(
         (["bench", "-A", "0,x"], "give a CPU number N, or N,M"),
         (["bench", "--port", "70000"], "is not a port"),
         (["bench", "--reverse", "--bidir"], "not allowed with"),
+        (["bench", "-w", "2G"], "argument -w: '2G': a size like 512K"),
+        (["bench", "-w", "1024M"], "out of range (1K..512M"),
+        (["bench", "-u", "fast"], "a rate in bits/s"),
+        (["bench", "-M", "20"], "MSS 20 is out of range"),
+        (["bench", "-C", "bbr;rm"], "a congestion control name"),
+        (["bench", "--cpus", "x"], "--cpus"),
+        (["bench", "--engine", "netperf"], "invalid choice"),
+        (["bench", "--processes", "--threads"], "not allowed with"),
     ],
 )
 def test_bad_options(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,3 +132,37 @@ def test_pinning_is_checked_against_the_cpus_each_side_has() -> None:
     )
     assert pin_problem(1, 7, online, None) is None  # a remote peer's CPUs are not known here
     assert pin_problem(None, None, online) is None
+
+
+def test_new_options_in_the_spec() -> None:
+    args = parse(
+        "bench", "-P", "4", "-w", "4m", "-Z", "-M", "1400", "-C", "bbr", "--processes",
+        "--cpus", "0-1", "--server-cpus", "1", "--engine", "nuttcp",
+    )  # fmt: skip
+    spec = cli_bench._spec(args, "10.0.0.2", 5000, None)
+    assert (spec.engine, spec.window, spec.zerocopy, spec.mss, spec.congestion) == (
+        "nuttcp", "4M", True, 1400, "bbr"
+    )  # fmt: skip
+    assert (spec.processes, spec.stream_cpus, spec.server_cpus) == (True, (0, 1), (1,))
+    assert cli_bench._spec(parse("bench", "-u", "1g"), "x", 1, None).udp_rate == "1G"
+
+
+def test_another_engine_takes_its_own_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_bench, "_lab", lambda: FakeLab())
+    assert cli_bench._resolve(parse("bench", "--engine", "nuttcp"))[2] == 5000
+    assert cli_bench._resolve(parse("bench", "--engine", "sockperf"))[2] == 11111
+    assert cli_bench._resolve(parse("bench", "--engine", "sockperf", "-p", "9"))[2] == 9
+
+
+def test_what_an_engine_cannot_do_is_said_before_anything_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(cli_bench, "_lab", lambda: None)
+    code = cli.main(
+        ["bench", "lo", "--peer", "127.0.0.1", "--engine", "nuttcp", "-Z",
+         "--notebook", str(tmp_path / "n.jsonl")]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "nuttcp 6 has no zero copy (-Z); nothing was run" in err
+    assert not (tmp_path / "n.jsonl").exists()

@@ -12,6 +12,11 @@ real runs; the recordings are in tests/fixtures/iperf3 (record.sh makes them aga
     CPU Utilization: local/sender 88.3% (0.3%u/88.0%s), remote/receiver 38.2% (1.9%u/36.4%s)
     iperf3: error - unable to connect to server: Connection refused
 
+UDP runs (-u -b RATE) print the datagrams sent where TCP has Retr, and their summary lines add
+the jitter and the lost/total datagrams (tests/fixtures/engines, recorded by its record.sh):
+
+    [  5]   0.00-2.01   sec   123 MBytes   514 Mbits/sec  0.722 ms  55037/143969 (38%)  receiver
+
 Reverse runs (-R) print no Retr column in the intervals (the peer sends) and, in 3.12, no
 CPU Utilization line at all. A run that dies midway prints its last interval twice, then the
 error.
@@ -49,7 +54,8 @@ _CPU = re.compile(
     r"^CPU Utilization: local/(?:sender|receiver) (?P<local>[\d.]+)%.*?"
     r"remote/(?:sender|receiver) (?P<remote>[\d.]+)%"
 )
-_STREAMS = re.compile(r"^Starting Test: .*?(\d+) streams?,")
+_STREAMS = re.compile(r"^Starting Test: protocol: (\w+), (\d+) streams?,")
+_UDP = re.compile(r"^\s+(?P<jitter>\d+(?:\.\d+)?) ms\s+(?P<lost>-?\d+)/(?P<total>\d+)\s")
 _ERROR = re.compile(r"^iperf3: (?:error|interrupt) - (?P<msg>.*)$")
 
 
@@ -74,9 +80,26 @@ def command(spec: BenchSpec, iperf3: str = "iperf3") -> list[str]:
         if spec.server_cpu is not None:
             pin += f",{spec.server_cpu}"
         argv += ["-A", pin]
+    argv += options(spec)
     if spec.netns:
         argv = ["ip", "netns", "exec", spec.netns, *argv]
     return argv
+
+
+def options(spec: BenchSpec) -> list[str]:
+    """The options of issue 35 (window, zero copy, UDP rate, MSS, congestion control)."""
+    out: list[str] = []
+    if spec.window:
+        out += ["-w", spec.window]
+    if spec.zerocopy:
+        out.append("-Z")
+    if spec.udp_rate:
+        out += ["-u", "-b", spec.udp_rate]
+    if spec.mss is not None:
+        out += ["-M", str(spec.mss)]
+    if spec.congestion:
+        out += ["-C", spec.congestion]
+    return out
 
 
 def server_command(spec: BenchSpec) -> str:
@@ -89,6 +112,7 @@ def server_command(spec: BenchSpec) -> str:
 class _Summary:
     bps: float
     retransmits: int | None
+    udp: tuple[float, int, int] | None = None  # jitter ms, lost, total datagrams
 
 
 def _bps(m: re.Match[str]) -> float:
@@ -111,6 +135,7 @@ class IperfParser:
         self._in_summary = False
         self._summary: dict[tuple[str, str], _Summary] = {}  # (direction tag, role) -> numbers
         self._cpu: tuple[float, float] | None = None
+        self.udp = spec.udp_rate is not None
 
     # -- lines ---------------------------------------------------------------------------------
     def feed(self, line: str) -> list[Interval]:
@@ -128,7 +153,8 @@ class IperfParser:
             if c is not None:
                 self._cpu = (float(c["local"]), float(c["remote"]))
         elif (s := _STREAMS.match(line)) is not None:
-            self.streams = int(s.group(1))
+            self.udp = s.group(1) == "UDP"
+            self.streams = int(s.group(2))
         elif (e := _ERROR.match(line)) is not None and self.error is None:
             self.error = e["msg"].strip()
             self.last_error_line = line
@@ -144,11 +170,13 @@ class IperfParser:
         tag = m["tag"] or ""
         rest = m["rest"]
         role_m = _ROLE.search(rest)
-        retr_m = _RETR.match(rest)
+        retr_m = None if self.udp else _RETR.match(rest)  # UDP: datagrams, not retransmits
         retr = int(retr_m.group(1)) if retr_m else None
         if role_m is not None:  # a summary line: only the total counts
             if self._wanted(m["id"]):
-                self._summary[(tag, role_m.group(1))] = _Summary(_bps(m), retr)
+                u = _UDP.match(rest) if self.udp else None
+                udp = (float(u["jitter"]), int(u["lost"]), int(u["total"])) if u else None
+                self._summary[(tag, role_m.group(1))] = _Summary(_bps(m), retr, udp)
             return []
         if self._in_summary or not self._wanted(m["id"]):
             return []
@@ -208,6 +236,9 @@ class IperfParser:
             error=error,
             complete=complete,
         )
+        if received is not None and received.udp is not None:  # the receiver's view counts
+            jitter, lost, total = received.udp
+            result = replace(result, jitter_ms=jitter, lost_packets=lost, total_packets=total)
         if not bidir:
             return result
         back_sent, back_received = self._pick("RX-C") if trusted else (None, None)

@@ -53,3 +53,44 @@ def pin_problem(
             continue
         return f"-A: {who} CPU {cpu} is not online here (online: {format_cpulist(cpus)})"
     return None
+
+
+MAX_WINDOW = 512 * 1024**2  # MAX_TCP_BUFFER: iperf3 refuses a larger -w
+MAX_MSS = 9 * 1024  # MAX_MSS
+MIN_MSS = 88  # the kernel's TCP_MIN_MSS
+_RATE = re.compile(r"([0-9]{1,9})([KkMmGg]?)")
+_CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,14}")  # TCP_CA_NAME_MAX is 16 with the NUL
+
+
+def parse_window(text: str) -> str:
+    """-w as tuitune passes it ("4M"), 1K..512M, or BadLength."""
+    s = text.strip()
+    m = _LENGTH.fullmatch(s)
+    if m is None:
+        raise BadLength(f"{s[:20]!r}: a size like 512K, 4M or 65536 (bytes)")
+    unit = m.group(2).upper()
+    size = int(m.group(1)) * _SCALE[unit]
+    if not 1024 <= size <= MAX_WINDOW:
+        raise BadLength(f"{s} is out of range (1K..512M, iperf3's largest window)")
+    return f"{int(m.group(1))}{unit}"
+
+
+def parse_rate(text: str) -> str:
+    """A UDP target rate in bits/s ("1G", "500M", "100K"), or BadLength."""
+    s = text.strip()
+    m = _RATE.fullmatch(s)
+    if m is None or int(m.group(1)) == 0:
+        raise BadLength(f"{s[:20]!r}: a rate in bits/s like 1G, 500M or 100K")
+    return f"{int(m.group(1))}{m.group(2).upper()}"
+
+
+def mss_problem(mss: int) -> str | None:
+    if not MIN_MSS <= mss <= MAX_MSS:
+        return f"MSS {mss} is out of range ({MIN_MSS}..{MAX_MSS})"
+    return None
+
+
+def congestion_problem(name: str) -> str | None:
+    if _CONGESTION.fullmatch(name) is None:
+        return f"{name[:20]!r}: a congestion control name like cubic, bbr or reno"
+    return None

@@ -1,6 +1,7 @@
-"""What a benchmark run is: the request, what iperf3 reported, the per-CPU load tuitune saw,
-and the settings it ran with. Immutable, JSON-friendly, shared by the runner, the notebook,
-the headless `tuitune bench` and the TUI."""
+"""What a benchmark run is: the request, what the engine (iperf3, nuttcp, sockperf) reported,
+the per-CPU load tuitune saw, and the settings it ran with. Immutable, JSON-friendly, shared by
+the runner, the notebook, the headless `tuitune bench` and the TUI. Every field added after the
+first notebook has a default, so runs recorded before it load as they were measured."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ Direction = Literal["normal", "reverse", "bidir"]
 DIRECTIONS: tuple[Direction, ...] = ("normal", "reverse", "bidir")
 # iperf3's own default port: a server started by hand (`iperf3 -s`) listens there.
 DEFAULT_PORT = 5201
+DEFAULT_ENGINE = "iperf3"  # what every run recorded before engines were named ran
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,17 @@ class BenchSpec:
     server_cpu: int | None = None  # -A n,m: pin the server too (needs client_cpu)
     repeats: int = 1
     netns: str | None = None  # run the client inside this network namespace (the lab)
+    engine: str = DEFAULT_ENGINE  # "iperf3", "nuttcp" (throughput) or "sockperf" (latency)
+    window: str | None = None  # socket buffer/window (-w), "4M"; None = the kernel's autotuning
+    zerocopy: bool = False  # -Z: sendfile(2) instead of write(2)
+    udp_rate: str | None = None  # UDP at this target rate ("1G"); None = TCP
+    mss: int | None = None  # -M: TCP maximum segment size
+    congestion: str | None = None  # -C: TCP congestion control for this run ("bbr")
+    # -P N as N client processes, one stream each, on ports port..port+N-1 (iperf3 < 3.16 runs
+    # every stream on one thread: esnet/iperf #289, #1870): each pinned to stream_cpus[i].
+    processes: bool = False
+    stream_cpus: tuple[int, ...] = ()  # the client CPU of each process (cycled)
+    server_cpus: tuple[int, ...] = ()  # the server CPU of each process, where it can be set
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +51,25 @@ class Interval:
     bits_per_second: float
     retransmits: int | None  # None where iperf3 prints none (receiver side, reverse)
     role: Literal["sender", "receiver"] = "sender"  # bidir runs report both
+
+
+@dataclass(frozen=True, slots=True)
+class StreamResult:
+    """One process of a `--processes` run (one stream): its own numbers at both ends."""
+
+    port: int
+    client_cpu: int | None  # where it was pinned (None: not pinned)
+    server_cpu: int | None
+    sent_bps: float | None
+    received_bps: float | None
+    retransmits: int | None
+    local_cpu: float | None  # the engine's CPU % of this process, this side
+    remote_cpu: float | None  # the far end's process, when the engine reported it
+    complete: bool = True
+
+    @property
+    def throughput_bps(self) -> float | None:
+        return self.received_bps if self.received_bps is not None else self.sent_bps
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +88,32 @@ class BenchResult:
     return_sent_bps: float | None = None
     return_received_bps: float | None = None
     return_retransmits: int | None = None
+    # What ran: the engine's version ("3.12") and the exact command lines at both ends (one per
+    # process; the far end's as it was started, or as it must be started on a remote peer).
+    engine_version: str | None = None
+    client_commands: tuple[str, ...] = ()
+    server_commands: tuple[str, ...] = ()
+    streams: tuple[StreamResult, ...] = ()  # per process (--processes); () otherwise
+    # UDP: the receiver's jitter and lost/total datagrams.
+    jitter_ms: float | None = None
+    lost_packets: int | None = None
+    total_packets: int | None = None
+    # Latency (sockperf ping-pong): round trip in microseconds, and transactions per second.
+    latency_median_us: float | None = None
+    latency_p99_us: float | None = None
+    latency_p999_us: float | None = None
+    transactions_per_s: float | None = None
+
+    @property
+    def loss_pct(self) -> float | None:
+        if self.lost_packets is None or not self.total_packets:
+            return None
+        return self.lost_packets / self.total_packets * 100.0
+
+    @property
+    def slowest_stream(self) -> StreamResult | None:
+        known = [s for s in self.streams if s.throughput_bps is not None]
+        return min(known, key=lambda s: s.throughput_bps or 0.0, default=None)
 
     @property
     def throughput_bps(self) -> float | None:

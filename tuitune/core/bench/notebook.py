@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from tuitune.core import fsutil, paths
-from tuitune.core.bench.model import DIRECTIONS, BenchResult, BenchSpec, CpuLoad, Interval, Run
+from tuitune.core.bench.model import (
+    DIRECTIONS,
+    BenchResult,
+    BenchSpec,
+    CpuLoad,
+    Interval,
+    Run,
+    StreamResult,
+)
 from tuitune.core.bench.runtable import RunRow, build_rows
 
 VERSION = 1
@@ -47,6 +55,13 @@ def run_to_json(run: Run) -> dict[str, Any]:
     result["intervals"] = [
         {f.name: getattr(iv, f.name) for f in fields(Interval)} for iv in run.result.intervals
     ]
+    result["streams"] = [
+        {f.name: getattr(s, f.name) for f in fields(StreamResult)} for s in run.result.streams
+    ]
+    for name in ("client_commands", "server_commands"):
+        result[name] = list(result[name])
+    for name in ("stream_cpus", "server_cpus"):
+        spec[name] = list(spec[name])
     load = {
         "peak_sys": {str(k): v for k, v in run.load.peak_sys.items()},
         "peak_soft": {str(k): v for k, v in run.load.peak_soft.items()},
@@ -74,10 +89,15 @@ def run_from_json(data: Mapping[str, Any]) -> Run:
     spec_data = _known(BenchSpec, data["spec"])
     if spec_data.get("direction", "normal") not in DIRECTIONS:
         raise ValueError(f"unknown direction {spec_data['direction']!r}")
+    for name in ("stream_cpus", "server_cpus"):  # lists in JSON; absent before --processes
+        spec_data[name] = tuple(int(c) for c in spec_data.get(name) or ())
     spec = BenchSpec(**spec_data)
     raw = dict(data.get("result") or {})
     intervals = tuple(Interval(**_known(Interval, iv)) for iv in raw.pop("intervals", ()) or ())
-    result = BenchResult(**_known(BenchResult, raw), intervals=intervals)
+    streams = tuple(StreamResult(**_known(StreamResult, s)) for s in raw.pop("streams", ()) or ())
+    for name in ("client_commands", "server_commands"):
+        raw[name] = tuple(str(c) for c in raw.get(name) or ())
+    result = BenchResult(**_known(BenchResult, raw), intervals=intervals, streams=streams)
     ld = data.get("load") or {}
     load = CpuLoad(
         peak_sys=_cpu_map(ld.get("peak_sys"), float),

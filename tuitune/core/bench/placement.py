@@ -136,7 +136,9 @@ def client_placement(
 
     Where the client may run: the CPU of -A N (iperf3 pins itself), else the affinity it
     inherits from tuitune (`inherited`; None: this process's own)."""
-    if spec.client_cpu is not None:
+    if spec.processes and spec.stream_cpus:  # each stream process on its own CPU
+        allowed = frozenset(spec.stream_cpus)
+    elif spec.client_cpu is not None:
         allowed = frozenset({spec.client_cpu})
     else:
         allowed = inherited if inherited is not None else affinity_of(0) or frozenset()
@@ -144,14 +146,32 @@ def client_placement(
     text = describe(allowed, online, rx, what)
     if not text.startswith("on any cpu"):
         text += node_part(allowed, nic)
-    return {CLIENT_NAME: text}
+    # The first runs named only iperf3's; another engine's client is named as itself.
+    return {CLIENT_NAME if spec.engine == "iperf3" else f"{spec.engine} client": text}
 
 
 def run_placement(lab: object, nic: NicState | None, spec: BenchSpec) -> dict[str, str]:
     """Every placement a run records: the client's, and the lab's server when there is one."""
-    return client_placement(nic, spec, online_cpus()) | lab_placement(lab, nic, spec)
+    server = lab_placement(lab, nic, spec) if spec.engine == "iperf3" else {}  # its daemon's
+    return client_placement(nic, spec, online_cpus()) | server
 
 
 def placement_line(placed: dict[str, str]) -> str:
     """ "iperf3 client on cpu 1 with its NET_RX; iperf3 server on any cpu (not pinned)"."""
     return "; ".join(f"{name} {where}" for name, where in sorted(placed.items()))
+
+
+def pick_stream_cpus(nic: NicState | None, online: frozenset[int], n: int) -> tuple[int, ...]:
+    """A CPU for each of n streams, beside the NIC's queues: the CPUs of the NIC's NUMA node
+    (all online ones when it has none, as a veth), those not taking its queue IRQs first, so a
+    stream's process does not share a core with the softirq work of its own packets; cycled
+    when there are fewer CPUs than streams. ESnet pinned each stream to its own NIC-local core
+    (`nuttcp -xc`); this is that rule, not a measured optimum."""
+    place = nic.placement if nic is not None else None
+    local = place.local_cpus if place is not None and place.local_cpus else frozenset()
+    pool = sorted((local & online) or online)
+    if not pool or n <= 0:
+        return ()
+    rx = set(rx_cpus(nic, BenchSpec("-"))[0])
+    ordered = [c for c in pool if c not in rx] + [c for c in pool if c in rx]
+    return tuple(ordered[i % len(ordered)] for i in range(n))

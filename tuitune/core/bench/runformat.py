@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tuitune.core.bench import settings as st
-from tuitune.core.bench.model import Run
+from tuitune.core.bench.model import Run, StreamResult
 from tuitune.core.bench.runtable import RunRow, Spread, peak, spec_summary
 
 
@@ -70,6 +70,10 @@ def table_cells(row: RunRow) -> list[str]:
     base = row.baseline
     tp = _spread(row.throughput, mbps_of)
     tp += "" if base else f" {_signed(row.d_throughput, '%', 1)}"
+    if row.loss.median is not None:
+        tp += f" loss {row.loss.median:.1f}%"
+    if row.throughput.median is None and row.latency.median is not None:
+        tp = latency_text(row) + ("" if base else f" {_signed(row.d_latency, '%', 1)}")
     retr = _spread(row.retransmits, lambda v: f"{v:.0f}")
     retr += "" if base else f" {_signed(row.d_retransmits)}"
     cpu = _spread(row.cpu, lambda v: f"{v:.1f}")
@@ -191,6 +195,70 @@ def to_csv(rows: Sequence[RunRow]) -> str:
     return buf.getvalue()
 
 
+def latency_text(row: RunRow) -> str:
+    """A latency row's cell: "rtt 16.4 us (15.9..17.0), p99 190 us, 24494/s"."""
+    text = "rtt " + _spread(row.latency, lambda v: f"{v:.1f}") + " us"
+    if row.latency_p99.median is not None:
+        text += f", p99 {row.latency_p99.median:.0f} us"
+    if row.tps.median is not None:
+        text += f", {row.tps.median:.0f}/s"
+    return text
+
+
+def _what_ran(a: Run, b: Run) -> list[tuple[str, str, str]]:
+    """Engine, version and command lines; then each stream, UDP loss and latency where any."""
+    ra, rb = a.result, b.result
+
+    def opt(v: float | None, digits: int = 1) -> str:
+        return _num(v, digits)
+
+    out = [
+        ("engine", a.spec.engine, b.spec.engine),
+        ("engine version", ra.engine_version or "-", rb.engine_version or "-"),
+    ]
+    for i in range(max(len(ra.client_commands), len(rb.client_commands))):
+        out.append(
+            (f"client command {i + 1}", _nth(ra.client_commands, i), _nth(rb.client_commands, i))
+        )
+    for i in range(max(len(ra.server_commands), len(rb.server_commands))):
+        out.append(
+            (f"server command {i + 1}", _nth(ra.server_commands, i), _nth(rb.server_commands, i))
+        )
+    for i in range(max(len(ra.streams), len(rb.streams))):
+        out.append((f"stream {i + 1}", _stream(ra.streams, i), _stream(rb.streams, i)))
+    if ra.total_packets is not None or rb.total_packets is not None:
+        out.append(("UDP loss %", opt(ra.loss_pct, 2), opt(rb.loss_pct, 2)))
+        out.append(("UDP jitter ms", opt(ra.jitter_ms, 3), opt(rb.jitter_ms, 3)))
+    if ra.latency_median_us is not None or rb.latency_median_us is not None:
+        out += [
+            ("latency median us", opt(ra.latency_median_us), opt(rb.latency_median_us)),
+            ("latency p99 us", opt(ra.latency_p99_us), opt(rb.latency_p99_us)),
+            ("latency p99.9 us", opt(ra.latency_p999_us), opt(rb.latency_p999_us)),
+            ("transactions/s", opt(ra.transactions_per_s, 0), opt(rb.transactions_per_s, 0)),
+        ]
+    return out
+
+
+def _nth(items: Sequence[str], i: int) -> str:
+    return items[i] if i < len(items) else "-"
+
+
+def _stream(streams: Sequence[StreamResult], i: int) -> str:
+    if i >= len(streams):
+        return "-"
+    return stream_text(streams[i])
+
+
+def stream_text(s: StreamResult) -> str:
+    """ "port 5202 cpu 1: 4321 Mb/s, 12 retr, CPU 35.0% / 40.1%" (this end / far end)."""
+    pin = f" cpu {s.client_cpu}" if s.client_cpu is not None else ""
+    retr = "-" if s.retransmits is None else str(s.retransmits)
+    return (
+        f"port {s.port}{pin}: {mbps(s.throughput_bps)} Mb/s, {retr} retr, "
+        f"CPU {_num(s.local_cpu, 1)}% / {_num(s.remote_cpu, 1)}%"
+    )
+
+
 def compare(a: Run, b: Run) -> list[tuple[str, str, str]]:
     """Two runs side by side: the test, every result, then every setting that differs."""
 
@@ -205,6 +273,7 @@ def compare(a: Run, b: Run) -> list[tuple[str, str, str]]:
         ("run", a.id, b.id),
         ("started", a.started, b.started),
         ("test", spec_summary(a.spec), spec_summary(b.spec)),
+        *_what_ran(a, b),
         ("throughput Mb/s", mbps(ra.throughput_bps), mbps(rb.throughput_bps)),
         ("sent Mb/s", mbps(ra.sent_bps), mbps(rb.sent_bps)),
         ("received Mb/s", mbps(ra.received_bps), mbps(rb.received_bps)),

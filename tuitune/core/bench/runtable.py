@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tuitune.core.bench import settings as st
-from tuitune.core.bench.model import BenchSpec, Run
+from tuitune.core.bench.model import DEFAULT_ENGINE, BenchSpec, Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,13 @@ class RunRow:
     # The Advisor's finding applied before this run and what it did ("cpu-saturated: spread
     # 8 queue IRQs one per NIC-local core"); "" when the run followed none.
     after: str = ""
+    # Latency runs (sockperf): round trip median and p99 in microseconds, transactions/s, and
+    # the median's change in % against the baseline (lower is better). UDP runs: loss in %.
+    latency: Spread = Spread()
+    latency_p99: Spread = Spread()
+    tps: Spread = Spread()
+    d_latency: float | None = None
+    loss: Spread = Spread()
 
     @property
     def changes(self) -> str:
@@ -72,8 +79,11 @@ class RunRow:
 
 def spec_summary(spec: BenchSpec) -> str:
     parts = [spec.peer if spec.port == 5201 else f"{spec.peer}:{spec.port}"]
+    if spec.engine != DEFAULT_ENGINE:
+        parts.insert(0, spec.engine)
     parts.append(f"{spec.duration} s")
-    parts.append(f"{spec.streams} stream" + ("s" if spec.streams != 1 else ""))
+    streams = f"{spec.streams} stream" + ("s" if spec.streams != 1 else "")
+    parts.append(streams + (" (processes)" if spec.processes else ""))
     if spec.direction != "normal":
         parts.append(spec.direction)
     if spec.length:
@@ -83,7 +93,26 @@ def spec_summary(spec: BenchSpec) -> str:
         if spec.server_cpu is not None:
             pin += f",{spec.server_cpu}"
         parts.append(f"-A {pin}")
+    if spec.stream_cpus:
+        parts.append("cpus " + ",".join(map(str, spec.stream_cpus)))
+    parts += [f"{flag} {value}" for flag, value in option_words(spec)]
     return ", ".join(parts)
+
+
+def option_words(spec: BenchSpec) -> list[tuple[str, str]]:
+    """The options of a run beyond streams and pinning, as the command line says them."""
+    out = []
+    if spec.window:
+        out.append(("-w", spec.window))
+    if spec.zerocopy:
+        out.append(("-Z", "on"))
+    if spec.udp_rate:
+        out.append(("UDP", spec.udp_rate))
+    if spec.mss is not None:
+        out.append(("-M", str(spec.mss)))
+    if spec.congestion:
+        out.append(("-C", spec.congestion))
+    return out
 
 
 def peak(loads: Iterable[Mapping[int, float]]) -> tuple[int, float] | None:
@@ -114,7 +143,28 @@ _TEST_FIELDS = (
     ("duration", "seconds"),
     ("client_cpu", "client CPU"),
     ("server_cpu", "server CPU"),
+    # Added with the engines (issue 35); a run recorded before has their defaults, so it
+    # compares with a new run of the same test.
+    ("engine", "engine"),
+    ("window", "-w"),
+    ("zerocopy", "-Z"),
+    ("udp_rate", "UDP rate"),
+    ("mss", "MSS"),
+    ("congestion", "congestion control"),
+    ("processes", "processes"),
+    ("stream_cpus", "stream CPUs"),
+    ("server_cpus", "server CPUs"),
 )
+
+
+def _word(value: object) -> str:
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def test_difference(spec: BenchSpec, base: BenchSpec) -> str:
@@ -124,9 +174,7 @@ def test_difference(spec: BenchSpec, base: BenchSpec) -> str:
     for attr, word in _TEST_FIELDS:
         a, b = getattr(spec, attr), getattr(base, attr)
         if a != b:
-            shown = "none" if a is None else a
-            was = "none" if b is None else b
-            out.append(f"{word} {shown}, not {was}")
+            out.append(f"{word} {_word(a)}, not {_word(b)}")
     return "; ".join(out)
 
 
@@ -144,6 +192,14 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
     rows = []
     for gid, rs in groups.items():
         tp, retr, cpu, rcpu = stats[gid]
+        done = [r.result for r in rs if r.result.complete] or [r.result for r in rs]
+        lat = Spread.of(r.latency_median_us for r in done)
+        base_lat = groups[baseline][0].result.latency_median_us if baseline else None
+        base_lats = (
+            Spread.of(r.result.latency_median_us for r in groups[baseline] if r.result.complete)
+            if baseline
+            else Spread()
+        )
         differs = "" if base_spec is None else test_difference(rs[0].spec, base_spec)
         b = None if differs else base_stats
         last_error = rs[-1].result.error
@@ -170,6 +226,11 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
                 error=last_error,
                 test_differs=differs,
                 after=after_text(rs[0].tags),
+                latency=lat,
+                latency_p99=Spread.of(r.latency_p99_us for r in done),
+                tps=Spread.of(r.transactions_per_s for r in done),
+                d_latency=_pct(lat.median, base_lats.median) if b and base_lat else None,
+                loss=Spread.of(r.loss_pct for r in done),
             )
         )
     return rows

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tuitune.core.bench import runformat
-from tuitune.core.bench.model import Run
+from tuitune.core.bench.model import BenchResult, Run
 from tuitune.core.bench.runformat import CSV_FIELDS, csv_row, mbps_of
 from tuitune.core.bench.runtable import RunRow, build_rows, spec_summary
 from tuitune.core.sweep.plan import Combination, column_label, combinations, row_label
@@ -88,13 +88,21 @@ def build(spec: SweepSpec, sweep_id: str, runs: Sequence[Run]) -> Pivot:
     test = spec_summary(chosen[0].spec) if chosen else ""
     summaries: dict[tuple[str, str], Summary] = {}
     for gid, at in where.items():
-        done = [r.result.throughput_bps for r in chosen if r.group == gid and r.result.complete]
+        done = [measure(r.result) for r in chosen if r.group == gid and r.result.complete]
         summary = summarize([v for v in done if v is not None])
         if summary is not None:
             summaries[at] = summary
     seeds = [r.tags.get("seed", "") for r in chosen]
     seed = next((int(x) for x in seeds if x.isascii() and x.isdigit() and len(x) <= 10), None)
     return Pivot(spec, sweep_id, rows, columns, cells, combo_at, test, table, summaries, seed)
+
+
+def measure(result: BenchResult) -> float | None:
+    """What a cell compares: throughput (bits/s), or for a latency run the median round trip
+    (microseconds; lower is better)."""
+    if result.throughput_bps is None:
+        return result.latency_median_us
+    return result.throughput_bps
 
 
 # -- cells as text ---------------------------------------------------------------------------
@@ -104,6 +112,11 @@ def cell_text(row: RunRow | None, vs: Versus | None = None) -> str:
     if row is None:
         return "-"
     tp = row.throughput
+    if tp.median is None and row.latency.median is not None:
+        text = runformat.latency_text(row)
+        if vs is not None and vs.pct is not None:
+            text += f" {vs.pct:+.0f}%" + (" noise" if vs.within_noise else "")
+        return text
     if tp.median is None:
         return "failed" if row.error else "-"
     text = mbps_of(tp.median)

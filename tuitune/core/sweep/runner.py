@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 
+from tuitune.core.bench.engines import get as get_engine
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Direction, Run
 from tuitune.core.bench.notebook import Notebook
@@ -27,6 +28,8 @@ from tuitune.core.bench.settings import capture
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
+from tuitune.core.lab_servers import serve
+from tuitune.core.lab_state import Lab, LabError
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import (
     InvalidValue,
@@ -64,6 +67,9 @@ class Target:
     # dimension marked `both` are set there too, through its own journal.
     peer_netns: str | None = None
     peer_ifname: str | None = None
+    # The lab, when the sweep runs in it: it starts the servers a run needs beyond its iperf3
+    # daemon (one per stream process, nuttcp's, sockperf's) and stops them after the run.
+    lab: Lab | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,9 +339,15 @@ class SweepRunner:
         way = combo.test("direction")
         if way in ("normal", "reverse", "bidir"):
             direction = way  # type: ignore[assignment]  # checked by the spec parser
+        port = self.target.port
+        if p.engine != "iperf3" and self.target.lab is not None:
+            port = get_engine(p.engine).default_port  # the lab's port is its iperf3 daemon's
+        n = int(streams) if streams else p.streams
         return BenchSpec(
+            engine=p.engine,
+            processes=p.processes and n > 1,
             peer=self.target.peer,
-            port=self.target.port,
+            port=port,
             duration=p.seconds,
             streams=int(streams) if streams else p.streams,
             direction=direction,
@@ -368,19 +380,34 @@ class SweepRunner:
             for line in todo:
                 self.say(line)
 
-        runner = BenchRunner(spec, on_event, server_hint=self.target.server_hint)
-        runner.start()
-        try:
-            while runner.running:
-                runner.wait(0.5)
+        with self._servers(spec) as servers:
+            runner = BenchRunner(
+                spec, on_event, server_hint=self.target.server_hint, server_commands=servers
+            )
+            runner.start()
+            try:
+                while runner.running:
+                    runner.wait(0.5)
+                    flush()
+                    self._check_stop()
                 flush()
-                self._check_stop()
-            flush()
-        finally:  # Ctrl+C or SIGTERM: iperf3 is stopped, the caller reverts
-            if runner.running:
-                runner.cancel()
-                runner.wait()
+            finally:  # Ctrl+C or SIGTERM: iperf3 is stopped, the caller reverts
+                if runner.running:
+                    runner.cancel()
+                    runner.wait()
         return runner.wait(), loads, started
+
+    @contextlib.contextmanager
+    def _servers(self, spec: BenchSpec) -> Iterator[tuple[str, ...]]:
+        lab = self.target.lab
+        if lab is None:
+            yield ()
+            return
+        try:
+            with serve(lab, spec, get_engine(spec.engine)) as servers:
+                yield tuple(servers.commands)
+        except LabError as exc:
+            raise SweepError(str(exc)) from None
 
     def _deliver(self, sample: Sample) -> None:  # sampler thread
         with self._lock:
@@ -444,6 +471,8 @@ def _repeat_line(event: Finished) -> str:
     r = event.result
     tp = r.throughput_bps
     text = "-" if tp is None else f"{tp / 1e6:.0f} Mb/s"
+    if tp is None and r.latency_median_us is not None:  # a latency cell
+        text = f"rtt {r.latency_median_us:.1f} us"
     retr = "" if r.total_retransmits is None else f", {r.total_retransmits} retr"
     error = f" ({r.error})" if r.error else ""
     return f"  repeat {event.repeat + 1}: {text}{retr}{error}"

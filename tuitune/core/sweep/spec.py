@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.bench.engines import NAMES as ENGINE_NAMES
 from tuitune.core.bench.limits import (
     MAX_DURATION,
     MAX_REPEATS,
@@ -91,6 +92,8 @@ class BenchParams:
     streams: int = 1
     direction: Direction = "normal"
     length: str | None = None
+    engine: str = "iperf3"  # "sockperf": a latency sweep (the pivot shows round trips)
+    processes: bool = False  # -P N as N stream processes (tuitune bench --processes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,9 @@ class SweepSpec:
             "repeats": self.repeats,
             "bench": [self.bench.seconds, self.bench.streams, self.bench.direction],
             "length": self.bench.length,
+            # Only when set: a sweep spec written before them keeps its identity (and runs).
+            **({"engine": self.bench.engine} if self.bench.engine != "iperf3" else {}),
+            **({"processes": True} if self.bench.processes else {}),
             "dims": [
                 [
                     d.name,
@@ -320,7 +326,13 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
     bench = data.get("bench", {})
     if not isinstance(bench, Mapping):
         raise SpecError("[bench] must be a table")
-    _only(bench, ("seconds", "streams", "direction", "length"), "[bench]")
+    _only(bench, ("seconds", "streams", "direction", "length", "engine", "processes"), "[bench]")
+    engine = bench.get("engine", "iperf3")
+    if engine not in ENGINE_NAMES:
+        raise SpecError(f"[bench] engine: {shown(engine)}: one of {', '.join(ENGINE_NAMES)}")
+    processes = bench.get("processes", False)
+    if not isinstance(processes, bool):
+        raise SpecError(f"[bench] processes: {shown(processes)}: true or false")
     direction = bench.get("direction", "normal")
     if direction not in DIRECTIONS:
         raise SpecError(f"[bench] direction: {shown(direction)}: one of {', '.join(DIRECTIONS)}")
@@ -337,6 +349,8 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
         streams=_int(bench, "streams", 1, MAX_STREAMS, "[bench]"),
         direction=direction,
         length=length,
+        engine=engine,
+        processes=processes,
     )
     raw_dims = data.get("dimension")
     if not isinstance(raw_dims, list) or not 1 <= len(raw_dims) <= MAX_DIMENSIONS:

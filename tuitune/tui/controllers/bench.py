@@ -163,6 +163,8 @@ class BenchController:
     def defaults(self) -> FormDefaults:
         """The last request of this session, else the notebook's last, else iperf3's defaults;
         the lab's peer whenever a lab is set."""
+        from tuitune.core.bench.engines.base import version_of
+        from tuitune.core.bench.engines.iperf3 import IPERF3, threaded
         from tuitune.core.bench.iperf import find_iperf3
         from tuitune.core.bench.model import BenchSpec
         from tuitune.tui.screens.bench_form import FormDefaults
@@ -192,8 +194,11 @@ class BenchController:
             notes.append(
                 f"the lab's peer {lab.peer_addr} runs an iperf3 server in {lab.peer_netns}"
             )
-        if self.command is None and find_iperf3() is None:
+        iperf3 = find_iperf3()
+        if self.command is None and iperf3 is None:
             notes.append("iperf3 is not installed here: apt install iperf3")
+        # iperf3 3.16 and later give each stream a thread; before, one process per stream.
+        threads = iperf3 is not None and threaded(version_of(IPERF3, iperf3))
         if not root.live:
             notes.append("a recorded host tree: the run measures this machine, not that host")
         return FormDefaults(
@@ -204,6 +209,7 @@ class BenchController:
             server_online=server_online,
             netns=netns,
             note="; ".join(notes),
+            processes_by_default=not threads,
         )
 
     def _cpu_hint(self) -> str:
@@ -229,7 +235,18 @@ class BenchController:
 
     def _submitted(self, spec: BenchSpec | None) -> None:
         if spec is not None:
-            self.start(spec)
+            self.start(self._pinned(spec))
+
+    def _pinned(self, spec: BenchSpec) -> BenchSpec:
+        """Stream processes pinned beside the NIC's queues, as `tuitune bench` pins them,
+        unless the client CPU was given (then every process runs there)."""
+        from tuitune.core.bench.placement import pick_stream_cpus
+
+        if not spec.processes or spec.stream_cpus or spec.client_cpu is not None:
+            return spec
+        sel = self.shell.selection()
+        online = sel.host.topology.online if sel.host is not None else frozenset()
+        return replace(spec, stream_cpus=pick_stream_cpus(sel.nic, frozenset(online), spec.streams))
 
     # -- a run -----------------------------------------------------------------------------
     def start(self, spec: BenchSpec) -> None:
@@ -277,11 +294,27 @@ class BenchController:
         self.settings = settings
         if problem:
             self.live.note = problem
-        runner.start()
         shell = self.shell
+        lab, spec = self.lab, runner.spec
+        needs_servers = lab is not None  # the lab's servers, or its daemon's command line
+        if not needs_servers:
+            runner.start()
 
         def waiter() -> None:
-            runner.wait()
+            if needs_servers and lab is not None:
+                from tuitune.core.bench.engines import get
+                from tuitune.core.lab_servers import serve
+                from tuitune.core.lab_state import LabError
+
+                try:  # the lab's servers for this run, stopped when it ends
+                    with serve(lab, spec, get(spec.engine)) as servers:
+                        runner.set_server_commands(servers.commands)
+                        runner.start()
+                        runner.wait()
+                except LabError as exc:
+                    runner.fail(f"{exc}; nothing was run")
+            else:
+                runner.wait()
             # Posted from here, after the runner posted its last event: the same queue.
             shell.post_message(BenchController.Ended(runner))
 
@@ -320,6 +353,7 @@ class BenchController:
         elif isinstance(event, IntervalEvent):
             live.state = live.state if stopped else "running"
             live.add(event.interval)
+            live.streams = event.streams
         elif isinstance(event, Finished):
             load = self.tracker.result() if self.tracker is not None else CpuLoad()
             self.tracker = None

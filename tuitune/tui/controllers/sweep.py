@@ -127,6 +127,7 @@ class SweepController:
             None,
             lab.peer_netns if lab is not None else None,
             lab.peer_ifname if lab is not None else None,
+            lab,
         )
         notebook = self.notebook(ifname)
         reader = HostReader(session.root)

@@ -19,13 +19,19 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Click, DescendantFocus
 from textual.widgets import Button, Input, Static
 
+from tuitune.core.bench.engines import NAMES as ENGINE_NAMES
+from tuitune.core.bench.engines import get as get_engine
 from tuitune.core.bench.limits import (
     MAX_CPU,
     MAX_DURATION,
     MAX_REPEATS,
     MAX_STREAMS,
     BadLength,
+    congestion_problem,
+    mss_problem,
     parse_length,
+    parse_rate,
+    parse_window,
 )
 from tuitune.core.bench.model import DIRECTIONS, BenchSpec, Direction
 from tuitune.core.cpulist import format_cpulist
@@ -45,8 +51,20 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("client_cpu", "client CPU"),
     ("server_cpu", "server CPU"),
     ("repeats", "repeats"),
+    ("engine", "engine"),
+    ("window", "window -w"),
+    ("udp_rate", "UDP rate"),
+    ("mss", "MSS -M"),
+    ("congestion", "congestion"),
+    ("zerocopy", "zero copy"),
+    ("processes", "processes"),
 )
 LABELS = dict(FIELDS)
+# Fields drawn on the row of the field before them, so the form keeps within 80x24.
+SAME_ROW = {"server_cpu": "client_cpu", "udp_rate": "window", "congestion": "mss"}
+SAME_ROW |= {"processes": "zerocopy"}
+ON = ("on", "yes", "y", "1")
+OFF = ("off", "no", "n", "0")
 DIRECTION_WORDS = {
     "normal": "we send to the peer",
     "reverse": "the peer sends to us (-R)",
@@ -94,6 +112,48 @@ def _cpu(values: Mapping[str, str], name: str, online: frozenset[int] | None) ->
     return got
 
 
+def _switch(values: Mapping[str, str], name: str) -> bool | FormError | None:
+    """on / off / empty (None: tuitune decides)."""
+    text = values.get(name, "").strip().lower()
+    if not text:
+        return None
+    if text in ON:
+        return True
+    if text in OFF:
+        return False
+    return FormError(name, f"{text[:12]!r}: on or off (empty: {HINTS[name]})")
+
+
+def _options(values: Mapping[str, str]) -> dict[str, object] | FormError:
+    """The options of issue 35, each checked like the command line checks it."""
+    engine = values.get("engine", "").strip() or "iperf3"
+    if engine not in ENGINE_NAMES:
+        return FormError("engine", f"{engine[:12]!r}: one of {', '.join(ENGINE_NAMES)}")
+    out: dict[str, object] = {"engine": engine}
+    for name, parse in (("window", parse_window), ("udp_rate", parse_rate)):
+        text = values.get(name, "").strip()
+        try:
+            out[name] = parse(text) if text else None
+        except BadLength as exc:
+            return FormError(name, str(exc))
+    mss = _int(values, "mss", 1, 65535)
+    if isinstance(mss, FormError):
+        return mss
+    if mss is not None and (why := mss_problem(mss)):
+        return FormError("mss", why)
+    out["mss"] = mss
+    cc = values.get("congestion", "").strip() or None
+    if cc is not None and (why := congestion_problem(cc)):
+        return FormError("congestion", why)
+    out["congestion"] = cc
+    for name in ("zerocopy", "processes"):
+        got = _switch(values, name)
+        if isinstance(got, FormError):
+            return got
+        out[name] = got
+    return out
+
+
 def parse_form(
     values: Mapping[str, str],
     direction: Direction,
@@ -101,6 +161,7 @@ def parse_form(
     online: frozenset[int] | None = None,
     server_online: frozenset[int] | None = None,
     netns: str | None = None,
+    processes_by_default: bool = True,
 ) -> BenchSpec | FormError:
     """The spec the typed fields describe, or the first field that is wrong and why.
 
@@ -140,7 +201,16 @@ def parse_form(
     repeats = _int(values, "repeats", 1, MAX_REPEATS, empty=1)
     if isinstance(repeats, FormError) or repeats is None:
         return repeats or FormError("repeats", "missing")
-    return BenchSpec(
+    opts = _options(values)
+    if isinstance(opts, FormError):
+        return opts
+    engine = str(opts["engine"])
+    if engine != "iperf3" and not values.get("port", "").strip():
+        port = get_engine(engine).default_port
+    chosen = opts.pop("processes")
+    auto = processes_by_default and engine == "iperf3"
+    processes = streams > 1 and (auto if chosen is None else bool(chosen))
+    spec = BenchSpec(
         peer=peer,
         port=port,
         duration=duration,
@@ -151,7 +221,16 @@ def parse_form(
         server_cpu=server if server >= 0 else None,
         repeats=repeats,
         netns=netns,
+        engine=engine,
+        window=opts["window"],  # type: ignore[arg-type]
+        zerocopy=bool(opts["zerocopy"]),
+        udp_rate=opts["udp_rate"],  # type: ignore[arg-type]
+        mss=opts["mss"],  # type: ignore[arg-type]
+        congestion=opts["congestion"],  # type: ignore[arg-type]
+        processes=processes,
     )
+    why = get_engine(engine).unsupported(spec)
+    return FormError("engine", why) if why else spec
 
 
 def form_values(spec: BenchSpec) -> dict[str, str]:
@@ -169,6 +248,13 @@ def form_values(spec: BenchSpec) -> dict[str, str]:
         "client_cpu": opt(spec.client_cpu),
         "server_cpu": opt(spec.server_cpu),
         "repeats": str(spec.repeats),
+        "engine": spec.engine,
+        "window": spec.window or "",
+        "udp_rate": spec.udp_rate or "",
+        "mss": opt(spec.mss),
+        "congestion": spec.congestion or "",
+        "zerocopy": "on" if spec.zerocopy else "",
+        "processes": "on" if spec.processes else "",
     }
 
 
@@ -183,6 +269,9 @@ class FormDefaults:
     server_online: frozenset[int] | None = None
     netns: str | None = None
     note: str = ""  # one line above the fields (e.g. what the run measures)
+    # -P N as processes unless the form says otherwise: iperf3 before 3.16 (Debian 12: 3.12)
+    # runs every stream on one thread.
+    processes_by_default: bool = True
 
 
 HINTS = {
@@ -195,6 +284,13 @@ HINTS = {
     "client_cpu": "",  # from FormDefaults.cpu_hint
     "server_cpu": "",
     "repeats": "runs of the same request: the notebook keeps the median and spread",
+    "engine": "iperf3, nuttcp (ESnet's tool) or sockperf (latency: ping-pong round trips)",
+    "window": "socket window, like 4M (-w); empty: the kernel autotunes",
+    "udp_rate": "UDP at this rate in bits/s, like 1G (loss and jitter kept); empty: TCP",
+    "mss": "TCP maximum segment size (-M); empty: the route's",
+    "congestion": "TCP congestion control for this run (-C), like bbr; empty: the host's",
+    "zerocopy": "on: sendfile instead of write (-Z); empty: off",
+    "processes": "on: one pinned process per stream; empty: so where iperf3 < 3.16",
 }
 
 
@@ -261,6 +357,7 @@ class BenchFormScreen(BoxScreen[BenchSpec | None]):
     BenchFormScreen > Vertical { width: 90%; max-width: 100; height: auto; max-height: 100%; }
     BenchFormScreen .row { height: 1; }
     BenchFormScreen .label { width: 13; }
+    BenchFormScreen .second { width: 12; padding-left: 2; }
     BenchFormScreen .short { width: 12; }
     BenchFormScreen #bench-peer { width: 1fr; }
     BenchFormScreen #bench-length { width: 12; }
@@ -282,31 +379,31 @@ class BenchFormScreen(BoxScreen[BenchSpec | None]):
         side = {
             "port": "default 5201",
             "duration": "seconds",
-            "streams": "iperf3 -P",
+            "streams": "-P",
+            "engine": "iperf3, nuttcp, sockperf",
             "length": "like 128K; empty: default",
             "client_cpu": "empty: not pinned",
             "server_cpu": "empty: not pinned",
             "repeats": "same request again",
         }
         with Vertical() as box:
-            box.border_title = "Benchmark (iperf3)"
+            box.border_title = "Benchmark"
             if d.note:
                 yield Static(d.note, classes="note", markup=False)
             for name, label in FIELDS:
+                if name in SAME_ROW:
+                    continue
                 with Horizontal(classes="row"):
                     yield Static(label, classes="label", markup=False)
                     if name == "direction":
                         yield DirectionChoice(d.spec.direction, id="bench-direction")
                         continue
-                    yield Input(
-                        value=values[name],
-                        placeholder=d.peer_hint if name == "peer" else "",
-                        id=f"bench-{name.replace('_', '-')}",
-                        classes="" if name == "peer" else "short",
-                        compact=True,
-                        select_on_focus=False,
-                    )
-                    if name in side:
+                    yield self._input(name, values)
+                    second = next((n for n, first in SAME_ROW.items() if first == name), None)
+                    if second is not None:
+                        yield Static(LABELS[second], classes="label second", markup=False)
+                        yield self._input(second, values)
+                    elif name in side:
                         yield Static(side[name], classes="side", markup=False)
             yield Static("", id="bench-hint", classes="hint", markup=False)
             yield Static("", id="bench-error", markup=False)
@@ -316,6 +413,16 @@ class BenchFormScreen(BoxScreen[BenchSpec | None]):
             yield Static(
                 "Enter: run   Esc: cancel   Tab / arrows: next field", classes="hint", markup=False
             )
+
+    def _input(self, name: str, values: Mapping[str, str]) -> Input:
+        return Input(
+            value=values[name],
+            placeholder=self.defaults.peer_hint if name == "peer" else "",
+            id=f"bench-{name.replace('_', '-')}",
+            classes="" if name == "peer" else "short",
+            compact=True,
+            select_on_focus=False,
+        )
 
     def on_mount(self) -> None:
         first = "#bench-peer" if not self.defaults.spec.peer else "#bench-duration"
@@ -362,6 +469,7 @@ class BenchFormScreen(BoxScreen[BenchSpec | None]):
             online=d.online,
             server_online=d.server_online,
             netns=d.netns,
+            processes_by_default=d.processes_by_default,
         )
         if isinstance(got, FormError):
             self.error = got

@@ -51,6 +51,7 @@ class LiveRun:
     loads: list[CpuLoad] = field(default_factory=list)
     message: str = ""  # the runner's error, in its words
     note: str = ""  # e.g. "recorded r3..r5 (N: runs)"
+    streams: tuple[float, ...] = ()  # a --processes run: each stream's rate in the last second
 
     @property
     def elapsed(self) -> float:
@@ -124,7 +125,7 @@ def _live_line(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
     spec = run.spec
     line = Text()
     if run.state == "starting":
-        line.append("starting iperf3...", style=p.muted)
+        line.append(f"starting {spec.engine}...", style=p.muted)
         return line
     done = min(1.0, run.elapsed / spec.duration) if spec.duration else 0.0
     bar_w = max(10, min(30, width // 5))
@@ -134,7 +135,8 @@ def _live_line(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
     line.append(f" {run.elapsed:.0f}/{spec.duration} s  ")
     latest = run.latest()
     if not latest:
-        line.append("waiting for the first interval", style=p.muted)
+        waiting = "measuring (sockperf reports at the end)" if spec.engine == "sockperf" else ""
+        line.append(waiting or "waiting for the first interval", style=p.muted)
         return line
     for i in latest:
         if len(latest) > 1:
@@ -145,6 +147,10 @@ def _live_line(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
             retr = i.retransmits / secs
             line.append(f"  retr {retr:.0f}/s", style=p.warn if retr else None)
         line.append("  ")
+    if run.streams:  # the sum above; the stream that holds it back
+        slow = min(range(len(run.streams)), key=lambda k: run.streams[k])
+        line.append(f"sum of {len(run.streams)}, slowest #{slow + 1} ", style=p.muted)
+        line.append(f"{bps(run.streams[slow])}  ", style=p.warn)
     room = width - line.cell_len - 2
     if room >= 5 and run.history:
         line.append(sparkline(run.history, min(room, HISTORY), g), style=p.on)
@@ -172,9 +178,28 @@ def _end_lines(run: LiveRun, width: int, p: Palette) -> list[Text]:
             first.append(bps(back), style=bold)
             back_retr = _median([r.return_retransmits for r in results])
             first.append(f" retr {_num(back_retr, '{:.0f}')}")
+    elif lat := [r for r in run.results if r.latency_median_us is not None]:
+        bold = Style(bold=True)
+        first.append("round trip median ")
+        first.append(f"{_median([r.latency_median_us for r in lat]):.1f} us", style=bold)
+        first.append(f"  p99 {_num(_median([r.latency_p99_us for r in lat]), '{:.0f}')} us")
+        first.append(f"  p99.9 {_num(_median([r.latency_p999_us for r in lat]), '{:.0f}')} us")
+        first.append(f"  {_num(_median([r.transactions_per_s for r in lat]), '{:.0f}')}/s")
     else:
-        first.append("no result from iperf3", style=p.warn)
+        first.append(f"no result from {run.spec.engine}", style=p.warn)
     lines = [first]
+    loss = _median([r.loss_pct for r in results])
+    if loss is not None:
+        jitter = _num(_median([r.jitter_ms for r in results]), "{:.3f}")
+        lines.append(Text(f"UDP loss {loss:.2f}%  jitter {jitter} ms"))
+    last = run.results[-1] if run.results else None
+    if last is not None and last.streams:
+        slowest = last.slowest_stream
+        each = " ".join(bps(s.throughput_bps) for s in last.streams)
+        text = f"{len(last.streams)} streams: {each}"
+        if slowest is not None:
+            text += f"  slowest port {slowest.port}"
+        lines.append(Text(text))
     # The error is wrapped, not cut: its end is often the command that fixes it.
     lines += [Text(part, style=p.warn) for part in textwrap.wrap(run.message, width)]
     lines.append(Text(load_text(merged_load(run.loads))))

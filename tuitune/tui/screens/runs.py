@@ -97,13 +97,24 @@ def runs_rows(
         else:
             mark = ""
         retr = r.retransmits.median
+        latency = r.throughput.median is None and r.latency.median is not None
         cells: tuple[CellValue, ...] = (
             mark,
             r.group,
             _changes(r, base_spec, p),
-            _mbps(r.throughput.median),
-            _range(r.throughput),
-            _delta(r.d_throughput, "%", True, p) if not r.baseline else "",
+            # A latency run (sockperf): its round trip where the throughput goes; its change
+            # is good when it falls.
+            f"rtt {r.latency.median:.1f} us"
+            if latency and r.latency.median
+            else _mbps(r.throughput.median),
+            _range(r.throughput) if not latency else "",
+            (
+                ""
+                if r.baseline
+                else _delta(r.d_latency, "%", False, p)
+                if latency
+                else _delta(r.d_throughput, "%", True, p)
+            ),
             "-" if retr is None else f"{retr:.0f}",
             _delta(r.d_retransmits, "", False, p) if not r.baseline else "",
             "-" if r.cpu.median is None else f"{r.cpu.median:.1f}",

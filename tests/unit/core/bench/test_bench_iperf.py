@@ -263,7 +263,7 @@ def test_runner_stops_repeating_after_a_failure() -> None:
 
 
 def test_runner_without_iperf3(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "find_iperf3", lambda: None)
+    monkeypatch.setattr(runner, "find_program", lambda name: None)
     events = Events()
     r = BenchRunner(BenchSpec(PEER), events)
     r.start()

@@ -71,8 +71,8 @@ def test_a_run_round_trips_through_json() -> None:
 def test_unknown_fields_are_ignored() -> None:
     doc = json.loads(to_json(run("r1", "r1", result(1000, 1, 1.0), BASE, LOAD)))
     doc["future"] = {"a": 1}
-    doc["spec"]["congestion"] = "bbr"
-    doc["result"]["jitter_ms"] = 0.1
+    doc["spec"]["pacing"] = "10G"
+    doc["result"]["spin_bits"] = 0.1
     interval = {"start": 0, "end": 1, "bits_per_second": 5, "retransmits": 0, "role": "sender"}
     doc["result"]["intervals"] = [interval | {"omitted": False}]
     back = from_json(json.dumps(doc))

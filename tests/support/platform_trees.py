@@ -21,11 +21,22 @@ def _mode(word: str) -> int:
     return int(word, 8)
 
 
-def expand(lines: str, dest: Path) -> None:
+# Files a host tree already has from its own capture (tests/support/hosttree.py): an overlay
+# of another host's platform keeps the tree's CPU list.
+TREE_OWNS = (
+    "/sys/devices/system/cpu/online",
+    "/sys/devices/system/cpu/present",
+    "/sys/devices/system/cpu/possible",
+)
+
+
+def expand(lines: str, dest: Path, keep: tuple[str, ...] = ()) -> None:
     for line in lines.splitlines():
         if line.startswith("#") or line.count("|") < 2:
             continue
         mode, path, value = line.split("|", 2)
+        if path in keep:
+            continue
         target = dest / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists():
@@ -34,18 +45,19 @@ def expand(lines: str, dest: Path) -> None:
         target.chmod(_mode(mode))
 
 
-def pepc_tree(dest: Path, host: str) -> Path:
-    """A tree of one of pepc's recorded hosts (CPUs 0-7 of it: see SOURCES.md)."""
-    expand((FIXTURES / f"pepc-{host}-sys.txt").read_text(), dest)
+def pepc_tree(dest: Path, host: str, keep: tuple[str, ...] = ()) -> Path:
+    """A tree of one of pepc's recorded hosts (CPUs 0-7 of it: see SOURCES.md); `keep`: paths
+    the tree already has (an overlay)."""
+    expand((FIXTURES / f"pepc-{host}-sys.txt").read_text(), dest, keep)
     (dest / "proc").mkdir(exist_ok=True)
     (dest / "proc" / "cmdline").write_text((FIXTURES / f"pepc-{host}-cmdline.txt").read_text())
     return dest
 
 
-def vm_tree(dest: Path) -> Path:
+def vm_tree(dest: Path, keep: tuple[str, ...] = ()) -> Path:
     """This project's Debian 12 VM (Firecracker guest): haltpoll cpuidle, SMT notsupported,
     virtio_net on conventional PCI 0000:00:03.0 with its real 256-byte config space."""
-    expand((FIXTURES / "vm-debian12-sys.txt").read_text(), dest)
+    expand((FIXTURES / "vm-debian12-sys.txt").read_text(), dest, keep)
     fn = dest / "sys/devices/pci0000:00/0000:00:03.0"
     hexdump = (FIXTURES / "vm-debian12-virtio-config.hex").read_text()
     (fn / "config").write_bytes(bytes.fromhex(hexdump))

@@ -165,7 +165,7 @@ def _fec(ifname: str) -> str | Unavailable:
         return f"active {fec_names(active)} (configured {fec_names(configured)})"
     except OSError as exc:
         if exc.errno in (errno.EOPNOTSUPP, errno.ENOTSUP):
-            return Unavailable("unsupported", "FEC: not supported by this driver")
+            return Unavailable("unsupported", "not supported by this driver")
         return from_oserror(exc, "FEC")
     finally:
         eth.close()

@@ -34,6 +34,9 @@ Kind = Literal[
     "irq_affinity",
     "service",
     "proc_affinity",
+    "cpu_governor",
+    "cpu_epp",
+    "cstate_disable",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -69,7 +72,11 @@ GROUP_OF: dict[Kind, str] = {
     "irq_affinity": "irq",
     "service": "services",
     "proc_affinity": "processes",
+    "cpu_governor": "cpu power",
+    "cpu_epp": "cpu power",
+    "cstate_disable": "cpu power",
 }
+CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
 
@@ -171,6 +178,18 @@ class Key:
         """A process's CPU affinity (every thread of it), or one thread's with `tid`."""
         name = f"{pid}@{start_ticks}" + (f"/{tid}" if tid is not None else "")
         return cls("proc_affinity", None, name, comm)
+
+    @classmethod
+    def cpu_governor(cls, policy: int) -> Key:
+        return cls("cpu_governor", None, f"policy{policy}")
+
+    @classmethod
+    def cpu_epp(cls, policy: int) -> Key:
+        return cls("cpu_epp", None, f"policy{policy}")
+
+    @classmethod
+    def cstate_disable(cls, cpu: int, state: int) -> Key:
+        return cls("cstate_disable", None, f"cpu{cpu}/state{state}")
 
     # ---- self-description --------------------------------------------------------------
     @property

@@ -11,8 +11,9 @@ from typing import Any
 
 from tuitune.core.advise import EMPTY, Context, Facts
 from tuitune.core.advise.model import SEVERITIES, Finding
+from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.host.cpupower import CpuPower
+from tuitune.core.host.cpupower import CpuPower, deep_states
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.platform import Platform
@@ -138,6 +139,8 @@ def platform_rows(
     if io.cmdline:
         io_text += f"; cmdline {_p(' '.join(io.cmdline))}"
     rows.append(Row(s0, "IOMMU", io_text, "pcie-link"))
+    for text in cmdline_suggestions(platform):
+        rows.append(Row(s0, "cmdline (printed only)", text, None))
     if host is not None:
         ib = host.irqbalance
         rows.append(Row(s0, "irqbalance", "running" if ib.running else "not running", "irqbalance"))
@@ -189,6 +192,34 @@ def platform_rows(
         )
         rows.append(Row(s3, "queues", q, "msi-x", isinstance(ch, Unavailable)))
     return rows
+
+
+def cmdline_suggestions(platform: Platform) -> list[str]:
+    """Kernel command line words for what only a boot changes, each with its reason: printed,
+    never written (the bootloader is the administrator's). From the kernel's
+    kernel-parameters documentation, not the seeds."""
+    out = []
+    io = platform.iommu
+    if io.domain_type in ("DMA", "DMA-FQ"):
+        out.append(
+            f"iommu=pt (or iommu.passthrough=1): the NIC's DMA is translated ({io.domain_type}); "
+            "passthrough maps it one to one, giving up the device's isolation"
+        )
+    idle = platform.cpu.idle
+    if not isinstance(idle, Unavailable) and deep_states(idle, CSTATE_DEEP_US):
+        driver = platform.cpu.idle_driver
+        word = "intel_idle.max_cstate=1" if driver == "intel_idle" else "processor.max_cstate=1"
+        out.append(
+            f"{word}: deep C-states are enabled; this keeps every CPU out of them from boot "
+            "(cpuidle's disable files do it per CPU at run time)"
+        )
+    smt = platform.smt
+    if smt.control == "on" and smt.active:
+        out.append(
+            "nosmt: SMT is on; this boots with one thread per core (smt/control at run "
+            "time does the same, offlining the siblings)"
+        )
+    return out
 
 
 def worst(host: HostState, nic: NicState | None, platform: Platform) -> Finding | None:
@@ -305,6 +336,7 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "domain_type": io.domain_type,
             "cmdline": list(io.cmdline),
         },
+        "cmdline_suggestions": cmdline_suggestions(platform),
         "driver": {
             "module": drv.module,
             "parameters": params,

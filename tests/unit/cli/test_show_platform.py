@@ -101,3 +101,14 @@ def test_show_text_has_the_host_rows(tmp_path: Path, fixtures_dir: Path) -> None
     assert "worst: risk: cpu-governor" in text
     assert "intel_pstate powersave EPP balance_performance" in text
     assert "MPS 256/512 MRRS 512" in text
+
+
+def test_cmdline_suggestions_are_printed_not_written(tmp_path: Path, fixtures_dir: Path) -> None:
+    tree = pepc_host(tmp_path, fixtures_dir, "clx2s0")
+    before = sorted(p.relative_to(tree) for p in tree.rglob("*"))
+    plat = platform_of(run(tree, "eth0", "--json"))
+    (word,) = plat["cmdline_suggestions"]  # C6 is enabled; no IOMMU, no SMT control here
+    assert word.startswith("intel_idle.max_cstate=1:")
+    assert sorted(p.relative_to(tree) for p in tree.rglob("*")) == before
+    vm = platform_of(run(vm_host(tmp_path / "vm"), "eth0", "--json"))
+    assert vm["cmdline_suggestions"] == []  # haltpoll's states are shallow, SMT unsupported

@@ -37,6 +37,7 @@ Kind = Literal[
     "cpu_governor",
     "cpu_epp",
     "cstate_disable",
+    "module_param",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -75,8 +76,11 @@ GROUP_OF: dict[Kind, str] = {
     "cpu_governor": "cpu power",
     "cpu_epp": "cpu power",
     "cstate_disable": "cpu power",
+    "module_param": "module parameters",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
+# The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
+PLATFORM_KINDS: tuple[Kind, ...] = (*CPU_POWER_KINDS, "module_param")
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
 
@@ -190,6 +194,10 @@ class Key:
     @classmethod
     def cstate_disable(cls, cpu: int, state: int) -> Key:
         return cls("cstate_disable", None, f"cpu{cpu}/state{state}")
+
+    @classmethod
+    def module_param(cls, module: str, param: str) -> Key:
+        return cls("module_param", None, f"{module}/{param}")
 
     # ---- self-description --------------------------------------------------------------
     @property

@@ -33,6 +33,7 @@ SAMPLES: dict[str, Key] = {
     "cpu_governor": Key.cpu_governor(0),
     "cpu_epp": Key.cpu_epp(0),
     "cstate_disable": Key.cstate_disable(0, 3),
+    "module_param": Key.module_param("virtio_net", "napi_tx"),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -55,6 +56,7 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "cpu_governor": ("performance", None),
     "cpu_epp": ("balance_performance", None),
     "cstate_disable": ("1", "on"),
+    "module_param": ("Y", None),
 }
 
 

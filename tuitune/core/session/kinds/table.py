@@ -15,6 +15,7 @@ from tuitune.core.session.kinds.ethtool import (
 )
 from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.link import Link
+from tuitune.core.session.kinds.module import ModuleParam
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
 from tuitune.core.session.kinds.queues import Queues
 from tuitune.core.session.kinds.service import Service
@@ -41,6 +42,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "cpu_governor": _CPU,
     "cpu_epp": _CPU,
     "cstate_disable": _CPU,
+    "module_param": ModuleParam(),
 }
 
 

@@ -130,7 +130,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
             host = reader.host_state()
             nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
             pcie = reader.call(read_pcie, root, ifname)
-            platform = reader.call(read_platform, root, ifname)
+            platform = read_platform(root, ifname, reader.call)
             procs_now = nic_procs_reading(reader, ifname)
         except UnknownInterface as exc:
             err(str(exc))

@@ -99,7 +99,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         procs = _nic_processes(reader, snap, procs_then)
         from tuitune.core.host.platform import read_platform
 
-        platform = reader.call(read_platform, root, ifname)
+        platform = read_platform(root, ifname, reader.call)
     # A file that could not be read is shown as missing numbers, and named here.
     for problem in snap.counters.problems:
         err(str(problem))

@@ -15,7 +15,9 @@ import os
 import re
 import stat
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tuitune.core.host import ethtool_ioctl as io
 from tuitune.core.host.cpupower import CpuPower, Smt, read_cpu_power, read_smt
@@ -171,24 +173,35 @@ def _fec(ifname: str) -> str | Unavailable:
         eth.close()
 
 
-def read_driver(root: HostRoot, ifname: str) -> DriverPlatform:
+def _direct(fn: Callable[..., Any], *args: object) -> Any:
+    return fn(*args)
+
+
+def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct) -> DriverPlatform:
+    """`call` runs the two ioctls (a HostReader's `call`: inside its namespace)."""
     module = driver_module(root, ifname)
     if root.live:
-        flags: tuple[tuple[str, bool], ...] | Unavailable = _priv_flags(ifname)
-        fec: str | Unavailable = _fec(ifname)
+        flags: tuple[tuple[str, bool], ...] | Unavailable = call(_priv_flags, ifname)
+        fec: str | Unavailable = call(_fec, ifname)
     else:
         flags = fec = Unavailable("missing", NOT_IN_TREE)
     return DriverPlatform(module, read_module_params(root, module), flags, fec)
 
 
-def read_platform(root: HostRoot, ifname: str | None) -> Platform:
-    """Everything above, for `ifname` (None: the CPU side only). Runs on the reader's kernel
-    thread for a --netns host: the ioctls are the namespace's."""
+def read_platform(
+    root: HostRoot, ifname: str | None, call: Callable[..., Any] = _direct
+) -> Platform:
+    """Everything above, for `ifname` (None: the CPU side only). The sysfs reads run where
+    this is called (a big host's cpuidle is tens of thousands of files: the live screen calls
+    it on a worker thread, not the kernel thread the sampler needs); `call` runs the ioctls
+    (a HostReader's `call`, so a --netns host's are the namespace's)."""
     none = Unavailable("missing", "no interface")
     return Platform(
         cpu=read_cpu_power(root),
         smt=read_smt(root),
         pcie=read_pci_chain(root, ifname) if ifname else none,
         iommu=read_iommu(root, ifname) if ifname else Iommu(None, (), None, None, ()),
-        driver=read_driver(root, ifname) if ifname else DriverPlatform(None, none, none, none),
+        driver=(
+            read_driver(root, ifname, call) if ifname else DriverPlatform(None, none, none, none)
+        ),
     )

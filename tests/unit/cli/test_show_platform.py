@@ -112,3 +112,18 @@ def test_cmdline_suggestions_are_printed_not_written(tmp_path: Path, fixtures_di
     assert sorted(p.relative_to(tree) for p in tree.rglob("*")) == before
     vm = platform_of(run(vm_host(tmp_path / "vm"), "eth0", "--json"))
     assert vm["cmdline_suggestions"] == []  # haltpoll's states are shallow, SMT unsupported
+
+
+def test_advise_on_a_recorded_host_judges_its_platform(tmp_path: Path, fixtures_dir: Path) -> None:
+    tree = pepc_host(tmp_path, fixtures_dir, "clx2s0")
+    out = subprocess.run(
+        [sys.executable, "-m", "tuitune", "advise", "--root", str(tree), "eth0", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    ids = {f["id"] for f in doc["findings"]}
+    assert {"cpu-governor", "cstates-deep"} <= ids  # powersave; C6 enabled
+    assert "pcie-payload" in ids  # MPS 256 where the NIC and its bridge both support 512

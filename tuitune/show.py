@@ -15,6 +15,7 @@ from rich.text import Text
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Coalesce
+from tuitune.core.host.platform import Platform
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
@@ -276,8 +277,10 @@ def print_show(
     console: Console | None = None,
     processes: Sequence[NicProcess] | None = None,
     seconds: float = 0.0,
+    platform: Platform | None = None,
 ) -> None:
-    """The whole state; `processes` (None: not read) over `seconds` of CPU use."""
+    """The whole state; `processes` (None: not read) over `seconds` of CPU use; `platform`
+    (None: not read) as the Host view's rows."""
     con = console or Console()
     con.print(_header(snap, rates))
     if rates is not None:
@@ -316,3 +319,7 @@ def print_show(
             )
             con.print(Columns(nonzero, column_first=True, padding=(0, 2)))
     con.print(_sysctls(snap))
+    if platform is not None:
+        from tuitune.show_platform import platform_table
+
+        con.print(platform_table(snap, platform))

@@ -94,6 +94,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
     from tuitune.core.advise.document import advise_document
     from tuitune.core.advise.pcie import read_pcie
+    from tuitune.core.host.platform import read_platform
     from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.procs.discover import window as window_procs
     from tuitune.core.values import Unavailable
@@ -129,6 +130,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
             host = reader.host_state()
             nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
             pcie = reader.call(read_pcie, root, ifname)
+            platform = read_platform(root, ifname, reader.call)
             procs_now = nic_procs_reading(reader, ifname)
         except UnknownInterface as exc:
             err(str(exc))
@@ -160,7 +162,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
         if procs_now is not None
         else None
     )
-    advice = advise(Facts(host, nic, window, context, pcie, _held(args, root), procs))
+    advice = advise(
+        Facts(host, nic, window, context, pcie, _held(args, root), procs, platform=platform)
+    )
     if args.apply:
         return _apply(args, root, ifname, advice)
     if args.json:

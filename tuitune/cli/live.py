@@ -97,6 +97,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
         procs = _nic_processes(reader, snap, procs_then)
+        from tuitune.core.host.platform import read_platform
+
+        platform = read_platform(root, ifname, reader.call)
     # A file that could not be read is shown as missing numbers, and named here.
     for problem in snap.counters.problems:
         err(str(problem))
@@ -106,13 +109,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        json.dump(show_document(snap, rates, procs), sys.stdout, indent=2)
+        json.dump(show_document(snap, rates, procs, platform), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from tuitune.show import print_show
 
         seconds = args.interval if root.live else 0.0
-        print_show(snap, rates, processes=procs, seconds=seconds)
+        print_show(snap, rates, processes=procs, seconds=seconds, platform=platform)
     return 0
 
 

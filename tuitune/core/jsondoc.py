@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuitune import __version__
 from tuitune.core import catalog
@@ -18,6 +18,9 @@ from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import Snapshot
 from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.host.platform import Platform
 
 SCHEMA = "tuitune.show"
 SCHEMA_VERSION = 1
@@ -71,7 +74,10 @@ def process_json(p: NicProcess) -> dict[str, Any]:
 
 
 def show_document(
-    snap: Snapshot, rates: Rates | None, processes: Sequence[NicProcess] | None = None
+    snap: Snapshot,
+    rates: Rates | None,
+    processes: Sequence[NicProcess] | None = None,
+    platform: Platform | None = None,
 ) -> dict[str, Any]:
     host = snap.host
     sysctls = []
@@ -107,7 +113,12 @@ def show_document(
         "interface": None,
         "rates": jsonable(rates) if rates is not None else None,
         "processes": None if processes is None else [process_json(p) for p in processes],
+        "platform": None,
     }
+    if platform is not None:
+        from tuitune.core.platformview import platform_json
+
+        doc["platform"] = platform_json(platform)
     if snap.nic is not None:
         iface = jsonable(snap.nic)
         iface["link"]["counters"] = iface["link"]["counters"]["values"]

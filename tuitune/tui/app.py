@@ -42,7 +42,7 @@ from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
-from tuitune.tui.frame import Frame
+from tuitune.tui.hostview import HostView
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
 from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.hintline import HintLine
@@ -76,7 +76,7 @@ FIRST_GAP = 0.25
 T = TypeVar("T")
 
 
-class TuituneApp(Frame):
+class TuituneApp(HostView):
     """The live screen. It is the `Shell` (tui/shell.py) its controllers see: the editor, the
     benchmark and the export get `self` typed as that Protocol, and post messages up."""
 
@@ -372,7 +372,7 @@ class TuituneApp(Frame):
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
         self.hint.sampled(s.rates, self.nic, self.app_bench.running)
         self._draw_hint()
-        self.samples_drawn += 1
+        self.sample_drawn()  # counts it (tui/hostview.py)
         if self.samples_drawn == 3 and self.settle_gc:  # the first live rates: started
             self.call_after_refresh(gcpolicy.settle)
         # The next sample waits for this one to reach the screen.

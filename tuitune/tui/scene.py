@@ -43,6 +43,7 @@ class Scene(Protocol):
     grid_mode: str  # auto / list / heat
     cpu_sort: str  # auto (heat map: by load; list: topology) or core.cpuview.SORTS
     notice: str | None
+    platform_note: str  # the NIC panel title's tail: the platform's worst finding, or ""
     active: str  # the focused panel's name
     # How it is drawn, and by what.
     palette: Palette

@@ -211,7 +211,8 @@ class LiveView:
             rows = nic_rows(s.nic, base, ncpus, s.glyphs, s.palette, width)
             panel.view.set_rows(self._with_drift(rows, NIC_COLUMNS))
             panel.view.set_columns(NIC_COLUMNS)
-        panel.set_titles(f"NIC {s.ifname}" if s.ifname else "NIC", subtitle(panel.view))
+        title = (f"NIC {s.ifname}" if s.ifname else "NIC") + s.platform_note
+        panel.set_titles(title, subtitle(panel.view))
 
     def sysctls(self) -> None:
         s = self.scene

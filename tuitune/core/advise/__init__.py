@@ -6,7 +6,7 @@ Headless and pure: `advise(facts)` reads nothing itself. docs/advise.md document
 
 from __future__ import annotations
 
-from tuitune.core.advise import pcie, rules_app, rules_cpu, rules_nic, rules_tcp
+from tuitune.core.advise import pcie, rules_app, rules_cpu, rules_nic, rules_platform, rules_tcp
 from tuitune.core.advise.facts import Facts, Rule
 from tuitune.core.advise.model import (
     CONTEXTS,
@@ -39,6 +39,12 @@ RULES: dict[str, Rule] = {
     "window-scaling-off": rules_tcp.window_scaling_off,
     "sack-off": rules_tcp.sack_off,
     "pcie-degraded": pcie.pcie_degraded,
+    "pcie-payload": rules_platform.pcie_payload,
+    "msix-short": rules_platform.msix_short,
+    "cpu-governor": rules_platform.cpu_governor,
+    "cstates-deep": rules_platform.cstates_deep,
+    "smt-shared-core": rules_platform.smt_shared_core,
+    "iommu-translated": rules_platform.iommu_translated,
     "app-remote-node": rules_app.app_remote_node,
     "app-on-irq-cpu": rules_app.app_on_irq_cpu,
 }

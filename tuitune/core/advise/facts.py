@@ -21,6 +21,7 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.advise.pcie import PcieLink
+    from tuitune.core.host.platform import Platform
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,8 @@ class Facts:
     held: frozenset[Key] = frozenset()  # settings tuitune's journal holds for this host
     # The NIC's processes over the window (core/procs), busiest first; None: not read.
     processes: tuple[NicProcess, ...] | None = None
+    # CPU power, SMT, the PCIe path, IOMMU, driver (core/host/platform.py); None: not read.
+    platform: Platform | None = None
 
     @property
     def ifname(self) -> str:

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 from tuitune.core.advise.facts import Facts, Outcome
 from tuitune.core.advise.model import Finding, Note, SourceRef
+from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.root import HostRoot, read_value
+from tuitune.core.values import Unavailable
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +51,26 @@ def read_pcie(root: HostRoot, ifname: str) -> PcieLink | None:
     return PcieLink(speeds[0], speeds[1], widths[0], widths[1])  # type: ignore[arg-type]
 
 
+def link_of(fn: PciFunction) -> PcieLink | None:
+    """The link of one function of the platform's PCIe path (core/host/pcie.py)."""
+    texts = (fn.speed, fn.max_speed, fn.width, fn.max_width)
+    if not all(isinstance(x, str) for x in texts):
+        return None
+    s, ms, w, mw = (str(x) for x in texts)
+    speeds, widths = (_gts(s), _gts(ms)), (_lanes(w), _lanes(mw))
+    if None in speeds or None in widths:
+        return None
+    return PcieLink(speeds[0], speeds[1], widths[0], widths[1])  # type: ignore[arg-type]
+
+
+def _from_platform(f: Facts) -> PcieLink | None:
+    chain = f.platform.pcie if f.platform is not None else None
+    return link_of(chain[0]) if chain and not isinstance(chain, Unavailable) else None
+
+
 def pcie_degraded(f: Facts) -> Iterator[Outcome]:
     rule = "pcie-degraded"
-    link = f.pcie
+    link = f.pcie or _from_platform(f)
     if link is None:
         yield Note(rule, "no PCIe link state for this interface (not a PCI device, or not read)")
         return

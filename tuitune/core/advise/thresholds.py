@@ -45,3 +45,17 @@ APP_CPU_PCT = 5.0
 # judge and say so.
 LOADED_PPS = 1000.0
 LOADED_SOFT_PCT = 20.0
+
+# cstates-deep: an idle state counts as deep past this exit latency. Intel's C1/C1E exit in
+# 2-10 us, C3/C6 in 33-210 us (intel/pepc's recorded hosts); the kernel's cpuidle docs: a
+# state's exit latency is paid on every wake-up. Not from the seeds.
+CSTATE_DEEP_US = 20
+
+# pcie-payload: MaxReadReq below this is the small-read default vendors raise (Red Hat's lspci
+# showed 512 on its 10G card; NIC vendor guides go to 4096). Not a measured threshold.
+PCIE_MRRS_MIN = 512
+
+# iommu-translated: below this packet rate (rx + tx per second) the per-buffer mapping costs
+# little; about 1 Mpps is where one core's budget for mapping starts to matter. A judgement,
+# not from the seeds.
+IOMMU_PPS = 1_000_000.0

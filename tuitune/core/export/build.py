@@ -24,6 +24,7 @@ from tuitune.core.export.model import (
 )
 from tuitune.core.export.safe import Checker
 from tuitune.core.session.kinds.table import handler
+from tuitune.core.session.settings import PLATFORM_KINDS
 
 Generator = Callable[[Sequence[Change], ExportContext, Checker], Generated]
 GENERATORS: dict[Format, Generator] = {
@@ -50,6 +51,9 @@ SERVICE_LEFT_OUT = (
     "not exported: tuitune stops a service for one session only and never writes that to a "
     "file (the affinity export tells irqbalance to leave the pinned IRQs alone instead)"
 )
+
+
+PLATFORM_LEFT_OUT = "not exported yet: CPU power and module parameters are for the session"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -80,7 +84,7 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    device = bool(kinds - {"sysctl", "irq_affinity", "service", "proc_affinity"})
+    device = bool(kinds - {"sysctl", "irq_affinity", "service", "proc_affinity", *PLATFORM_KINDS})
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -143,6 +147,8 @@ def build_plan(
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
     if c.key.kind == "service":
         return SERVICE_LEFT_OUT
+    if c.key.kind in PLATFORM_KINDS:
+        return PLATFORM_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

@@ -123,6 +123,22 @@ def read_span(path: Path, what: str, offset: int, size: int, jail: str | None = 
     return text
 
 
+def read_binary(path: Path, what: str, limit: int, jail: str | None = None) -> bytes:
+    """At most `limit` bytes of a binary kernel file (a PCI device's config space), through
+    the same safe open as read_text; raises OSError. Fewer bytes than the file holds is not an
+    error: config space is read from its start, and the caller says how much it got."""
+    fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
+    try:
+        chunks: list[bytes] = []
+        total = 0
+        while total < limit and (chunk := os.pread(fd, limit - total, total)):
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def _too_big(what: str, limit: int) -> KernelFileError:
     # Made only when raised: every tick reads a dozen files that fit.
     return KernelFileError(Unavailable("error", f"{what}: larger than {_size(limit)}, not read"))
@@ -195,6 +211,16 @@ class HostRoot:
         what = f"/proc/{rel}"
         try:
             return read_span(self.proc / rel, what, offset, size, self.jail)
+        except KernelFileError as exc:
+            return exc.state
+        except OSError as exc:
+            return from_oserror(exc, what)
+
+    def sys_bytes(self, rel: str, limit: int) -> bytes | Unavailable:
+        """The first `limit` bytes of binary /sys/REL (read_binary), or a state."""
+        what = f"/sys/{rel}"
+        try:
+            return read_binary(self.sys / rel, what, limit, self.jail)
         except KernelFileError as exc:
             return exc.state
         except OSError as exc:

@@ -34,6 +34,10 @@ Kind = Literal[
     "irq_affinity",
     "service",
     "proc_affinity",
+    "cpu_governor",
+    "cpu_epp",
+    "cstate_disable",
+    "module_param",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -69,7 +73,14 @@ GROUP_OF: dict[Kind, str] = {
     "irq_affinity": "irq",
     "service": "services",
     "proc_affinity": "processes",
+    "cpu_governor": "cpu power",
+    "cpu_epp": "cpu power",
+    "cstate_disable": "cpu power",
+    "module_param": "module parameters",
 }
+CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
+# The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
+PLATFORM_KINDS: tuple[Kind, ...] = (*CPU_POWER_KINDS, "module_param")
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
 
@@ -171,6 +182,22 @@ class Key:
         """A process's CPU affinity (every thread of it), or one thread's with `tid`."""
         name = f"{pid}@{start_ticks}" + (f"/{tid}" if tid is not None else "")
         return cls("proc_affinity", None, name, comm)
+
+    @classmethod
+    def cpu_governor(cls, policy: int) -> Key:
+        return cls("cpu_governor", None, f"policy{policy}")
+
+    @classmethod
+    def cpu_epp(cls, policy: int) -> Key:
+        return cls("cpu_epp", None, f"policy{policy}")
+
+    @classmethod
+    def cstate_disable(cls, cpu: int, state: int) -> Key:
+        return cls("cstate_disable", None, f"cpu{cpu}/state{state}")
+
+    @classmethod
+    def module_param(cls, module: str, param: str) -> Key:
+        return cls("module_param", None, f"{module}/{param}")
 
     # ---- self-description --------------------------------------------------------------
     @property

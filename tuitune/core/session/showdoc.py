@@ -49,9 +49,20 @@ def _fields(cls: type) -> frozenset[str]:
 
 _CATALOG_KEYS = frozenset(catalog.keys())
 # "processes" is read and not applied: a PID means nothing once its process is gone (a
-# profile's [processes] section names them by command instead).
+# profile's [processes] section names them by command instead). "platform" (CPU power, PCIe,
+# driver) is a report of the host, not applied either.
 _TOP = frozenset(
-    {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
+    {
+        "schema",
+        "version",
+        "tuitune",
+        "host",
+        "sysctls",
+        "interface",
+        "rates",
+        "processes",
+        "platform",
+    }
 )
 _SYSCTL = frozenset({"key", "value", "unavailable", "note", "scope", "summary"})
 _COALESCE = frozenset({"params", "source"})

@@ -97,13 +97,19 @@ def help_text(key: str | None) -> tuple[str, str]:
     name = help_name(key)
     if name is None or name not in DEVICE_HELP:
         return rest, ""
+    return f"{rest} ({name})", device_text(name)
+
+
+def device_text(name: str) -> str:
+    """The help of a device catalog entry (DEVICE_HELP[name]): what it does, how to set it
+    by hand, and what each report measured (LAN or WAN)."""
     h = DEVICE_HELP[name]
     lines = [h.summary, "", h.help]
     if h.tool:
         lines += ["", f"By hand: {h.tool}"]
     if h.sources:
         lines += ["", "What the reports found:", *(_advice(a) for a in h.sources)]
-    return f"{rest} ({name})", "\n".join(lines)
+    return "\n".join(lines)
 
 
 def help_summary(key: str | None) -> str:

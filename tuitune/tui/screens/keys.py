@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.binding import BindingType
 
 from tuitune.tui.controllers.irqmove import HOW as MOVE_HOW
+from tuitune.tui.hostview import HOST_BINDINGS
 from tuitune.tui.panels.cpugrid import CpuList
 from tuitune.tui.panels.panels import IrqList, NicList, SysctlList
 from tuitune.tui.panels.rowview import RowView, plain_text
@@ -18,7 +19,7 @@ def keys_screen(everywhere: Sequence[BindingType], theme_problems: Sequence[str]
     """Every binding, by the panel it works in, then the mouse and the IRQ move explained."""
     text = keys_text(
         [
-            ("Everywhere", everywhere),
+            ("Everywhere", [*everywhere, *HOST_BINDINGS]),
             ("In every list", RowView.BINDINGS),
             ("CPU grid", CpuList.BINDINGS),
             ("IRQ panel", IrqList.BINDINGS),

@@ -30,6 +30,10 @@ SAMPLES: dict[str, Key] = {
     "irq_affinity": Key.irq(45, "eth2-TxRx-3", "eth2"),
     "service": Key.service("irqbalance"),
     "proc_affinity": Key.proc_affinity(1234, 5678),
+    "cpu_governor": Key.cpu_governor(0),
+    "cpu_epp": Key.cpu_epp(0),
+    "cstate_disable": Key.cstate_disable(0, 3),
+    "module_param": Key.module_param("virtio_net", "napi_tx"),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -49,6 +53,10 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "irq_affinity": ("0-1", "none"),
     "service": ("active", None),
     "proc_affinity": ("0-3", None),
+    "cpu_governor": ("performance", None),
+    "cpu_epp": ("balance_performance", None),
+    "cstate_disable": ("1", "on"),
+    "module_param": ("Y", None),
 }
 
 

@@ -5,6 +5,7 @@ kind has one."""
 from __future__ import annotations
 
 from tuitune.core.session.kinds.base import KindHandler
+from tuitune.core.session.kinds.cpupower import CpuPowerKind
 from tuitune.core.session.kinds.ethtool import (
     ChannelCounts,
     Coalescing,
@@ -14,13 +15,14 @@ from tuitune.core.session.kinds.ethtool import (
 )
 from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.link import Link
+from tuitune.core.session.kinds.module import ModuleParam
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
 from tuitune.core.session.kinds.queues import Queues
 from tuitune.core.session.kinds.service import Service
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Kind
 
-_LINK, _QUEUES = Link(), Queues()
+_LINK, _QUEUES, _CPU = Link(), Queues(), CpuPowerKind()
 
 HANDLERS: dict[Kind, KindHandler] = {
     "sysctl": Sysctl(),
@@ -37,6 +39,10 @@ HANDLERS: dict[Kind, KindHandler] = {
     "irq_affinity": IrqAffinity(),
     "service": Service(),
     "proc_affinity": ProcAffinityKind(),
+    "cpu_governor": _CPU,
+    "cpu_epp": _CPU,
+    "cstate_disable": _CPU,
+    "module_param": ModuleParam(),
 }
 
 

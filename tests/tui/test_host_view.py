@@ -1,0 +1,87 @@
+"""The Host view (H) on a recorded host: the pegged 2xE5-2640 tree with the CPU power of
+intel/pepc's recorded Cascade Lake (clx2s0: intel_pstate powersave, C6 enabled) and config
+space built from the PCIe layout (tests/fixtures/platform/SOURCES.md). At 80x24 on the Linux
+console it opens, names the worst finding, lists the rows in ESnet's order, Enter opens the
+row's catalog help (CPU power here), and the NIC panel's title names the worst finding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.fixture_hosts import host_32cpu
+from tests.support.platform_trees import TREE_OWNS, pcie_config, pepc_tree
+from tests.support.screen_text import screen_text, until
+from tuitune.tui.app import TuituneApp
+from tuitune.tui.screens.dialogs import TextScreen
+from tuitune.tui.screens.host import HostScreen
+
+
+def console_app(tmp_path: Path) -> TuituneApp:
+    reader, ifname = host_32cpu(tmp_path, samples=5)
+    tree = tmp_path / "host_32cpu"
+    pepc_tree(tree, "clx2s0", keep=TREE_OWNS)
+    cfg = pcie_config(mps=128, mps_supported=512, mrrs=512, msix_table=16)
+    (tree / "sys/devices/pci0000:00/0000:02:00.0/config").write_bytes(cfg)
+    return TuituneApp(
+        reader,
+        ifname,
+        interval=0.05,
+        env={"TERM": "linux", "LANG": "C"},
+        limit=6,
+        show_cost=False,
+        save_settings=False,
+        journal_dir=tmp_path / "journal",
+    )
+
+
+async def test_h_opens_the_host_view_at_80x24_on_the_console(tmp_path: Path) -> None:
+    app = console_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await until(pilot, lambda: app.platform_note == "  host: risk cpu-governor (H)")
+        await pilot.press("3")  # the NIC panel: its title names the worst finding
+        await until(pilot, lambda: "NIC eth0  host: risk cpu-governor (H)" in screen_text(app))
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        await until(pilot, lambda: "BIOS / platform" in screen_text(app))
+        text = screen_text(app)
+        assert "risk: the CPUs serving eth0 scale their clock down" in text
+        assert "intel_pstate powersave" in text and "C6(92us)" in text
+        assert isinstance(app.screen, HostScreen)
+        values = {r.label: r.value for r in app.screen.rows}
+        assert "MPS 128/512 MRRS 512" in values["PCIe 0000:02:00.0 NIC"]
+        assert [r.section for r in app.screen.rows][-1] == "NIC"  # ESnet's order, NIC last
+        assert all(ord(ch) < 128 for ch in text), "the Linux console gets ASCII only"
+        assert all(len(line) <= 80 for line in text.splitlines())
+        await pilot.press("enter")  # the first row: CPU frequency, whose help is cpu-power
+        await until(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert isinstance(app.screen, TextScreen)
+        body = str(app.screen.body)
+        assert "CPU frequency scaling, power saving and hyperthreading" in body
+        assert "What the reports found:" in body and "ESnet" in body
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, HostScreen))
+
+
+async def test_h_on_a_host_without_platform_files(tmp_path: Path) -> None:
+    """The recorded host as it is (no cpufreq, no cpuidle, no config space): states, no
+    traceback, nothing named in the NIC title."""
+    reader, ifname = host_32cpu(tmp_path, samples=5)
+    app = TuituneApp(
+        reader,
+        ifname,
+        interval=0.05,
+        limit=6,
+        show_cost=False,
+        save_settings=False,
+        journal_dir=tmp_path / "journal",
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        await until(pilot, lambda: "no cpufreq" in screen_text(app))
+        assert "platform: nothing found" in screen_text(app)
+        assert "host:" not in app.platform_note

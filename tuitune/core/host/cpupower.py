@@ -1,0 +1,239 @@
+"""CPU power as sysfs gives it: cpufreq (driver, governor, EPP, energy_perf_bias, frequency
+limits, boost), cpuidle (driver, each C-state's name, exit latency, target residency and
+whether it is disabled), the per-CPU PM QoS resume latency, and SMT control.
+
+CPUs that agree are one group (one line on the screen); each absent feature is a state
+("no cpufreq": a VM guest), never an exception. Frequencies are kHz as the kernel prints them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from tuitune.core.cpulist import parse_cpulist
+from tuitune.core.host.root import HostRoot, read_value
+from tuitune.core.values import Unavailable
+
+K = TypeVar("K", bound=Hashable)
+_CPU = re.compile(r"^cpu(\d{1,5})$")
+_STATE = re.compile(r"^state(\d{1,3})$")
+_POLICY = re.compile(r"^policy(\d{1,5})$")
+
+
+@dataclass(frozen=True, slots=True)
+class FreqPolicy:
+    """What a group of CPUs share (the current frequency is kept apart: it always moves)."""
+
+    driver: str | None
+    governor: str | None
+    epp: str | None  # energy_performance_preference (intel_pstate/amd-pstate active mode)
+    epb: str | None  # energy_perf_bias (0 performance .. 15 power saving)
+    min_khz: int | None  # scaling_min_freq
+    max_khz: int | None  # scaling_max_freq
+    hw_min_khz: int | None  # cpuinfo_min_freq
+    hw_max_khz: int | None  # cpuinfo_max_freq
+    governors: tuple[str, ...]  # scaling_available_governors
+
+
+@dataclass(frozen=True, slots=True)
+class FreqGroup:
+    cpus: frozenset[int]
+    policy: FreqPolicy
+    cur_khz: tuple[int, int] | None  # lowest and highest scaling_cur_freq in the group
+
+
+@dataclass(frozen=True, slots=True)
+class IdleState:
+    index: int
+    name: str
+    desc: str
+    latency_us: int | None  # exit latency
+    residency_us: int | None  # target residency
+    disabled: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class IdleGroup:
+    cpus: frozenset[int]
+    states: tuple[IdleState, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CpuPower:
+    freq: tuple[FreqGroup, ...] | Unavailable
+    boost: str | None  # "on"/"off" (cpufreq/boost, or intel_pstate/no_turbo inverted)
+    pstate_status: str | None  # intel_pstate/status: active, passive, off
+    idle_driver: str | Unavailable
+    idle: tuple[IdleGroup, ...] | Unavailable
+    resume_latency: tuple[tuple[frozenset[int], str], ...]  # per-CPU PM QoS, grouped
+    pm_qos_note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Smt:
+    control: str | Unavailable  # on, off, forceoff, notsupported, notimplemented
+    active: bool | None
+
+
+PM_QOS_NOTE = (
+    "the global latency request (/dev/cpu_dma_latency) is not read: opening that device adds "
+    "a request of its own; shown is each CPU's pm_qos_resume_latency_us (0: no limit)"
+)
+
+
+def group(values: dict[int, K]) -> list[tuple[frozenset[int], K]]:
+    """CPUs with equal values as one group each, in order of their first CPU."""
+    by: dict[K, set[int]] = {}
+    for cpu in sorted(values):
+        by.setdefault(values[cpu], set()).add(cpu)
+    return sorted(((frozenset(c), v) for v, c in by.items()), key=lambda g: min(g[0]))
+
+
+def _text(root: HostRoot, rel: str) -> str | None:
+    value = read_value(root, root.sys_path(rel), rel)
+    return value if isinstance(value, str) else None
+
+
+def _int(root: HostRoot, rel: str) -> int | None:
+    text = _text(root, rel)
+    return int(text) if text is not None and text.isascii() and text.isdigit() else None
+
+
+def _numbered(root: HostRoot, rel: str, pattern: re.Pattern[str]) -> list[int]:
+    try:
+        names = root.listdir(root.sys_path(rel))
+    except OSError:
+        return []
+    return sorted(int(m.group(1)) for n in names if (m := pattern.match(n)))
+
+
+def _cpus(root: HostRoot) -> list[int]:
+    return _numbered(root, "devices/system/cpu", _CPU)
+
+
+def _policy_cpus(root: HostRoot, p: int) -> frozenset[int]:
+    for name in ("related_cpus", "affected_cpus"):
+        text = _text(root, f"devices/system/cpu/cpufreq/policy{p}/{name}")
+        if text:
+            try:
+                return parse_cpulist(text.replace(" ", ","))
+            except ValueError:
+                continue
+    return frozenset({p})
+
+
+def read_freq(root: HostRoot) -> tuple[FreqGroup, ...] | Unavailable:
+    base = "devices/system/cpu/cpufreq"
+    policies = _numbered(root, base, _POLICY)
+    if not policies:
+        return Unavailable("unsupported", "no cpufreq: frequency is the firmware's or the host's")
+    per_cpu: dict[int, FreqPolicy] = {}
+    cur: dict[int, int] = {}
+    for p in policies:
+        rel = f"{base}/policy{p}"
+        cpus = _policy_cpus(root, p)
+        first = min(cpus) if cpus else p
+        avail = _text(root, f"{rel}/scaling_available_governors") or ""
+        policy = FreqPolicy(
+            driver=_text(root, f"{rel}/scaling_driver"),
+            governor=_text(root, f"{rel}/scaling_governor"),
+            epp=_text(root, f"{rel}/energy_performance_preference"),
+            epb=_text(root, f"devices/system/cpu/cpu{first}/power/energy_perf_bias"),
+            min_khz=_int(root, f"{rel}/scaling_min_freq"),
+            max_khz=_int(root, f"{rel}/scaling_max_freq"),
+            hw_min_khz=_int(root, f"{rel}/cpuinfo_min_freq"),
+            hw_max_khz=_int(root, f"{rel}/cpuinfo_max_freq"),
+            governors=tuple(avail.split()),
+        )
+        now = _int(root, f"{rel}/scaling_cur_freq")
+        for cpu in cpus:
+            per_cpu[cpu] = policy
+            if now is not None:
+                cur[cpu] = now
+    out = []
+    for cpus, policy in group(per_cpu):
+        seen = [cur[c] for c in cpus if c in cur]
+        out.append(FreqGroup(cpus, policy, (min(seen), max(seen)) if seen else None))
+    return tuple(out)
+
+
+def _boost(root: HostRoot) -> str | None:
+    boost = _text(root, "devices/system/cpu/cpufreq/boost")
+    if boost in ("0", "1"):
+        return "on" if boost == "1" else "off"
+    no_turbo = _text(root, "devices/system/cpu/intel_pstate/no_turbo")
+    if no_turbo in ("0", "1"):
+        return "off" if no_turbo == "1" else "on"
+    return None
+
+
+def _states(root: HostRoot, cpu: int) -> tuple[IdleState, ...]:
+    rel = f"devices/system/cpu/cpu{cpu}/cpuidle"
+    out = []
+    for i in _numbered(root, rel, _STATE):
+        s = f"{rel}/state{i}"
+        disable = _text(root, f"{s}/disable")
+        out.append(
+            IdleState(
+                index=i,
+                name=_text(root, f"{s}/name") or f"state{i}",
+                desc=_text(root, f"{s}/desc") or "",
+                latency_us=_int(root, f"{s}/latency"),
+                residency_us=_int(root, f"{s}/residency"),
+                disabled=None if disable not in ("0", "1") else disable == "1",
+            )
+        )
+    return tuple(out)
+
+
+def read_idle(root: HostRoot, cpus: list[int]) -> tuple[IdleGroup, ...] | Unavailable:
+    per_cpu = {c: st for c in cpus if (st := _states(root, c))}
+    if not per_cpu:
+        return Unavailable("unsupported", "no cpuidle states (idle is the hypervisor's or off)")
+    return tuple(IdleGroup(c, st) for c, st in group(per_cpu))
+
+
+def read_cpu_power(root: HostRoot) -> CpuPower:
+    cpus = _cpus(root)
+    driver = read_value(
+        root, root.sys_path("devices/system/cpu/cpuidle/current_driver"), "cpuidle driver"
+    )
+    if isinstance(driver, Unavailable):
+        driver = Unavailable(driver.kind, "no cpuidle driver")
+    resume = {
+        c: v
+        for c in cpus
+        if (v := _text(root, f"devices/system/cpu/cpu{c}/power/pm_qos_resume_latency_us"))
+    }
+    return CpuPower(
+        freq=read_freq(root),
+        boost=_boost(root),
+        pstate_status=_text(root, "devices/system/cpu/intel_pstate/status"),
+        idle_driver=driver,
+        idle=read_idle(root, cpus),
+        resume_latency=tuple(group(resume)),
+        pm_qos_note=PM_QOS_NOTE,
+    )
+
+
+def read_smt(root: HostRoot) -> Smt:
+    control = read_value(root, root.sys_path("devices/system/cpu/smt/control"), "smt/control")
+    if isinstance(control, Unavailable):
+        control = Unavailable(control.kind, "no SMT control (kernel without hotplug SMT)")
+    active = _text(root, "devices/system/cpu/smt/active")
+    return Smt(control, None if active not in ("0", "1") else active == "1")
+
+
+def deep_states(
+    groups: tuple[IdleGroup, ...], deeper_than_us: int
+) -> list[tuple[frozenset[int], IdleState]]:
+    """The enabled states whose exit latency is above `deeper_than_us`, per group."""
+    return [
+        (g.cpus, s)
+        for g in groups
+        for s in g.states
+        if s.disabled is False and s.latency_us is not None and s.latency_us > deeper_than_us
+    ]

@@ -1,0 +1,207 @@
+"""The platform under a NIC, in ESnet's order (BIOS/platform, firmware, driver): CPU power and
+SMT (cpupower.py), the PCIe path (pcie.py), the IOMMU, and the driver's module parameters,
+private flags and FEC mode.
+
+One `read_platform` for a live host and a --root tree alike; what a tree cannot hold (private
+flags and FEC come from the driver through SIOCETHTOOL) is a state there, as is every feature
+the host lacks.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import re
+import stat
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tuitune.core.host import ethtool_ioctl as io
+from tuitune.core.host.cpupower import CpuPower, Smt, read_cpu_power, read_smt
+from tuitune.core.host.pcie import PciFunction, pci_chain, read_pci_chain
+from tuitune.core.host.root import HostRoot, read_value
+from tuitune.core.values import Unavailable, from_oserror
+
+ETHTOOL_GPFLAGS = 0x27
+ETHTOOL_GFECPARAM = 0x50
+_FEC_BITS = ("none", "auto", "off", "rs", "baser", "llrs")  # ETHTOOL_FEC_*_BIT order
+_MODULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# The kernel command line words that choose the IOMMU's mode (kernel-parameters.txt).
+_IOMMU_WORDS = ("intel_iommu=", "amd_iommu=", "iommu=", "iommu.passthrough=", "iommu.strict=")
+NOT_IN_TREE = "not recorded in a host tree (read from the driver on a live host)"
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleParam:
+    name: str
+    value: str | Unavailable
+    writable: bool  # the owner write bit: the kernel takes a new value at run time
+
+
+@dataclass(frozen=True, slots=True)
+class Iommu:
+    enabled: bool | None  # an IOMMU unit is registered (/sys/class/iommu); None: not read
+    units: tuple[str, ...]
+    group: int | None  # the NIC's iommu_group
+    domain_type: str | None  # identity (passthrough), DMA, DMA-FQ, blocked
+    cmdline: tuple[str, ...]  # the command line words that set the mode
+
+
+@dataclass(frozen=True, slots=True)
+class DriverPlatform:
+    module: str | None
+    params: tuple[ModuleParam, ...] | Unavailable
+    priv_flags: tuple[tuple[str, bool], ...] | Unavailable
+    fec: str | Unavailable  # "active rs (configured auto)"
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    cpu: CpuPower
+    smt: Smt
+    pcie: tuple[PciFunction, ...] | Unavailable
+    iommu: Iommu
+    driver: DriverPlatform
+
+
+def driver_module(root: HostRoot, ifname: str) -> str | None:
+    """The kernel module that drives the interface (device/driver/module; for a built-in driver
+    its /sys/module entry), None for a virtual device."""
+    dev = f"class/net/{ifname}/device/driver"
+    try:
+        target = os.readlink(root.sys_path(f"{dev}/module"))
+    except OSError:
+        # Built in: no module link, but /sys/module/NAME/parameters still holds its knobs.
+        try:
+            target = os.readlink(root.sys_path(dev)).replace("-", "_")
+        except OSError:
+            return None
+        name = target.rstrip("/").rsplit("/", 1)[-1]
+        return name if _MODULE.match(name) and root.sys_path(f"module/{name}").is_dir() else None
+    name = target.rstrip("/").rsplit("/", 1)[-1]
+    return name if _MODULE.match(name) else None
+
+
+def read_module_params(root: HostRoot, module: str | None) -> tuple[ModuleParam, ...] | Unavailable:
+    if module is None:
+        return Unavailable("unsupported", "no module (driver built in, or a virtual device)")
+    rel = f"module/{module}/parameters"
+    try:
+        names = sorted(root.listdir(root.sys_path(rel)))
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return Unavailable("unsupported", f"{module} has no module parameters")
+        return from_oserror(exc, f"/sys/{rel}")
+    out = []
+    for name in names:
+        if not _MODULE.match(name):
+            continue
+        path = root.sys_path(f"{rel}/{name}")
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        value = read_value(root, path, f"{module}.{name}")
+        out.append(ModuleParam(name, value, stat.S_ISREG(mode) and bool(mode & stat.S_IWUSR)))
+    return tuple(out)
+
+
+def read_iommu(root: HostRoot, ifname: str) -> Iommu:
+    try:
+        units = tuple(sorted(root.listdir(root.sys_path("class/iommu"))))
+        enabled: bool | None = bool(units)
+    except OSError:
+        units, enabled = (), None
+    chain = pci_chain(root, ifname)
+    group = None
+    if chain:
+        try:
+            target = os.readlink(root.sys_path(f"{chain[0][1]}/iommu_group"))
+            name = target.rstrip("/").rsplit("/", 1)[-1]
+            group = int(name) if name.isascii() and name.isdigit() and len(name) < 10 else None
+        except OSError:
+            group = None
+    kind = None
+    if group is not None:
+        text = read_value(root, root.sys_path(f"kernel/iommu_groups/{group}/type"), "type")
+        kind = text if isinstance(text, str) else None
+    cmdline = root.proc_text("cmdline")
+    line = cmdline.split() if isinstance(cmdline, str) else []
+    words = tuple(w for w in line if w.startswith(_IOMMU_WORDS))
+    return Iommu(enabled, units, group, kind, words)
+
+
+def _priv_flags(ifname: str) -> tuple[tuple[str, bool], ...] | Unavailable:
+    eth = io.EthtoolIoctl(ifname)
+    try:
+        count = eth.sset_count(io.ETH_SS_PRIV_FLAGS)
+        if not count:
+            return Unavailable("unsupported", "the driver has no private flags")
+        names = io.decode_strings(eth.strings_raw(io.ETH_SS_PRIV_FLAGS, count), count)
+        buf = ctypes.create_string_buffer(8)
+        struct.pack_into("=I", buf, 0, ETHTOOL_GPFLAGS)
+        eth.call(buf)
+        (bits,) = struct.unpack_from("=I", buf.raw, 4)
+        return tuple((n, bool(bits >> i & 1)) for i, n in enumerate(names[:32]) if n)
+    except OSError as exc:
+        return from_oserror(exc, "private flags")
+    finally:
+        eth.close()
+
+
+def fec_names(mask: int) -> str:
+    names = [n for i, n in enumerate(_FEC_BITS) if mask >> i & 1]
+    return " ".join(names) or "none"
+
+
+def _fec(ifname: str) -> str | Unavailable:
+    eth = io.EthtoolIoctl(ifname)
+    try:
+        buf = ctypes.create_string_buffer(16)
+        struct.pack_into("=I", buf, 0, ETHTOOL_GFECPARAM)
+        eth.call(buf)
+        _, active, configured, _ = struct.unpack_from("=4I", buf.raw)
+        return f"active {fec_names(active)} (configured {fec_names(configured)})"
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.ENOTSUP):
+            return Unavailable("unsupported", "not supported by this driver")
+        return from_oserror(exc, "FEC")
+    finally:
+        eth.close()
+
+
+def _direct(fn: Callable[..., Any], *args: object) -> Any:
+    return fn(*args)
+
+
+def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct) -> DriverPlatform:
+    """`call` runs the two ioctls (a HostReader's `call`: inside its namespace)."""
+    module = driver_module(root, ifname)
+    if root.live:
+        flags: tuple[tuple[str, bool], ...] | Unavailable = call(_priv_flags, ifname)
+        fec: str | Unavailable = call(_fec, ifname)
+    else:
+        flags = fec = Unavailable("missing", NOT_IN_TREE)
+    return DriverPlatform(module, read_module_params(root, module), flags, fec)
+
+
+def read_platform(
+    root: HostRoot, ifname: str | None, call: Callable[..., Any] = _direct
+) -> Platform:
+    """Everything above, for `ifname` (None: the CPU side only). The sysfs reads run where
+    this is called (a big host's cpuidle is tens of thousands of files: the live screen calls
+    it on a worker thread, not the kernel thread the sampler needs); `call` runs the ioctls
+    (a HostReader's `call`, so a --netns host's are the namespace's)."""
+    none = Unavailable("missing", "no interface")
+    return Platform(
+        cpu=read_cpu_power(root),
+        smt=read_smt(root),
+        pcie=read_pci_chain(root, ifname) if ifname else none,
+        iommu=read_iommu(root, ifname) if ifname else Iommu(None, (), None, None, ()),
+        driver=(
+            read_driver(root, ifname, call) if ifname else DriverPlatform(None, none, none, none)
+        ),
+    )

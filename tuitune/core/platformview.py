@@ -1,0 +1,346 @@
+"""The platform as rows (for `show` and the screen's Host view) and as JSON (`show --json`),
+in ESnet's order: BIOS/platform, firmware, driver, NIC. Each row names the catalog help it
+opens; every text from the host goes through the one sanitiser (`printable`): a --root tree's
+governor name or a module parameter's value is another user's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tuitune.core.advise import EMPTY, Context, Facts
+from tuitune.core.advise.model import SEVERITIES, Finding
+from tuitune.core.advise.thresholds import CSTATE_DEEP_US
+from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.cpupower import CpuPower, deep_states
+from tuitune.core.host.ethtool import DriverInfo
+from tuitune.core.host.pcie import PciFunction
+from tuitune.core.host.platform import Platform
+from tuitune.core.procs.model import printable
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.values import Unavailable
+
+SECTIONS = ("BIOS / platform", "firmware", "driver", "NIC")
+# The rules that judge the platform without a window (the screen's header names the worst).
+STATIC_RULES = (
+    "pcie-degraded",
+    "pcie-payload",
+    "msix-short",
+    "cpu-governor",
+    "cstates-deep",
+    "smt-shared-core",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    section: str
+    label: str
+    value: str
+    help: str | None  # a device catalog entry (catalog_device.device_help)
+    unavailable: bool = False  # the value is a state (dim on screen)
+
+
+def _p(text: object) -> str:
+    return printable(str(text))
+
+
+def _state(u: Unavailable) -> str:
+    return _p(u.reason)
+
+
+def _cpus(c: frozenset[int]) -> str:
+    return format_cpulist(c) or "-"
+
+
+def _mhz(khz: int | None) -> str:
+    return "?" if khz is None else f"{khz // 1000}"
+
+
+def _cpu_rows(cpu: CpuPower) -> list[Row]:
+    s, rows = SECTIONS[0], []
+    if isinstance(cpu.freq, Unavailable):
+        rows.append(Row(s, "CPU frequency", _state(cpu.freq), "cpu-power", True))
+    else:
+        for g in cpu.freq:
+            p = g.policy
+            text = f"cpus {_cpus(g.cpus)}: {_p(p.driver or '?')} {_p(p.governor or '?')}"
+            if p.epp:
+                text += f" EPP {_p(p.epp)}"
+            if p.epb:
+                text += f" EPB {_p(p.epb)}"
+            text += f", {_mhz(p.min_khz)}-{_mhz(p.max_khz)} MHz of {_mhz(p.hw_max_khz)}"
+            if g.cur_khz:
+                text += f", now {_mhz(g.cur_khz[0])}-{_mhz(g.cur_khz[1])}"
+            rows.append(Row(s, "CPU frequency", text, "cpu-power"))
+    if cpu.boost is not None:
+        rows.append(Row(s, "boost/turbo", cpu.boost, "cpu-power"))
+    if isinstance(cpu.idle, Unavailable):
+        rows.append(Row(s, "C-states", _state(cpu.idle), "cpu-power", True))
+    else:
+        drv = cpu.idle_driver if isinstance(cpu.idle_driver, str) else "?"
+        for ig in cpu.idle:
+            states = " ".join(
+                f"{_p(st.name)}({st.latency_us}us{' off' if st.disabled else ''})"
+                for st in ig.states
+            )
+            rows.append(
+                Row(s, "C-states", f"cpus {_cpus(ig.cpus)} {_p(drv)}: {states}", "cpu-power")
+            )
+    if cpu.resume_latency:
+        text = "; ".join(f"cpus {_cpus(c)}: {_p(v)} us" for c, v in cpu.resume_latency)
+        rows.append(Row(s, "PM QoS resume", text, "cpu-power"))
+    return rows
+
+
+def _pcie_rows(chain: tuple[PciFunction, ...] | Unavailable) -> list[Row]:
+    s = SECTIONS[0]
+    if isinstance(chain, Unavailable):
+        return [Row(s, "PCIe", _state(chain), "pcie-link", True)]
+    rows = []
+    for fn in chain:
+        who = f"{fn.bdf} {'NIC' if fn.role == 'nic' else 'bridge'}"
+        speeds = (fn.speed, fn.max_speed, fn.width, fn.max_width)
+        if all(isinstance(x, str) for x in speeds):
+            link = f"{_p(fn.speed)} x{_p(fn.width)} of {_p(fn.max_speed)} x{_p(fn.max_width)}"
+        else:
+            link = "no link attributes"
+        c = fn.caps
+        if c is not None and c.pcie:
+            link += f"; MPS {c.mps}/{c.mps_supported} MRRS {c.mrrs}"
+            link += f" RlxOrd{'+' if c.relaxed_ordering else '-'} ASPM {c.aspm_enabled}"
+        else:
+            link += f"; {_p(fn.config_note)}"
+        rows.append(Row(s, f"PCIe {who}", link, "pcie-link"))
+    nic = chain[0]
+    if nic.aspm_policy:
+        rows.append(Row(s, "ASPM policy", _p(nic.aspm_policy), "pcie-link"))
+    return rows
+
+
+def platform_rows(
+    platform: Platform, host: HostState | None = None, nic: NicState | None = None
+) -> list[Row]:
+    s0, s1, s2, s3 = SECTIONS
+    rows = _cpu_rows(platform.cpu)
+    smt = platform.smt
+    smt_text = (
+        _state(smt.control)
+        if isinstance(smt.control, Unavailable)
+        else f"{_p(smt.control)}, {'active' if smt.active else 'not active'}"
+    )
+    rows.append(Row(s0, "SMT", smt_text, "cpu-power", isinstance(smt.control, Unavailable)))
+    rows.extend(_pcie_rows(platform.pcie))
+    io = platform.iommu
+    io_text = {True: "on", False: "off", None: "not read"}[io.enabled]
+    if io.group is not None:
+        io_text += f"; NIC group {io.group} type {_p(io.domain_type or '?')}"
+    if io.cmdline:
+        io_text += f"; cmdline {_p(' '.join(io.cmdline))}"
+    rows.append(Row(s0, "IOMMU", io_text, "pcie-link"))
+    for text in cmdline_suggestions(platform):
+        rows.append(Row(s0, "cmdline (printed only)", text, None))
+    if host is not None:
+        ib = host.irqbalance
+        rows.append(Row(s0, "irqbalance", "running" if ib.running else "not running", "irqbalance"))
+    d = nic.driver if nic is not None else None
+    if isinstance(d, DriverInfo):
+        rows.append(Row(s1, "firmware", _p(d.firmware or "-"), None))
+    drv = platform.driver
+    fec = drv.fec
+    rows.append(
+        Row(
+            s1,
+            "FEC",
+            _state(fec) if isinstance(fec, Unavailable) else _p(fec),
+            None,
+            isinstance(fec, Unavailable),
+        )
+    )
+    if isinstance(d, DriverInfo):
+        rows.append(Row(s2, "driver", f"{_p(d.driver)} {_p(d.version)}", None))
+    params = drv.params
+    if isinstance(params, Unavailable):
+        rows.append(Row(s2, "module params", _state(params), None, True))
+    else:
+        text = " ".join(
+            f"{_p(p.name)}={_state(p.value) if isinstance(p.value, Unavailable) else _p(p.value)}"
+            + ("*" if p.writable else "")
+            for p in params
+        )
+        rows.append(Row(s2, f"{_p(drv.module)} params (*rw)", text or "none", None))
+    flags = drv.priv_flags
+    if isinstance(flags, Unavailable):
+        rows.append(Row(s2, "private flags", _state(flags), None, True))
+    else:
+        text = " ".join(f"{_p(n)} {'on' if v else 'off'}" for n, v in flags)
+        rows.append(Row(s2, "private flags", text, None))
+    if not isinstance(platform.pcie, Unavailable):
+        fn = platform.pcie[0]
+        table = fn.caps.msix_table if fn.caps is not None else None
+        used = "?" if fn.msix_used is None else str(fn.msix_used)
+        rows.append(
+            Row(s2, "MSI-X vectors", f"{used} in use" + (f" of {table}" if table else ""), "msi-x")
+        )
+    if nic is not None:
+        ch = nic.channels
+        q = (
+            _state(ch)
+            if isinstance(ch, Unavailable)
+            else (f"{ch.combined} combined, {ch.rx} rx, {ch.tx} tx")
+        )
+        rows.append(Row(s3, "queues", q, "msi-x", isinstance(ch, Unavailable)))
+    return rows
+
+
+def cmdline_suggestions(platform: Platform) -> list[str]:
+    """Kernel command line words for what only a boot changes, each with its reason: printed,
+    never written (the bootloader is the administrator's). From the kernel's
+    kernel-parameters documentation, not the seeds."""
+    out = []
+    io = platform.iommu
+    if io.domain_type in ("DMA", "DMA-FQ"):
+        out.append(
+            f"iommu=pt (or iommu.passthrough=1): the NIC's DMA is translated ({io.domain_type}); "
+            "passthrough maps it one to one, giving up the device's isolation"
+        )
+    idle = platform.cpu.idle
+    if not isinstance(idle, Unavailable) and deep_states(idle, CSTATE_DEEP_US):
+        driver = platform.cpu.idle_driver
+        word = "intel_idle.max_cstate=1" if driver == "intel_idle" else "processor.max_cstate=1"
+        out.append(
+            f"{word}: deep C-states are enabled; this keeps every CPU out of them from boot "
+            "(cpuidle's disable files do it per CPU at run time)"
+        )
+    smt = platform.smt
+    if smt.control == "on" and smt.active:
+        out.append(
+            "nosmt: SMT is on; this boots with one thread per core (smt/control at run "
+            "time does the same, offlining the siblings)"
+        )
+    return out
+
+
+def worst(host: HostState, nic: NicState | None, platform: Platform) -> Finding | None:
+    """The worst static platform finding (no window needed), for the NIC panel's header."""
+    from tuitune.core.advise import RULES
+
+    facts = replace(Facts(host, nic, EMPTY, Context()), platform=platform)
+    found = [out for rule in STATIC_RULES for out in RULES[rule](facts) if isinstance(out, Finding)]
+    found.sort(key=lambda f: SEVERITIES.index(f.severity))
+    return found[0] if found else None
+
+
+def platform_json(platform: Platform) -> dict[str, Any]:
+    """The `platform` object of `show --json` (docs/json-schema.md)."""
+
+    def st(v: object) -> Any:
+        if isinstance(v, Unavailable):
+            return {"unavailable": v.kind, "reason": v.reason}
+        return v
+
+    cpu = platform.cpu
+    freq: Any = st(cpu.freq)
+    if not isinstance(cpu.freq, Unavailable):
+        freq = [
+            {
+                "cpus": _cpus(g.cpus),
+                "driver": g.policy.driver,
+                "governor": g.policy.governor,
+                "epp": g.policy.epp,
+                "energy_perf_bias": g.policy.epb,
+                "min_khz": g.policy.min_khz,
+                "max_khz": g.policy.max_khz,
+                "hw_min_khz": g.policy.hw_min_khz,
+                "hw_max_khz": g.policy.hw_max_khz,
+                "cur_khz": list(g.cur_khz) if g.cur_khz else None,
+                "governors": list(g.policy.governors),
+            }
+            for g in cpu.freq
+        ]
+    idle: Any = st(cpu.idle)
+    if not isinstance(cpu.idle, Unavailable):
+        idle = [
+            {
+                "cpus": _cpus(g.cpus),
+                "states": [
+                    {
+                        "index": s.index,
+                        "name": s.name,
+                        "desc": s.desc,
+                        "latency_us": s.latency_us,
+                        "residency_us": s.residency_us,
+                        "disabled": s.disabled,
+                    }
+                    for s in g.states
+                ],
+            }
+            for g in cpu.idle
+        ]
+    pcie: Any = st(platform.pcie)
+    if not isinstance(platform.pcie, Unavailable):
+        pcie = []
+        for fn in platform.pcie:
+            c = fn.caps
+            pcie.append(
+                {
+                    "bdf": fn.bdf,
+                    "role": fn.role,
+                    "speed": st(fn.speed),
+                    "max_speed": st(fn.max_speed),
+                    "width": st(fn.width),
+                    "max_width": st(fn.max_width),
+                    "config_bytes": fn.config_bytes,
+                    "config_note": fn.config_note,
+                    "pcie_capability": c.pcie if c else None,
+                    "mps": c.mps if c else None,
+                    "mps_supported": c.mps_supported if c else None,
+                    "mrrs": c.mrrs if c else None,
+                    "relaxed_ordering": c.relaxed_ordering if c else None,
+                    "aspm_supported": c.aspm_supported if c else None,
+                    "aspm_enabled": c.aspm_enabled if c else None,
+                    "aspm_policy": fn.aspm_policy,
+                    "aspm_sysfs": dict(fn.aspm_sysfs),
+                    "msix_used": fn.msix_used,
+                    "msix_table": c.msix_table if c else None,
+                    "iommu_group": fn.iommu_group,
+                }
+            )
+    drv = platform.driver
+    params: Any = st(drv.params)
+    if not isinstance(drv.params, Unavailable):
+        params = [
+            {"name": p.name, "value": st(p.value), "writable": p.writable} for p in drv.params
+        ]
+    flags: Any = st(drv.priv_flags)
+    if not isinstance(drv.priv_flags, Unavailable):
+        flags = dict(drv.priv_flags)
+    io = platform.iommu
+    return {
+        "cpu_power": {
+            "frequency": freq,
+            "boost": cpu.boost,
+            "pstate_status": cpu.pstate_status,
+            "idle_driver": st(cpu.idle_driver),
+            "idle": idle,
+            "pm_qos_resume_latency_us": {_cpus(c): v for c, v in cpu.resume_latency},
+            "pm_qos_note": cpu.pm_qos_note,
+        },
+        "smt": {"control": st(platform.smt.control), "active": platform.smt.active},
+        "pcie": pcie,
+        "iommu": {
+            "enabled": io.enabled,
+            "units": list(io.units),
+            "group": io.group,
+            "domain_type": io.domain_type,
+            "cmdline": list(io.cmdline),
+        },
+        "cmdline_suggestions": cmdline_suggestions(platform),
+        "driver": {
+            "module": drv.module,
+            "parameters": params,
+            "private_flags": flags,
+            "fec": st(drv.fec),
+        },
+    }

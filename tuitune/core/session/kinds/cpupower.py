@@ -1,0 +1,109 @@
+"""CPU power as journaled settings (issue 32): a cpufreq policy's governor and EPP, and one
+CPU's C-state `disable`. Host-wide (no interface, no namespace); read from the host's sysfs
+(or a --root tree) and written one value to one file, so the journal's original is exactly
+what the kernel printed and a restore writes it back.
+
+A governor change moves the EPP with it (intel_pstate and amd-pstate force "performance"
+under the performance governor): `related` names both, so the journal keeps the EPP's original
+too. A value the kernel does not offer (scaling_available_governors,
+energy_performance_available_preferences) is refused before any write, in one line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tuitune.core import catalog
+from tuitune.core.host.root import read_value
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+_CPUFREQ = "devices/system/cpu/cpufreq"
+_POLICY = re.compile(r"policy[0-9]{1,5}")
+_STATE = re.compile(r"cpu([0-9]{1,5})/state([0-9]{1,3})")
+_WORD = re.compile(r"[a-z_]{1,32}")  # a governor's or an EPP's name as the kernel prints it
+_FILE = {"cpu_governor": "scaling_governor", "cpu_epp": "energy_performance_preference"}
+_OFFERED = {
+    "cpu_governor": "scaling_available_governors",
+    "cpu_epp": "energy_performance_available_preferences",
+}
+
+
+def _path(key: Key) -> str:
+    """The sysfs file of `key` (relative to /sys); WriteRefused for a name that is not one."""
+    if key.kind == "cstate_disable":
+        m = _STATE.fullmatch(key.name)
+        if m is None:
+            raise WriteRefused(key, Unavailable("error", f"{key.name!r} is not cpuN/stateM"))
+        return f"devices/system/cpu/cpu{m.group(1)}/cpuidle/state{m.group(2)}/disable"
+    if _POLICY.fullmatch(key.name) is None:
+        raise WriteRefused(key, Unavailable("error", f"{key.name!r} is not a cpufreq policy"))
+    return f"{_CPUFREQ}/{key.name}/{_FILE[key.kind]}"
+
+
+class CpuPowerKind(Family):
+    value_form: Form = "text"
+    of_interface = False
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        try:
+            rel = _path(key)
+        except WriteRefused as exc:
+            return exc.state
+        if key.kind != "cstate_disable" and not acc.root.sys_path(_CPUFREQ).is_dir():
+            return Unavailable("unsupported", "no cpufreq here (a VM guest, or scaling is off)")
+        value = read_value(acc.root, acc.root.sys_path(rel), key.label)
+        return value if isinstance(value, Unavailable) else {key: value}
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("missing", f"{key.label}: not present")
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        acc.current(key)  # present, readable: or refused with the reason
+        value = text.strip()
+        if key.kind == "cstate_disable":
+            if value not in ("0", "1"):
+                raise WriteRefused(key, Unavailable("error", "give 1 (disabled) or 0 (enabled)"))
+            return value
+        offered_rel = f"{_CPUFREQ}/{key.name}/{_OFFERED[key.kind]}"
+        offered = read_value(acc.root, acc.root.sys_path(offered_rel), offered_rel)
+        words = offered.split() if isinstance(offered, str) else []
+        if not _WORD.fullmatch(value) or (words and value not in words):
+            choice = ", ".join(words) or "the kernel's names"
+            raise WriteRefused(key, Unavailable("error", f"{value[:32]!r}: choose {choice}"))
+        return value
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        acc.writer(acc.root.sys_path(_path(key)), value)
+        return ()
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        out: dict[Key, str | None] = {}
+        keys = [key]
+        if key.kind == "cpu_governor":
+            keys.append(Key("cpu_epp", None, key.name))
+        for k in keys:
+            got = self.read(acc, k)
+            out[k] = None if isinstance(got, Unavailable) else got.get(k)
+        if key.kind == "cpu_governor" and out.get(keys[1]) is None:
+            del out[keys[1]]  # no EPP on this driver: nothing moves with the governor
+        return out
+
+    def label(self, key: Key) -> str:
+        what = {"cpu_governor": "governor", "cpu_epp": "EPP"}.get(key.kind)
+        return f"cpufreq {key.name} {what}" if what else f"{key.name} disable"
+
+    def scope(self, key: Key) -> catalog.Scope:
+        return "host"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.name)
+
+    def form(self, key: Key) -> Form:
+        return "count" if key.kind == "cstate_disable" else "text"  # the kernel's 0 or 1

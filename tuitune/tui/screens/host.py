@@ -1,0 +1,124 @@
+"""The Host view (`H`): the platform under the NIC in ESnet's order (BIOS/platform, firmware,
+driver, NIC), one line a row (core/platformview.py); Enter opens the row's catalog help (CPU
+power, PCIe link, MSI-X, irqbalance). The platform is read on a worker thread (a big host has
+tens of thousands of cpuidle files) and its worst static finding is named in the NIC panel's
+title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tuitune.core.advise.model import Finding
+from tuitune.core.catalog_device import DEVICE_HELP
+from tuitune.core.host.platform import Platform, read_platform
+from tuitune.core.hostreader import HostReader
+from tuitune.core.platformview import Row, platform_rows, worst
+from tuitune.core.snapshot import HostState, NicState
+from tuitune.tui.panels.sysctlpanel import device_text
+from tuitune.tui.screens.box import BoxScreen
+from tuitune.tui.screens.dialogs import TextScreen
+from tuitune.tui.shell import Shell
+
+HINT = "Enter: help for the row   Esc/q: close"
+
+
+def help_body(row: Row) -> tuple[str, str]:
+    """(title, text) for Enter on a row: its catalog help, else the row in full."""
+    if not row.help or row.help not in DEVICE_HELP:
+        return row.label, f"{row.section}: {row.label}\n\n{row.value}"
+    return f"{row.label} ({row.help})", f"{row.label}: {row.value}\n\n{device_text(row.help)}"
+
+
+def worst_line(found: Finding | None) -> str:
+    return "platform: nothing found" if found is None else f"{found.severity}: {found.title}"
+
+
+class HostScreen(BoxScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,H", "close", "Close"),
+    ]
+    DEFAULT_CSS = """
+    HostScreen > Vertical { width: 96%; max-width: 160; height: 96%; }
+    HostScreen .worst { height: auto; max-height: 3; }
+    HostScreen .hint { color: $text-muted; height: 1; }
+    HostScreen OptionList, HostScreen OptionList:focus { height: 1fr; border: none; }
+    """
+
+    def __init__(self, ifname: str | None, rows: list[Row], found: Finding | None) -> None:
+        super().__init__()
+        self.ifname = ifname
+        self.rows = rows
+        self.found = found
+        self._by_id: dict[str, Row] = {}
+
+    def compose(self) -> ComposeResult:
+        options: list[Option] = []
+        last = None
+        for i, row in enumerate(self.rows):
+            if row.section != last:
+                options.append(Option(Text(row.section, style="bold underline"), disabled=True))
+                last = row.section
+            style = "dim italic" if row.unavailable else ""
+            prompt = Text.assemble((f"{row.label}: ", "bold"), (row.value, style))
+            if row.help:
+                prompt.append(" ?", style="dim")
+            oid = f"row{i}"
+            self._by_id[oid] = row
+            options.append(Option(prompt, id=oid))
+        with Vertical() as box:
+            box.border_title = f"Host: {self.ifname or 'no interface'}"
+            warn = "bold" if self.found is not None and self.found.severity != "hint" else ""
+            yield Static(Text(worst_line(self.found), style=warn), classes="worst")
+            yield OptionList(*options)
+            yield Static(HINT, classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        row = self._by_id.get(event.option.id or "")
+        if row is not None:
+            title, body = help_body(row)
+            self.app.push_screen(TextScreen(title, body))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def nic_note(found: Finding | None) -> str:
+    """The NIC panel title's tail, naming the platform's worst finding (H opens the view)."""
+    return "" if found is None else f"  host: {found.severity} {found.id} (H)"
+
+
+def _read(reader: HostReader, ifname: str | None) -> tuple[Platform, HostState, NicState | None]:
+    # On this worker thread, not the kernel thread: 1152 CPUs' cpuidle took 10 s from a tree.
+    platform = read_platform(reader.root, ifname, reader.call)
+    nic = reader.nic_state(ifname) if ifname else None
+    return platform, reader.host_state(), nic
+
+
+def refresh_platform(
+    shell: Shell, reader: HostReader, set_nic_title: Callable[[str], None], *, open_view: bool
+) -> None:
+    """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
+    the screen has no host state yet); then name the worst finding in the NIC panel's title,
+    and open the Host view when asked."""
+    ifname = shell.selection().ifname
+
+    def done(got: tuple[Platform, HostState, NicState | None]) -> None:
+        platform, host, nic = got
+        found = worst(host, nic, platform)
+        set_nic_title(nic_note(found))
+        if open_view:
+            shell.push_screen(HostScreen(ifname, platform_rows(platform, host, nic), found))
+
+    shell.in_thread(lambda: _read(reader, ifname), done, group="platform")

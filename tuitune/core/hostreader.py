@@ -146,6 +146,15 @@ class HostReader(Closing):
         a 1152-CPU host) is not read and parsed twice."""
         return self._kt.call(self._nic_state, ifname, with_stats, interrupts)
 
+    def driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
+        """`ethtool -S` alone: the start of a window whose end is `nic_state(with_stats=True)`
+        (per-queue rates, core/host/queuestats.py)."""
+        return self._kt.call(self._driver_stats, ifname)
+
+    def _driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
+        et = self._eth(ifname)
+        return et.stats() if et is not None else NOT_RECORDED
+
     def host_state(self) -> HostState:
         return self._kt.call(self._host_state, self._host_wide_sysctls())
 

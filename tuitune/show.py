@@ -15,6 +15,7 @@ from rich.text import Text
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Coalesce
+from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
@@ -276,6 +277,7 @@ def print_show(
     console: Console | None = None,
     processes: Sequence[NicProcess] | None = None,
     seconds: float = 0.0,
+    queues: QueueRates | None = None,
 ) -> None:
     """The whole state; `processes` (None: not read) over `seconds` of CPU use."""
     con = console or Console()
@@ -287,6 +289,10 @@ def print_show(
     nic = snap.nic
     if nic is not None:
         con.print(_irq_table(nic, rates))
+        if queues is not None:
+            from tuitune.show_queues import queues_table
+
+            con.print(queues_table(nic, queues, rates))
         for part in _features(nic):
             con.print(part)
         groups = (

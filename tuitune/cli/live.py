@@ -16,11 +16,14 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_USAGE, err, pick_interface
 
 if TYPE_CHECKING:
+    from tuitune.core.host.queuestats import QueueRates
     from tuitune.core.hostreader import HostReader
     from tuitune.core.lab import Lab
     from tuitune.core.procs.discover import Reading
     from tuitune.core.procs.model import NicProcess
+    from tuitune.core.rates import Rates
     from tuitune.core.snapshot import Snapshot
+    from tuitune.core.values import Unavailable
 
 NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
 
@@ -88,6 +91,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
         first = reader.counters(ifname)
+        # ethtool -S at both ends too: per-queue rates (core/host/queuestats.py).
+        stats_then = reader.driver_stats(ifname) if root.live and ifname else None
         procs_then = nic_procs_reading(reader, ifname)
         if root.live:
             time.sleep(args.interval)
@@ -103,17 +108,33 @@ def cmd_show(args: argparse.Namespace) -> int:
     # Per-CPU detail only for the interface's IRQs: that is all show prints.
     detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
     rates = compute_rates(first, snap.counters, detail) if root.live else None
+    queues = _queue_rates(stats_then, snap, rates)
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        json.dump(show_document(snap, rates, procs), sys.stdout, indent=2)
+        json.dump(show_document(snap, rates, procs, queues), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from tuitune.show import print_show
 
         seconds = args.interval if root.live else 0.0
-        print_show(snap, rates, processes=procs, seconds=seconds)
+        print_show(snap, rates, processes=procs, seconds=seconds, queues=queues)
     return 0
+
+
+def _queue_rates(
+    then: tuple[tuple[str, int], ...] | Unavailable | None, snap: Snapshot, rates: Rates | None
+) -> QueueRates | None:
+    """Per-queue rates between the two ethtool -S reads; None when either is missing."""
+    from tuitune.core.host.queuestats import queue_rates
+    from tuitune.core.values import Unavailable
+
+    now = snap.nic.driver_stats if snap.nic is not None else None
+    if rates is None or then is None or isinstance(then, Unavailable) or now is None:
+        return None
+    if isinstance(now, Unavailable):
+        return None
+    return queue_rates(then, now, rates.interval)
 
 
 def nic_procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:

@@ -14,7 +14,9 @@ from typing import Any
 from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.queuestats import QueueRates, rows_json
 from tuitune.core.procs.model import NicProcess
+from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import Snapshot
 from tuitune.core.values import Unavailable
@@ -71,7 +73,10 @@ def process_json(p: NicProcess) -> dict[str, Any]:
 
 
 def show_document(
-    snap: Snapshot, rates: Rates | None, processes: Sequence[NicProcess] | None = None
+    snap: Snapshot,
+    rates: Rates | None,
+    processes: Sequence[NicProcess] | None = None,
+    queues: QueueRates | None = None,
 ) -> dict[str, Any]:
     host = snap.host
     sysctls = []
@@ -116,4 +121,14 @@ def show_document(
             # A big host has thousands of IRQs: scripts asking about one NIC get its IRQs only.
             mine = {q.irq for q in snap.nic.irqs}
             doc["rates"]["irqs"] = {k: v for k, v in doc["rates"]["irqs"].items() if k in mine}
+    doc["queue_rates"] = _queue_rates(snap, rates, queues)
     return doc
+
+
+def _queue_rates(
+    snap: Snapshot, rates: Rates | None, queues: QueueRates | None
+) -> dict[str, Any] | None:
+    """Per-queue rates with each queue's IRQ and busiest CPU (docs/json-schema.md)."""
+    if queues is None or snap.nic is None:
+        return None
+    return rows_json(queues, nic_queue_rows(snap.nic.irqs, queues, rates))

@@ -225,3 +225,70 @@ def shares(values: Iterable[tuple[int, float]]) -> dict[int, float]:
     items = list(values)
     total = sum(v for _, v in items)
     return {q: (v / total if total > 0 else 0.0) for q, v in items}
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    """One queue as a tuner reads it: its rings' rates, the IRQ(s) serving it, and the CPU
+    that took most of their interrupts."""
+
+    queue: int
+    irqs: tuple[str, ...]
+    cpu: int | None
+    rx: Mapping[Measure, float]
+    tx: Mapping[Measure, float]
+
+    @property
+    def drops(self) -> float:
+        return self.rx.get("drops", 0.0) + self.tx.get("drops", 0.0)
+
+    @property
+    def errors(self) -> float:
+        return self.rx.get("errors", 0.0) + self.tx.get("errors", 0.0)
+
+
+def queue_rows(
+    qr: QueueRates,
+    irqs: Iterable[tuple[str, str, int | None]],
+    busiest_cpu: Mapping[str, int] | None = None,
+) -> tuple[QueueRow, ...]:
+    """One row per queue number. `irqs`: (irq, kind, index) of the NIC's queue IRQs (kind rx,
+    tx or combined, as core/host/irqmap.py names them); `busiest_cpu`: IRQ -> the CPU that
+    took most of its interrupts in the window."""
+    by_queue: dict[int, list[str]] = {}
+    for irq, kind, index in irqs:
+        if kind in ("rx", "tx", "combined") and index is not None:
+            by_queue.setdefault(index, []).append(irq)
+    numbers = sorted({r.queue for r in qr.queues})
+    rows = []
+    cpus = busiest_cpu or {}
+    for n in numbers:
+        rx, tx = qr.of("rx", n), qr.of("tx", n)
+        served = tuple(by_queue.get(n, ()))
+        cpu = next((cpus[i] for i in served if i in cpus), None)
+        rows.append(QueueRow(n, served, cpu, rx.per_s if rx else {}, tx.per_s if tx else {}))
+    return tuple(rows)
+
+
+def rows_json(qr: QueueRates, rows: Sequence[QueueRow]) -> dict[str, object]:
+    """The `queue_rates` object of `show --json` (docs/json-schema.md)."""
+
+    def measures(m: Mapping[Measure, float]) -> dict[str, float]:
+        return {k: round(v, 3) for k, v in m.items()}
+
+    return {
+        "seconds": round(qr.seconds, 3),
+        "source": "ethtool -S",
+        "queues": [
+            {
+                "queue": r.queue,
+                "irqs": list(r.irqs),
+                "cpu": r.cpu,
+                "rx": measures(r.rx),
+                "tx": measures(r.tx),
+            }
+            for r in rows
+        ],
+        "nic_drops": {k: round(v, 3) for k, v in qr.nic_drops.items()},
+        "unknown": dict(qr.unknown),
+    }

@@ -15,6 +15,8 @@ from tuitune.core.host.queuestats import (
     parse_ethtool_s,
     per_queue,
     queue_rates,
+    queue_rows,
+    rows_json,
 )
 
 CAPTURES = Path(__file__).parents[3] / "fixtures" / "captures" / "ethtool_S"
@@ -144,3 +146,21 @@ def test_rates_per_queue_and_unknown_driver_raw_deltas() -> None:
 def test_counter_that_went_backwards_is_no_rise() -> None:
     r = queue_rates((("rx0_packets", 100),), (("rx0_packets", 5),), 1.0)
     assert rate_of(r, "rx", 0) == 0.0
+
+
+def test_rows_put_each_queue_beside_its_irq_and_cpu() -> None:
+    before = capture("ena_eth0_-S_PARTIAL_ethq15.txt")
+    after = tuple(
+        (k, v + 50 if k in ("queue_0_rx_cnt", "queue_1_tx_cnt") else v) for k, v in before
+    )
+    qr = queue_rates(before, after, 0.5)
+    # ena names its vectors IF-Tx-Rx-N: combined, one per queue (core/host/irqmap.py).
+    rows = queue_rows(qr, [("41", "combined", 0), ("42", "combined", 1), ("40", "misc", None)],
+                      {"41": 3})  # fmt: skip
+    assert [(r.queue, r.irqs, r.cpu) for r in rows] == [(0, ("41",), 3), (1, ("42",), None)]
+    assert rows[0].rx["packets"] == 100.0 and rows[1].tx["packets"] == 100.0
+    doc = rows_json(qr, rows)
+    assert doc["queues"] == [
+        {"queue": 0, "irqs": ["41"], "cpu": 3, "rx": rows[0].rx, "tx": rows[0].tx},
+        {"queue": 1, "irqs": ["42"], "cpu": None, "rx": {}, "tx": rows[1].tx},
+    ]

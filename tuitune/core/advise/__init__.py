@@ -6,7 +6,7 @@ Headless and pure: `advise(facts)` reads nothing itself. docs/advise.md document
 
 from __future__ import annotations
 
-from tuitune.core.advise import pcie, rules_app, rules_cpu, rules_nic, rules_tcp
+from tuitune.core.advise import pcie, rules_app, rules_cpu, rules_nic, rules_queues, rules_tcp
 from tuitune.core.advise.facts import Facts, Rule
 from tuitune.core.advise.model import (
     CONTEXTS,
@@ -30,6 +30,8 @@ RULES: dict[str, Rule] = {
     "softnet-drops": rules_cpu.softnet_drops,
     "softnet-squeeze": rules_cpu.softnet_squeeze,
     "nic-rx-drops": rules_nic.nic_rx_drops,
+    "queue-ring-drops": rules_queues.queue_ring_drops,
+    "queue-imbalance": rules_queues.queue_imbalance,
     "buffers-below-bdp": rules_tcp.buffers_below_bdp,
     "mtu-small": rules_nic.mtu_small,
     "offload-disabled": rules_nic.offload_disabled,

@@ -5,6 +5,7 @@ receiver and TSO off on the sender, so that veth's NAPI path (the one its per-qu
 from __future__ import annotations
 
 import io
+import queue
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from rich.console import Console
 from tuitune.core.host.queuestats import queue_rates
 from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
+from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.values import Unavailable
 from tuitune.show_queues import queues_table
 
@@ -66,7 +68,8 @@ def test_veth_queue_counts_what_was_sent(pair: Pair) -> None:
         nic = reader.nic_state(pair.recv, with_stats=True)
     after = nic.driver_stats
     assert not isinstance(before, Unavailable) and not isinstance(after, Unavailable)
-    qr = queue_rates(before, after, 1.0)
+    qr = queue_rates(before, after, 1.0, nic.driver_name)
+    assert nic.driver_name == "veth"
     rx = {r.queue: r.per_s.get("packets", 0.0) for r in qr.queues if r.direction == "rx"}
     assert set(rx) == {0, 1}  # both of veth's queues, as ethtool -S lists them
     # Every echo request came through one of them (an ARP exchange may add one or two).
@@ -78,3 +81,24 @@ def test_veth_queue_counts_what_was_sent(pair: Pair) -> None:
     busy = max(rx, key=lambda q: rx[q])
     row = next(line for line in text.splitlines() if line.strip().startswith(str(busy)))
     assert str(int(rx[busy])) in row.split()
+
+
+def test_the_live_sampler_carries_per_queue_rates(pair: Pair) -> None:
+    got: queue.Queue[Sample] = queue.Queue()
+    with HostReader(HostRoot(netns=pair.recv_ns)) as reader:
+        s = Sampler(reader, pair.recv, got.put, interval=0.05, limit=2)
+        s.start()
+        try:
+            first = got.get(timeout=20)
+            assert first.driver_stats is not None and first.queues is None  # one read: no rate
+            # The traffic happens between the two samples: the second sample's rate times its
+            # interval is the count sent, whatever the interval turned out to be.
+            run("ip", "netns", "exec", pair.send_ns, "ping", "-q", "-f", "-c", str(COUNT),
+                "10.77.0.2")  # fmt: skip
+            s.ack()
+            second = got.get(timeout=20)
+        finally:
+            s.stop()
+    assert second.queues is not None and second.rates is not None
+    received = sum(r.per_s.get("packets", 0.0) for r in second.queues.queues if r.direction == "rx")
+    assert COUNT <= round(received * second.rates.interval) <= COUNT + 4

@@ -134,7 +134,7 @@ def _queue_rates(
         return None
     if isinstance(now, Unavailable):
         return None
-    return queue_rates(then, now, rates.interval)
+    return queue_rates(then, now, rates.interval, snap.nic.driver_name if snap.nic else None)
 
 
 def nic_procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:

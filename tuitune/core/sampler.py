@@ -33,11 +33,14 @@ from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
+from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.rates import Rates, compute_rates, other_intr, other_intr_of, since_boot
 from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.values import Unavailable
+
+DriverStats = tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,10 @@ class Sample:
     gone: bool = False  # the watched interface is not there (deleted); counters go on
     # The first sample's averages since boot (Sampler's since_boot), until rates come.
     boot_rates: Rates | None = None
+    # ethtool -S of the watched interface at this tick (None: not read), and its per-queue
+    # rates against the previous tick's (core/host/queuestats.py).
+    driver_stats: DriverStats | None = None
+    queues: QueueRates | None = None
 
 
 class Sampler:
@@ -114,6 +121,7 @@ class Sampler:
         self._nic: NicState | None = None
         self._host: HostState | None = None  # the last host state delivered
         self._gone = False  # the interface was missing at the last tick
+        self._stats: tuple[str | None, DriverStats] | None = None  # (ifname, last ethtool -S)
         self.seq = 0
         # The kernel's add/remove/rename of our interface wakes a tick at once (live host only).
         self._watch = (
@@ -290,6 +298,7 @@ class Sampler:
                 except UnknownInterface:  # deleted since the counters were read
                     self._gone = True
                     self.reader.forget(self.ifname)
+            stats = self._driver_stats() if not boot and not self._gone else None
         except Exception as exc:  # an unexpected failure: one line on screen, the loop goes on
             cost = time.perf_counter() - start
             return Sample(
@@ -320,6 +329,12 @@ class Sampler:
         if self._baseline is not None and self._baseline.counters is not counters:
             since = compute_rates(self._baseline.counters, counters, detail_arg)
         self._last = counters
+        queues = None
+        last, self._stats = self._stats, ((self.ifname, stats) if stats is not None else None)
+        # Against the previous tick's read of the same interface only (the screen may switch).
+        if stats is not None and last is not None and last[0] == self.ifname and rates:
+            driver = self._nic.driver_name if self._nic is not None else None
+            queues = queue_rates(last[1], stats, rates.interval, driver)
         return Sample(
             seq=self.seq,
             counters=counters,
@@ -333,7 +348,16 @@ class Sampler:
             error=problems_line(counters.problems),
             gone=self._gone,
             boot_rates=since_boot(counters, detail_arg) if boot else None,
+            driver_stats=stats,
+            queues=queues,
         )
+
+    def _driver_stats(self) -> DriverStats | None:
+        """ethtool -S of the watched interface: a few ioctls a tick (names are cached)."""
+        if not self.ifname:
+            return None
+        got = self.reader.driver_stats(self.ifname)
+        return None if isinstance(got, Unavailable) else got
 
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()

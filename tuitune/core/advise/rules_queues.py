@@ -33,7 +33,8 @@ def _window_queues(f: Facts) -> QueueRates | None:
     w = f.window
     if w.driver_before is None or w.driver_after is None or w.seconds <= 0:
         return None
-    return queue_rates(w.driver_before, w.driver_after, w.seconds)
+    driver = f.nic.driver_name if f.nic is not None else None
+    return queue_rates(w.driver_before, w.driver_after, w.seconds, driver)
 
 
 def queue_ring_drops(f: Facts) -> Iterator[Outcome]:

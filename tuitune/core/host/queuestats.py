@@ -4,8 +4,9 @@ Every driver spells its per-queue counters its own way. The schemes below were r
 `ethtool -S` pastes (tests/fixtures/captures/ethtool_S, SOURCES.md there) where one was found,
 else off the driver's ethtool source (marked "source" below):
 
-    rx_queue_N_packets  tx_queue_N_bytes       ixgbe, igb, ice, virtio_net, veth (xdp_*)
-    rxN_packets  txN_bytes                     mlx4_en, mlx5_core
+    rx_queue_N_packets  tx_queue_N_bytes       ixgbe, igb, ice, virtio_net (< 6.10), veth (xdp_*)
+    rxN_packets  txN_bytes                     mlx4_en, mlx5_core; virtio_net 6.10+ keeps only
+                                               rxN_drops here (packets moved to qstats)
     rx-N.packets  tx-N.bytes                   i40e, iavf (source)
     rx-N.rx_packets                            sfc (ethq #19's regex)
     queue_N_rx_cnt  queue_N_tx_bytes           ena
@@ -66,10 +67,14 @@ _PRIMARY: Final[dict[str, Measure]] = {
     "drops_no_frags": "drops",
 }
 _FALLBACK: Final[dict[str, Measure]] = {
-    "xdp_packets": "packets",  # veth: the NAPI path's count (GRO or XDP on)
-    "xdp_bytes": "bytes",
-    "xdp_xmit": "packets",  # veth tx
     "completed_desc": "packets",  # gve
+}
+# veth counts every packet of its NAPI path (GRO or XDP on) as xdp_*; other drivers (virtio_net)
+# count only what an XDP program saw there, so these stand for packets on veth alone.
+_VETH_FALLBACK: Final[dict[str, Measure]] = {
+    "xdp_packets": "packets",
+    "xdp_bytes": "bytes",
+    "xdp_xmit": "packets",
 }
 # Error counters: any of these endings (bad checksums, failed allocations, DMA mapping...).
 _ERROR_ENDINGS: Final = ("_err", "errors", "_errs", "_fail", "_failed", "bad_csum", "bad_req_id")
@@ -114,19 +119,22 @@ def classify(name: str) -> tuple[Direction, int, str] | None:
     return None
 
 
-def measure_of(rest: str) -> tuple[Measure, bool] | None:
+def measure_of(rest: str, driver: str | None = None) -> tuple[Measure, bool] | None:
     """(measure, primary?) of what a per-queue name counts; None: not one of the four."""
     if rest in _PRIMARY:
         return _PRIMARY[rest], True
     if rest in _FALLBACK:
         return _FALLBACK[rest], False
+    if driver == "veth" and rest in _VETH_FALLBACK:
+        return _VETH_FALLBACK[rest], False
     if rest.endswith(_ERROR_ENDINGS):
         return "errors", True
     return None
 
 
-def per_queue(stats: DriverStats) -> tuple[QueueCounters, ...]:
-    """The per-queue counters, rx queues then tx, by queue number."""
+def per_queue(stats: DriverStats, driver: str | None = None) -> tuple[QueueCounters, ...]:
+    """The per-queue counters, rx queues then tx, by queue number. `driver`: as `ethtool -i`
+    names it (veth's xdp_* counters count every packet; other drivers' do not)."""
     primary: dict[tuple[Direction, int], dict[Measure, int]] = {}
     fallback: dict[tuple[Direction, int], dict[Measure, int]] = {}
     names: dict[tuple[Direction, int], list[str]] = {}
@@ -135,7 +143,7 @@ def per_queue(stats: DriverStats) -> tuple[QueueCounters, ...]:
         if got is None:
             continue
         d, q, rest = got
-        kind = measure_of(rest)
+        kind = measure_of(rest, driver)
         if kind is None:
             continue
         what, is_primary = kind
@@ -179,12 +187,14 @@ class QueueRates:
         return None
 
 
-def queue_rates(before: DriverStats, after: DriverStats, seconds: float) -> QueueRates:
+def queue_rates(
+    before: DriverStats, after: DriverStats, seconds: float, driver: str | None = None
+) -> QueueRates:
     """Rates per queue over `seconds` between two `ethtool -S` reads."""
     secs = seconds if seconds > 0 else 1.0
-    then = {(q.direction, q.queue): q.values for q in per_queue(before)}
+    then = {(q.direction, q.queue): q.values for q in per_queue(before, driver)}
     rates = []
-    for q in per_queue(after):
+    for q in per_queue(after, driver):
         old = then.get((q.direction, q.queue))
         if old is None:
             continue  # a queue that appeared in the window (channel change): no rate yet

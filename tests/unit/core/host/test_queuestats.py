@@ -26,8 +26,8 @@ def capture(name: str) -> tuple[tuple[str, int], ...]:
     return parse_ethtool_s((CAPTURES / name).read_text())
 
 
-def values(name: str) -> dict[tuple[str, int], dict[Measure, int]]:
-    return {(q.direction, q.queue): dict(q.values) for q in per_queue(capture(name))}
+def values(name: str, driver: str | None = None) -> dict[tuple[str, int], dict[Measure, int]]:
+    return {(q.direction, q.queue): dict(q.values) for q in per_queue(capture(name), driver)}
 
 
 def rate_of(r: QueueRates, d: Direction, q: int) -> float | None:
@@ -77,7 +77,7 @@ def test_virtio_plain_packets_win_over_xdp_packets() -> None:
 
 
 def test_veth_counts_its_xdp_path_as_packets() -> None:
-    got = values("veth_qa_-S_kernel6.18_thismachine.txt")
+    got = values("veth_qa_-S_kernel6.18_thismachine.txt", "veth")
     assert got[("rx", 0)] == {"packets": 0, "bytes": 0, "drops": 0, "errors": 0}
     assert got[("tx", 0)] == {"packets": 0, "errors": 0}
 
@@ -164,3 +164,9 @@ def test_rows_put_each_queue_beside_its_irq_and_cpu() -> None:
         {"queue": 0, "irqs": ["41"], "cpu": 3, "rx": rows[0].rx, "tx": rows[0].tx},
         {"queue": 1, "irqs": ["42"], "cpu": None, "rx": {}, "tx": rows[1].tx},
     ]
+
+
+def test_virtio_since_qstats_keeps_only_drops_and_xdp_is_not_packets() -> None:
+    # virtio_net's rx0_xdp_packets counts what an XDP program saw, not the queue's traffic.
+    got = values("virtio_net_eth0_-S_kernel6.18_thismachine.txt", "virtio_net")
+    assert got == {("rx", 0): {"drops": 0}}

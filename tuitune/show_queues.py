@@ -34,7 +34,7 @@ def queues_table(nic: NicState, qr: QueueRates, rates: Rates | None) -> Table | 
             )
         return Text("per-queue counters: none in ethtool -S", style="dim italic")
     t = Table(
-        title=f"queues of {nic.link.ifname} (ethtool -S, per second over {qr.seconds:.1f} s)",
+        title=f"queues of {nic.link.ifname} ({qr.source}, per second over {qr.seconds:.1f} s)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,

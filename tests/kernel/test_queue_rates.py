@@ -102,3 +102,12 @@ def test_the_live_sampler_carries_per_queue_rates(pair: Pair) -> None:
     assert second.queues is not None and second.rates is not None
     received = sum(r.per_s.get("packets", 0.0) for r in second.queues.queues if r.direction == "rx")
     assert COUNT <= round(received * second.rates.interval) <= COUNT + 4
+
+
+def test_veth_has_no_qstats_so_ethtool_s_is_the_source(pair: Pair) -> None:
+    with HostReader(HostRoot(netns=pair.recv_ns)) as reader:
+        got = reader.queue_stats(pair.recv)
+    assert not isinstance(got, Unavailable)
+    pairs, source = got
+    assert source == "ethtool -S"
+    assert ("rx_queue_1_xdp_packets", 0) in pairs

@@ -92,12 +92,13 @@ def cmd_show(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         first = reader.counters(ifname)
         # ethtool -S at both ends too: per-queue rates (core/host/queuestats.py).
-        stats_then = reader.driver_stats(ifname) if root.live and ifname else None
+        stats_then = reader.queue_stats(ifname) if root.live and ifname else None
         procs_then = nic_procs_reading(reader, ifname)
         if root.live:
             time.sleep(args.interval)
         try:
             snap = reader.snapshot(ifname)
+            stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE
@@ -108,7 +109,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     # Per-CPU detail only for the interface's IRQs: that is all show prints.
     detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
     rates = compute_rates(first, snap.counters, detail) if root.live else None
-    queues = _queue_rates(stats_then, snap, rates)
+    queues = _queue_rates(stats_then, stats_now, snap, rates)
     if args.json:
         from tuitune.core.jsondoc import show_document
 
@@ -123,18 +124,20 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _queue_rates(
-    then: tuple[tuple[str, int], ...] | Unavailable | None, snap: Snapshot, rates: Rates | None
+    then: tuple[tuple[tuple[str, int], ...], str] | Unavailable | None,
+    now: tuple[tuple[tuple[str, int], ...], str] | Unavailable | None,
+    snap: Snapshot,
+    rates: Rates | None,
 ) -> QueueRates | None:
-    """Per-queue rates between the two ethtool -S reads; None when either is missing."""
+    """Per-queue rates between the two reads; None when either is missing."""
     from tuitune.core.host.queuestats import queue_rates
     from tuitune.core.values import Unavailable
 
-    now = snap.nic.driver_stats if snap.nic is not None else None
-    if rates is None or then is None or isinstance(then, Unavailable) or now is None:
+    if rates is None or snap.nic is None or then is None or now is None:
         return None
-    if isinstance(now, Unavailable):
+    if isinstance(then, Unavailable) or isinstance(now, Unavailable):
         return None
-    return queue_rates(then, now, rates.interval, snap.nic.driver_name if snap.nic else None)
+    return queue_rates(then[0], now[0], rates.interval, snap.nic.driver_name, now[1])
 
 
 def nic_procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:

@@ -7,7 +7,9 @@ pyroute2's own loop. Netlink and ethtool sockets are opened once, on that thread
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import time
 from collections.abc import Callable, Collection
 from typing import Any, Protocol
@@ -24,6 +26,7 @@ from tuitune.core.host.ethtool import (
     Pause,
     Rings,
 )
+from tuitune.core.host.ethtool_netlink import NetlinkError
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
 from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, parse_interrupts
@@ -41,6 +44,8 @@ from tuitune.core.host.netdev import (
 )
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
+from tuitune.core.host.qstats import QstatsNetlink
+from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
@@ -48,6 +53,15 @@ from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, Sysct
 from tuitune.core.values import Unavailable
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
+
+
+def _not_traffic(name: str) -> bool:
+    """An ethtool -S name that is not a queue's packets or bytes (which qstats gives)."""
+    got = classify(name)
+    if got is None:
+        return True
+    kind = measure_of(got[2])
+    return kind is None or kind[0] not in ("packets", "bytes")
 
 
 class EthtoolReads(Protocol):
@@ -116,10 +130,14 @@ class HostReader(Closing):
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
         )
+        self._qstats: QstatsNetlink | None = None  # opened at the first queue_stats()
+        self._qstats_missing = False  # no netdev family (kernel before 6.10): not asked again
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
         self._kt.call(self.handles.close)
+        if self._qstats is not None:
+            self._kt.call(self._qstats.close)
         self._kt.close()
 
     # -- public API (thread-safe: each call hops to the kernel thread) ------------------------
@@ -154,6 +172,33 @@ class HostReader(Closing):
     def _driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
         et = self._eth(ifname)
         return et.stats() if et is not None else NOT_RECORDED
+
+    def queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
+        """The counters per-queue rates are made of, and where they came from: the kernel's
+        netdev qstats (6.10+, drivers that have them) with the NIC-wide counters of
+        `ethtool -S`, else `ethtool -S` alone."""
+        return self._kt.call(self._queue_stats, ifname)
+
+    def _queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
+        stats = self._driver_stats(ifname)
+        queues: tuple[tuple[str, int], ...] = ()
+        if self.root.live and not self._qstats_missing:
+            if self._qstats is None:
+                self._qstats = QstatsNetlink()
+            try:
+                queues = self._qstats.queues(socket.if_nametoindex(ifname))
+            except OSError as exc:
+                # ENOENT from the family lookup: this kernel has none. EOPNOTSUPP: this driver.
+                self._qstats_missing = exc.errno == errno.ENOENT and not isinstance(
+                    exc, NetlinkError
+                )
+        if not queues:
+            return stats if isinstance(stats, Unavailable) else (stats, "ethtool -S")
+        # Packets and bytes per queue from qstats only (ethtool -S may count them again); the
+        # driver's own drop and error counters, and the NIC-wide ones, from ethtool -S.
+        rest = () if isinstance(stats, Unavailable) else stats
+        kept = tuple(p for p in rest if _not_traffic(p[0]))
+        return queues + kept, "qstats" + (" + ethtool -S" if kept else "")
 
     def host_state(self) -> HostState:
         return self._kt.call(self._host_state, self._host_wide_sysctls())

@@ -64,8 +64,9 @@ class Sample:
     gone: bool = False  # the watched interface is not there (deleted); counters go on
     # The first sample's averages since boot (Sampler's since_boot), until rates come.
     boot_rates: Rates | None = None
-    # ethtool -S of the watched interface at this tick (None: not read), and its per-queue
-    # rates against the previous tick's (core/host/queuestats.py).
+    # The watched interface's per-queue counters at this tick (ethtool -S, with netdev qstats
+    # where the kernel has them; None: not read), and their rates against the previous tick's
+    # (core/host/queuestats.py).
     driver_stats: DriverStats | None = None
     queues: QueueRates | None = None
 
@@ -121,7 +122,8 @@ class Sampler:
         self._nic: NicState | None = None
         self._host: HostState | None = None  # the last host state delivered
         self._gone = False  # the interface was missing at the last tick
-        self._stats: tuple[str | None, DriverStats] | None = None  # (ifname, last ethtool -S)
+        # (ifname, (the last per-queue counters read, their source))
+        self._stats: tuple[str | None, tuple[DriverStats, str]] | None = None
         self.seq = 0
         # The kernel's add/remove/rename of our interface wakes a tick at once (live host only).
         self._watch = (
@@ -334,7 +336,7 @@ class Sampler:
         # Against the previous tick's read of the same interface only (the screen may switch).
         if stats is not None and last is not None and last[0] == self.ifname and rates:
             driver = self._nic.driver_name if self._nic is not None else None
-            queues = queue_rates(last[1], stats, rates.interval, driver)
+            queues = queue_rates(last[1][0], stats[0], rates.interval, driver, stats[1])
         return Sample(
             seq=self.seq,
             counters=counters,
@@ -348,15 +350,16 @@ class Sampler:
             error=problems_line(counters.problems),
             gone=self._gone,
             boot_rates=since_boot(counters, detail_arg) if boot else None,
-            driver_stats=stats,
+            driver_stats=stats[0] if stats is not None else None,
             queues=queues,
         )
 
-    def _driver_stats(self) -> DriverStats | None:
-        """ethtool -S of the watched interface: a few ioctls a tick (names are cached)."""
+    def _driver_stats(self) -> tuple[DriverStats, str] | None:
+        """The watched interface's per-queue counters and their source: netdev qstats and/or
+        ethtool -S, a few syscalls a tick (ethtool's names are cached)."""
         if not self.ifname:
             return None
-        got = self.reader.driver_stats(self.ifname)
+        got = self.reader.queue_stats(self.ifname)
         return None if isinstance(got, Unavailable) else got
 
     def _nic_irqs(self) -> frozenset[str]:

@@ -65,6 +65,8 @@ _PRIMARY: Final[dict[str, Measure]] = {
     "queue_drop_cnt": "drops",  # gve
     "drops_no_skbs": "drops",  # be2net
     "drops_no_frags": "drops",
+    "hw_drops": "drops",  # netdev qstats (core/host/qstats.py)
+    "hw_drop_overruns": "drops",
 }
 _FALLBACK: Final[dict[str, Measure]] = {
     "completed_desc": "packets",  # gve
@@ -179,6 +181,7 @@ class QueueRates:
     queues: tuple[QueueRate, ...]
     nic_drops: dict[str, float]  # per second, the NIC_DROPS names the driver has
     unknown: dict[str, int]  # rises of counters no scheme knows (a driver not in the table)
+    source: str = "ethtool -S"  # or "qstats" (core/host/qstats.py), "qstats + ethtool -S"
 
     def of(self, direction: Direction, queue: int) -> QueueRate | None:
         for r in self.queues:
@@ -188,7 +191,11 @@ class QueueRates:
 
 
 def queue_rates(
-    before: DriverStats, after: DriverStats, seconds: float, driver: str | None = None
+    before: DriverStats,
+    after: DriverStats,
+    seconds: float,
+    driver: str | None = None,
+    source: str = "ethtool -S",
 ) -> QueueRates:
     """Rates per queue over `seconds` between two `ethtool -S` reads."""
     secs = seconds if seconds > 0 else 1.0
@@ -212,7 +219,7 @@ def queue_rates(
         for name, value in after:
             if name in prior and (d := _delta(prior[name], value)) > 0:
                 unknown[name] = d
-    return QueueRates(seconds, tuple(rates), drops, unknown)
+    return QueueRates(seconds, tuple(rates), drops, unknown, source)
 
 
 def parse_ethtool_s(text: str) -> tuple[tuple[str, int], ...]:
@@ -288,7 +295,7 @@ def rows_json(qr: QueueRates, rows: Sequence[QueueRow]) -> dict[str, object]:
 
     return {
         "seconds": round(qr.seconds, 3),
-        "source": "ethtool -S",
+        "source": qr.source,
         "queues": [
             {
                 "queue": r.queue,

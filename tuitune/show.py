@@ -16,6 +16,7 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Coalesce
 from tuitune.core.host.queuestats import QueueRates
+from tuitune.core.host.rss import RssState
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
@@ -278,6 +279,7 @@ def print_show(
     processes: Sequence[NicProcess] | None = None,
     seconds: float = 0.0,
     queues: QueueRates | None = None,
+    rss: RssState | None = None,
 ) -> None:
     """The whole state; `processes` (None: not read) over `seconds` of CPU use."""
     con = console or Console()
@@ -293,6 +295,10 @@ def print_show(
             from tuitune.show_queues import queues_table
 
             con.print(queues_table(nic, queues, rates))
+        if rss is not None:
+            from tuitune.show_queues import rss_table
+
+            con.print(rss_table(rss, queues))
         for part in _features(nic):
             con.print(part)
         groups = (

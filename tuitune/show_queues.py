@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tuitune.core.host.queuestats import QueueRates
+from tuitune.core.host.rss import RssState, table_vs_traffic
 from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState
@@ -59,3 +60,41 @@ def queues_table(nic: NicState, qr: QueueRates, rates: Rates | None) -> Table | 
             f"{k} {_r(v)}" for k, v in qr.nic_drops.items()
         )
     return t
+
+
+def rss_table(st: RssState, qr: QueueRates | None) -> Table | Text:
+    """Where the table sends flows beside where the packets went: slots per queue, and each
+    queue's share of slots against its share of the received packets."""
+    hashing = "  ".join(f"{k} {v or '-'}" for k, v in st.flow_hash.items())
+    fields = f"hashed on (ethtool -n rx-flow-hash): {hashing}" if hashing else ""
+    t = st.table
+    if t is None:
+        return Text(f"{st.why or 'RSS: not read'}" + (f"; {fields}" if fields else ""), style="dim")
+    packets = (
+        {r.queue: r.per_s.get("packets", 0.0) for r in qr.queues if r.direction == "rx"}
+        if qr
+        else {}
+    )
+    rows = table_vs_traffic(t, packets, range(t.rings) if t.rings else None)
+    out = Table(
+        title=(
+            f"RSS (ethtool -x): {len(t.indir)} slots, {t.hfunc or 'hash ?'}, key {len(t.key)} bytes"
+        ),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption=fields or None,
+        caption_justify="left",
+    )
+    for c in ("rx queue", "slots", "of table", "of packets"):
+        out.add_column(c, justify="left" if c == "rx queue" else "right")
+    slots = t.slots_per_queue()
+    for q, table_share, pkt_share in rows:
+        out.add_row(
+            str(q),
+            str(slots.get(q, 0)),
+            f"{table_share * 100:.0f} %",
+            f"{pkt_share * 100:.0f} %" if packets else "-",
+            style="red" if slots.get(q, 0) == 0 else None,
+        )
+    return out

@@ -26,6 +26,7 @@ from tuitune.core.host.ethtool import (
     Pause,
     Rings,
 )
+from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
 from tuitune.core.host.ethtool_netlink import NetlinkError
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
@@ -47,6 +48,8 @@ from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, 
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot
+from tuitune.core.host.rss import RssState
+from tuitune.core.host.rss import read_state as read_rss_state
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
@@ -172,6 +175,22 @@ class HostReader(Closing):
     def _driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
         et = self._eth(ifname)
         return et.stats() if et is not None else NOT_RECORDED
+
+    def rss(self, ifname: str) -> RssState:
+        """RSS table, key, hash function and hash fields per flow type (core/host/rss.py)."""
+        return self._kt.call(self._rss, ifname)
+
+    def _rss(self, ifname: str) -> RssState:
+        if not self.root.live:
+            return RssState(None, {}, "RSS: not recorded in this host tree")
+        et = self._eth(ifname)
+        driver = et.driver_info() if et is not None else None
+        name = getattr(driver, "driver", None) or "this driver"
+        io = EthtoolIoctl(ifname)
+        try:
+            return read_rss_state(io, name)
+        finally:
+            io.close()
 
     def queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
         """The counters per-queue rates are made of, and where they came from: the kernel's

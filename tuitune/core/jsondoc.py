@@ -15,6 +15,7 @@ from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.queuestats import QueueRates, rows_json
+from tuitune.core.host.rss import RssState, state_json
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
@@ -77,6 +78,7 @@ def show_document(
     rates: Rates | None,
     processes: Sequence[NicProcess] | None = None,
     queues: QueueRates | None = None,
+    rss: RssState | None = None,
 ) -> dict[str, Any]:
     host = snap.host
     sysctls = []
@@ -122,6 +124,7 @@ def show_document(
             mine = {q.irq for q in snap.nic.irqs}
             doc["rates"]["irqs"] = {k: v for k, v in doc["rates"]["irqs"].items() if k in mine}
     doc["queue_rates"] = _queue_rates(snap, rates, queues)
+    doc["rss"] = state_json(rss) if rss is not None and snap.nic is not None else None
     return doc
 
 

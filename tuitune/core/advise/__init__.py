@@ -32,6 +32,8 @@ RULES: dict[str, Rule] = {
     "nic-rx-drops": rules_nic.nic_rx_drops,
     "queue-ring-drops": rules_queues.queue_ring_drops,
     "queue-imbalance": rules_queues.queue_imbalance,
+    "rss-uncovered": rules_queues.rss_uncovered,
+    "udp-hash-addresses": rules_queues.udp_hash_addresses,
     "buffers-below-bdp": rules_tcp.buffers_below_bdp,
     "mtu-small": rules_nic.mtu_small,
     "offload-disabled": rules_nic.offload_disabled,

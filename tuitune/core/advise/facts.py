@@ -21,6 +21,7 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.advise.pcie import PcieLink
+    from tuitune.core.host.rss import RssState
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,7 @@ class Facts:
     held: frozenset[Key] = frozenset()  # settings tuitune's journal holds for this host
     # The NIC's processes over the window (core/procs), busiest first; None: not read.
     processes: tuple[NicProcess, ...] | None = None
+    rss: RssState | None = None  # RSS table and hash fields, when read (core/host/rss.py)
 
     @property
     def ifname(self) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from tuitune.core.advise.facts import Facts, Outcome, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.host.ethtool import Rings
+from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.session.settings import Key
 
@@ -91,11 +91,17 @@ def queue_imbalance(f: Facts) -> Iterator[Outcome]:
     total = sum(rx.values())
     if len(rx) < 2 or total <= 0:
         return
-    # The table's share per queue: equal over the queues counted (the RSS indirection table
-    # itself is not read by the advisor yet).
-    table_share = 1.0 / len(rx)
     hot, pps = max(rx.items(), key=lambda kv: kv[1])
     share = pps / total
+    # The table's share of the hot queue when it was read; else equal over the queues.
+    table = f.rss.table if f.rss is not None else None
+    slots = table.slots_per_queue() if table is not None else {}
+    table_share = slots.get(hot, 0) / len(table.indir) if table else 1.0 / len(rx)
+    said = (
+        f"its table share: {slots.get(hot, 0)} of {len(table.indir)} slots (ethtool -x)"
+        if table
+        else f"table share assumed equal over {len(rx)} queues (RSS table not read)"
+    )
     if (
         pps < IMBALANCE_MIN_PPS
         or share < table_share * IMBALANCE_FACTOR
@@ -111,8 +117,75 @@ def queue_imbalance(f: Facts) -> Iterator[Outcome]:
         ),
         evidence=(
             f"rx queue {hot} {rate(pps)} of {rate(total)} over {len(rx)} queues (ethtool -S)",
-            f"table share assumed equal over {len(rx)} queues; the hash fields: "
-            f"`ethtool -n {f.ifname} rx-flow-hash tcp4` / udp4 (sdfn hashes on ports too)",
+            f"{said}; the hash fields: `ethtool -n {f.ifname} rx-flow-hash tcp4` / udp4 "
+            "(sdfn hashes on ports too)",
+        ),
+        change=(),
+        sources=(_KERNEL_SCALING,),
+        context="any",
+    )
+
+
+def _rx_queue_count(f: Facts) -> int | None:
+    """The rx queues traffic can use: the channels' rx + combined, else the table's rings."""
+    ch = f.nic.channels if f.nic is not None else None
+    if isinstance(ch, Channels) and (ch.rx or ch.combined):
+        return ch.rx + ch.combined
+    table = f.rss.table if f.rss is not None else None
+    return table.rings if table is not None else None
+
+
+def rss_uncovered(f: Facts) -> Iterator[Outcome]:
+    rule = "rss-uncovered"
+    table = f.rss.table if f.rss is not None else None
+    if table is None:
+        yield Note(rule, f.rss.why if f.rss and f.rss.why else "RSS table not read (ethtool -x)")
+        return
+    n = _rx_queue_count(f)
+    missing = table.uncovered(n)
+    if not missing:
+        return
+    shown = ", ".join(str(q) for q in missing[:8]) + (" ..." if len(missing) > 8 else "")
+    yield Finding(
+        id=rule,
+        severity="risk",
+        title=(
+            f"{f.ifname}: the RSS table sends nothing to {len(missing)} of {n} rx queues "
+            "(a channel change the table did not follow?)"
+        ),
+        evidence=(
+            f"rx queues with no slot: {shown} (ethtool -x: {len(table.indir)} slots)",
+            f"spread it again: ethtool -X {f.ifname} equal {n}",
+        ),
+        change=(),
+        sources=(_KERNEL_SCALING,),
+        context="any",
+    )
+
+
+def udp_hash_addresses(f: Facts) -> Iterator[Outcome]:
+    rule = "udp-hash-addresses"
+    if f.rss is None or not f.rss.flow_hash:
+        yield Note(rule, "hash fields not read (ethtool -n IF rx-flow-hash udp4)")
+        return
+    n = _rx_queue_count(f)
+    if n is None or n < 2:
+        return
+    only = [t for t in ("udp4", "udp6") if f.rss.flow_hash.get(t) in ("sd", "tsd")]
+    if not only:
+        return
+    yield Finding(
+        id=rule,
+        severity="hint",
+        title=(
+            f"{f.ifname} hashes {'/'.join(only)} on addresses only: every UDP flow between "
+            "two hosts lands on one queue"
+        ),
+        evidence=(
+            "; ".join(f"{t}: {f.rss.flow_hash[t]}" for t in only)
+            + f" (ethtool -n {f.ifname} rx-flow-hash; {n} rx queues)",
+            f"ports too: ethtool -N {f.ifname} rx-flow-hash udp4 sdfn (drivers leave them out "
+            "by default because fragments carry no ports and could be reordered)",
         ),
         change=(),
         sources=(_KERNEL_SCALING,),

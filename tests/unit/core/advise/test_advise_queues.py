@@ -4,11 +4,14 @@ from the captures' names (rx_queue_N_packets / rx_queue_N_drops)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from tests.unit.advise_hosts import one, recorded
 from tuitune.core.advise import Context, Facts, advise
+from tuitune.core.host.ethtool import Channels
+from tuitune.core.host.rss import RssState, parse_ethtool_x
 
 
 def stats(packets: list[int], drops: list[int]) -> tuple[tuple[str, int], ...]:
@@ -72,3 +75,49 @@ def test_without_ethtool_stats_the_rules_say_so(pegged: Facts) -> None:
     f = replace(pegged, window=replace(pegged.window, driver_before=None))
     notes = {n.rule for n in advise(f).notes}
     assert {"queue-ring-drops", "queue-imbalance"} <= notes
+
+
+CAPTURES = Path(__file__).parents[3] / "fixtures" / "captures" / "ethtool_x"
+
+
+def with_rss(f: Facts, name: str, flow: dict[str, str] | None = None, combined: int = 4) -> Facts:
+    table = parse_ethtool_x((CAPTURES / name).read_text())
+    nic = f.nic
+    assert nic is not None
+    channels = Channels(0, 0, 1, combined, 0, 0, 1, 64)
+    return replace(f, nic=replace(nic, channels=channels), rss=RssState(table, flow or {}))
+
+
+def test_a_table_left_behind_by_a_channel_change(pegged: Facts) -> None:
+    # onload #208: 4 channels, every slot still on queue 0.
+    f = with_rss(pegged, "sfc_enp2s0f0_-x_4rings_zeros_onload208.txt", combined=4)
+    found = one(f, "rss-uncovered")
+    assert found is not None and found.severity == "risk"
+    assert "sends nothing to 3 of 4 rx queues" in found.title
+    assert found.evidence[0].startswith("rx queues with no slot: 1, 2, 3")
+
+
+def test_an_equal_table_covers_every_queue(pegged: Facts) -> None:
+    assert one(with_rss(pegged, "igb_em1_32cpu_rxfh_-x.txt", combined=8), "rss-uncovered") is None
+    # ...but not 16 queues (channels raised, table not re-spread).
+    wider = one(with_rss(pegged, "igb_em1_32cpu_rxfh_-x.txt", combined=16), "rss-uncovered")
+    assert wider is not None and "8 of 16" in wider.title
+
+
+def test_udp_hashed_on_addresses_only(pegged: Facts) -> None:
+    flow = {"tcp4": "sdfn", "udp4": "sd"}
+    found = one(with_rss(pegged, "igb_em1_32cpu_rxfh_-x.txt", flow, 8), "udp-hash-addresses")
+    assert found is not None and "udp4" in found.title and "udp4: sd" in found.evidence[0]
+    ports = {"tcp4": "sdfn", "udp4": "sdfn", "udp6": "sdfn"}
+    f = with_rss(pegged, "igb_em1_32cpu_rxfh_-x.txt", ports, 8)
+    assert one(f, "udp-hash-addresses") is None
+
+
+def test_imbalance_uses_the_tables_share_when_read(pegged: Facts) -> None:
+    secs = pegged.window.seconds
+    # Queue 0 takes 40 % of the packets: twice an equal share of 8 queues would be 25 %,
+    # but the read table gives it 16 of 128 slots (12.5 %), so 40 % is over 2x and +25 pts.
+    f = window(pegged, [0] * 8, [int(x * secs) for x in (4000,) + (857,) * 7], [0] * 8)
+    found = one(with_rss(f, "igb_em1_32cpu_rxfh_-x.txt", combined=8), "queue-imbalance")
+    assert found is not None and "for 12 % of the table" in found.title
+    assert "16 of 128 slots (ethtool -x)" in found.evidence[1]

@@ -15,6 +15,7 @@ from rich.text import Text
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Coalesce
+from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.host.rss import RssState
 from tuitune.core.procs.model import NicProcess
@@ -280,6 +281,7 @@ def print_show(
     seconds: float = 0.0,
     queues: QueueRates | None = None,
     rss: RssState | None = None,
+    qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
 ) -> None:
     """The whole state; `processes` (None: not read) over `seconds` of CPU use."""
     con = console or Console()
@@ -299,6 +301,10 @@ def print_show(
             from tuitune.show_queues import rss_table
 
             con.print(rss_table(rss, queues))
+        if qdiscs is not None:
+            from tuitune.show_queues import qdisc_text
+
+            con.print(qdisc_text(qdiscs))
         for part in _features(nic):
             con.print(part)
         groups = (

@@ -6,12 +6,14 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from tuitune.core.host.qdisc import Qdisc, tree_text
 from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.host.rss import RssState, table_vs_traffic
 from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState
 from tuitune.core.units import rate, size
+from tuitune.core.values import Unavailable
 
 
 def _r(x: float | None) -> str:
@@ -98,3 +100,21 @@ def rss_table(st: RssState, qr: QueueRates | None) -> Table | Text:
             style="red" if slots.get(q, 0) == 0 else None,
         )
     return out
+
+
+def qdisc_text(qs: tuple[Qdisc, ...] | Unavailable) -> Text:
+    """The qdisc tree in one line per qdisc (a mq's children folded when alike)."""
+    if isinstance(qs, Unavailable):
+        return Text(f"qdisc: {qs.reason}", style="dim italic")
+    line = Text("qdisc (tc qdisc show): ", style="bold")
+    if not qs:
+        return line.append("none (noqueue)")
+    children = [q for q in qs if q.parent != "root"]
+    kinds = {q.kind for q in children}
+    if len(children) > 4 and len(kinds) == 1:
+        roots = tree_text(q for q in qs if q.parent == "root")
+        paced = " (pacing)" if children[0].paces else ""
+        return line.append(f"{roots}; {len(children)} x {children[0].kind}{paced}: ").append(
+            tree_text(children[:1])
+        )
+    return line.append(tree_text(qs))

@@ -100,6 +100,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             snap = reader.snapshot(ifname)
             stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
             rss = reader.rss(ifname) if root.live and ifname else None
+            qdiscs = reader.qdiscs(ifname) if root.live and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE
@@ -114,13 +115,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        json.dump(show_document(snap, rates, procs, queues, rss), sys.stdout, indent=2)
+        doc = show_document(snap, rates, procs, queues, rss, qdiscs)
+        json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from tuitune.show import print_show
 
         seconds = args.interval if root.live else 0.0
-        print_show(snap, rates, processes=procs, seconds=seconds, queues=queues, rss=rss)
+        print_show(
+            snap, rates, processes=procs, seconds=seconds, queues=queues, rss=rss, qdiscs=qdiscs
+        )
     return 0
 
 

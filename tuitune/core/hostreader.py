@@ -45,6 +45,7 @@ from tuitune.core.host.netdev import (
 )
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
+from tuitune.core.host.qdisc import Qdisc, read_qdiscs
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot
@@ -53,7 +54,7 @@ from tuitune.core.host.rss import read_state as read_rss_state
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
-from tuitune.core.values import Unavailable
+from tuitune.core.values import Unavailable, from_oserror
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
 
@@ -191,6 +192,19 @@ class HostReader(Closing):
             return read_rss_state(io, name)
         finally:
             io.close()
+
+    def qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
+        """The interface's qdisc tree (core/host/qdisc.py)."""
+        return self._kt.call(self._qdiscs, ifname)
+
+    def _qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
+        ipr = self._iproute()
+        if ipr is None:
+            return NOT_RECORDED
+        try:
+            return read_qdiscs(ipr, socket.if_nametoindex(ifname))
+        except OSError as exc:
+            return from_oserror(exc, "qdisc")
 
     def queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
         """The counters per-queue rates are made of, and where they came from: the kernel's

@@ -14,6 +14,7 @@ from typing import Any
 from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.queuestats import QueueRates, rows_json
 from tuitune.core.host.rss import RssState, state_json
 from tuitune.core.procs.model import NicProcess
@@ -79,6 +80,7 @@ def show_document(
     processes: Sequence[NicProcess] | None = None,
     queues: QueueRates | None = None,
     rss: RssState | None = None,
+    qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
 ) -> dict[str, Any]:
     host = snap.host
     sysctls = []
@@ -125,6 +127,7 @@ def show_document(
             doc["rates"]["irqs"] = {k: v for k, v in doc["rates"]["irqs"].items() if k in mine}
     doc["queue_rates"] = _queue_rates(snap, rates, queues)
     doc["rss"] = state_json(rss) if rss is not None and snap.nic is not None else None
+    doc["qdiscs"] = None if qdiscs is None or snap.nic is None else jsonable(qdiscs)
     return doc
 
 

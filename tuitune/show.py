@@ -14,6 +14,7 @@ from rich.text import Text
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.ethtool import Coalesce
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.queuestats import QueueRates
@@ -282,6 +283,7 @@ def print_show(
     queues: QueueRates | None = None,
     rss: RssState | None = None,
     qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
+    connections: tuple[Connection, ...] | Unavailable | None = None,
 ) -> None:
     """The whole state; `processes` (None: not read) over `seconds` of CPU use."""
     con = console or Console()
@@ -305,6 +307,10 @@ def print_show(
             from tuitune.show_queues import qdisc_text
 
             con.print(qdisc_text(qdiscs))
+        if connections is not None:
+            from tuitune.show_queues import connections_table
+
+            con.print(connections_table(connections, nic.link.ifname))
         for part in _features(nic):
             con.print(part)
         groups = (

@@ -6,13 +6,14 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.qdisc import Qdisc, tree_text
 from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.host.rss import RssState, table_vs_traffic
 from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState
-from tuitune.core.units import rate, size
+from tuitune.core.units import bitrate, rate, size
 from tuitune.core.values import Unavailable
 
 
@@ -118,3 +119,36 @@ def qdisc_text(qs: tuple[Qdisc, ...] | Unavailable) -> Text:
             tree_text(children[:1])
         )
     return line.append(tree_text(qs))
+
+
+def connections_table(conns: tuple[Connection, ...] | Unavailable, ifname: str) -> Table | Text:
+    """`ss -ti` for the interface's addresses: what each connection's sender is doing."""
+    if isinstance(conns, Unavailable):
+        return Text(f"connections: {conns.reason}", style="dim italic")
+    if not conns:
+        return Text(f"connections on {ifname}: no established TCP connection", style="dim")
+    t = Table(
+        title=f"TCP connections on {ifname}'s addresses (inet_diag)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for title in ("local", "remote", "cc", "cwnd", "rtt ms", "retr", "pacing", "deliv", "mss",
+                  "sack", "wscale"):  # fmt: skip
+        t.add_column(title, justify="left" if title in ("local", "remote", "cc") else "right")
+    for c in conns:
+        t.add_row(
+            f"{c.local}:{c.lport}",
+            f"{c.remote}:{c.rport}",
+            c.cc or "-",
+            "-" if c.cwnd is None else str(c.cwnd),
+            "-" if c.rtt_ms is None else f"{c.rtt_ms:.2f}",
+            "-" if c.retrans is None else str(c.retrans),
+            "-" if c.pacing_bps is None else bitrate(c.pacing_bps / 8),
+            "-" if c.delivery_bps is None else bitrate(c.delivery_bps / 8),
+            "-" if c.mss is None else str(c.mss),
+            "-" if c.sack is None else ("on" if c.sack else "off"),
+            "off" if c.wscale is None else f"{c.wscale[0]},{c.wscale[1]}",
+            style="yellow" if c.wscale_off else None,
+        )
+    return t

@@ -101,6 +101,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
             rss = reader.rss(ifname) if root.live and ifname else None
             qdiscs = reader.qdiscs(ifname) if root.live and ifname else None
+            conns = reader.connections(ifname) if root.live and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE
@@ -115,7 +116,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        doc = show_document(snap, rates, procs, queues, rss, qdiscs)
+        doc = show_document(snap, rates, procs, queues, rss, qdiscs, conns)
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
@@ -123,7 +124,14 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         seconds = args.interval if root.live else 0.0
         print_show(
-            snap, rates, processes=procs, seconds=seconds, queues=queues, rss=rss, qdiscs=qdiscs
+            snap,
+            rates,
+            processes=procs,
+            seconds=seconds,
+            queues=queues,
+            rss=rss,
+            qdiscs=qdiscs,
+            connections=conns,
         )
     return 0
 

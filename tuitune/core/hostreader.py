@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from tuitune.core import catalog
 from tuitune.core.closing import Closing
+from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
 from tuitune.core.host.ethtool import (
     Channels,
@@ -205,6 +206,20 @@ class HostReader(Closing):
             return read_qdiscs(ipr, socket.if_nametoindex(ifname))
         except OSError as exc:
             return from_oserror(exc, "qdisc")
+
+    def connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
+        """Established TCP connections on the interface's addresses (core/host/conns.py)."""
+        return self._kt.call(self._connections, ifname)
+
+    def _connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
+        if not self.root.live:
+            return NOT_RECORDED
+        from tuitune.core.procs.discover import interface_addresses
+
+        try:
+            return read_connections(interface_addresses(self.root, ifname))
+        except OSError as exc:
+            return from_oserror(exc, "connections (inet_diag)")
 
     def queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
         """The counters per-queue rates are made of, and where they came from: the kernel's

@@ -14,6 +14,7 @@ from typing import Any
 from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.queuestats import QueueRates, rows_json
 from tuitune.core.host.rss import RssState, state_json
@@ -81,6 +82,7 @@ def show_document(
     queues: QueueRates | None = None,
     rss: RssState | None = None,
     qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
+    connections: tuple[Connection, ...] | Unavailable | None = None,
 ) -> dict[str, Any]:
     host = snap.host
     sysctls = []
@@ -128,6 +130,7 @@ def show_document(
     doc["queue_rates"] = _queue_rates(snap, rates, queues)
     doc["rss"] = state_json(rss) if rss is not None and snap.nic is not None else None
     doc["qdiscs"] = None if qdiscs is None or snap.nic is None else jsonable(qdiscs)
+    doc["connections"] = None if connections is None or snap.nic is None else jsonable(connections)
     return doc
 
 

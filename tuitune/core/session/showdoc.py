@@ -6,9 +6,9 @@ refused with one line naming the field. Keys are checked against the snapshot da
 document is generated from (jsondoc.py), so a field `show` writes is never unknown here and a
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
-`queue_rates`, `rss`, `qdiscs`, `interface.placement`, `.driver`, `.driver_stats`, the
-link's fields other than ifname, mtu and txqlen, and each sysctl's `unavailable`, `note`,
-`scope` and `summary`.
+`queue_rates`, `rss`, `qdiscs`, `connections`, `interface.placement`, `.driver`,
+`.driver_stats`, the link's fields other than ifname, mtu and txqlen, and each sysctl's
+`unavailable`, `note`, `scope` and `summary`.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ _CATALOG_KEYS = frozenset(catalog.keys())
 # "queue_rates" (per-queue counters) is read-only too: rates, nothing to set.
 _TOP = frozenset(
     {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
-    | {"queue_rates", "rss", "qdiscs"}
+    | {"queue_rates", "rss", "qdiscs", "connections"}
 )
 _SYSCTL = frozenset({"key", "value", "unavailable", "note", "scope", "summary"})
 _COALESCE = frozenset({"params", "source"})

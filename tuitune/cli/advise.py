@@ -133,6 +133,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
             pcie = reader.call(read_pcie, root, ifname)
             queues_now = reader.queue_stats(ifname) if root.live else None
             rss = reader.rss(ifname) if root.live else None
+            qdiscs = reader.qdiscs(ifname) if root.live else None
+            conns = reader.connections(ifname) if root.live else None
             procs_now = nic_procs_reading(reader, ifname)
         except UnknownInterface as exc:
             err(str(exc))
@@ -165,7 +167,20 @@ def cmd_advise(args: argparse.Namespace) -> int:
         if procs_now is not None
         else None
     )
-    advice = advise(Facts(host, nic, window, context, pcie, _held(args, root), procs, rss))
+    advice = advise(
+        Facts(
+            host,
+            nic,
+            window,
+            context,
+            pcie,
+            _held(args, root),
+            procs,
+            rss,
+            qdiscs if isinstance(qdiscs, tuple) else None,
+            conns if isinstance(conns, tuple) else None,
+        )
+    )
     if args.apply:
         return _apply(args, root, ifname, advice)
     if args.json:

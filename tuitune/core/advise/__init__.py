@@ -6,7 +6,15 @@ Headless and pure: `advise(facts)` reads nothing itself. docs/advise.md document
 
 from __future__ import annotations
 
-from tuitune.core.advise import pcie, rules_app, rules_cpu, rules_nic, rules_queues, rules_tcp
+from tuitune.core.advise import (
+    pcie,
+    rules_app,
+    rules_conns,
+    rules_cpu,
+    rules_nic,
+    rules_queues,
+    rules_tcp,
+)
 from tuitune.core.advise.facts import Facts, Rule
 from tuitune.core.advise.model import (
     CONTEXTS,
@@ -42,6 +50,8 @@ RULES: dict[str, Rule] = {
     "txqueuelen-wan": rules_nic.txqueuelen_wan,
     "window-scaling-off": rules_tcp.window_scaling_off,
     "sack-off": rules_tcp.sack_off,
+    "connection-no-wscale": rules_conns.connection_no_wscale,
+    "no-pacing-wan": rules_conns.no_pacing_wan,
     "pcie-degraded": pcie.pcie_degraded,
     "app-remote-node": rules_app.app_remote_node,
     "app-on-irq-cpu": rules_app.app_on_irq_cpu,

@@ -21,6 +21,8 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.advise.pcie import PcieLink
+    from tuitune.core.host.conns import Connection
+    from tuitune.core.host.qdisc import Qdisc
     from tuitune.core.host.rss import RssState
 
 
@@ -35,6 +37,8 @@ class Facts:
     # The NIC's processes over the window (core/procs), busiest first; None: not read.
     processes: tuple[NicProcess, ...] | None = None
     rss: RssState | None = None  # RSS table and hash fields, when read (core/host/rss.py)
+    qdiscs: tuple[Qdisc, ...] | None = None  # the interface's qdisc tree, when read
+    connections: tuple[Connection, ...] | None = None  # its TCP connections, when read
 
     @property
     def ifname(self) -> str:

@@ -10,7 +10,9 @@ import pytest
 
 from tests.unit.advise_hosts import one, recorded
 from tuitune.core.advise import Context, Facts, advise
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.ethtool import Channels
+from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState, parse_ethtool_x
 
 
@@ -121,3 +123,28 @@ def test_imbalance_uses_the_tables_share_when_read(pegged: Facts) -> None:
     found = one(with_rss(f, "igb_em1_32cpu_rxfh_-x.txt", combined=8), "queue-imbalance")
     assert found is not None and "for 12 % of the table" in found.title
     assert "16 of 128 slots (ethtool -x)" in found.evidence[1]
+
+
+def conn(retrans: int = 0, wscale: tuple[int, int] | None = (7, 10)) -> Connection:
+    return Connection("10.0.0.1", 40000, "10.0.0.2", 5201, "cubic", 10, 48.6, retrans,
+                      None, 1_000_000, 1448, True, True, wscale)  # fmt: skip
+
+
+def test_a_connection_without_window_scaling(pegged: Facts) -> None:
+    f = replace(pegged, connections=(conn(), conn(wscale=None)))
+    found = one(f, "connection-no-wscale")
+    assert found is not None and found.sources[0].id == "lofar-wan"
+    assert "1 connection(s)" in found.title
+    assert one(replace(pegged, connections=(conn(),)), "connection-no-wscale") is None
+
+
+def test_no_fq_on_a_wan_path_with_retransmits(pegged: Facts) -> None:
+    wan = replace(pegged, context=Context("wan"), connections=(conn(retrans=42),))
+    found = one(replace(wan, qdiscs=(Qdisc("pfifo_fast", "0:", "root"),)), "no-pacing-wan")
+    assert found is not None and "42 segments retransmitted" in found.evidence[1]
+    fq = (Qdisc("mq", "1:", "root"), Qdisc("fq", "8001:", "1:1"))
+    assert one(replace(wan, qdiscs=fq), "no-pacing-wan") is None  # paced
+    clean = replace(wan, connections=(conn(),), qdiscs=(Qdisc("pfifo_fast", "0:", "root"),))
+    assert one(clean, "no-pacing-wan") is None  # no retransmits
+    lan = replace(wan, context=Context("lan"), qdiscs=(Qdisc("pfifo_fast", "0:", "root"),))
+    assert one(lan, "no-pacing-wan") is None  # a LAN is not judged

@@ -10,6 +10,7 @@ from tuitune.core.host.conns import Connection
 from tuitune.core.host.qdisc import Qdisc, tree_text
 from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.host.rss import RssState, table_vs_traffic
+from tuitune.core.procs.model import printable
 from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState
@@ -30,7 +31,8 @@ def queues_table(nic: NicState, qr: QueueRates, rates: Rates | None) -> Table | 
     rows = nic_queue_rows(nic.irqs, qr, rates)
     if not rows:
         if qr.unknown:
-            shown = ", ".join(f"{k} +{v}" for k, v in list(qr.unknown.items())[:12])
+            # Driver-chosen names: escaped like any string from outside (core/procs/model.py).
+            shown = ", ".join(f"{printable(k, 64)} +{v}" for k, v in list(qr.unknown.items())[:12])
             return Text(
                 f"per-queue counters: {nic.driver_name}'s ethtool -S names are not known here; "
                 f"what rose in {qr.seconds:.1f} s: {shown}",
@@ -115,10 +117,9 @@ def qdisc_text(qs: tuple[Qdisc, ...] | Unavailable) -> Text:
     if len(children) > 4 and len(kinds) == 1:
         roots = tree_text(q for q in qs if q.parent == "root")
         paced = " (pacing)" if children[0].paces else ""
-        return line.append(f"{roots}; {len(children)} x {children[0].kind}{paced}: ").append(
-            tree_text(children[:1])
-        )
-    return line.append(tree_text(qs))
+        head = f"{roots}; {len(children)} x {children[0].kind}{paced}: "
+        return line.append(printable(head + tree_text(children[:1]), 400))
+    return line.append(printable(tree_text(qs), 400))
 
 
 def connections_table(conns: tuple[Connection, ...] | Unavailable, ifname: str) -> Table | Text:
@@ -140,7 +141,7 @@ def connections_table(conns: tuple[Connection, ...] | Unavailable, ifname: str) 
         t.add_row(
             f"{c.local}:{c.lport}",
             f"{c.remote}:{c.rport}",
-            c.cc or "-",
+            Text(printable(c.cc, 16)) if c.cc else "-",
             "-" if c.cwnd is None else str(c.cwnd),
             "-" if c.rtt_ms is None else f"{c.rtt_ms:.2f}",
             "-" if c.retrans is None else str(c.retrans),

@@ -14,8 +14,12 @@ from rich.text import Text
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.ethtool import Coalesce
 from tuitune.core.host.platform import Platform
+from tuitune.core.host.qdisc import Qdisc
+from tuitune.core.host.queuestats import QueueRates
+from tuitune.core.host.rss import RssState
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
@@ -278,6 +282,10 @@ def print_show(
     processes: Sequence[NicProcess] | None = None,
     seconds: float = 0.0,
     platform: Platform | None = None,
+    queues: QueueRates | None = None,
+    rss: RssState | None = None,
+    qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
+    connections: tuple[Connection, ...] | Unavailable | None = None,
 ) -> None:
     """The whole state; `processes` (None: not read) over `seconds` of CPU use; `platform`
     (None: not read) as the Host view's rows."""
@@ -290,6 +298,22 @@ def print_show(
     nic = snap.nic
     if nic is not None:
         con.print(_irq_table(nic, rates))
+        if queues is not None:
+            from tuitune.show_queues import queues_table
+
+            con.print(queues_table(nic, queues, rates))
+        if rss is not None:
+            from tuitune.show_queues import rss_table
+
+            con.print(rss_table(rss, queues))
+        if qdiscs is not None:
+            from tuitune.show_queues import qdisc_text
+
+            con.print(qdisc_text(qdiscs))
+        if connections is not None:
+            from tuitune.show_queues import connections_table
+
+            con.print(connections_table(connections, nic.link.ifname))
         for part in _features(nic):
             con.print(part)
         groups = (

@@ -120,6 +120,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 err("no interface named and no default route: name one")
                 return EXIT_USAGE
             before = reader.nic_state(ifname, with_stats=True)
+            # Per-queue counters (qstats where the kernel has them, else ethtool -S) at both ends.
+            queues_then = reader.queue_stats(ifname) if root.live else None
             procs_then = nic_procs_reading(reader, ifname)
             samples = [reader.counters(ifname)]
             # A recorded tree is read twice: a window is real only if its files moved.
@@ -131,6 +133,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
             nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
             pcie = reader.call(read_pcie, root, ifname)
             platform = read_platform(root, ifname, reader.call)
+            queues_now = reader.queue_stats(ifname) if root.live else None
+            rss = reader.rss(ifname) if root.live else None
+            qdiscs = reader.qdiscs(ifname) if root.live else None
+            conns = reader.connections(ifname) if root.live else None
             procs_now = nic_procs_reading(reader, ifname)
         except UnknownInterface as exc:
             err(str(exc))
@@ -139,9 +145,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     def stats(value: object) -> tuple[tuple[str, int], ...] | None:
         return None if isinstance(value, Unavailable) else value  # type: ignore[return-value]
 
-    window = window_of(
-        samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
-    )
+    first, last = stats(before.driver_stats), stats(nic.driver_stats)
+    if isinstance(queues_then, tuple) and isinstance(queues_now, tuple):
+        first, last = queues_then[0], queues_now[0]
+    window = window_of(samples, {q.irq for q in nic.irqs}, first, last)
     probe = None
     if args.peer:
         from tuitune.core.advise.peer import BadPeer, probe_peer
@@ -163,7 +170,19 @@ def cmd_advise(args: argparse.Namespace) -> int:
         else None
     )
     advice = advise(
-        Facts(host, nic, window, context, pcie, _held(args, root), procs, platform=platform)
+        Facts(
+            host,
+            nic,
+            window,
+            context,
+            pcie,
+            _held(args, root),
+            procs,
+            platform=platform,
+            rss=rss,
+            qdiscs=qdiscs if isinstance(qdiscs, tuple) else None,
+            connections=conns if isinstance(conns, tuple) else None,
+        )
     )
     if args.apply:
         return _apply(args, root, ifname, advice)

@@ -16,11 +16,14 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_USAGE, err, pick_interface
 
 if TYPE_CHECKING:
+    from tuitune.core.host.queuestats import QueueRates
     from tuitune.core.hostreader import HostReader
     from tuitune.core.lab import Lab
     from tuitune.core.procs.discover import Reading
     from tuitune.core.procs.model import NicProcess
+    from tuitune.core.rates import Rates
     from tuitune.core.snapshot import Snapshot
+    from tuitune.core.values import Unavailable
 
 NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
 
@@ -88,11 +91,17 @@ def cmd_show(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
         first = reader.counters(ifname)
+        # ethtool -S at both ends too: per-queue rates (core/host/queuestats.py).
+        stats_then = reader.queue_stats(ifname) if root.live and ifname else None
         procs_then = nic_procs_reading(reader, ifname)
         if root.live:
             time.sleep(args.interval)
         try:
             snap = reader.snapshot(ifname)
+            stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
+            rss = reader.rss(ifname) if root.live and ifname else None
+            qdiscs = reader.qdiscs(ifname) if root.live and ifname else None
+            conns = reader.connections(ifname) if root.live and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE
@@ -106,17 +115,46 @@ def cmd_show(args: argparse.Namespace) -> int:
     # Per-CPU detail only for the interface's IRQs: that is all show prints.
     detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
     rates = compute_rates(first, snap.counters, detail) if root.live else None
+    queues = _queue_rates(stats_then, stats_now, snap, rates)
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        json.dump(show_document(snap, rates, procs, platform), sys.stdout, indent=2)
+        doc = show_document(snap, rates, procs, platform, queues, rss, qdiscs, conns)
+        json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from tuitune.show import print_show
 
         seconds = args.interval if root.live else 0.0
-        print_show(snap, rates, processes=procs, seconds=seconds, platform=platform)
+        print_show(
+            snap,
+            rates,
+            processes=procs,
+            seconds=seconds,
+            platform=platform,
+            queues=queues,
+            rss=rss,
+            qdiscs=qdiscs,
+            connections=conns,
+        )
     return 0
+
+
+def _queue_rates(
+    then: tuple[tuple[tuple[str, int], ...], str] | Unavailable | None,
+    now: tuple[tuple[tuple[str, int], ...], str] | Unavailable | None,
+    snap: Snapshot,
+    rates: Rates | None,
+) -> QueueRates | None:
+    """Per-queue rates between the two reads; None when either is missing."""
+    from tuitune.core.host.queuestats import queue_rates
+    from tuitune.core.values import Unavailable
+
+    if rates is None or snap.nic is None or then is None or now is None:
+        return None
+    if isinstance(then, Unavailable) or isinstance(now, Unavailable):
+        return None
+    return queue_rates(then[0], now[0], rates.interval, snap.nic.driver_name, now[1])
 
 
 def nic_procs_reading(reader: HostReader, ifname: str | None) -> Reading | None:

@@ -7,13 +7,16 @@ pyroute2's own loop. Netlink and ethtool sockets are opened once, on that thread
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import time
 from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 from tuitune.core import catalog
 from tuitune.core.closing import Closing
+from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
 from tuitune.core.host.ethtool import (
     Channels,
@@ -24,6 +27,8 @@ from tuitune.core.host.ethtool import (
     Pause,
     Rings,
 )
+from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
+from tuitune.core.host.ethtool_netlink import NetlinkError
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.ifsummary import InterfaceSummary, interface_summaries
 from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, parse_interrupts
@@ -41,13 +46,27 @@ from tuitune.core.host.netdev import (
 )
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
+from tuitune.core.host.qdisc import Qdisc, read_qdiscs
+from tuitune.core.host.qstats import QstatsNetlink
+from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot
+from tuitune.core.host.rss import RssState
+from tuitune.core.host.rss import read_state as read_rss_state
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
-from tuitune.core.values import Unavailable
+from tuitune.core.values import Unavailable, from_oserror
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
+
+
+def _not_traffic(name: str) -> bool:
+    """An ethtool -S name that is not a queue's packets or bytes (which qstats gives)."""
+    got = classify(name)
+    if got is None:
+        return True
+    kind = measure_of(got[2])
+    return kind is None or kind[0] not in ("packets", "bytes")
 
 
 class EthtoolReads(Protocol):
@@ -116,10 +135,14 @@ class HostReader(Closing):
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
         )
+        self._qstats: QstatsNetlink | None = None  # opened at the first queue_stats()
+        self._qstats_missing = False  # no netdev family (kernel before 6.10): not asked again
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
         self._kt.call(self.handles.close)
+        if self._qstats is not None:
+            self._kt.call(self._qstats.close)
         self._kt.close()
 
     # -- public API (thread-safe: each call hops to the kernel thread) ------------------------
@@ -145,6 +168,85 @@ class HostReader(Closing):
         """`interrupts`: a /proc/interrupts just parsed for a tick, so that the file (13 MB on
         a 1152-CPU host) is not read and parsed twice."""
         return self._kt.call(self._nic_state, ifname, with_stats, interrupts)
+
+    def driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
+        """`ethtool -S` alone: the start of a window whose end is `nic_state(with_stats=True)`
+        (per-queue rates, core/host/queuestats.py)."""
+        return self._kt.call(self._driver_stats, ifname)
+
+    def _driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
+        et = self._eth(ifname)
+        return et.stats() if et is not None else NOT_RECORDED
+
+    def rss(self, ifname: str) -> RssState:
+        """RSS table, key, hash function and hash fields per flow type (core/host/rss.py)."""
+        return self._kt.call(self._rss, ifname)
+
+    def _rss(self, ifname: str) -> RssState:
+        if not self.root.live:
+            return RssState(None, {}, "RSS: not recorded in this host tree")
+        et = self._eth(ifname)
+        driver = et.driver_info() if et is not None else None
+        name = getattr(driver, "driver", None) or "this driver"
+        io = EthtoolIoctl(ifname)
+        try:
+            return read_rss_state(io, name)
+        finally:
+            io.close()
+
+    def qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
+        """The interface's qdisc tree (core/host/qdisc.py)."""
+        return self._kt.call(self._qdiscs, ifname)
+
+    def _qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
+        ipr = self._iproute()
+        if ipr is None:
+            return NOT_RECORDED
+        try:
+            return read_qdiscs(ipr, socket.if_nametoindex(ifname))
+        except OSError as exc:
+            return from_oserror(exc, "qdisc")
+
+    def connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
+        """Established TCP connections on the interface's addresses (core/host/conns.py)."""
+        return self._kt.call(self._connections, ifname)
+
+    def _connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
+        if not self.root.live:
+            return NOT_RECORDED
+        from tuitune.core.procs.discover import interface_addresses
+
+        try:
+            return read_connections(interface_addresses(self.root, ifname))
+        except OSError as exc:
+            return from_oserror(exc, "connections (inet_diag)")
+
+    def queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
+        """The counters per-queue rates are made of, and where they came from: the kernel's
+        netdev qstats (6.10+, drivers that have them) with the NIC-wide counters of
+        `ethtool -S`, else `ethtool -S` alone."""
+        return self._kt.call(self._queue_stats, ifname)
+
+    def _queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
+        stats = self._driver_stats(ifname)
+        queues: tuple[tuple[str, int], ...] = ()
+        if self.root.live and not self._qstats_missing:
+            if self._qstats is None:
+                self._qstats = QstatsNetlink()
+            try:
+                queues = self._qstats.queues(socket.if_nametoindex(ifname))
+            except OSError as exc:
+                # ENOENT from the family lookup: this kernel has none. EOPNOTSUPP: this driver.
+                self._qstats_missing = exc.errno == errno.ENOENT and not isinstance(
+                    exc, NetlinkError
+                )
+        if not queues:
+            return stats if isinstance(stats, Unavailable) else (stats, "ethtool -S")
+        # Packets and bytes per queue from qstats only (ethtool -S may count them again); the
+        # driver's own drop and error counters, and the NIC-wide ones, from ethtool -S.
+        rest = () if isinstance(stats, Unavailable) else stats
+        kept = tuple(p for p in rest if _not_traffic(p[0]))
+        return queues + kept, "qstats" + (" + ethtool -S" if kept else "")
 
     def host_state(self) -> HostState:
         return self._kt.call(self._host_state, self._host_wide_sysctls())

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING, Any
 from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
+from tuitune.core.host.conns import Connection
+from tuitune.core.host.qdisc import Qdisc
+from tuitune.core.host.queuestats import QueueRates, rows_json
+from tuitune.core.host.rss import RssState, state_json
 from tuitune.core.procs.model import NicProcess
+from tuitune.core.queueview import nic_queue_rows
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import Snapshot
 from tuitune.core.values import Unavailable
@@ -78,6 +83,10 @@ def show_document(
     rates: Rates | None,
     processes: Sequence[NicProcess] | None = None,
     platform: Platform | None = None,
+    queues: QueueRates | None = None,
+    rss: RssState | None = None,
+    qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
+    connections: tuple[Connection, ...] | Unavailable | None = None,
 ) -> dict[str, Any]:
     host = snap.host
     sysctls = []
@@ -127,4 +136,17 @@ def show_document(
             # A big host has thousands of IRQs: scripts asking about one NIC get its IRQs only.
             mine = {q.irq for q in snap.nic.irqs}
             doc["rates"]["irqs"] = {k: v for k, v in doc["rates"]["irqs"].items() if k in mine}
+    doc["queue_rates"] = _queue_rates(snap, rates, queues)
+    doc["rss"] = state_json(rss) if rss is not None and snap.nic is not None else None
+    doc["qdiscs"] = None if qdiscs is None or snap.nic is None else jsonable(qdiscs)
+    doc["connections"] = None if connections is None or snap.nic is None else jsonable(connections)
     return doc
+
+
+def _queue_rates(
+    snap: Snapshot, rates: Rates | None, queues: QueueRates | None
+) -> dict[str, Any] | None:
+    """Per-queue rates with each queue's IRQ and busiest CPU (docs/json-schema.md)."""
+    if queues is None or snap.nic is None:
+        return None
+    return rows_json(queues, nic_queue_rows(snap.nic.irqs, queues, rates))

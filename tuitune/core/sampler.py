@@ -33,11 +33,14 @@ from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
+from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.rates import Rates, compute_rates, other_intr, other_intr_of, since_boot
 from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.values import Unavailable
+
+DriverStats = tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,11 @@ class Sample:
     gone: bool = False  # the watched interface is not there (deleted); counters go on
     # The first sample's averages since boot (Sampler's since_boot), until rates come.
     boot_rates: Rates | None = None
+    # The watched interface's per-queue counters at this tick (ethtool -S, with netdev qstats
+    # where the kernel has them; None: not read), and their rates against the previous tick's
+    # (core/host/queuestats.py).
+    driver_stats: DriverStats | None = None
+    queues: QueueRates | None = None
 
 
 class Sampler:
@@ -114,6 +122,8 @@ class Sampler:
         self._nic: NicState | None = None
         self._host: HostState | None = None  # the last host state delivered
         self._gone = False  # the interface was missing at the last tick
+        # (ifname, (the last per-queue counters read, their source))
+        self._stats: tuple[str | None, tuple[DriverStats, str]] | None = None
         self.seq = 0
         # The kernel's add/remove/rename of our interface wakes a tick at once (live host only).
         self._watch = (
@@ -290,6 +300,7 @@ class Sampler:
                 except UnknownInterface:  # deleted since the counters were read
                     self._gone = True
                     self.reader.forget(self.ifname)
+            stats = self._driver_stats() if not boot and not self._gone else None
         except Exception as exc:  # an unexpected failure: one line on screen, the loop goes on
             cost = time.perf_counter() - start
             return Sample(
@@ -320,6 +331,12 @@ class Sampler:
         if self._baseline is not None and self._baseline.counters is not counters:
             since = compute_rates(self._baseline.counters, counters, detail_arg)
         self._last = counters
+        queues = None
+        last, self._stats = self._stats, ((self.ifname, stats) if stats is not None else None)
+        # Against the previous tick's read of the same interface only (the screen may switch).
+        if stats is not None and last is not None and last[0] == self.ifname and rates:
+            driver = self._nic.driver_name if self._nic is not None else None
+            queues = queue_rates(last[1][0], stats[0], rates.interval, driver, stats[1])
         return Sample(
             seq=self.seq,
             counters=counters,
@@ -333,7 +350,17 @@ class Sampler:
             error=problems_line(counters.problems),
             gone=self._gone,
             boot_rates=since_boot(counters, detail_arg) if boot else None,
+            driver_stats=stats[0] if stats is not None else None,
+            queues=queues,
         )
+
+    def _driver_stats(self) -> tuple[DriverStats, str] | None:
+        """The watched interface's per-queue counters and their source: netdev qstats and/or
+        ethtool -S, a few syscalls a tick (ethtool's names are cached)."""
+        if not self.ifname:
+            return None
+        got = self.reader.queue_stats(self.ifname)
+        return None if isinstance(got, Unavailable) else got
 
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()

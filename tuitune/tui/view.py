@@ -177,8 +177,10 @@ class LiveView:
             baseline=bool(sample and sample.since_baseline),
             cpus=cpu_order(self.grid.data()),
             show_all=s.show_all_irqs,
+            queues=sample.queues if sample else None,
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
+        fixed += 7 if data.queues is not None else 0  # pkt/s (drop/s and B/s give way)
         fixed += 14 if s.show_all_irqs else 0  # the wider name column
         room = max(0, panel.view.size.width - fixed)
         cols, rows = irq_rows(data, room, s.glyphs, s.palette)

@@ -6,7 +6,16 @@ Headless and pure: `advise(facts)` reads nothing itself. docs/advise.md document
 
 from __future__ import annotations
 
-from tuitune.core.advise import pcie, rules_app, rules_cpu, rules_nic, rules_platform, rules_tcp
+from tuitune.core.advise import (
+    pcie,
+    rules_app,
+    rules_conns,
+    rules_cpu,
+    rules_nic,
+    rules_platform,
+    rules_queues,
+    rules_tcp,
+)
 from tuitune.core.advise.facts import Facts, Rule
 from tuitune.core.advise.model import (
     CONTEXTS,
@@ -30,6 +39,10 @@ RULES: dict[str, Rule] = {
     "softnet-drops": rules_cpu.softnet_drops,
     "softnet-squeeze": rules_cpu.softnet_squeeze,
     "nic-rx-drops": rules_nic.nic_rx_drops,
+    "queue-ring-drops": rules_queues.queue_ring_drops,
+    "queue-imbalance": rules_queues.queue_imbalance,
+    "rss-uncovered": rules_queues.rss_uncovered,
+    "udp-hash-addresses": rules_queues.udp_hash_addresses,
     "buffers-below-bdp": rules_tcp.buffers_below_bdp,
     "mtu-small": rules_nic.mtu_small,
     "offload-disabled": rules_nic.offload_disabled,
@@ -38,6 +51,8 @@ RULES: dict[str, Rule] = {
     "txqueuelen-wan": rules_nic.txqueuelen_wan,
     "window-scaling-off": rules_tcp.window_scaling_off,
     "sack-off": rules_tcp.sack_off,
+    "connection-no-wscale": rules_conns.connection_no_wscale,
+    "no-pacing-wan": rules_conns.no_pacing_wan,
     "pcie-degraded": pcie.pcie_degraded,
     "pcie-payload": rules_platform.pcie_payload,
     "msix-short": rules_platform.msix_short,

@@ -21,7 +21,10 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.advise.pcie import PcieLink
+    from tuitune.core.host.conns import Connection
     from tuitune.core.host.platform import Platform
+    from tuitune.core.host.qdisc import Qdisc
+    from tuitune.core.host.rss import RssState
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,9 @@ class Facts:
     processes: tuple[NicProcess, ...] | None = None
     # CPU power, SMT, the PCIe path, IOMMU, driver (core/host/platform.py); None: not read.
     platform: Platform | None = None
+    rss: RssState | None = None  # RSS table and hash fields, when read (core/host/rss.py)
+    qdiscs: tuple[Qdisc, ...] | None = None  # the interface's qdisc tree, when read
+    connections: tuple[Connection, ...] | None = None  # its TCP connections, when read
 
     @property
     def ifname(self) -> str:

@@ -6,8 +6,9 @@ refused with one line naming the field. Keys are checked against the snapshot da
 document is generated from (jsondoc.py), so a field `show` writes is never unknown here and a
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
-`interface.placement`, `.driver`, `.driver_stats`, the link's fields other than ifname, mtu
-and txqlen, and each sysctl's `unavailable`, `note`, `scope` and `summary`.
+`queue_rates`, `rss`, `qdiscs`, `connections`, `interface.placement`, `.driver`,
+`.driver_stats`, the link's fields other than ifname, mtu and txqlen, and each sysctl's
+`unavailable`, `note`, `scope` and `summary`.
 """
 
 from __future__ import annotations
@@ -50,19 +51,11 @@ def _fields(cls: type) -> frozenset[str]:
 _CATALOG_KEYS = frozenset(catalog.keys())
 # "processes" is read and not applied: a PID means nothing once its process is gone (a
 # profile's [processes] section names them by command instead). "platform" (CPU power, PCIe,
-# driver) is a report of the host, not applied either.
+# driver) is a report of the host, not applied either; so are "queue_rates" (per-queue
+# counters), "rss", "qdiscs" and "connections": read, nothing to set.
 _TOP = frozenset(
-    {
-        "schema",
-        "version",
-        "tuitune",
-        "host",
-        "sysctls",
-        "interface",
-        "rates",
-        "processes",
-        "platform",
-    }
+    {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
+    | {"platform", "queue_rates", "rss", "qdiscs", "connections"}
 )
 _SYSCTL = frozenset({"key", "value", "unavailable", "note", "scope", "summary"})
 _COALESCE = frozenset({"params", "source"})

@@ -20,7 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.cadence import COUNT_EVERY
-from tuitune.core.sampler import Sample
+from tuitune.core.sampler import DriverStats, Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
@@ -176,6 +176,9 @@ class Advisor:
         self.remember = remember
         self.applied = applied  # told (id, what it did, keys) after a finding was applied
         self._counters: deque[Counters] = deque(maxlen=WINDOW + 1)
+        # ethtool -S read with each of those samples (None: not read): the per-queue rules
+        # judge its rise from the window's first sample to its last.
+        self._stats: deque[DriverStats | None] = deque(maxlen=WINDOW + 1)
         self.advice: Advice | None = None
         self.counted: Advice | None = None  # the last judgement of the moving window, shown
         self._pending: Advice | None = None  # judged on the worker, shown from the next sample
@@ -187,11 +190,13 @@ class Advisor:
         # lasted (WINDOW at least). A run shorter than COUNT_FROM samples says too little.
         self._in_run = False
         self._run: deque[Counters] = deque(maxlen=RUN_LIMIT + 1)
+        self._run_stats: deque[DriverStats | None] = deque(maxlen=RUN_LIMIT + 1)
         self._run_left = 0  # samples the ended run's window is still the one judged
 
     def run_started(self) -> None:
         self._in_run, self._run_left = True, 0
         self._run.clear()
+        self._run_stats.clear()
 
     def run_ended(self) -> None:
         if self._in_run:
@@ -221,17 +226,21 @@ class Advisor:
             self.counted, self._pending = self._pending, None
         if sample.counters is None or ifname != self._ifname:
             self._counters.clear()
+            self._stats.clear()
             self.counted = None
             self._ifname = ifname
             self._run.clear()
+            self._run_stats.clear()
         if self._run_left > 0:
             self._run_left -= 1
         if self._in_run and sample.counters is not None:
             self._run.append(sample.counters)
+            self._run_stats.append(sample.driver_stats)
         if sample.counters is not None and (
             not self._counters or self._counters[-1] is not sample.counters
         ):
             self._counters.append(sample.counters)
+            self._stats.append(sample.driver_stats)
         self._since += 1
         if self._since < self.count_every or self._counting or len(self._counters) < COUNT_FROM:
             return
@@ -264,13 +273,16 @@ class Advisor:
             return None
         detail = {q.irq for q in nic.irqs} if nic is not None else None
         samples = list(self._run if self.window_of_run else self._counters)
+        stats = list(self._run_stats if self.window_of_run else self._stats)
+        first, last = (stats[0], stats[-1]) if stats else (None, None)
         held = frozenset(self.shell.session.originals())
         kind = self.context
 
         def make() -> Facts:
             from tuitune.core.advise import Context, Facts, window_of
 
-            return Facts(host, nic, window_of(samples, detail), Context(kind), held=held)
+            window = window_of(samples, detail, first, last)
+            return Facts(host, nic, window, Context(kind), held=held)
 
         return make
 

@@ -11,8 +11,9 @@ from tuitune.core.cpuview import Share, affinity_pending, landing, landing_text
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.host.queuestats import Direction, Measure, QueueRates
 from tuitune.core.rates import IrqRate, Rates
-from tuitune.core.units import rate
+from tuitune.core.units import rate, size
 from tuitune.core.values import Unavailable
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import Palette, heat_level
@@ -31,15 +32,30 @@ class IrqData:
     baseline: bool  # rates are averages since the baseline: show counts too
     cpus: Sequence[int]  # CPU order of the strip
     show_all: bool
+    queues: QueueRates | None = None  # per-queue rates from ethtool -S (None: not read)
 
 
-def irq_columns(strip_width: int, baseline: bool, show_all: bool = False) -> list[Column]:
+def irq_columns(
+    strip_width: int, baseline: bool, show_all: bool = False, queues: bool = False
+) -> list[Column]:
+    # A queue's own rates (ethtool -S) beside its IRQ: packets stay at 80 columns; drops and
+    # bytes come with width (the highest `drop` goes first).
+    per_queue = (
+        [
+            Column("pkt/s", 6, right=True, drop=1),
+            Column("drop/s", 6, right=True, drop=3),
+            Column("B/s", 8, right=True, drop=5),
+        ]
+        if queues
+        else []
+    )
     return [
         # The host's IRQs are named by their description ("Non-maskable interrupts").
         Column("name" if show_all else "queue", 24 if show_all else 10),
         Column("IRQ", 5, right=True),
         Column("avg/s" if baseline else "rate/s", 6, right=True),
         *([Column("count", 7, right=True, drop=2)] if baseline else []),
+        *per_queue,
         Column("where it lands (per CPU)", max(12, strip_width), flex=True),
         Column("affinity", 9, drop=1),
         Column("effective", 9, drop=3),
@@ -116,13 +132,41 @@ def land_cell(
     return draw
 
 
+def queue_cells(qr: QueueRates, q: NicIrq | None, p: Palette) -> list[CellValue]:
+    """pkt/s, drop/s, B/s of the queue(s) an IRQ serves: a TxRx vector both of its rings."""
+    serves: dict[str, tuple[Direction, ...]] = {
+        "rx": ("rx",),
+        "tx": ("tx",),
+        "combined": ("rx", "tx"),
+    }
+    dirs = serves.get(q.kind, ()) if q else ()
+    got = [qr.of(d, q.index) for d in dirs] if q is not None and q.index is not None else []
+    found = [r for r in got if r is not None]
+    if not found:
+        return ["-", "-", "-"]
+
+    def total(m: Measure) -> float | None:
+        vals = [r.per_s[m] for r in found if m in r.per_s]
+        return sum(vals) if vals else None
+
+    pkts, drops, nbytes = total("packets"), total("drops"), total("bytes")
+    return [
+        "-" if pkts is None else rate(pkts),
+        "-" if drops is None else ((rate(drops), p.warn if drops > 0 else None),),
+        "-" if nbytes is None else size(nbytes),
+    ]
+
+
 def irq_rows(
     data: IrqData, strip_room: int, g: Glyphs, p: Palette
 ) -> tuple[list[Column], list[Row]]:
     """Rows for the panel; `strip_room` is the width the per-CPU column would get."""
     # The strip, a space, then at least the busiest CPU by number ("cpu12 100%").
     per_cpu_fits = len(data.cpus) + 13 <= strip_room
-    cols = irq_columns(len(data.cpus) + 13 if per_cpu_fits else 24, data.baseline, data.show_all)
+    qr = data.queues
+    cols = irq_columns(
+        len(data.cpus) + 13 if per_cpu_fits else 24, data.baseline, data.show_all, qr is not None
+    )
     rates = data.rates
     interval = rates.interval if rates else 0.0
     b = RowsBuilder()
@@ -144,6 +188,8 @@ def irq_rows(
         ]
         if data.baseline:
             cells.append(rate(total * interval))
+        if qr is not None:
+            cells += queue_cells(qr, nic.get(irq), p)
         locked = aff is not None and isinstance(aff.smp_affinity, Unavailable)
         # NMI, LOC, TLB...: per-CPU sources of the kernel's own, no /proc/irq entry to set.
         settable = irq.isascii() and irq.isdigit()

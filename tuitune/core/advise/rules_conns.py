@@ -1,0 +1,83 @@
+"""Rules about the connections themselves (inet_diag) and how the host sends (the qdisc)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tuitune.core.advise.facts import Facts, Outcome
+from tuitune.core.advise.model import Finding, Note, SourceRef
+
+_LOFAR_WSCALE = SourceRef(
+    "lofar-wan",
+    "its checklist reads the SYNs (tcpdump) for the wscale each end offered: the window can "
+    "only grow to 64 KiB x 2^wscale, so 4.7 MB buffers need a wscale of at least 9",
+)
+_KERNEL_FQ = SourceRef(
+    "kernel-doc",
+    "tc-fq(8) and Documentation/networking/ip-sysctl.rst (tcp_pacing_ss_ratio): fq paces each "
+    "flow at the rate TCP computes, spreading a window's segments instead of bursting them; "
+    "ESnet's fasterdata host-tuning page (linked from the ESnet report, not the report "
+    "itself) recommends fq for 100G WAN senders (not from the seeds)",
+)
+
+
+def connection_no_wscale(f: Facts) -> Iterator[Outcome]:
+    rule = "connection-no-wscale"
+    if f.connections is None:
+        yield Note(rule, "connections not read (inet_diag)")
+        return
+    off = [c for c in f.connections if c.wscale_off]
+    if not off:
+        return
+    shown = ", ".join(f"{c.local}:{c.lport} -> {c.remote}:{c.rport}" for c in off[:4])
+    yield Finding(
+        id=rule,
+        severity="bottleneck" if f.context.kind == "wan" else "risk",
+        title=(
+            f"{len(off)} connection(s) on {f.ifname} without window scaling: "
+            "their window cannot exceed 64 KiB"
+        ),
+        evidence=(
+            f"{shown}{' ...' if len(off) > 4 else ''} (inet_diag tcp_info: no wscale option)",
+            "both ends must offer it in the SYN: net.ipv4.tcp_window_scaling on each host, "
+            "and nothing on the path that strips the option",
+        ),
+        change=(),
+        sources=(_LOFAR_WSCALE,),
+        context="wan",
+    )
+
+
+def no_pacing_wan(f: Facts) -> Iterator[Outcome]:
+    rule = "no-pacing-wan"
+    if f.connections is None or f.qdiscs is None:
+        yield Note(rule, "connections or the qdisc not read")
+        return
+    if f.context.kind != "wan":
+        if f.context.kind == "any":
+            yield Note(rule, "pacing is judged on a WAN path: --context wan (or --rtt)")
+        return
+    if any(q.kind == "fq" for q in f.qdiscs):
+        return
+    retrans = [c for c in f.connections if c.retrans]
+    if not retrans:
+        return
+    total = sum(c.retrans or 0 for c in retrans)
+    kinds = sorted({q.kind for q in f.qdiscs}) or ["noqueue"]
+    yield Finding(
+        id=rule,
+        severity="risk",
+        title=(
+            f"{f.ifname} sends without fq pacing on a WAN path, and {len(retrans)} "
+            "connection(s) retransmit"
+        ),
+        evidence=(
+            f"qdisc: {', '.join(kinds)} (tc qdisc show)",
+            f"{total} segments retransmitted on {len(retrans)} connection(s) (inet_diag)",
+            f"fq under mq: tc qdisc replace dev {f.ifname} root mq, then fq on each child "
+            "(or net.core.default_qdisc=fq before the device comes up)",
+        ),
+        change=(),
+        sources=(_KERNEL_FQ,),
+        context="wan",
+    )

@@ -1,0 +1,206 @@
+"""RSS: the indirection table, hash function and key (`ethtool -x`), and the header fields
+hashed per flow type (`ethtool -n IF rx-flow-hash tcp4`).
+
+Read with the SIOCETHTOOL ioctl (ETHTOOL_GRSSH, ETHTOOL_GRXFH), which every kernel tuitune
+supports; the netlink RSS_GET (6.9+) gives the same table. Each slot of the table names the
+rx queue a hash value lands on: slots per queue is the share of flows the table gives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import struct
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
+
+ETHTOOL_GRXFH = 0x29
+ETHTOOL_GRXRINGS = 0x2D
+ETHTOOL_GRSSH = 0x46
+# struct ethtool_rxfh: cmd, rss_context, indir_size, key_size, hfunc, input_xfrm, rsvd8[2],
+# rsvd32, then rss_config[]: indir_size u32 slots followed by key_size bytes.
+_RXFH = struct.Struct("=IIIIBB2xI")
+# struct ethtool_rxnfc's head: cmd, flow_type, data (u64); the rest (a flow spec, rule
+# counts) is not read for GRXFH/GRXRINGS, but the kernel copies the whole struct.
+_RXNFC_HEAD = struct.Struct("=IIQ")
+_RXNFC_SIZE = 192
+MAX_SLOTS = 1 << 16  # bounds what a driver may claim (mlx5's largest table is 2048 x 8)
+MAX_KEY = 1024
+
+# ETH_RSS_HASH_* bits, as `ethtool -x` names them.
+HFUNCS: Final[tuple[str, ...]] = ("toeplitz", "xor", "crc32")
+# Flow types of ETHTOOL_GRXFH that matter to a tuner, as `ethtool -n` names them.
+FLOW_TYPES: Final[dict[str, int]] = {"tcp4": 0x01, "udp4": 0x02, "tcp6": 0x05, "udp6": 0x06}
+# RXH_* bits and `ethtool -N rx-flow-hash` letters: m L2 dst, v VLAN, t L3 proto, s IP src,
+# d IP dst, f L4 bytes 0-1 (src port), n L4 bytes 2-3 (dst port), r discard.
+_RXH: Final[tuple[tuple[int, str], ...]] = (
+    (1 << 1, "m"),
+    (1 << 2, "v"),
+    (1 << 3, "t"),
+    (1 << 4, "s"),
+    (1 << 5, "d"),
+    (1 << 6, "f"),
+    (1 << 7, "n"),
+    (1 << 31, "r"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RssTable:
+    indir: tuple[int, ...]  # slot -> rx queue
+    key: bytes
+    hfunc: str | None  # "toeplitz", "xor", "crc32"; None when the driver did not say
+    rings: int | None = None  # rx rings the device has (ETHTOOL_GRXRINGS)
+
+    def slots_per_queue(self) -> dict[int, int]:
+        """rx queue -> slots of the table sending to it (queues with none left out)."""
+        return dict(sorted(Counter(self.indir).items()))
+
+    def uncovered(self, queues: int | None = None) -> tuple[int, ...]:
+        """The rx queues (of `queues`, else of `rings`) no slot sends to."""
+        n = queues if queues is not None else self.rings
+        if n is None:
+            return ()
+        used = set(self.indir)
+        return tuple(q for q in range(n) if q not in used)
+
+
+def hash_fields(data: int) -> str:
+    """RXH_* bits as `ethtool -N rx-flow-hash` letters ("sdfn")."""
+    return "".join(ch for bit, ch in _RXH if data & bit)
+
+
+def hfunc_name(bits: int) -> str | None:
+    names = [n for i, n in enumerate(HFUNCS) if bits & (1 << i)]
+    return names[0] if len(names) == 1 else None
+
+
+def read_rss(io: EthtoolIoctl) -> RssTable:
+    """The table, key and hash function of RSS context 0 (OSError: the driver has none)."""
+    buf = ctypes.create_string_buffer(_RXFH.size)
+    _RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, 0, 0, 0, 0, 0)
+    io.call(buf)
+    _, _, n_indir, n_key, _, _, _ = _RXFH.unpack_from(buf.raw)
+    n_indir, n_key = min(n_indir, MAX_SLOTS), min(n_key, MAX_KEY)
+    buf = ctypes.create_string_buffer(_RXFH.size + 4 * n_indir + n_key)
+    _RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, n_indir, n_key, 0, 0, 0)
+    io.call(buf)
+    _, _, got_indir, got_key, hfunc, _, _ = _RXFH.unpack_from(buf.raw)
+    got_indir, got_key = min(got_indir, n_indir), min(got_key, n_key)
+    indir = struct.unpack_from(f"={got_indir}I", buf.raw, _RXFH.size)
+    key = buf.raw[_RXFH.size + 4 * n_indir : _RXFH.size + 4 * n_indir + got_key]
+    rings = None
+    with contextlib.suppress(OSError):  # the table alone still says where slots go
+        rings = _rxnfc(io, ETHTOOL_GRXRINGS, 0)
+    return RssTable(tuple(indir), key, hfunc_name(hfunc), rings)
+
+
+def _rxnfc(io: EthtoolIoctl, cmd: int, flow_type: int) -> int:
+    buf = ctypes.create_string_buffer(_RXNFC_SIZE)
+    _RXNFC_HEAD.pack_into(buf, 0, cmd, flow_type, 0)
+    io.call(buf)
+    data: int = _RXNFC_HEAD.unpack_from(buf.raw)[2]
+    return data
+
+
+def read_flow_hash(io: EthtoolIoctl) -> dict[str, str]:
+    """Flow type -> the fields hashed ("sdfn"), for the types the driver answers."""
+    out = {}
+    for name, ft in FLOW_TYPES.items():
+        try:
+            out[name] = hash_fields(_rxnfc(io, ETHTOOL_GRXFH, ft))
+        except OSError:
+            continue
+    return out
+
+
+def parse_ethtool_x(text: str) -> RssTable:
+    """`ethtool -x` output (a capture) as a table; an elided block (`...`) is left out."""
+    indir: dict[int, int] = {}
+    key = b""
+    hfunc = None
+    rings = None
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("RX flow hash indirection table"):
+            section = "table"
+            words = line.split()
+            if "with" in words:
+                count = words[words.index("with") + 1]
+                rings = int(count) if count.isdigit() else None
+            continue
+        if line.startswith("RSS hash key"):
+            section = "key"
+            continue
+        if line.startswith("RSS hash function"):
+            section = "hfunc"
+            continue
+        if section == "table" and ":" in line:
+            start, _, rest = line.partition(":")
+            if start.strip().isdigit():
+                for i, q in enumerate(rest.split()):
+                    indir[int(start) + i] = int(q)
+        elif section == "key" and line and line != "Operation not supported":
+            key = bytes(int(b, 16) for b in line.split(":"))
+        elif section == "hfunc" and line.endswith(": on"):
+            hfunc = line.split(":")[0]
+    ordered = tuple(indir[i] for i in sorted(indir))
+    return RssTable(ordered, key, hfunc, rings)
+
+
+def table_vs_traffic(
+    table: RssTable, packets: Mapping[int, float], queues: Sequence[int] | None = None
+) -> list[tuple[int, float, float]]:
+    """(queue, share of slots, share of packets) per rx queue, in queue order."""
+    slots = table.slots_per_queue()
+    total_slots = sum(slots.values()) or 1
+    total_pkts = sum(packets.values())
+    qs = sorted(set(queues or ()) | set(slots) | set(packets))
+    return [
+        (
+            q,
+            slots.get(q, 0) / total_slots,
+            (packets.get(q, 0.0) / total_pkts) if total_pkts > 0 else 0.0,
+        )
+        for q in qs
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class RssState:
+    """What `show` and the advisor read: the table (None: the driver has none, `why` says
+    so) and the hash fields per flow type."""
+
+    table: RssTable | None
+    flow_hash: dict[str, str]
+    why: str | None = None
+
+
+def read_state(io: EthtoolIoctl, driver: str) -> RssState:
+    try:
+        table: RssTable | None = read_rss(io)
+        why = None
+    except OSError as exc:
+        table, why = None, f"RSS table: not supported by {driver} ({exc.strerror or exc})"
+    if table is not None and not table.indir:
+        table, why = None, f"RSS table: {driver} reports none (no RSS, or one queue)"
+    return RssState(table, read_flow_hash(io), why)
+
+
+def state_json(st: RssState) -> dict[str, object]:
+    """The `rss` object of `show --json` (docs/json-schema.md)."""
+    t = st.table
+    return {
+        "table": list(t.indir) if t else None,
+        "hfunc": t.hfunc if t else None,
+        "key": t.key.hex(":") if t else None,
+        "rings": t.rings if t else None,
+        "slots_per_queue": {str(q): n for q, n in t.slots_per_queue().items()} if t else None,
+        "flow_hash": dict(st.flow_hash),
+        "unavailable": st.why,
+    }

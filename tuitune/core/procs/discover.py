@@ -66,6 +66,7 @@ class ProcReading:
     sockets: int = 0
     wildcard: int = 0
     unit: str | None = None
+    unit_user: int | None = None  # the unit is this uid's user manager's (None: the system's)
 
     @property
     def kernel_thread(self) -> bool:
@@ -152,19 +153,40 @@ def _uid(raw: bytes) -> int | None:
     return int(parts[1]) if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit() else None
 
 
-def systemd_unit(cgroup: bytes) -> str | None:
-    """The systemd unit of a process from /proc/PID/cgroup: the innermost ".service" (or
-    ".scope") of its v2 path ("0::/system.slice/nginx.service"); None outside any unit, or
-    for a name no unit can have (a delegated subtree names its own cgroups)."""
+_USER_MANAGER = re.compile(r"^user@([0-9]{1,10})\.service$")
+
+
+def unit_of(cgroup: bytes) -> tuple[str, int | None] | None:
+    """The systemd unit of a process from /proc/PID/cgroup (its v2 path,
+    "0::/system.slice/nginx.service"), and whose manager owns it: None for systemd's system
+    manager, a uid for that user's manager (user@UID.service). None outside any unit.
+
+    A unit is the first cgroup below the slices: what lies under a unit's cgroup is that
+    unit's own, and may be delegated (user@UID.service always is, a container's scope may be),
+    so its owner can name a cgroup there "sshd.service". Such names are never taken for units
+    of the system manager; inside user@UID.service the user's manager's unit is found the same
+    way, and called theirs."""
     for line in cgroup.decode("utf-8", "replace").splitlines():
         hier, _, path = line.partition(":")
         if hier != "0":
             continue
         _, _, path = path.partition(":")
-        for part in reversed(path.split("/")):
-            if _UNIT.match(part):
-                return part
+        owner: int | None = None
+        for part in path.split("/"):
+            if not part or part.endswith(".slice"):
+                continue
+            user = _USER_MANAGER.match(part)
+            if user is not None and owner is None:
+                owner = int(user.group(1))
+                continue
+            return (part, owner) if _UNIT.match(part) else None
     return None
+
+
+def systemd_unit(cgroup: bytes) -> str | None:
+    """The unit's name from `unit_of` (whichever manager owns it)."""
+    found = unit_of(cgroup)
+    return found[0] if found is not None else None
 
 
 # ---- one process ----------------------------------------------------------------------------
@@ -230,6 +252,7 @@ def read_process(root: HostRoot, pid: int) -> ProcReading | None:
     with contextlib.suppress(OSError):
         cgroup = _read_bytes(root, f"{pid}/cgroup", _STATUS_MAX)
     threads = tuple(t for tid in thread_ids(root, pid) if (t := read_thread(root, pid, tid)))
+    unit = unit_of(cgroup)
     return ProcReading(
         ident=ident,
         ppid=stat.ppid,
@@ -237,7 +260,8 @@ def read_process(root: HostRoot, pid: int) -> ProcReading | None:
         cmdline=tuple(_text(a) for a in argv.rstrip(b"\0").split(b"\0")) if argv else (),
         allowed=_allowed(status),
         threads=threads,
-        unit=systemd_unit(cgroup),
+        unit=unit[0] if unit else None,
+        unit_user=unit[1] if unit else None,
     )
 
 
@@ -453,6 +477,7 @@ def window(
                 owner_is_caller=now.ident.uid == uid,
                 wildcard=now.wildcard,
                 unit=now.unit,
+                unit_user=now.unit_user,
                 ran_on=ran_on,
             )
         )
@@ -487,5 +512,6 @@ __all__ = [
     "socket_inodes_of",
     "systemd_unit",
     "thread_ids",
+    "unit_of",
     "window",
 ]

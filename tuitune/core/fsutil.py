@@ -227,13 +227,25 @@ class SafeDir(Closing):
         directory others can write, which could be any file on the file system."""
         shown = self.shown(name)
         try:
-            fd = os.open(name, flags | _OLD, dir_fd=self.fd)
+            # O_PATH first: it opens nothing but the name, so a device is never opened (merely
+            # opening /dev/watchdog arms it) and a FIFO never waited on; the inode checked is
+            # then the one reopened.
+            handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise UnsafePath(shown, "a symbolic link: not followed") from None
             raise _wrap(exc, shown) from None
+        try:
+            st = os.fstat(handle)
+            if stat.S_ISLNK(st.st_mode):
+                raise UnsafePath(shown, "a symbolic link: not followed")
+            if not stat.S_ISREG(st.st_mode):
+                raise FsError(shown, f"{_kind(st.st_mode)}, not a file")
+            fd = os.open(f"/proc/self/fd/{handle}", flags | _OLD & ~os.O_NOFOLLOW)
+        except OSError as exc:
+            raise _wrap(exc, shown) from None
+        finally:
+            os.close(handle)
         st = os.fstat(fd)
         why = None
         if not stat.S_ISREG(st.st_mode):

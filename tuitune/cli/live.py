@@ -130,13 +130,20 @@ def _nic_processes(
     reader: HostReader, snap: Snapshot, then: Reading | None
 ) -> tuple[NicProcess, ...] | None:
     """Who uses the NIC over the show's interval (CPU per CPU from the two readings)."""
-    from tuitune.core.procs.discover import window
+    from tuitune.core.procs.discover import FD_BUDGET, window
 
     if snap.nic is None or then is None:
         return None
     now = nic_procs_reading(reader, snap.nic.link.ifname)
     if now is None:
         return None
+    skipped, fds = now.unsearched
+    if skipped:  # the scan's bound (discover.FD_BUDGET): say who may be missing
+        err(
+            f"processes: {skipped} process(es) holding {fds} descriptors not searched for "
+            "the NIC's sockets (a scan reads at most "
+            f"{FD_BUDGET} descriptors, fewest-held first)"
+        )
     topo, node = snap.host.topology, snap.nic.placement.numa_node
     local = topo.nodes.get(node) if node is not None else snap.nic.placement.local_cpus
     return window(then if reader.root.live else None, now, local_cpus=local)

@@ -56,6 +56,13 @@ def printable_lines(text: object) -> str:
     return "\n".join(_clean(line) for line in str(text).split("\n"))
 
 
+def escape_hidden(text: str) -> str:
+    """Only the hidden characters of `text` escaped, line breaks and backslashes kept: the
+    last net under output that `printable` already went through (a second doubling of the
+    backslashes would show them twice)."""
+    return "".join(_escape(ch) if ch != "\n" and _hidden(ch) else ch for ch in text)
+
+
 def is_plain(text: str) -> bool:
     """True when `printable` would show `text` unchanged (nothing hidden, no backslash)."""
     return _clean(text) == text

@@ -159,6 +159,20 @@ def cmd_tui(args: argparse.Namespace) -> int:
     )
 
 
+def _say_settings_dir() -> None:
+    """As root with a user's HOME or XDG_CONFIG_HOME (sudo -E): which settings directory is
+    used, and that its themes are not loaded (they are style code the screen runs)."""
+    from tuitune.core import paths, untrusted
+
+    where = paths.config_dir()
+    note = untrusted.owner_note(where)
+    if note is not None:
+        err(
+            f"settings from {where} (read as untrusted: bounded, no links of others); its "
+            f"themes are not loaded: {note}"
+        )
+
+
 def run_tui(
     *,
     tree: Path | None,
@@ -184,6 +198,8 @@ def run_tui(
                 return EXIT_USAGE
         from tuitune.core.cadence import Cadence
         from tuitune.tui.app import TuituneApp
+
+        _say_settings_dir()
 
         try:
             app = TuituneApp(

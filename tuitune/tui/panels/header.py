@@ -114,9 +114,9 @@ def header_text(d: HeaderData, p: Palette) -> Text:
     t = Text(no_wrap=False, overflow="fold")
     t.append("tuitune ", style=p.header)
     if d.host is not None:
-        t.append(f"{d.host.hostname}  Linux {d.host.kernel}")
+        t.append(printable(f"{d.host.hostname}  Linux {d.host.kernel}"))  # a tree's own words
         if d.host.netns:
-            t.append(f"  netns {d.host.netns}", style=p.section)
+            t.append(f"  netns {printable(d.host.netns, 130)}", style=p.section)
         t.append(f"  {len(d.host.topology.online)} CPUs")
         if len(d.host.topology.nodes) > 1:
             t.append(f" / {len(d.host.topology.nodes)} nodes")

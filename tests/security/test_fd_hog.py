@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.procs import discover
+from tuitune.core.procs import discover, sockets
 
 NOBODY = 65534
 HOGS, EACH = 3, 4000  # fewer where nobody's hard limit is lower (1024 at least anywhere)
@@ -66,7 +66,7 @@ def test_a_hog_is_not_read_and_the_nics_process_is_still_found(
     # Below what one hog holds, so no hog fits; far above this test's own process, which is
     # searched early (fewest descriptors first) whatever else runs on the host.
     budget = held - 200
-    monkeypatch.setattr(discover, "FD_BUDGET", budget)
+    monkeypatch.setattr(sockets, "FD_BUDGET", budget)
     reads = 0
     real = os.readlink
 
@@ -78,7 +78,7 @@ def test_a_hog_is_not_read_and_the_nics_process_is_still_found(
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
-        monkeypatch.setattr(discover.os, "readlink", counted)
+        monkeypatch.setattr(sockets.os, "readlink", counted)
         got = discover.read_nic_processes(HostRoot(), "lo", wildcard=False)
         monkeypatch.undo()
 

@@ -138,7 +138,7 @@ def _nic_processes(
     if now is None:
         return None
     skipped, fds = now.unsearched
-    if skipped:  # the scan's bound (discover.FD_BUDGET): say who may be missing
+    if skipped:  # the scan's bound (procs.sockets.FD_BUDGET): say who may be missing
         err(
             f"processes: {skipped} process(es) holding {fds} descriptors not searched for "
             "the NIC's sockets (a scan reads at most "

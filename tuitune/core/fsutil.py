@@ -227,9 +227,8 @@ class SafeDir(Closing):
         directory others can write, which could be any file on the file system."""
         shown = self.shown(name)
         try:
-            # O_PATH first: it opens nothing but the name, so a device is never opened (merely
-            # opening /dev/watchdog arms it) and a FIFO never waited on; the inode checked is
-            # then the one reopened.
+            # O_PATH opens only the name: no device is opened (opening /dev/watchdog arms it),
+            # no FIFO waited on; the inode checked here is the one reopened.
             handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
         except FileNotFoundError:
             return None
@@ -246,15 +245,10 @@ class SafeDir(Closing):
             raise _wrap(exc, shown) from None
         finally:
             os.close(handle)
-        st = os.fstat(fd)
-        why = None
-        if not stat.S_ISREG(st.st_mode):
-            why = f"{_kind(st.st_mode)}, not a file"
-        elif st.st_nlink > 1 and not self.checked:
-            why = f"a file with {st.st_nlink} names (hard links) in a directory others can write"
-        if why is not None:
+        if (links := os.fstat(fd).st_nlink) > 1 and not self.checked:
             os.close(fd)
-            raise (UnsafePath if stat.S_ISREG(st.st_mode) else FsError)(shown, why)
+            why = f"a file with {links} names (hard links) in a directory others can write"
+            raise UnsafePath(shown, why)
         with contextlib.suppress(OSError):  # reads are blocking again (O_NONBLOCK was for open)
             os.set_blocking(fd, True)
         return fd

@@ -33,7 +33,6 @@ from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.snapshot import HostState, NicState
-from tuitune.core.text import printable
 from tuitune.tui.controllers.advisor import Advisor
 from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
@@ -305,7 +304,6 @@ class TuituneApp(Frame):
         self.view.show_read_back(outs)
 
     def notify_line(self, text: str, warn: bool = False) -> None:
-        text = printable(text, 1000)  # the one sanitiser: a notice may quote a user's name
         self._notify(("! " if warn else "") + text)
         if self._procs_on_top():  # it covers the header: it says it itself
             self.procs.notice(("! " if warn else "") + text)

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tuitune.core.advise import Advice
+from tuitune.core.text import printable
 
 STYLE = {"bottleneck": "bold red", "risk": "yellow", "hint": "cyan"}
 
@@ -31,15 +32,18 @@ def print_advice(
         summary.add_column("id")
         summary.add_column("finding", overflow="fold")
         for f in advice.findings:
-            summary.add_row(Text(f.severity, style=STYLE[f.severity]), f.id, f.title)
+            summary.add_row(
+                Text(f.severity, style=STYLE[f.severity]), f.id, Text(printable(f.title))
+            )
         out.print(summary)
     for f in advice.findings:
-        out.print(Text(f"{f.id}", style=STYLE[f.severity]) + Text(f"  {f.title}"))
+        out.print(Text(f"{f.id}", style=STYLE[f.severity]) + Text(f"  {printable(f.title)}"))
+        # Evidence quotes the host (names, values, a peer's ping): the one sanitiser.
         for line in f.evidence:
-            out.print(f"  evidence: {line}", markup=False)
+            out.print(f"  evidence: {printable(line, 2000)}", markup=False)
         if f.change:
             for c in f.change:
-                out.print(f"  change:   {c.key.label} -> {c.value}", markup=False)
+                out.print(f"  change:   {printable(f'{c.key.label} -> {c.value}')}", markup=False)
             how = "from the live screen (on trial)" if f.trial else f"--apply {f.id}"
             out.print(f"  apply:    {how}", markup=False)
         else:
@@ -48,4 +52,4 @@ def print_advice(
             out.print(f"  source:   {s.citation}: {s.measured}", markup=False)
         out.print()
     for n in advice.notes:
-        out.print(Text(f"not judged: {n.rule}: {n.text}", style="dim"), markup=False)
+        out.print(Text(printable(f"not judged: {n.rule}: {n.text}", 2000), style="dim"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich import box
 from rich.columns import Columns
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -23,8 +23,10 @@ from tuitune.core.host.rss import RssState
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import NicState, Snapshot
+from tuitune.core.text import printable
 from tuitune.core.units import rate
 from tuitune.core.values import Unavailable
+from tuitune.rich_net import Net
 
 
 def _v(value: Any) -> Text:
@@ -50,7 +52,11 @@ def _header(snap: Snapshot, rates: Rates | None) -> Table:
     t.add_column(style="bold")
     t.add_column()
     t.add_row(
-        "host", f"{h.hostname}  kernel {h.kernel}" + (f"  netns {h.netns}" if h.netns else "")
+        "host",
+        Text(
+            printable(f"{h.hostname}  kernel {h.kernel}")
+            + (f"  netns {printable(h.netns, 130)}" if h.netns else "")
+        ),
     )
     topo = h.topology
     cpus = f"{len(topo.online)} online of {topo.count}"
@@ -80,10 +86,11 @@ def _header(snap: Snapshot, rates: Rates | None) -> Table:
             if not isinstance(d, Unavailable)
             else f"{nic.driver_name} ({d.reason})"
         )
-        t.add_row("interface", f"{link.ifname}  {drv}")
+        t.add_row("interface", Text(printable(f"{link.ifname}  {drv}", 1000)))
         place = nic.placement
         if place.vendor or place.model:
-            t.add_row("model", " ".join(x for x in (place.vendor, place.model) if x))
+            model = " ".join(x for x in (place.vendor, place.model) if x)
+            t.add_row("model", Text(printable(model, 1000)))
         speed = link.speed_mbps
         speed_s = f"{speed} Mb/s" if isinstance(speed, int) else str(speed)
         carrier = {True: "carrier up", False: "NO CARRIER", None: "carrier ?"}[link.carrier]
@@ -290,32 +297,36 @@ def print_show(
     """The whole state; `processes` (None: not read) over `seconds` of CPU use; `platform`
     (None: not read) as the Host view's rows."""
     con = console or Console()
-    con.print(_header(snap, rates))
+
+    def out(renderable: RenderableType) -> None:
+        con.print(Net(renderable))  # the last net: nothing hidden reaches the terminal raw
+
+    out(_header(snap, rates))
     if rates is not None:
-        con.print(_cpu_table(snap, rates))
+        out(_cpu_table(snap, rates))
     else:
-        con.print(Text("rates: none (a recorded tree holds one sample)", style="dim"))
+        out(Text("rates: none (a recorded tree holds one sample)", style="dim"))
     nic = snap.nic
     if nic is not None:
-        con.print(_irq_table(nic, rates))
+        out(_irq_table(nic, rates))
         if queues is not None:
             from tuitune.show_queues import queues_table
 
-            con.print(queues_table(nic, queues, rates))
+            out(queues_table(nic, queues, rates))
         if rss is not None:
             from tuitune.show_queues import rss_table
 
-            con.print(rss_table(rss, queues))
+            out(rss_table(rss, queues))
         if qdiscs is not None:
             from tuitune.show_queues import qdisc_text
 
-            con.print(qdisc_text(qdiscs))
+            out(qdisc_text(qdiscs))
         if connections is not None:
             from tuitune.show_queues import connections_table
 
-            con.print(connections_table(connections, nic.link.ifname))
+            out(connections_table(connections, nic.link.ifname))
         for part in _features(nic):
-            con.print(part)
+            out(part)
         groups = (
             ("rings (ethtool -g)", nic.rings),
             ("channels (ethtool -l)", nic.channels),
@@ -323,27 +334,27 @@ def print_show(
             ("pause (ethtool -a)", nic.pause),
         )
         for title, value in groups:
-            con.print(_group(title, value))
-        con.print(_queues(nic))
+            out(_group(title, value))
+        out(_queues(nic))
         if processes is not None:
             from tuitune.show_procs import processes_table
 
             live = rates is not None  # a recorded tree has no rates and no passwd of its own
-            con.print(processes_table(nic.link.ifname, processes, seconds=seconds, live=live))
+            out(processes_table(nic.link.ifname, processes, seconds=seconds, live=live))
         stats = nic.driver_stats
         if isinstance(stats, Unavailable):
-            con.print(Text(f"driver statistics: {stats.reason}", style="dim italic"))
+            out(Text(f"driver statistics: {stats.reason}", style="dim italic"))
         else:
-            nonzero = [Text(f"{k} {v}") for k, v in stats if v]
-            con.print(
+            nonzero = [Text(printable(f"{k} {v}")) for k, v in stats if v]
+            out(
                 Text(
                     f"driver statistics (ethtool -S): {len(nonzero)} non-zero of {len(stats)}",
                     style="bold",
                 )
             )
-            con.print(Columns(nonzero, column_first=True, padding=(0, 2)))
-    con.print(_sysctls(snap))
+            out(Columns(nonzero, column_first=True, padding=(0, 2)))
+    out(_sysctls(snap))
     if platform is not None:
         from tuitune.show_platform import platform_table
 
-        con.print(platform_table(snap, platform))
+        out(platform_table(snap, platform))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeAlias
 from tuitune.core import paths
 from tuitune.core.bench.limits import MAX_CPU, BadLength, parse_length
 from tuitune.core.names import ifname_problem, netns_problem
+from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
@@ -162,8 +163,9 @@ def pinning(text: str) -> tuple[int, int | None]:
 
 
 def err(msg: str) -> None:
-    """A problem, one line on stderr (stdout stays the command's output)."""
-    print(f"tuitune: {msg}", file=sys.stderr)
+    """A problem, one line on stderr (stdout stays the command's output). Escaped by the one
+    sanitiser (core/text.py): a message often quotes a name or a file another user chose."""
+    print(f"tuitune: {printable(msg, 4000)}", file=sys.stderr)
 
 
 def command(subparsers: Subparsers, name: str, run: Handler) -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
+from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Finding
@@ -193,10 +194,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     else:
         from tuitune.advise_view import print_advice
 
-        if probe is not None:
-            print(probe.evidence())
+        if probe is not None:  # the peer's answers: escaped
+            print(printable(probe.evidence(), 2000))
             if (df := probe.df_evidence()) is not None:
-                print(df)
+                print(printable(df, 2000))
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
 

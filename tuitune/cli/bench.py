@@ -24,6 +24,7 @@ from tuitune.cli._common import (
 )
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 from tuitune.core.lab_state import LabError
+from tuitune.core.text import printable, printable_lines
 
 if TYPE_CHECKING:
     from tuitune.core.bench.load import LoadTracker
@@ -313,7 +314,7 @@ class _Live:
             self.tracker = LoadTracker()
             n = self.spec.repeats
             label = f"repeat {event.repeat + 1}/{n}: " if n > 1 else ""
-            print(f"{label}{' '.join(event.argv)}", flush=True)
+            print(printable(f"{label}{' '.join(event.argv)}", 1000), flush=True)
             if self.spec.processes and self.spec.streams > 1:
                 print(f"  ... and {self.spec.streams - 1} more processes, one stream each")
         elif isinstance(event, IntervalEvent):
@@ -327,8 +328,8 @@ class _Live:
             for line in _result_lines(event.result, load, bidir, self.spec.engine):
                 print(line, flush=True)
             print(f"  placement: {placement_line(placed)}", flush=True)
-            if event.result.error:
-                print(f"  {event.result.error}", flush=True)
+            if event.result.error:  # iperf3's words (and the peer's): escaped
+                print(printable_lines(f"  {event.result.error}"), flush=True)
 
     def _placement(self) -> dict[str, str]:
         from tuitune.core.bench.placement import run_placement
@@ -575,7 +576,7 @@ def _record(
     rows = build_rows([*existing, *new] if args.no_record else notebook.runs(), base)
     row = next(r for r in rows if r.group == new[0].group)
     for line in _delta_lines(row, rows):
-        print(line)
+        print(printable(line, 1000))
     return EXIT_FAILED if failed else EXIT_OK
 
 

@@ -72,11 +72,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
         err(f"the lab needs root (it creates network namespaces): run `{_as_root_hint(args)}`")
         return EXIT_USAGE
+    from tuitune.core.lab_state import LabError
+    from tuitune.core.text import printable
+
     state_dir: Path = args.state_dir
     try:
         return _lab(args, state_dir)
-    except OSError as exc:  # the state dir is not ours (fsutil says why), or unreadable
-        err(str(exc))
+    except (OSError, LabError) as exc:  # the state dir or the lock is not root's alone, ...
+        err(printable(str(exc), 1000))  # one line, whatever a file or a name held
         return EXIT_FAILED
 
 

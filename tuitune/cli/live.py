@@ -171,13 +171,20 @@ def _nic_processes(
     reader: HostReader, snap: Snapshot, then: Reading | None
 ) -> tuple[NicProcess, ...] | None:
     """Who uses the NIC over the show's interval (CPU per CPU from the two readings)."""
-    from tuitune.core.procs.discover import window
+    from tuitune.core.procs.discover import FD_BUDGET, window
 
     if snap.nic is None or then is None:
         return None
     now = nic_procs_reading(reader, snap.nic.link.ifname)
     if now is None:
         return None
+    skipped, fds = now.unsearched
+    if skipped:  # the scan's bound (procs.sockets.FD_BUDGET): say who may be missing
+        err(
+            f"processes: {skipped} process(es) holding {fds} descriptors not searched for "
+            "the NIC's sockets (a scan reads at most "
+            f"{FD_BUDGET} descriptors, fewest-held first)"
+        )
     topo, node = snap.host.topology, snap.nic.placement.numa_node
     local = topo.nodes.get(node) if node is not None else snap.nic.placement.local_cpus
     return window(then if reader.root.live else None, now, local_cpus=local)
@@ -191,6 +198,20 @@ def cmd_tui(args: argparse.Namespace) -> int:
         interval=args.interval,
         theme=args.theme,
     )
+
+
+def _say_settings_dir() -> None:
+    """As root with a user's HOME or XDG_CONFIG_HOME (sudo -E): which settings directory is
+    used, and that its themes are not loaded (they are style code the screen runs)."""
+    from tuitune.core import paths, untrusted
+
+    where = paths.config_dir()
+    note = untrusted.owner_note(where)
+    if note is not None:
+        err(
+            f"settings from {where} (read as untrusted: bounded, no links of others); its "
+            f"themes are not loaded: {note}"
+        )
 
 
 def run_tui(
@@ -218,6 +239,8 @@ def run_tui(
                 return EXIT_USAGE
         from tuitune.core.cadence import Cadence
         from tuitune.tui.app import TuituneApp
+
+        _say_settings_dir()
 
         try:
             app = TuituneApp(

@@ -79,7 +79,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         left = max(len(x) for _, x, _ in pairs)
         for name, x, y in pairs:
             mark = "  *" if x != y and name not in ("run", "started") else ""
-            print(f"{name.ljust(width)}  {x.ljust(left)}  {y}{mark}")
+            print(f"{name.ljust(width)}  {x.ljust(left)}  {y}{mark}")  # compare() escaped them
         return EXIT_OK
     rows = notebook.table()
     if args.markdown:

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import fsutil, paths
+from tuitune.core import fsutil, paths, untrusted
+from tuitune.core.docfile import DocumentError
 from tuitune.core.names import ifname_problem
+from tuitune.core.text import is_plain
 
 CONTEXT_KINDS = ("lan", "wan", "latency", "any")  # the Advisor's contexts (core/advise)
 
@@ -34,18 +36,20 @@ CONFIG_LIMIT = 1 << 20  # a settings file; /dev/zero or a log linked here is not
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """The file's TOML document; {} when it does not exist. Raises on anything else (a link
-    another user made is not followed: root may be the one reading it)."""
-    data = fsutil.read_file(path, CONFIG_LIMIT, follow=True)
-    return {} if data is None else tomllib.loads(data.decode("utf-8"))
+    """The file's TOML document; {} when it does not exist. Raises DocumentError on anything
+    else (untrusted: under sudo -E the file is a user's, and root is the one reading it)."""
+    text = untrusted.read_text(path, CONFIG_LIMIT, follow=True)
+    return {} if text is None else untrusted.parse_toml(text, str(path))
 
 
 def load_config(path: Path) -> Config:
     try:
         doc = _read(path)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, DocumentError):
         return Config()
     theme = doc.get("theme")
+    if isinstance(theme, str) and (len(theme) > 64 or not is_plain(theme)):
+        theme = None  # a theme name is shown: one holding escapes is no theme of ours
     advise = doc.get("advise")
     table = advise.get("context") if isinstance(advise, dict) else None
     contexts = tuple(

@@ -15,6 +15,8 @@ import os
 import stat
 from pathlib import Path
 
+from tuitune.core import fsutil
+
 MAX_BYTES = 4 * 1024 * 1024  # far above any real profile or show document (~100 KB)
 
 _KINDS = (
@@ -50,15 +52,23 @@ def shown(path: Path | str) -> str:
 
 def read_document(path: Path, *, limit: int = MAX_BYTES, follow_links: bool = True) -> str:
     """The text of `path`; DocumentError when it is not a regular file, is larger than
-    `limit` bytes, or is not UTF-8 text (a UTF-8 byte order mark is dropped). With
-    `follow_links=False` a symbolic link as the last component is refused, not followed (a
-    file another user may have placed: their link could point at a file only root reads)."""
+    `limit` bytes, or is not UTF-8 text (a UTF-8 byte order mark is dropped). A link another
+    user made (or one in a directory others can write) is never followed; with
+    `follow_links=False` no link as the last component is."""
     name = shown(path)
-    nofollow = 0 if follow_links else os.O_NOFOLLOW
     try:
-        handle = os.open(path, os.O_PATH | os.O_CLOEXEC | nofollow)
+        # The path walked the way root reads any file another user may have placed: a link
+        # (on the way, or the file's own) is followed only when nobody else could have made
+        # it (fsutil's rule), so a user's profile swapped for a link to /etc/shadow is not.
+        where, last = fsutil.locate(path, write=False, follow=follow_links)
     except OSError as exc:
         raise DocumentError(f"cannot read {name}: {exc.strerror or exc}", exc.errno) from None
+    try:
+        handle = os.open(last, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW, dir_fd=where.fd)
+    except OSError as exc:
+        raise DocumentError(f"cannot read {name}: {exc.strerror or exc}", exc.errno) from None
+    finally:
+        where.close()
     try:
         mode = os.fstat(handle).st_mode
         if not stat.S_ISREG(mode):

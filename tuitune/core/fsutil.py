@@ -227,22 +227,28 @@ class SafeDir(Closing):
         directory others can write, which could be any file on the file system."""
         shown = self.shown(name)
         try:
-            fd = os.open(name, flags | _OLD, dir_fd=self.fd)
+            # O_PATH opens only the name: no device is opened (opening /dev/watchdog arms it),
+            # no FIFO waited on; the inode checked here is the one reopened.
+            handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise UnsafePath(shown, "a symbolic link: not followed") from None
             raise _wrap(exc, shown) from None
-        st = os.fstat(fd)
-        why = None
-        if not stat.S_ISREG(st.st_mode):
-            why = f"{_kind(st.st_mode)}, not a file"
-        elif st.st_nlink > 1 and not self.checked:
-            why = f"a file with {st.st_nlink} names (hard links) in a directory others can write"
-        if why is not None:
+        try:
+            st = os.fstat(handle)
+            if stat.S_ISLNK(st.st_mode):
+                raise UnsafePath(shown, "a symbolic link: not followed")
+            if not stat.S_ISREG(st.st_mode):
+                raise FsError(shown, f"{_kind(st.st_mode)}, not a file")
+            fd = os.open(f"/proc/self/fd/{handle}", flags | _OLD & ~os.O_NOFOLLOW)
+        except OSError as exc:
+            raise _wrap(exc, shown) from None
+        finally:
+            os.close(handle)
+        if (links := os.fstat(fd).st_nlink) > 1 and not self.checked:
             os.close(fd)
-            raise (UnsafePath if stat.S_ISREG(st.st_mode) else FsError)(shown, why)
+            why = f"a file with {links} names (hard links) in a directory others can write"
+            raise UnsafePath(shown, why)
         with contextlib.suppress(OSError):  # reads are blocking again (O_NONBLOCK was for open)
             os.set_blocking(fd, True)
         return fd

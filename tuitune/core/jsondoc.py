@@ -63,6 +63,7 @@ def process_json(p: NicProcess) -> dict[str, Any]:
         "comm": p.ident.comm,
         "cmdline": list(p.cmdline),
         "unit": p.unit,
+        "unit_user": p.unit_user,
         "kernel_thread": p.kernel_thread,
         "owner_is_caller": p.owner_is_caller,
         "sockets": p.sockets,

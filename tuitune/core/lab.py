@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from tuitune.core import fsutil, proc
+from tuitune.core import fsutil, paths, proc
 from tuitune.core.host.root import HostRoot
 
 # Re-exported: the CLI, the TUI and the tests know these names as `lab.X`.
@@ -66,7 +66,9 @@ from tuitune.core.session.journal_file import host_id, journal_path
 NETNS_DIR = Path("/run/netns")  # where `ip netns add` names namespaces
 # One lock for every lab on the machine, whatever its state dir: a build in progress (its
 # namespaces made, its server not yet started) must not look stale to a concurrent cleanup.
-LOCK_PATH = Path("/run/lock/tuitune-lab.lock")
+# In /run/tuitune (root's, 0700), never /run/lock or /tmp: a user who could create the name
+# first would hold every lab command off.
+LOCK_PATH = paths.RUN_DIR / "lab.lock"
 
 
 # -- public API ---------------------------------------------------------------------------------
@@ -410,10 +412,10 @@ def _pids_in(ns: str) -> list[int]:
 
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
-    # /run/lock is world-writable (sticky): the lock is made O_EXCL|O_NOFOLLOW, or must be a
-    # root-owned file already, never another user's link or a file they could hold forever.
+    # The lock's directory must be root's alone (fsutil.open_dir refuses any other); the lock
+    # is made O_EXCL|O_NOFOLLOW, or must be a root-owned file with one name already.
     try:
-        with fsutil.open_dir(LOCK_PATH.parent, create=True) as d:
+        with fsutil.open_dir(LOCK_PATH.parent, create=True, mode=0o700) as d:
             fd = d.open_or_create(LOCK_PATH.name, os.O_RDWR, 0o600)
     except OSError as exc:
         raise LabError(f"cannot take the lab lock: {exc}") from None

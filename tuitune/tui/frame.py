@@ -14,6 +14,7 @@ from textual.events import Resize
 from textual.widgets import Footer, Input
 
 from tuitune.core.sampler import Sample
+from tuitune.core.text import printable
 from tuitune.tui.look.styled import Styled
 from tuitune.tui.panels.panels import PANELS, Panel, TabBar
 from tuitune.tui.panels.rowview import RowView
@@ -59,7 +60,7 @@ class Frame(Styled):
     _notice_id: int
 
     def _notify(self, text: str) -> None:
-        self.notice = text
+        self.notice = printable(text, 1000)  # notices quote names others chose: escaped
         self.view.header()
         # Each notice clears only itself: the timer of an earlier, identical one must not
         # cut a repeated notice short.

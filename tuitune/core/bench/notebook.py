@@ -21,9 +21,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import fsutil, paths
+from tuitune.core import fsutil, paths, untrusted
 from tuitune.core.bench.model import (
-    DIRECTIONS,
     BenchResult,
     BenchSpec,
     CpuLoad,
@@ -32,6 +31,8 @@ from tuitune.core.bench.model import (
     StreamResult,
 )
 from tuitune.core.bench.runtable import RunRow, build_rows
+from tuitune.core.docfile import shown
+from tuitune.core.text import printable
 
 VERSION = 1
 NOTEBOOK_LIMIT = 256 << 20  # thousands of runs; /dev/zero or a huge file linked here is not one
@@ -41,12 +42,6 @@ NOTEBOOK_LIMIT = 256 << 20  # thousands of runs; /dev/zero or a huge file linked
 def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in data.items() if k in names}
-
-
-def _cpu_map(data: object, kind: type) -> dict[int, Any]:
-    if not isinstance(data, Mapping):
-        return {}
-    return {int(k): kind(v) for k, v in data.items()}
 
 
 def run_to_json(run: Run) -> dict[str, Any]:
@@ -83,44 +78,58 @@ def run_to_json(run: Run) -> dict[str, Any]:
     }
 
 
-def run_from_json(data: Mapping[str, Any]) -> Run:
-    """A Run from its JSON record; raises ValueError (or KeyError/TypeError) when it is not
-    one. Unknown fields are ignored."""
-    spec_data = _known(BenchSpec, data["spec"])
-    if spec_data.get("direction", "normal") not in DIRECTIONS:
-        raise ValueError(f"unknown direction {spec_data['direction']!r}")
-    for name in ("stream_cpus", "server_cpus"):  # lists in JSON; absent before --processes
-        spec_data[name] = tuple(int(c) for c in spec_data.get(name) or ())
-    spec = BenchSpec(**spec_data)
-    raw = dict(data.get("result") or {})
-    intervals = tuple(Interval(**_known(Interval, iv)) for iv in raw.pop("intervals", ()) or ())
-    streams = tuple(StreamResult(**_known(StreamResult, s)) for s in raw.pop("streams", ()) or ())
-    for name in ("client_commands", "server_commands"):
-        raw[name] = tuple(str(c) for c in raw.get(name) or ())
-    result = BenchResult(**_known(BenchResult, raw), intervals=intervals, streams=streams)
-    ld = data.get("load") or {}
-    load = CpuLoad(
-        peak_sys=_cpu_map(ld.get("peak_sys"), float),
-        peak_soft=_cpu_map(ld.get("peak_soft"), float),
-        drops=_cpu_map(ld.get("drops"), int),
-        samples=int(ld.get("samples", 0)),
+def run_from_json(data: Mapping[str, Any], where: str = "run") -> Run:
+    """A Run from its JSON record; `untrusted.Refused` (a ValueError, one line naming `where`
+    and the field) when it is not one: every field's type and bounds are checked, since the
+    file may be another user's. Unknown fields are ignored."""
+    if not isinstance(data, Mapping):
+        raise untrusted.Refused(f"{where}: not an object")
+    ident = untrusted.check_value(data.get("id"), str, f"{where}: id")
+    where = f"{where} {printable(ident, 40)}"
+    spec = untrusted.typed(BenchSpec, data.get("spec"), f"{where}: spec")
+    raw = data.get("result") or {}
+    if not isinstance(raw, Mapping):
+        raise untrusted.Refused(f"{where}: result: not an object")
+    ivs = raw.get("intervals") or ()
+    if not isinstance(ivs, list | tuple) or len(ivs) > 100_000:
+        raise untrusted.Refused(f"{where}: result: intervals: not a list")
+    intervals = tuple(
+        untrusted.typed(Interval, iv, f"{where}: result: intervals[{n}]")
+        for n, iv in enumerate(ivs)
     )
-    sets = data.get("settings") or {}
-    if not isinstance(sets, Mapping):
-        raise ValueError("settings is not an object")
-    tags = data.get("tags") or {}
-    if not isinstance(tags, Mapping):
-        raise ValueError("tags is not an object")
+    per = raw.get("streams") or ()  # one per process of a --processes run; absent before
+    if not isinstance(per, list | tuple) or len(per) > 4096:
+        raise untrusted.Refused(f"{where}: result: streams: not a list")
+    streams = tuple(
+        untrusted.typed(StreamResult, st, f"{where}: result: streams[{n}]")
+        for n, st in enumerate(per)
+    )
+    result = untrusted.typed(
+        BenchResult, raw, f"{where}: result", intervals=intervals, streams=streams
+    )
+    ld = data.get("load") or {}
+    if not isinstance(ld, Mapping):
+        raise untrusted.Refused(f"{where}: load: not an object")
+    load = CpuLoad(
+        peak_sys=untrusted.number_map(ld.get("peak_sys"), float, f"{where}: load: peak_sys"),
+        peak_soft=untrusted.number_map(ld.get("peak_soft"), float, f"{where}: load: peak_soft"),
+        drops=untrusted.number_map(ld.get("drops"), int, f"{where}: load: drops"),
+        samples=untrusted.check_value(ld.get("samples", 0), int, f"{where}: load: samples"),
+    )
+    text = {
+        k: untrusted.check_value(data.get(k, ""), str, f"{where}: {k}")
+        for k in ("group", "ifname", "started")
+    }
     return Run(
-        id=str(data["id"]),
-        group=str(data.get("group") or data["id"]),
-        ifname=str(data.get("ifname", "")),
-        started=str(data.get("started", "")),
+        id=ident,
+        group=text["group"] or ident,
+        ifname=text["ifname"],
+        started=text["started"],
         spec=spec,
         result=result,
         load=load,
-        settings={str(k): str(v) for k, v in sets.items()},
-        tags={str(k): str(v) for k, v in tags.items()},
+        settings=untrusted.str_map(data.get("settings"), f"{where}: settings"),
+        tags=untrusted.str_map(data.get("tags"), f"{where}: tags"),
     )
 
 
@@ -129,7 +138,7 @@ def to_json(run: Run) -> str:
 
 
 def from_json(text: str) -> Run:
-    return run_from_json(json.loads(text))
+    return run_from_json(untrusted.parse_json(text, "run"))
 
 
 # -- the file ----------------------------------------------------------------------------------
@@ -156,18 +165,18 @@ class Notebook:
 
     # -- reading ---------------------------------------------------------------------------
     def _records(self) -> list[dict[str, Any]]:
+        """The file's records (the bounded, link-safe reader: it may be another user's file);
+        a line that is not UTF-8 or not a JSON object is skipped and counted."""
         self.skipped = 0
-        data = fsutil.read_file(self.path, NOTEBOOK_LIMIT, follow=True)
-        if data is None:
+        got = untrusted.read_lines(self.path, NOTEBOOK_LIMIT)
+        if got is None:
             return []
-        text = data.decode("utf-8", errors="replace")
+        lines, self.skipped = got
         out = []
-        for line in text.splitlines():
-            if not line.strip():
-                continue
+        for line in lines:
             try:
-                record = json.loads(line)
-            except ValueError:
+                record = untrusted.parse_json(line, "line")
+            except untrusted.Refused:
                 self.skipped += 1  # a line cut short by a crash, or not ours
                 continue
             if isinstance(record, dict):
@@ -183,8 +192,8 @@ class Notebook:
             kind = record.get("type")
             if kind == "run":
                 try:
-                    runs.append(run_from_json(record))
-                except (KeyError, TypeError, ValueError):
+                    runs.append(run_from_json(record, shown(self.path)))
+                except ValueError:  # untrusted.Refused: a wrong type, a number out of range
                     self.skipped += 1
             elif kind == "baseline" and isinstance(record.get("group"), str):
                 chosen = record["group"]

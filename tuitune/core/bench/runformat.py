@@ -10,6 +10,7 @@ from typing import Any
 from tuitune.core.bench import settings as st
 from tuitune.core.bench.model import Run, StreamResult
 from tuitune.core.bench.runtable import RunRow, Spread, peak, spec_summary
+from tuitune.core.text import printable
 
 
 def mbps(bps: float | None) -> str:
@@ -83,7 +84,8 @@ def table_cells(row: RunRow) -> list[str]:
     if row.complete < row.repeats:
         test += f" ({row.repeats - row.complete} failed)"
     cells = [row.group, setting, value, tp, retr, cpu, peaks, str(row.drops), test]
-    return [c.strip() for c in cells]
+    # A notebook may be another user's file: its text reaches the terminal escaped.
+    return [printable(c.strip(), 1000) for c in cells]
 
 
 def to_markdown(rows: Sequence[RunRow]) -> str:
@@ -191,7 +193,7 @@ def to_csv(rows: Sequence[RunRow]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
     for row in rows:
-        w.writerow(csv_row(row))
+        w.writerow([printable(c, 1000) if isinstance(c, str) else c for c in csv_row(row)])
     return buf.getvalue()
 
 
@@ -301,4 +303,4 @@ def compare(a: Run, b: Run) -> list[tuple[str, str, str]]:
         out.append(("error", ra.error or "", rb.error or ""))
     for name, _ in st.diff(a.settings, b.settings):  # in table order; both sides' names
         out.append((name, a.settings.get(name, "-"), b.settings.get(name, "-")))
-    return out
+    return [(printable(n, 200), printable(x, 1000), printable(y, 1000)) for n, x, y in out]

@@ -93,6 +93,7 @@ class ProcFacts:
     comm: str
     cmdline: tuple[str, ...]
     unit: str | None
+    unit_user: int | None = None  # `unit` is this uid's user manager's, not the system's
 
 
 class ExportRefused(Exception):

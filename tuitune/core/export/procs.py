@@ -3,8 +3,11 @@
 An affinity set with sched_setaffinity belongs to the running process only: when the process
 is started again it has its default affinity back. What can carry it:
 - a systemd drop-in (`/etc/systemd/system/UNIT.d/90-tuitune-affinity.conf`, `CPUAffinity=`)
-  when the process runs in a systemd service (its /proc/PID/cgroup names the unit); every
-  process of that unit gets it at the unit's next start;
+  when the process runs in a service of systemd's system manager (its /proc/PID/cgroup names
+  the unit, below the slices); every process of that unit gets it at the unit's next start.
+  A service of a user's manager (under user@UID.service, a subtree the user may name as they
+  like, "sshd.service" included) never gets a system drop-in: the export says so and gives
+  the drop-in for the user to install in their own manager, with the command prefix;
 - otherwise a command prefix to start it with (`taskset -c LIST` or `numactl
   --physcpubind=LIST`), shown, never installed: tuitune does not know how it is started.
 
@@ -56,7 +59,7 @@ def process_facts(root: HostRoot, keys: Sequence[Key]) -> dict[Key, ProcFacts]:
             continue
         got = discover.read_process(root, pid)
         if got is not None and got.ident.start_ticks == start:
-            out[key] = ProcFacts(got.ident.comm, got.cmdline, got.unit)
+            out[key] = ProcFacts(got.ident.comm, got.cmdline, got.unit, got.unit_user)
     return out
 
 
@@ -88,6 +91,24 @@ def _drop_in(change: Change, unit: str, cpus: str, ctx: ExportContext, who: str)
     )
 
 
+def _user_unit(facts: ProcFacts, cpus: str) -> tuple[str, str]:
+    """For a process in a user manager's unit: a comment block with the drop-in the user may
+    install for it, and the note saying why no system drop-in is written."""
+    unit = printable(facts.unit or "", 60)
+    block = (
+        f"# It runs in {unit} of uid {facts.unit_user}'s own systemd manager\n"
+        f"# (user@{facts.unit_user}.service), not a unit of the system manager: that user\n"
+        f"# names units there, so no /etc/systemd/system drop-in is written. They may add,\n"
+        f"# in ~/.config/systemd/user/{unit}.d/{DROP_IN}:\n"
+        f"#   [Service]\n#   CPUAffinity={cpus}\n"
+    )
+    why = (
+        f"{unit} belongs to uid {facts.unit_user}'s user manager, not the system's: a command "
+        "prefix (or their own user-unit drop-in), never a system drop-in"
+    )
+    return block, why
+
+
 def _prefix(
     change: Change, facts: ProcFacts | None, cpus: str, ctx: ExportContext, who: str, name: str
 ) -> ExportFile:
@@ -98,10 +119,14 @@ def _prefix(
         if argv or facts is None or not facts.cmdline
         else "# (its command line holds control characters: not shown)\n"
     )
+    user = facts is not None and facts.unit is not None and facts.unit_user is not None
+    block, why = _user_unit(facts, cpus) if user and facts is not None else ("", "")
+    where_runs = block or "# It runs outside any systemd service of the system manager.\n"
     text = (
         f"# {written_by(ctx)}: {who} ({where(ctx)})\n"
         f"# {safe.comment(was(change))}\n"
-        "# It runs outside any systemd service: start it with one of these.\n"
+        f"{where_runs}"
+        "# Start it with one of these.\n"
         f"{hidden}"
         f"taskset -c {cpus} {command}\n"
         f"numactl --physcpubind={cpus} {command}\n"
@@ -114,6 +139,7 @@ def _prefix(
         notes=(
             "a command to start it with, not a file to install: put the prefix where the "
             "program is started (a script, a unit of your own)",
+            *((why,) if why else ()),
         ),
         installable=False,
     )
@@ -145,7 +171,8 @@ def generate(
         comm = got.comm if got is not None else (c.key.queue or f"pid{pid}")
         who = f"{printable(comm, 40)} (pid {pid})"
         name = _FILE_NAME.sub("_", comm)[:40] or f"pid{pid}"
-        if got is not None and got.unit and _SERVICE.match(got.unit):
+        system = got is not None and got.unit is not None and got.unit_user is None
+        if got is not None and got.unit and system and _SERVICE.match(got.unit):
             out.files.append(_drop_in(c, got.unit, text_cpus, ctx, who))
         else:
             out.files.append(_prefix(c, got, text_cpus, ctx, who, f"{name}-{pid}"))

@@ -16,28 +16,30 @@ left out, never an error.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.host.root import HostRoot, open_in_tree
+from tuitune.core.procs.cgroup import systemd_unit, unit_of
 from tuitune.core.procs.model import NicProcess, ProcIdent, ThreadRun
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+from tuitune.core.procs.sockets import (
+    FD_BUDGET,
+    IPAddress,
+    interface_addresses,
+    nic_socket_inodes,
+    parse_socket_table,
+    scan_sockets,
+    socket_inodes_of,
+)
 
 PF_KTHREAD = 0x00200000  # include/linux/sched.h: the task is a kernel thread
 KTHREADD_PID = 2  # every kernel thread's parent
 _CMDLINE_MAX = 1 << 16  # argv beyond this is elided: ARG_MAX is larger, no view needs it
 _STAT_MAX = 4096
 _STATUS_MAX = 1 << 16
-_TABLES = ("tcp", "tcp6", "udp", "udp6")
-_TCP_LISTEN = "0A"
-# systemd unit names (systemd.unit(5)): ASCII letters, digits, ":-_.\" and one "@".
-_UNIT = re.compile(r"^[A-Za-z0-9:_.\\@-]{1,255}\.(service|scope)$")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class ProcReading:
     sockets: int = 0
     wildcard: int = 0
     unit: str | None = None
+    unit_user: int | None = None  # the unit is this uid's user manager's (None: the system's)
 
     @property
     def kernel_thread(self) -> bool:
@@ -79,6 +82,9 @@ class Reading:
     at: float  # time.monotonic() when it was taken
     procs: Mapping[int, ProcReading]  # by PID
     addresses: frozenset[IPAddress] = frozenset()
+    # Past the scan's bound (FD_BUDGET): processes whose descriptors were not all searched,
+    # and how many descriptors they hold. Shown, so a missing process is explained.
+    unsearched: tuple[int, int] = (0, 0)
 
 
 def is_kernel_thread(pid: int, ppid: int, flags: int) -> bool:
@@ -152,21 +158,6 @@ def _uid(raw: bytes) -> int | None:
     return int(parts[1]) if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit() else None
 
 
-def systemd_unit(cgroup: bytes) -> str | None:
-    """The systemd unit of a process from /proc/PID/cgroup: the innermost ".service" (or
-    ".scope") of its v2 path ("0::/system.slice/nginx.service"); None outside any unit, or
-    for a name no unit can have (a delegated subtree names its own cgroups)."""
-    for line in cgroup.decode("utf-8", "replace").splitlines():
-        hier, _, path = line.partition(":")
-        if hier != "0":
-            continue
-        _, _, path = path.partition(":")
-        for part in reversed(path.split("/")):
-            if _UNIT.match(part):
-                return part
-    return None
-
-
 # ---- one process ----------------------------------------------------------------------------
 def read_ident(root: HostRoot, pid: int) -> ProcIdent | None:
     """Who holds `pid` now (None: nobody, or unreadable)."""
@@ -230,6 +221,7 @@ def read_process(root: HostRoot, pid: int) -> ProcReading | None:
     with contextlib.suppress(OSError):
         cgroup = _read_bytes(root, f"{pid}/cgroup", _STATUS_MAX)
     threads = tuple(t for tid in thread_ids(root, pid) if (t := read_thread(root, pid, tid)))
+    unit = unit_of(cgroup)
     return ProcReading(
         ident=ident,
         ppid=stat.ppid,
@@ -237,7 +229,8 @@ def read_process(root: HostRoot, pid: int) -> ProcReading | None:
         cmdline=tuple(_text(a) for a in argv.rstrip(b"\0").split(b"\0")) if argv else (),
         allowed=_allowed(status),
         threads=threads,
-        unit=systemd_unit(cgroup),
+        unit=unit[0] if unit else None,
+        unit_user=unit[1] if unit else None,
     )
 
 
@@ -247,136 +240,6 @@ def pids(root: HostRoot) -> list[int]:
     except OSError:
         return []
     return sorted(int(n) for n in names if n.isascii() and n.isdigit())
-
-
-def socket_inodes_of(root: HostRoot, pid: int) -> list[int]:
-    """The inodes of the sockets `pid` holds open (its /proc/PID/fd links "socket:[N]")."""
-    path = root.proc / f"{pid}/fd"
-    try:
-        dfd = open_in_tree(path, os.O_RDONLY | os.O_DIRECTORY, root.jail, str(path))
-    except OSError:
-        return []
-    out: list[int] = []
-    try:
-        for name in os.listdir(dfd):
-            with contextlib.suppress(OSError):
-                target = os.readlink(name, dir_fd=dfd)  # the link's text; nothing is followed
-                if target.startswith("socket:[") and target.endswith("]"):
-                    inode = target[8:-1]
-                    if inode.isascii() and inode.isdigit():
-                        out.append(int(inode))
-    except OSError:
-        return []
-    finally:
-        os.close(dfd)
-    return out
-
-
-# ---- addresses and socket tables ------------------------------------------------------------
-def _hex_v4(word: str) -> ipaddress.IPv4Address:
-    # The kernel prints the address's 32 bits as a host-order integer (little-endian here).
-    return ipaddress.IPv4Address(bytes.fromhex(word)[::-1])
-
-
-def _hex_v6(text: str) -> IPAddress:
-    raw = b"".join(bytes.fromhex(text[i : i + 8])[::-1] for i in range(0, 32, 8))
-    addr = ipaddress.IPv6Address(raw)
-    return addr.ipv4_mapped or addr  # a dual-stack socket's IPv4 peer
-
-
-def parse_socket_table(text: str, v6: bool) -> list[tuple[IPAddress, str, int]]:
-    """(local address, state, inode) of each socket in /proc/net/tcp{,6} or udp{,6}."""
-    out: list[tuple[IPAddress, str, int]] = []
-    for line in text.splitlines()[1:]:
-        cols = line.split()
-        if len(cols) < 10:
-            continue
-        addr, _, _port = cols[1].partition(":")
-        try:
-            local = _hex_v6(addr) if v6 else _hex_v4(addr)
-            inode = int(cols[9])
-        except ValueError:
-            continue
-        if inode:
-            out.append((local, cols[3], inode))
-    return out
-
-
-def _v4_addresses(root: HostRoot, ifname: str) -> set[IPAddress]:
-    """A tree's IPv4 addresses of `ifname`: the LOCAL host entries of /proc/net/fib_trie that
-    lie in one of the interface's routes (/proc/net/route)."""
-    try:
-        trie, routes = root.read_net("fib_trie"), root.read_net("route")
-    except OSError:
-        return set()
-    local: set[ipaddress.IPv4Address] = set()
-    last: str | None = None
-    for line in trie.splitlines():
-        word = line.strip()
-        if word.startswith("|--"):
-            last = word[3:].strip()
-        elif last and word.startswith("/32 host LOCAL"):
-            with contextlib.suppress(ValueError):
-                local.add(ipaddress.IPv4Address(last))
-    nets: list[ipaddress.IPv4Network] = []
-    for line in routes.splitlines()[1:]:
-        cols = line.split()
-        if len(cols) >= 8 and cols[0] == ifname:
-            with contextlib.suppress(ValueError):
-                dest, mask = _hex_v4(cols[1]), _hex_v4(cols[7])
-                if int(mask):
-                    nets.append(ipaddress.IPv4Network(f"{dest}/{mask}", strict=False))
-    return {a for a in local if any(a in n for n in nets)}
-
-
-def _v6_addresses(root: HostRoot, ifname: str) -> set[IPAddress]:
-    try:
-        text = root.read_net("if_inet6")
-    except OSError:
-        return set()
-    out: set[IPAddress] = set()
-    for line in text.splitlines():
-        cols = line.split()
-        if len(cols) == 6 and cols[5] == ifname and len(cols[0]) == 32:
-            with contextlib.suppress(ValueError):
-                out.add(ipaddress.IPv6Address(bytes.fromhex(cols[0])))
-    return out
-
-
-def interface_addresses(root: HostRoot, ifname: str) -> frozenset[IPAddress]:
-    """The IPv4 and IPv6 addresses of `ifname`, as seen from the calling thread's namespace
-    (run on the host's kernel thread)."""
-    if root.live:
-        with contextlib.suppress(Exception):  # psutil may fail oddly on a strange host
-            import psutil
-
-            found: set[IPAddress] = set()
-            for snic in psutil.net_if_addrs().get(ifname, []):
-                with contextlib.suppress(ValueError):
-                    found.add(ipaddress.ip_address(snic.address.partition("%")[0]))
-            return frozenset(found)
-    return frozenset(_v4_addresses(root, ifname) | _v6_addresses(root, ifname))
-
-
-def nic_socket_inodes(
-    root: HostRoot, addresses: Iterable[IPAddress]
-) -> tuple[frozenset[int], frozenset[int]]:
-    """(inodes of sockets bound to one of `addresses`, inodes of sockets bound to any address:
-    a TCP listener or a UDP socket on 0.0.0.0 or ::)."""
-    wanted = set(addresses)
-    on: set[int] = set()
-    anywhere: set[int] = set()
-    for table in _TABLES:
-        try:
-            text = root.read_net(table)
-        except OSError:
-            continue
-        for local, state, inode in parse_socket_table(text, table.endswith("6")):
-            if local in wanted:
-                on.add(inode)
-            elif local.is_unspecified and (table.startswith("udp") or state == _TCP_LISTEN):
-                anywhere.add(inode)
-    return frozenset(on), frozenset(anywhere)
 
 
 # ---- a reading and a window -----------------------------------------------------------------
@@ -391,9 +254,10 @@ def read_nic_processes(
     if not wildcard:
         anywhere = frozenset()
     procs: dict[int, ProcReading] = {}
+    unsearched = (0, 0)
     if on or anywhere:
-        for pid in pids(root):
-            inodes = socket_inodes_of(root, pid)
+        held, unsearched = scan_sockets(root, pids(root))
+        for pid, inodes in held.items():
             n_on = sum(1 for i in inodes if i in on)
             n_any = sum(1 for i in inodes if i in anywhere)
             if not (n_on or n_any):
@@ -401,7 +265,7 @@ def read_nic_processes(
             found = read_process(root, pid)
             if found is not None:
                 procs[pid] = replace(found, sockets=n_on, wildcard=n_any)
-    return Reading(time.monotonic(), procs, addrs)
+    return Reading(time.monotonic(), procs, addrs, unsearched)
 
 
 def clock_ticks() -> int:
@@ -453,6 +317,7 @@ def window(
                 owner_is_caller=now.ident.uid == uid,
                 wildcard=now.wildcard,
                 unit=now.unit,
+                unit_user=now.unit_user,
                 ran_on=ran_on,
             )
         )
@@ -469,7 +334,9 @@ def nic_processes(
 
 
 __all__ = [
+    "FD_BUDGET",
     "PF_KTHREAD",
+    "IPAddress",
     "ProcReading",
     "Reading",
     "StatFields",
@@ -484,8 +351,10 @@ __all__ = [
     "read_nic_processes",
     "read_process",
     "read_thread",
+    "scan_sockets",
     "socket_inodes_of",
     "systemd_unit",
     "thread_ids",
+    "unit_of",
     "window",
 ]

@@ -8,12 +8,11 @@ are kept raw (a journal compares them) and go through `printable` wherever they 
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-# A name or argv shown in a table or a one-line message: longer is elided in the middle.
-SHOWN_MAX = 200
+from tuitune.core.text import SHOWN_MAX as SHOWN_MAX
+from tuitune.core.text import printable as printable
 
 
 @dataclass(frozen=True)
@@ -60,6 +59,16 @@ class NicProcess:
     owner_is_caller: bool  # same effective uid as tuitune (else changing it asks first)
     wildcard: int = 0  # sockets bound to any address (0.0.0.0, ::): they serve this NIC too
     unit: str | None = None  # the systemd unit it runs in (/proc/PID/cgroup), when it has one
+    unit_user: int | None = None  # whose manager owns `unit`: a uid (user@UID), None the system
+
+    @property
+    def shown_unit(self) -> str | None:
+        """The unit as shown: a user manager's unit says whose it is."""
+        if self.unit is None:
+            return None
+        name = printable(self.unit, 60)
+        return name if self.unit_user is None else f"{name} (user unit of uid {self.unit_user})"
+
     ran_on: frozenset[int] = field(default_factory=frozenset)  # where its threads last ran
 
     @property
@@ -74,30 +83,3 @@ class NicProcess:
     @property
     def shown_cmdline(self) -> str:
         return printable(" ".join(self.cmdline) if self.cmdline else f"[{self.ident.comm}]")
-
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (read with surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def _hidden(ch: str) -> bool:
-    """A character that moves the cursor, changes the terminal, or reorders or hides text:
-    C0/C1 controls and DEL (Cc), format characters such as bidi overrides and zero-width
-    joiners (Cf), line and paragraph separators, and undecodable bytes (surrogates)."""
-    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
-
-
-def printable(text: str, limit: int = SHOWN_MAX) -> str:
-    """`text` (a process name, an argv) safe to show: every hidden character escaped as
-    \\xNN / \\uNNNN, a backslash doubled (so an escape cannot be forged), long text elided
-    in the middle."""
-    out = "".join("\\\\" if ch == "\\" else _escape(ch) if _hidden(ch) else ch for ch in text)
-    if len(out) <= limit:
-        return out
-    half = max(1, (limit - 5) // 2)
-    return f"{out[:half]} ... {out[-half:]}"

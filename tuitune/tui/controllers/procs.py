@@ -36,6 +36,7 @@ from tuitune.core.session import Journal, Key, Outcome
 from tuitune.core.session.proc_affinity import is_gone
 from tuitune.core.session.risk import needs_consent
 from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.text import printable
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 from tuitune.tui.shell import Shell
 
@@ -231,8 +232,9 @@ class ProcsController:
         }
 
     def notice(self, text: str) -> None:
-        """The App's one-line message, kept for the open view (UI thread)."""
-        self.state.note = text
+        """The App's one-line message, kept for the open view (UI thread); escaped, as it
+        may quote a name another user chose."""
+        self.state.note = printable(text, 1000)
         self._changed()
 
     def _changed(self) -> None:

@@ -7,7 +7,6 @@ Themes are TOML files, one `textual.theme.Theme` each, so a user can copy one to
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
@@ -15,7 +14,9 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 import tuitune
-from tuitune.core import paths
+from tuitune.core import paths, untrusted
+from tuitune.core.docfile import DocumentError, shown
+from tuitune.core.text import is_plain, printable
 
 DEFAULT_THEME = "tuitune-dark"
 CONSOLE_THEME = "tuitune-console"
@@ -39,6 +40,8 @@ THEME_VARIABLE_DEFAULTS: dict[str, str] = {
     "ansi-foreground": "ansi_default",
 }
 CUSTOM_VARIABLES = tuple(k for k in THEME_VARIABLE_DEFAULTS if not k.startswith("ansi-"))
+THEME_LIMIT = 64 * 1024  # a theme is a few hundred bytes; /dev/zero linked here is not one
+NAME_MAX = 64
 
 
 def shipped_theme_dir() -> Path:
@@ -53,11 +56,22 @@ def theme_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def _parse(path: Path) -> Theme:
-    """One theme file as a Theme, or ValueError saying what is wrong with it."""
+    """One theme file as a Theme, or ValueError saying what is wrong with it (one line). Read
+    with the bounded, link-safe reader: a FIFO, a device or a link another user made there is
+    refused, never waited on or read without end."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(str(exc)) from exc
+        text = untrusted.read_text(path, THEME_LIMIT, follow=False)
+        data = untrusted.parse_toml(text or "", shown(path))
+    except (OSError, DocumentError) as exc:  # both one line, naming the file
+        raise ValueError(
+            str(exc).removeprefix(f"{shown(path)}: ").removeprefix(f"{path}: ")
+        ) from None
+    name = data.get("name")
+    if isinstance(name, str) and (len(name) > NAME_MAX or not is_plain(name)):
+        raise ValueError(
+            f"theme name {printable(name, NAME_MAX)} holds control characters "
+            f"or is longer than {NAME_MAX}"
+        )
     if not isinstance(data.get("name"), str) or not data["name"]:
         raise ValueError("no name")
     variables = data.get("variables", {})
@@ -71,9 +85,9 @@ def _parse(path: Path) -> Theme:
             if name in variables:
                 Color.parse(variables[name])
     except TypeError as exc:  # a missing or unknown field
-        raise ValueError(str(exc).replace("Theme.__init__()", "theme")) from exc
+        raise ValueError(printable(str(exc).replace("Theme.__init__()", "theme"))) from exc
     except (ColorParseError, AttributeError, ValueError) as exc:
-        raise ValueError(f"bad colour: {exc}") from exc
+        raise ValueError(f"bad colour: {printable(exc)}") from exc
     return theme
 
 
@@ -85,7 +99,15 @@ def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]
     """
     themes: dict[str, Theme] = {}
     problems: list[str] = []
+    shipped = shipped_theme_dir()
     for d in theme_dirs() if dirs is None else dirs:
+        # A theme is style code the screen loads: as root, never from a directory another
+        # user could have put it in (their home kept by sudo -E), only from root's own.
+        note = untrusted.owner_note(d) if d != shipped else None
+        if note is not None:
+            if d.is_dir():
+                problems.append(f"themes there not loaded: {note}")
+            continue
         if not d.is_dir():
             continue
         seen_here: set[str] = set()
@@ -93,10 +115,10 @@ def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]
             try:
                 theme = _parse(path)
             except ValueError as exc:
-                problems.append(f"{path}: {exc}")
+                problems.append(f"{shown(path)}: {exc}")
                 continue
             if theme.name in seen_here:
-                problems.append(f"{path}: theme {theme.name!r} is already defined in {d}")
+                problems.append(f"{shown(path)}: theme {theme.name!r} is already defined in {d}")
             seen_here.add(theme.name)
             themes.setdefault(theme.name, theme)
     return list(themes.values()), problems

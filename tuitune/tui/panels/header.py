@@ -10,6 +10,7 @@ from rich.text import Text
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.rates import Rates
 from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.text import printable
 from tuitune.core.units import bitrate, duration, rate, size
 from tuitune.core.values import Unavailable
 from tuitune.tui.look.palette import Palette
@@ -68,14 +69,14 @@ def _link_line(d: HeaderData, p: Palette) -> Text:
     if nic is None:
         return t.append("  reading...", style=p.muted)
     drv = nic.driver
-    if isinstance(drv, DriverInfo):
-        t.append(f"  {drv.driver}")
+    if isinstance(drv, DriverInfo):  # a --root tree's, or a driver's: escaped
+        t.append(f"  {printable(drv.driver, 40)}")
         if drv.version:
-            t.append(f" {drv.version}")
+            t.append(f" {printable(drv.version, 40)}")
         if drv.firmware and drv.firmware not in ("N/A", "n/a"):
-            t.append(f" fw {drv.firmware}")
+            t.append(f" fw {printable(drv.firmware, 60)}")
     else:
-        t.append(f"  {nic.driver_name}")
+        t.append(f"  {printable(nic.driver_name, 40)}")
     speed = nic.link.speed_mbps
     if not isinstance(speed, Unavailable) and speed > 0:
         t.append(f"  {speed // 1000} Gb/s" if speed >= 1000 else f"  {speed} Mb/s")
@@ -113,9 +114,9 @@ def header_text(d: HeaderData, p: Palette) -> Text:
     t = Text(no_wrap=False, overflow="fold")
     t.append("tuitune ", style=p.header)
     if d.host is not None:
-        t.append(f"{d.host.hostname}  Linux {d.host.kernel}")
+        t.append(printable(f"{d.host.hostname}  Linux {d.host.kernel}"))  # a tree's own words
         if d.host.netns:
-            t.append(f"  netns {d.host.netns}", style=p.section)
+            t.append(f"  netns {printable(d.host.netns, 130)}", style=p.section)
         t.append(f"  {len(d.host.topology.online)} CPUs")
         if len(d.host.topology.nodes) > 1:
             t.append(f" / {len(d.host.topology.nodes)} nodes")

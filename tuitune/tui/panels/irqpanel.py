@@ -13,6 +13,7 @@ from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.queuestats import Direction, Measure, QueueRates
 from tuitune.core.rates import IrqRate, Rates
+from tuitune.core.text import printable
 from tuitune.core.units import rate, size
 from tuitune.core.values import Unavailable
 from tuitune.tui.look.glyphs import Glyphs
@@ -183,7 +184,7 @@ def irq_rows(
         land = land_cell(r, data.cpus, g, p, per_cpu_fits)
         cells: list[CellValue] = [
             ((queue, p.local) if is_nic and data.show_all else (queue, None),),
-            irq,
+            printable(irq, 20),
             ((rate(total), p.heat[min(4, heat_level(total / 100))] if total else p.heat[0]),),
         ]
         if data.baseline:
@@ -218,5 +219,5 @@ def irq_rows(
         for row in data.interrupts.rows:
             found = nic.get(row.irq)
             name = label(found) if found is not None else (row.name or row.chip or row.irq)
-            add(row.irq, name, found is not None)
+            add(row.irq, printable(name, 60), found is not None)  # a driver's (or tree's) words
     return cols, b.rows

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tuitune.core.text import escape_hidden
 from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
 
 Span = tuple[str, Style | None]
@@ -89,6 +90,8 @@ def cell_segments(
     if callable(cell):
         cell = cell(width)
     spans: tuple[Span, ...] = ((cell, None),) if isinstance(cell, str) else cell
+    if not all(t.isprintable() for t, _ in spans):  # the last net for every panel's cells:
+        spans = tuple((escape_hidden(t), s) for t, s in spans)  # a tree's text, escaped
     length = sum(len(t) for t, _ in spans)
     out: list[Segment] = []
     if length > width:

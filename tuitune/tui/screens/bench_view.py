@@ -18,6 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from tuitune.core.text import printable, printable_lines
 from tuitune.core.units import bitrate
 from tuitune.tui.look.glyphs import Glyphs, bar, heat_char
 from tuitune.tui.look.look import DEFAULT_LOOK, Look
@@ -112,7 +113,7 @@ def strip_text(run: LiveRun, width: int, g: Glyphs, p: Palette) -> Text:
     if run.note:
         head.append(f", {run.note}", style=p.muted)
     head.append(f"   {STOP_KEY}: {'stop' if live else 'close'}   ", style=p.warn if live else None)
-    head.append(spec_summary(spec), style=p.muted)
+    head.append(printable(spec_summary(spec), 200), style=p.muted)  # the peer as typed
     lines = [head]
     if live:
         lines.append(_live_line(run, width, g, p))
@@ -201,7 +202,9 @@ def _end_lines(run: LiveRun, width: int, p: Palette) -> list[Text]:
             text += f"  slowest port {slowest.port}"
         lines.append(Text(text))
     # The error is wrapped, not cut: its end is often the command that fixes it.
-    lines += [Text(part, style=p.warn) for part in textwrap.wrap(run.message, width)]
+    # iperf3's words (and its peer's): escaped, then wrapped
+    message = printable_lines(run.message)
+    lines += [Text(part, style=p.warn) for part in textwrap.wrap(message, width)]
     lines.append(Text(load_text(merged_load(run.loads))))
     return lines
 

@@ -14,6 +14,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.host.ifsummary import InterfaceSummary
+from tuitune.core.text import printable
 from tuitune.tui.screens.box import BoxScreen
 
 CLOSE: list[BindingType] = [
@@ -109,8 +110,8 @@ class PickerScreen(BoxScreen[str | None]):
             )
             state = s.operstate + ("" if s.carrier is not False else ", no carrier")
             label = Text()
-            label.append(f"{s.name:<16}", style="bold")
-            label.append(f"{s.driver:<14}{speed:>10}  {state:<18}")
+            label.append(f"{printable(s.name, 40):<16}", style="bold")
+            label.append(f"{printable(s.driver, 40):<14}{speed:>10}  {printable(state):<18}")
             if s.default_route:
                 label.append("default route", style="italic")
             options.append(Option(label, id=s.name))

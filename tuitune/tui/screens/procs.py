@@ -80,7 +80,7 @@ def detail(p: NicProcess | None, st: ProcsState) -> str:
         p.shown_cmdline + where,
         f"pid {p.ident.pid}, user {user_name(p.ident.uid)}{owner}; {len(p.threads)} thread(s); "
         f"{p.sockets} socket(s) on the NIC, {p.wildcard} on every address"
-        + (f"; unit {printable(p.unit, 60)}" if p.unit else ""),
+        + (f"; unit {p.shown_unit}" if p.unit else ""),
         f"allowed cpu {format_cpulist(p.allowed)}; ran on cpu {format_cpulist(p.ran_on)}; "
         f"CPU % by cpu {cpu_use(p, st.seconds)} ({span}); NIC-local CPUs {local}, "
         f"on them: {node_text(p)}",

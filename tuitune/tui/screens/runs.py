@@ -25,6 +25,7 @@ from tuitune.core.bench.notebook import Notebook, write_beside
 from tuitune.core.bench.runformat import compare, to_csv, to_markdown
 from tuitune.core.bench.runtable import RunRow, Spread
 from tuitune.core.bench.settings import diff
+from tuitune.core.text import printable
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.look import DEFAULT_LOOK, Look
 from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
@@ -143,7 +144,7 @@ def row_detail(row: RunRow | None) -> str:
     )
     if row.error:
         text += f"; last error: {row.error}"
-    return text
+    return printable(text, 2000)  # a notebook may be another user's file
 
 
 class KeyBar(Static):
@@ -251,7 +252,7 @@ class RunsScreen(BoxScreen[None]):
     def say(self, text: str, warn: bool = False) -> None:
         self.status = text
         style = self.look.palette.warn if warn else Style()
-        self.query_one("#runs-status", Static).update(Text(text, style=style))
+        self.query_one("#runs-status", Static).update(Text(printable(text, 2000), style=style))
 
     def cursor(self) -> RunRow | None:
         key = self.view.cursor_key

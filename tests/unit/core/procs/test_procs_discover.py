@@ -194,3 +194,20 @@ def test_a_tree_link_out_of_the_tree_is_not_followed(tmp_path: Path) -> None:
     root = HostRoot.fixture(tmp_path)
     assert d.read_process(root, 77) is None
     assert d.socket_inodes_of(root, 77) == []
+
+
+def test_a_unit_is_the_first_cgroup_below_the_slices_and_says_whose_manager() -> None:
+    assert d.unit_of(b"0::/system.slice/nginx.service\n") == ("nginx.service", None)
+    assert d.unit_of(b"0::/system.slice/system-getty.slice/getty@tty1.service\n") == (
+        "getty@tty1.service",
+        None,
+    )
+    # A delegated subtree's own names are never units: not the system's, not the user's.
+    assert d.unit_of(b"0::/system.slice/docker-1.scope/sshd.service\n") == ("docker-1.scope", None)
+    user = b"0::/user.slice/user-1000.slice/user@1000.service/app.slice/sshd.service\n"
+    assert d.unit_of(user) == ("sshd.service", 1000)
+    assert d.unit_of(b"0::/user.slice/user-1000.slice/user@1000.service/a/b.service\n") is None
+    assert d.unit_of(b"0::/user.slice/user-1000.slice/session-3.scope\n") == (
+        "session-3.scope",
+        None,
+    )

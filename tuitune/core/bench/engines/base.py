@@ -65,12 +65,6 @@ def parse_version(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def one_line(text: str, limit: int = 200) -> str:
-    """An engine's own words as shown and recorded: printable characters only (a remote
-    server's messages are relayed through them), one line, bounded."""
-    return "".join(c if c.isprintable() else "?" for c in text)[:limit]
-
-
 _versions: dict[str, str | None] = {}
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tuitune.core.bench.engines.base import Measure, Parser, one_line, pinned
+from tuitune.core.bench.engines.base import Measure, Parser, pinned
 from tuitune.core.bench.limits import parse_length, parse_window
 from tuitune.core.bench.model import BenchResult, BenchSpec, Interval
+from tuitune.core.text import printable
 
 DEFAULT_PORT = 5000
 PORT_STEP = 2  # a control port and a data port per server
@@ -119,7 +120,7 @@ class NuttcpParser:
         self._at = 0.0
 
     def feed(self, line: str) -> list[Interval]:
-        line = one_line(line.strip())
+        line = printable(line.strip())
         if not line:
             return []
         self.last_line = line

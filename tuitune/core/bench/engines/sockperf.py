@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tuitune.core.bench.engines.base import Measure, Parser, one_line, pinned
+from tuitune.core.bench.engines.base import Measure, Parser, pinned
 from tuitune.core.bench.limits import parse_length
 from tuitune.core.bench.model import BenchResult, BenchSpec, Interval
+from tuitune.core.text import printable
 
 DEFAULT_PORT = 11111  # sockperf's own
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -85,7 +86,7 @@ class SockperfParser:
         self.tps: float | None = None
 
     def feed(self, line: str) -> list[Interval]:
-        line = one_line(_ANSI.sub("", line).strip())
+        line = printable(_ANSI.sub("", line).strip())
         if not line:
             return []
         self.last_line = line

@@ -145,6 +145,24 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
         await tui.wait(lambda: not isinstance(app.screen, AdvisorScreen), "closed")
         return screen.of_run
 
+    # The run's window stays the one judged for WINDOW samples after it ends: 0.5 s at this
+    # interval, which a loaded machine spent before the test could look. Sampling holds from
+    # the moment the run ends until the test has looked, so "just after" is exact.
+    # It stays so for as many samples as the run lasted (WINDOW at least): count them.
+    started, ended = app.advisor.run_started, app.advisor.run_ended
+    drawn_at: dict[str, int] = {}
+
+    def run_started() -> None:
+        started()
+        drawn_at["start"] = app.samples_drawn
+
+    def run_ended() -> None:
+        ended()
+        drawn_at["end"] = app.samples_drawn
+        app.sampler.pause(True)
+
+    app.advisor.run_started = run_started  # type: ignore[method-assign]
+    app.advisor.run_ended = run_ended  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             tui = Tui(app, pilot, reader)
@@ -152,9 +170,12 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
             assert not await window()  # the last seconds
             await start(tui)
             await tui.wait(lambda: len(nb.runs()) == 1, "the run recorded")
+            await tui.wait(lambda: app.sampler.paused, "the run ended")
             assert await window()  # the run just ended
+            app.sampler.pause(False)
             drawn = app.samples_drawn
-            await tui.wait(lambda: app.samples_drawn > drawn + WINDOW + 1, "the run aged out")
+            lasted = max(WINDOW, drawn_at["end"] - drawn_at["start"])
+            await tui.wait(lambda: app.samples_drawn > drawn + lasted + 1, "the run aged out")
             assert not await window()
     finally:
         reader.close()

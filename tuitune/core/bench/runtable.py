@@ -57,6 +57,11 @@ class RunRow:
     # The Advisor's finding applied before this run and what it did ("cpu-saturated: spread
     # 8 queue IRQs one per NIC-local core"); "" when the run followed none.
     after: str = ""
+    # What differs from the row before it (settings, then the test): "vs r4: tso off;
+    # server CPU 2, not 1"; "" for the first row or when nothing differs.
+    previous: str = ""
+    # A sweep cell's dimensions and their values ("tso off, pin 0,1"); "" for a plain run.
+    cell: str = ""
 
     @property
     def changes(self) -> str:
@@ -142,6 +147,7 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
     base_settings = groups[baseline][0].settings if baseline is not None else {}
     base_spec = groups[baseline][0].spec if baseline is not None else None
     rows = []
+    prev: Run | None = None
     for gid, rs in groups.items():
         tp, retr, cpu, rcpu = stats[gid]
         differs = "" if base_spec is None else test_difference(rs[0].spec, base_spec)
@@ -170,9 +176,24 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
                 error=last_error,
                 test_differs=differs,
                 after=after_text(rs[0].tags),
+                # Against the baseline itself the baseline's comparison already says it.
+                previous=previous_text(prev, rs[0]) if prev and prev.group != baseline else "",
+                cell=rs[0].tags.get("combination", "") if "sweep" in rs[0].tags else "",
             )
         )
+        prev = rs[0]
     return rows
+
+
+def previous_text(prev: Run | None, run: Run) -> str:
+    """What `run` changed against the run before it, settings first, then the test: two
+    runs that read the same against the baseline are told apart here."""
+    if prev is None:
+        return ""
+    parts = [", ".join(st.changes(prev.settings, run.settings))]
+    parts.append(test_difference(run.spec, prev.spec))
+    said = "; ".join(x for x in parts if x)
+    return f"vs {prev.group}: {said}" if said else ""
 
 
 # Run tags the live screen writes for the first run after a finding was applied.

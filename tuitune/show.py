@@ -126,10 +126,13 @@ def _cpu_table(snap: Snapshot, rates: Rates) -> Table:
     )
     show_iow = any(c.iowait >= 0.05 for c in rates.cpus.values())
     show_steal = any(c.steal >= 0.05 for c in rates.cpus.values())
+    show_guest = any(c.guest + c.gnice >= 0.05 for c in rates.cpus.values())
     show_node = len(snap.host.topology.nodes) > 1
-    cols = ["cpu"] + (["node"] if show_node else []) + ["usr", "sys", "irq", "soft"]
+    # mpstat's nice column always: without it the rows do not add up to 100.
+    cols = ["cpu"] + (["node"] if show_node else []) + ["usr", "nice", "sys", "irq", "soft"]
     cols += ["iowt"] if show_iow else []
     cols += ["steal"] if show_steal else []
+    cols += ["guest"] if show_guest else []
     cols += ["idle", "intr", "netrx", "nettx", "drop", "sqz"]
     for c in cols:
         t.add_column(c, justify="right")
@@ -144,12 +147,14 @@ def _cpu_table(snap: Snapshot, rates: Rates) -> Table:
         row = [f"{cpu}{mark}"] + ([str(node) if node is not None else "-"] if show_node else [])
         row += [
             f"{r.usr:.1f}",
+            f"{r.nice:.1f}",
             f"{r.sys:.1f}",
             f"{r.irq:.1f}",
             f"{r.soft:.1f}",
         ]
         row += [f"{r.iowait:.1f}"] if show_iow else []
         row += [f"{r.steal:.1f}"] if show_steal else []
+        row += [f"{r.guest + r.gnice:.1f}"] if show_guest else []
         row += [
             f"{r.idle:.1f}",
             _rate(r.intr),

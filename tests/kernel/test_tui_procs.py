@@ -144,7 +144,9 @@ async def test_find_move_undo_and_gone(
             # u undoes the last step, R everything: the original comes back exactly.
             await pilot.press("u")
             await until(pilot, lambda: os.sched_getaffinity(pid) == {last})
-            await pilot.press("R")
+            await pilot.press("R")  # asks first, naming the count
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+            await pilot.press("r")
             await until(pilot, lambda: os.sched_getaffinity(pid) == CPUS)
 
             # Moved again, then the process exits: shown as gone, not an error.
@@ -163,6 +165,8 @@ async def test_find_move_undo_and_gone(
             server.wait()
             await until(pilot, lambda: "gone" in row_of(app, pid))
             await pilot.press("R")
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+            await pilot.press("r")
             await until(pilot, lambda: "exited" in screen_text(app))
             await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.screen, ProcsScreen))

@@ -128,12 +128,14 @@ async def editing(
     samples: int = 200,
     netns: str | None = None,
     possible: str | None = None,
+    size: tuple[int, int] = (160, 48),
+    sysctls: Mapping[str, str] | None = None,
 ) -> AsyncIterator[EditHost]:
     # Enough samples that the CPU rows (drop targets) stay for the whole test.
     built, _ = host_32cpu(tmp_path / "host", samples=samples)
     built.close()
     tree = built.root.proc.parent
-    write_sysctls(tree, SYSCTLS)
+    write_sysctls(tree, {**SYSCTLS, **(sysctls or {})})
     (tree / "sys/devices/system/cpu/online").write_text("0-30\n")
     (tree / "sys/devices/system/cpu/present").write_text("0-31\n")
     if possible is not None:  # devices/system/cpu/possible: the bound of a typed CPU list
@@ -166,7 +168,7 @@ async def editing(
         access=access,
     )
     try:
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: app.samples_drawn >= 2 and app.nic is not None)
             yield EditHost(Tui(app, pilot, reader), dev, writes)
             app.sampler.stop()

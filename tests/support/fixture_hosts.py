@@ -161,10 +161,12 @@ def igb_ethtool(
 class Load(NamedTuple):
     """Percent of one second (= jiffies at USER_HZ 100) per state."""
 
-    user: int
+    user: int  # guest time included, as /proc/stat counts it
     system: int
     softirq: int
     idle: int
+    nice: int = 0
+    guest: int = 0  # of `user`
 
 
 PEGGED = Load(0, 50, 50, 0)  # the field reports' "Cpu0: 49.7%sy 50.0%si", in whole jiffies
@@ -196,6 +198,8 @@ def _base_times(cpu: int) -> list[int]:
 def _times(cpu: int, load: Load, ticks: int) -> list[int]:
     t = _base_times(cpu)
     t[0] += load.user * ticks
+    t[1] += load.nice * ticks
+    t[8] += load.guest * ticks
     t[2] += load.system * ticks
     t[3] += load.idle * ticks
     t[6] += load.softirq * ticks
@@ -340,7 +344,11 @@ _PEGGED_NOTES = [
 
 
 def host_32cpu(
-    tmp: Path, samples: int = 5, interval: float = 1.0, fixtures: Path = SHARED_FIXTURES
+    tmp: Path,
+    samples: int = 5,
+    interval: float = 1.0,
+    fixtures: Path = SHARED_FIXTURES,
+    busy: Mapping[int, Load] | None = None,
 ) -> tuple[ReplayReader, str]:
     """netutils-linux's 2xE5-2640 (32 CPUs, 2 nodes, HT): its real /proc/interrupts (igb
     i350 eth0 with 8 TxRx queues all on CPU0, ixgbe 82599 eth2..eth5 pinned by rss-ladder)
@@ -351,7 +359,8 @@ def host_32cpu(
         (fixtures / "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt").read_text()
     )
     queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
-    busy = {1: Load(35, 10, 2, 53), 2: Load(28, 9, 1, 62), 3: Load(22, 6, 1, 71)}
+    apps = {1: Load(35, 10, 2, 53), 2: Load(28, 9, 1, 62), 3: Load(22, 6, 1, 71)}
+    busy = {**apps, **(busy or {})}
     series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
     ints = parse_interrupts(interrupts)
     nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]

@@ -8,8 +8,10 @@ screen shows and what the notebook file holds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -374,3 +376,19 @@ async def test_every_field_shows_its_value_on_the_console(tmp_path: Path, term: 
             line = "".join(tui.region_lines(widget.region))
             assert shown in line, (name, line)
             assert "+--" not in line, (name, line)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+async def test_defaults_never_come_from_a_sweep_cell(tmp_path: Path, size: tuple[int, int]) -> None:
+    """After a sweep (3 s cells), B offers the user's own last request again (10 s), or every
+    later run is "(test differs)" and never compared with the baseline (issue 31, item 2)."""
+    nb = tmp_path / "runs.jsonl"
+    Notebook(nb).add(a_run("192.0.2.7", duration=10, streams=4))
+    cell = replace(a_run("192.0.2.7", duration=3, streams=1), id="r2", group="r2")
+    Notebook(nb).add(replace(cell, tags={"sweep": "lab-1a2b3c4d-1", "cell": "1"}))
+    async with bench_app(tmp_path, notebook=nb, size=size) as tui:
+        await open_form(tui)
+        assert field_text(tui, "duration") == "10"
+        assert field_text(tui, "streams") == "4"
+        line = next(x for x in tui.screen_text().splitlines() if "duration s" in x)
+        assert re.search(r"duration s\W+10\b", line), line

@@ -139,7 +139,9 @@ async def test_typed_move_stops_it_and_revert_starts_it_again(
         await h.wait(lambda: isinstance(h.app.screen, EditorScreen))
         await h.tui.press("ctrl+u", "6", "enter")
         await h.wait(lambda: affinity(h, "93") == "6")
-        await h.tui.press("R")  # revert all: the IRQs, then irqbalance as it ran
+        await h.tui.press("R")  # revert all (after asking): the IRQs, then irqbalance as it ran
+        await h.wait(lambda: isinstance(h.app.screen, ChoiceScreen))
+        await h.tui.press("r")
         await h.wait(lambda: affinity(h, "92") == "0" and affinity(h, "93") == "0")
         await h.wait(lambda: len(stand_in.pids()) == 1)
         [pid] = stand_in.pids()

@@ -60,12 +60,33 @@ def build_tui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse_command(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """A subcommand's arguments in any order. argparse fills `FILE [IFACE]` only from one run
+    of words, so `apply FILE --dry-run --netns NS IFACE` left IFACE over ("unrecognized"):
+    a lone word left over is the interface when the command takes one and none was given."""
+    args, extra = parser.parse_known_args(argv)
+    if (
+        len(extra) == 1
+        and not extra[0].startswith("-")
+        and "iface" in vars(args)
+        and args.iface is None
+    ):
+        try:
+            args.iface = _common.ifname(extra[0])
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"argument iface: {exc}")
+        return args
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `tuitune IFACE` and `tuitune show IFACE` share a namespace of first words: a first word
     # that names a subcommand wins, so an interface called "show" needs `tuitune -- show`.
     if argv and argv[0] in SUBCOMMANDS:
-        args = build_parser().parse_args(argv)
+        args = _parse_command(build_parser(), argv)
     elif argv[:1] in (["-h"], ["--help"]):
         build_tui_parser().print_help()
         return 0

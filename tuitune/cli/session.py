@@ -333,7 +333,16 @@ def cmd_apply(args: argparse.Namespace) -> int:
     with session:
         if profile.needs_interface and ifname and not access.run(interface_exists, root, ifname):
             known = ", ".join(access.run(list_interfaces, root)) or "none"
-            err(f"no interface {ifname!r}; interfaces here: {known}")
+            saved = profile.netns
+            if saved is not None and root.live and saved != root.netns:
+                # The document knows where it was saved: name the --netns it wants.
+                where = f"network namespace {saved}"
+                err(
+                    f"no interface {ifname!r} here ({known}); {args.file} was saved in "
+                    f"{where}: add --netns {saved}"
+                )
+            else:
+                err(f"no interface {ifname!r}; interfaces here: {known}")
             return EXIT_USAGE
         skipped: list[str] = []  # what this device does not have: left out, the rest applied
         pairs, errors = resolve(access, profile, ifname, skipped)

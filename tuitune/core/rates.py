@@ -380,13 +380,31 @@ def _zero_softnet(row: SoftnetRow) -> SoftnetRow:
     )
 
 
-def since_boot(b: Counters, detail_irqs: Collection[str] | None = None) -> Rates:
+# /proc/stat counts in USER_HZ, 100 on every architecture Linux exports it for.
+USER_HZ = 100
+
+
+def tree_uptime(b: Counters) -> float:
+    """Seconds since boot of the host a recorded tree was read on, from its /proc/stat: the
+    jiffies of its longest-counted CPU (each CPU counts every state, idle too, from the
+    moment it came online: the boot CPU from boot). 0.0 when there are none."""
+    # Guest time is already inside user and nice: left out, as mpstat does.
+    states = [col for name, col in zip(CPU_FIELDS, b.stat.columns, strict=False)
+              if name not in ("guest", "guest_nice")]  # fmt: skip
+    per_cpu = [sum(vals) for vals in zip(*states, strict=True)] if states else []
+    return max(per_cpu, default=0) / USER_HZ
+
+
+def since_boot(
+    b: Counters, detail_irqs: Collection[str] | None = None, uptime: float | None = None
+) -> Rates:
     """Averages since boot: b against counters that are all zero at time 0, which is what
     mpstat's first report is. A live sample's `time` is time.monotonic(), CLOCK_MONOTONIC,
-    which counts from boot, so the interval is the uptime. The link's counters start when the
+    which counts from boot, so the interval is the uptime; a recorded tree's time is when it
+    was read here, so its `uptime` (tree_uptime) is given. The link's counters start when the
     device came up, not at boot: they give no rate here."""
     zero = Counters(
-        time=0.0,
+        time=0.0 if uptime is None else b.time - uptime,
         stat=ProcStat(CpuTimes(), b.stat.ids, tuple((0,) * len(b.stat.ids) for _ in CPU_FIELDS)),
         interrupts=Interrupts(
             b.interrupts.cpus,

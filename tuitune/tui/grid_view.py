@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tuitune.core.cpuview import SORT_LABELS, next_sort
 from tuitune.core.units import pct, rate
-from tuitune.tui.panels.cpugrid import ALL_KEY, GridData, HeatMap, grid_rows
+from tuitune.tui.panels.cpugrid import ALL_KEY, OPTIONAL, GridData, HeatMap, grid_rows
 from tuitune.tui.scene import Scene, shown_rates, subtitle
 
 
@@ -66,7 +66,7 @@ class GridView:
             heatmap.update(data, s.glyphs)
         nic_irqs = [q.irq for q in s.nic.irqs] if s.nic else []
         cols, rows = grid_rows(data, s.glyphs, s.palette, sort=sort, nic_irqs=nic_irqs)
-        self._kept.update(c.title for c in cols if c.title in ("%iow", "%stl"))
+        self._kept.update(c.title for c in cols if c.title in OPTIONAL)
         view = panel.view
         view.set_columns(cols)
         view.set_rows(rows)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, cpus, pct, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.advise.window import net_busy
+from tuitune.core.advise.window import net_busy, other_load
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session.settings import Key, cpus_value
@@ -87,7 +87,7 @@ def cpu_saturated(f: Facts) -> Iterator[Outcome]:
         evidence = [
             f"cpu{cpu}: {pct(net_busy(c))} busy ({pct(c.sys)} sys, {pct(c.irq)} irq, "
             f"{pct(c.soft)} soft) on average, at least {t.CPU_BUSY_PCT:.0f} % for {hot} of "
-            f"the last {n} s (/proc/stat)",
+            f"the last {n} s (/proc/stat)" + other_load(c),
             f"{share * 100:.0f} % of {f.ifname}'s {what} land on cpu{cpu} "
             f"({rate(per_cpu.get(cpu, 0.0))}; /proc/"
             + ("interrupts)" if what == "rx interrupts" else "softirqs)"),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.host.ethtool import Coalesce, Feature, Rings
+from tuitune.core.host.ethtool import Coalesce, Feature, Rings, short_name
 from tuitune.core.session.settings import Key
 
 _NOT_READ = "{what} not read here (a recorded tree without ethtool state, or not supported)"
@@ -28,8 +28,9 @@ OFFLOADS: dict[str, str] = {
     "rx": "rx checksumming off (takes GRO): 7.5 Gb/s at MTU 1500, 17.3 at 9000",
 }
 # The kernel features that carry each group: a group is "off" when every one of these the
-# device can change is off. Other members stay out (tx-tcp-mangleid-segmentation is off on
-# most devices by default and is not what Table 2 switched). The long names are the
+# device can change is off. Other members do not decide it (tx-tcp-mangleid-segmentation is
+# off on most devices by default and is not what Table 2 switched), but the fix turns them
+# back on with the group, as `ethtool -K IF tso on` does. The long names are the
 # pre-netlink `ethtool -k` spellings older captures show.
 PRINCIPAL: dict[str, tuple[str, ...]] = {
     "tso": ("tx-tcp-segmentation", "tx-tcp6-segmentation", "tcp-segmentation-offload"),
@@ -108,6 +109,7 @@ def offload_disabled(f: Facts) -> Iterator[Outcome]:
         yield Note(rule, _NOT_READ.format(what="offloads (ethtool -k)"))
         return
     off: dict[str, list[Feature]] = {}
+    restore: list[Feature] = []
     # A veth's peer hands it packets already in large GSO segments: its receive offloads (GRO,
     # rx checksumming, off by default) save nothing. Its send side does matter: tso, gso, sg
     # and tx off took a lab veth from 24.5 to 6.8 Gb/s with iperf3 (measured for tuitune).
@@ -118,9 +120,20 @@ def offload_disabled(f: Facts) -> Iterator[Outcome]:
         members = [x for x in nic.features if x.name in names and not x.fixed]
         if members and not any(x.active or x.requested for x in members):
             off[group] = members
+            # The fix is `ethtool -K IF tso on`: every changeable member of the short name
+            # back on (tx-checksum-sctp, tx-tcp-ecn-segmentation...), not only the principal
+            # ones, or the group stays half off and an export would keep that at boot.
+            restore += [
+                x
+                for x in nic.features
+                if (x in members or short_name(x.name) == group)
+                and not x.fixed
+                and not x.requested
+                and x not in restore
+            ]
     if not off:
         return
-    change = tuple(Change(Key.feature(f.ifname, x.name), "on") for fs in off.values() for x in fs)
+    change = tuple(Change(Key.feature(f.ifname, x.name), "on") for x in restore)
     mtu = nic.link.mtu
     yield Finding(
         id=rule,

@@ -68,6 +68,14 @@ def net_busy(c: CpuRates) -> float:
     return c.sys + c.irq + c.soft
 
 
+def other_load(c: CpuRates) -> str:
+    """The rest of a CPU's time as mpstat names it (usr, nice, guest), so the figures add up:
+    "; also 25 % usr, 55 % nice" ("" when none); niced work was once folded into usr."""
+    parts = [(c.usr, "usr"), (c.nice, "nice"), (c.guest + c.gnice, "guest")]
+    shown = [f"{v:.0f} % {name}" for v, name in parts if v >= 0.5]
+    return f"; also {', '.join(shown)}" if shown else ""
+
+
 def window_of(
     samples: Sequence[Counters],
     detail_irqs: Collection[str] | None = None,

@@ -83,7 +83,9 @@ def table_cells(row: RunRow) -> list[str]:
     test = row.spec + (f" x{row.repeats}" if row.repeats > 1 else "")
     if row.complete < row.repeats:
         test += f" ({row.repeats - row.complete} failed)"
-    cells = [row.group, setting, value, tp, retr, cpu, peaks, str(row.drops), test]
+    # A sweep's cells say which they are: their dimensions' values beside the run's id.
+    run = f"{row.group} [{row.cell}]" if row.cell else row.group
+    cells = [run, setting, value, tp, retr, cpu, peaks, str(row.drops), test]
     # A notebook may be another user's file: its text reaches the terminal escaped.
     return [printable(c.strip(), 1000) for c in cells]
 

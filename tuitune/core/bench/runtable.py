@@ -64,6 +64,11 @@ class RunRow:
     tps: Spread = Spread()
     d_latency: float | None = None
     loss: Spread = Spread()
+    # What differs from the row before it (settings, then the test): "vs r4: tso off;
+    # server CPU 2, not 1"; "" for the first row or when nothing differs.
+    previous: str = ""
+    # A sweep cell's dimensions and their values ("tso off, pin 0,1"); "" for a plain run.
+    cell: str = ""
 
     @property
     def changes(self) -> str:
@@ -190,6 +195,7 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
     base_settings = groups[baseline][0].settings if baseline is not None else {}
     base_spec = groups[baseline][0].spec if baseline is not None else None
     rows = []
+    prev: Run | None = None
     for gid, rs in groups.items():
         tp, retr, cpu, rcpu = stats[gid]
         done = [r.result for r in rs if r.result.complete] or [r.result for r in rs]
@@ -231,9 +237,24 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
                 tps=Spread.of(r.transactions_per_s for r in done),
                 d_latency=_pct(lat.median, base_lats.median) if b and base_lat else None,
                 loss=Spread.of(r.loss_pct for r in done),
+                # Against the baseline itself the baseline's comparison already says it.
+                previous=previous_text(prev, rs[0]) if prev and prev.group != baseline else "",
+                cell=rs[0].tags.get("combination", "") if "sweep" in rs[0].tags else "",
             )
         )
+        prev = rs[0]
     return rows
+
+
+def previous_text(prev: Run | None, run: Run) -> str:
+    """What `run` changed against the run before it, settings first, then the test: two
+    runs that read the same against the baseline are told apart here."""
+    if prev is None:
+        return ""
+    parts = [", ".join(st.changes(prev.settings, run.settings))]
+    parts.append(test_difference(run.spec, prev.spec))
+    said = "; ".join(x for x in parts if x)
+    return f"vs {prev.group}: {said}" if said else ""
 
 
 # Run tags the live screen writes for the first run after a finding was applied.

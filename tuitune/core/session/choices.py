@@ -2,8 +2,9 @@
 beside it. The TUI offers these as a list to pick from instead of a text field.
 
 - net.ipv4.tcp_congestion_control: the names in tcp_available_congestion_control (what is
-  built in or loaded), with tcp_allowed_congestion_control (what programs without
-  CAP_NET_ADMIN may pick) and how a module such as bbr gets into the list.
+  built in or loaded; inside a namespace only those also in tcp_allowed_congestion_control,
+  the only ones the kernel accepts there), with tcp_allowed_congestion_control (what
+  programs without CAP_NET_ADMIN may pick) and how a module such as bbr gets into the list.
 - net.core.default_qdisc: the kernel lists its qdiscs nowhere in /proc or /sys, so the list is
   the classless qdiscs that work without parameters, plus the current value.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from tuitune.core import catalog
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.session.access import HostAccess
+from tuitune.core.session.kinds.sysctl import accepted_choices
 from tuitune.core.session.settings import Key
 
 ALLOWED_CC = "net.ipv4.tcp_allowed_congestion_control"
@@ -63,7 +65,8 @@ def _read(access: HostAccess, key: Key) -> Choices | str:
     listed = read_sysctl(root, entry.choices_key)
     if not isinstance(listed, str):
         return f"{key.name}: cannot read {entry.choices_key}: {listed.reason}"
-    options = catalog.split_choices(listed)
+    # What the kernel accepts here: inside a namespace, not every loaded algorithm.
+    options = accepted_choices(root, entry) or ()
     if current and current not in options:
         options = (current, *options)
     note = ""
@@ -73,7 +76,14 @@ def _read(access: HostAccess, key: Key) -> Choices | str:
             "Only what is built in or loaded is listed: load a module to add one "
             "(modprobe tcp_bbr adds bbr; r re-reads)."
         )
-        if isinstance(allowed, str):
+        if isinstance(allowed, str) and root.netns is not None:
+            left = [n for n in catalog.split_choices(listed) if n not in options]
+            note += (
+                f" In namespace {root.netns} the kernel accepts only "
+                f"tcp_allowed_congestion_control: {' '.join(allowed.split()) or 'none'}"
+                + (f" ({', '.join(left)} loaded but refused here)." if left else ".")
+            )
+        elif isinstance(allowed, str):
             note += (
                 " Programs without CAP_NET_ADMIN may pick only from "
                 f"tcp_allowed_congestion_control: {' '.join(allowed.split()) or 'none'}."

@@ -51,6 +51,9 @@ class Profile:
     ifname: str | None  # the interface the file names, if any
     requests: tuple[Request, ...]
     source: str  # "profile" or "show --json"
+    # The network namespace a show document was saved in (host.netns), checked as a name:
+    # applied without --netns, the message can say which --netns it wants.
+    netns: str | None = None
 
     @property
     def needs_interface(self) -> bool:

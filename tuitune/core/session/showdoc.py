@@ -26,6 +26,7 @@ from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.netdev import Link, QueueMasks
 from tuitune.core.jsondoc import SCHEMA, SCHEMA_VERSION
+from tuitune.core.names import netns_problem
 from tuitune.core.session.profile_model import (
     COALESCE_NAMES,
     Profile,
@@ -174,7 +175,15 @@ def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
             requests += _interface_requests(iface, link)
     except ProfileError as exc:
         raise ProfileError(f"malformed show document: {exc}") from None
-    return Profile(ifname, tuple(requests), "show --json")
+    return Profile(ifname, tuple(requests), "show --json", _saved_netns(doc))
+
+
+def _saved_netns(doc: dict[str, object]) -> str | None:
+    """host.netns of the document when it is a name `ip netns` could hold, else None (the
+    file is only a hint here: a bad value is left out, never quoted)."""
+    host = doc.get("host")
+    netns = host.get("netns") if isinstance(host, dict) else None
+    return netns if isinstance(netns, str) and netns_problem(netns) is None else None
 
 
 def _sysctls(entries: object, netns: str | None) -> list[Request]:

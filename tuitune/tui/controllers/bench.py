@@ -161,8 +161,9 @@ class BenchController:
         app.push_screen(BenchFormScreen(self.defaults()), self._submitted)
 
     def defaults(self) -> FormDefaults:
-        """The last request of this session, else the notebook's last, else iperf3's defaults;
-        the lab's peer whenever a lab is set."""
+        """The last request of this session, else the user's last run in the notebook, else
+        iperf3's defaults; the lab's peer whenever a lab is set. A sweep's cells (3 s x 2)
+        never set them: every later run would differ from the baseline in its test."""
         from tuitune.core.bench.engines.base import version_of
         from tuitune.core.bench.engines.iperf3 import IPERF3, threaded
         from tuitune.core.bench.iperf import find_iperf3
@@ -177,7 +178,8 @@ class BenchController:
                 runs = self.notebook().runs()
             except (OSError, ValueError):
                 runs = []
-            spec = runs[-1].spec if runs else BenchSpec(peer="")
+            own = [r for r in runs if "sweep" not in r.tags]
+            spec = own[-1].spec if own else BenchSpec(peer="")
         lab = self.lab
         peer_hint = "a host running `iperf3 -s` (start it there first)"
         server_online = None

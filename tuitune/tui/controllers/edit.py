@@ -25,7 +25,7 @@ from tuitune.core.session.journal_file import JournalError
 from tuitune.core.session.risk import is_risky, ssh_interface
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
-from tuitune.tui.controllers.edit_leave import ask_quit, offer_restore
+from tuitune.tui.controllers.edit_leave import ask_quit, ask_revert_all, offer_restore
 from tuitune.tui.controllers.editing import (
     EditSpec,
     edit_spec,
@@ -374,7 +374,7 @@ class Editor:
         self.journal_op(lambda j: j.undo(), "nothing to undo")
 
     def revert_all(self) -> None:
-        self.journal_op(lambda j: j.revert_all(), "nothing to revert")
+        ask_revert_all(self)
 
     def confirm_trial(self) -> None:
         if self.trial_deadline is None:

@@ -72,6 +72,34 @@ def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
     )
 
 
+def ask_revert_all(editor: Editor) -> None:
+    """`R`: put back everything this session changed, after asking as `q` does, with the
+    count; one key must not undo a whole session's work unasked."""
+    if not editor.pending:
+        editor.shell.notify_line("nothing to revert")
+        return
+    n = editor.session.change_count()
+    # A moved process's threads are recorded with it and counted with it: name it once.
+    shown = {
+        k: v
+        for k, v in editor.session.originals().items()
+        if not (k.kind == "proc_affinity" and "/" in k.name)
+    }
+
+    def answer(choice: str | None) -> None:
+        if choice == "r":
+            editor.journal_op(lambda j: j.revert_all(), "nothing to revert")
+
+    editor.shell.push_screen(
+        ChoiceScreen(
+            "Revert every change",
+            f"Revert all {n} change(s) of this session to what tuitune found: {named(shown)}?",
+            [("r", f"revert all {n}"), ("k", "keep them")],
+        ),
+        answer,
+    )
+
+
 def offer_restore(editor: Editor) -> None:
     """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
     kept changes). Offer to put them back, naming them; never do it unasked."""

@@ -55,18 +55,32 @@ def optional_columns(rates: Rates, kept: frozenset[str] = frozenset()) -> frozen
     now = {
         title
         for title, seen in (
+            ("%nice", any(c.nice >= 0.05 for c in cpus)),
             ("%iow", any(c.iowait >= 0.05 for c in cpus)),
             ("%stl", any(c.steal >= 0.05 for c in cpus)),
+            ("%gst", any(c.guest + c.gnice >= 0.05 for c in cpus)),
         )
         if seen
     }
     return frozenset(now) | kept
 
 
-def grid_columns(show_iowait: bool, show_steal: bool, rps: bool = False) -> list[Column]:
-    cols = [
-        Column("CPU", 5),
-        Column("%usr", 5, right=True),
+# The columns shown only once some CPU has time in them, as mpstat's would read 0.0 there.
+OPTIONAL = ("%nice", "%iow", "%stl", "%gst")
+
+
+def grid_columns(
+    show_iowait: bool,
+    show_steal: bool,
+    rps: bool = False,
+    *,
+    show_nice: bool = False,
+    show_guest: bool = False,
+) -> list[Column]:
+    cols = [Column("CPU", 5), Column("%usr", 5, right=True)]
+    if show_nice:  # niced programs' time: in %usr it read as the user's own load
+        cols.append(Column("%nice", 5, right=True))
+    cols += [
         Column("%sys", 5, right=True),
         Column("%irq", 5, right=True),
         Column("%soft", 5, right=True),
@@ -75,6 +89,8 @@ def grid_columns(show_iowait: bool, show_steal: bool, rps: bool = False) -> list
         cols.append(Column("%iow", 5, right=True, drop=3))
     if show_steal:
         cols.append(Column("%stl", 5, right=True, drop=3))
+    if show_guest:  # guest and guest-nice time, which mpstat takes out of usr and nice
+        cols.append(Column("%gst", 5, right=True, drop=3))
     cols += [
         Column("%idle", 5, right=True),
         Column("load", 4, flex=True, drop=4, clip=True),
@@ -112,7 +128,14 @@ def _bar(c: CpuRates, width: int, p: Palette) -> tuple[Span, ...]:
     """Stacked usr/sys/irq/soft bar with letters, so it reads without colour too (mpstat's
     fields in htop's shape)."""
     style = p.heat[heat_level(c.busy)]
-    parts = (("u", c.usr + c.nice), ("s", c.sys), ("i", c.irq), ("S", c.soft), ("w", c.steal))
+    parts = (
+        ("u", c.usr + c.guest),
+        ("n", c.nice + c.gnice),
+        ("s", c.sys),
+        ("i", c.irq),
+        ("S", c.soft),
+        ("w", c.steal),
+    )
     out: list[Span] = []
     used = 0
     for letter, value in parts:
@@ -146,7 +169,11 @@ def cpu_row(key: str, label: CellValue, c: CpuRates, cols: list[Column], p: Pale
     for name in names[1:]:
         match name:
             case "%usr":
-                cells.append(_pct_cell(c.usr + c.nice, p))
+                cells.append(_pct_cell(c.usr, p))
+            case "%nice":
+                cells.append(_pct_cell(c.nice, p))
+            case "%gst":
+                cells.append(_pct_cell(c.guest + c.gnice, p))
             case "%sys":
                 cells.append(_pct_cell(c.sys, p))
             case "%irq":
@@ -188,7 +215,13 @@ def grid_rows(
         return grid_columns(False, False), []
     cpus = rates.cpus
     shown = optional_columns(rates, data.kept)
-    cols = grid_columns("%iow" in shown, "%stl" in shown, data.rps_on)
+    cols = grid_columns(
+        "%iow" in shown,
+        "%stl" in shown,
+        data.rps_on,
+        show_nice="%nice" in shown,
+        show_guest="%gst" in shown,
+    )
     b = RowsBuilder()
     b.rows.append(cpu_row(ALL_KEY, "all", average(rates), cols, p))
     order = cpu_order(data)

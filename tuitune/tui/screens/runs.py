@@ -72,12 +72,19 @@ def _delta(value: float | None, unit: str, higher_is_better: bool, p: Palette) -
 
 
 def _changes(row: RunRow, base_spec: str, p: Palette) -> CellValue:
+    # First what tells this row from its neighbours (a cut column keeps that): a sweep cell's
+    # values, then what differs from the run before, then the comparison with the baseline.
+    lead: list[tuple[str, Style | None]] = []
+    if row.cell:
+        lead.append((f"[{row.cell}] ", p.section))
+    if row.previous:
+        lead.append((f"{row.previous} | ", None))
     if row.baseline:
-        return (("the baseline", p.muted),)
+        return (*lead, ("the baseline", p.muted))
     if row.test_differs:  # its numbers are not compared with the baseline's
-        return ((f"test differs: {row.test_differs}", p.warn),)
+        return (*lead, (f"test differs: {row.test_differs}", p.warn))
     text = row.changes or "same settings"
-    spans: list[tuple[str, Style | None]] = [(text, None if row.changes else p.muted)]
+    spans: list[tuple[str, Style | None]] = [*lead, (text, None if row.changes else p.muted)]
     if row.spec != base_spec:  # another test, not only other settings: say which
         spans.append((f" [{row.spec}]", p.warn))
     if row.complete < row.repeats:
@@ -136,8 +143,12 @@ def row_detail(row: RunRow | None) -> str:
 
     ids = " ".join(row.ids)
     changed = "" if row.baseline else f"{row.changes or 'same settings'}; "
+    if row.test_differs:
+        changed = f"test differs: {row.test_differs}; "
+    cell = f"cell {row.cell}; " if row.cell else ""
+    previous = f"{row.previous}; " if row.previous else ""
     text = (
-        f"{row.group}: {changed}{row.spec}; runs {ids}; remote CPU "
+        f"{row.group}: {cell}{changed}{previous}{row.spec}; runs {ids}; remote CPU "
         + ("-" if row.remote_cpu.median is None else f"{row.remote_cpu.median:.1f}%")
         + f"; peak {peak('sys', row.peak_sys)}, {peak('soft', row.peak_soft)}"
         + f"; softnet drops {row.drops}"

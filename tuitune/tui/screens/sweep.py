@@ -45,6 +45,10 @@ HINTS = {
 }
 
 
+def _label(label: str, focused: bool) -> str:
+    return f"{'>' if focused else ' '} {label}"
+
+
 @dataclass(frozen=True)
 class SweepDefaults:
     values: dict[str, str]
@@ -69,7 +73,8 @@ class SweepScreen(Screen[None]):
     SweepScreen { layout: vertical; }
     SweepScreen #sweep-form { height: auto; border: $tt-border $accent; padding: 0 1; }
     SweepScreen .row { height: 1; }
-    SweepScreen .label { width: 12; }
+    SweepScreen .label { width: 14; }
+    SweepScreen .label.focused { text-style: bold; }
     SweepScreen Input { width: 1fr; }
     SweepScreen #sweep-hint { color: $text-muted; height: 1; }
     SweepScreen #sweep-error { color: $error; text-style: bold; height: auto; }
@@ -95,7 +100,10 @@ class SweepScreen(Screen[None]):
             box.border_title = "Sweep: every combination applied, measured, put back"
             for name, label in FIELDS:
                 with Horizontal(classes="row"):
-                    yield Static(label, classes="label", markup=False)
+                    yield Static(
+                        _label(label, False), classes="label", id=f"sweep-label-{name}",
+                        markup=False,
+                    )  # fmt: skip
                     yield Input(
                         value=self.defaults.values.get(name, ""),
                         id=f"sweep-{name}",
@@ -114,7 +122,8 @@ class SweepScreen(Screen[None]):
         )
 
     def on_mount(self) -> None:
-        self.query_one("#sweep-dim1", Input).focus()
+        # The spec file first: a path typed straight away lands there, not in a dimension.
+        self.query_one("#sweep-spec", Input).focus()
 
     def values(self) -> dict[str, str]:
         return {name: self.query_one(f"#sweep-{name}", Input).value for name, _ in FIELDS}
@@ -122,8 +131,15 @@ class SweepScreen(Screen[None]):
     def on_descendant_focus(self, event: object) -> None:
         widget = getattr(event, "widget", None)
         name = (getattr(widget, "id", "") or "").removeprefix("sweep-")
-        if name in HINTS:
-            self.query_one("#sweep-hint", Static).update(HINTS[name])
+        if name not in HINTS:
+            return
+        labels = dict(FIELDS)
+        self.query_one("#sweep-hint", Static).update(f"{labels[name]}: {HINTS[name]}")
+        # Focus shown by a marker and bold, not by colour alone (monochrome, TERM=linux).
+        for other, label in FIELDS:
+            row = self.query_one(f"#sweep-label-{other}", Static)
+            row.update(_label(label, other == name))
+            row.set_class(other == name, "focused")
 
     # -- what the controller tells -----------------------------------------------------------
     def error(self, text: str) -> None:
@@ -192,7 +208,7 @@ class SweepScreen(Screen[None]):
         if self.running:
             return
         self.query_one("#sweep-form").display = True
-        self.query_one("#sweep-dim1", Input).focus()
+        self.query_one("#sweep-spec", Input).focus()
         self._keys("Enter: start   Esc: close   arrows: fields")
 
     def action_move(self, step: int) -> None:

@@ -113,7 +113,7 @@ INVALID: list[tuple[Key, str, str]] = [
         "4096 87380",
         "net.ipv4.tcp_rmem needs three integers min default max, got '4096 87380'",
     ),
-    (RMEM, "3 2 1", "needs min <= default <= max, got 3 2 1"),
+    (RMEM, "5000 4096 4096", "needs min <= default <= max, got 5000 4096 4096"),
     (RMEM, "a b c", "needs three integers"),
     (SACK, "2", "net.ipv4.tcp_sack needs 0 or 1, got '2'"),
     (

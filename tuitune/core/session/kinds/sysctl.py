@@ -16,6 +16,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
+    from tuitune.core.host.root import HostRoot
     from tuitune.core.session.access import HostAccess
 
 
@@ -44,11 +45,10 @@ class Sysctl(Family):
                 key, Unavailable("unsupported", f"{key.label}: {why}; tuitune does not change it")
             )
         acc.current(key)
-        choices = None
-        if entry.choices_key:
-            listed = read_sysctl(acc.root, entry.choices_key)
-            if isinstance(listed, str):
-                choices = catalog.split_choices(listed)
+        choices = accepted_choices(acc.root, entry)
+        refused = _refused_here(acc.root, entry, text, choices)
+        if refused:
+            raise v.InvalidValue(key, refused)
         return v.parse_sysctl(key, entry, text, choices)
 
     def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
@@ -87,3 +87,40 @@ def _congestion_refused(acc: HostAccess, key: Key, value: str) -> Unavailable:
     allowed = read_sysctl(acc.root, ALLOWED_CC)
     listed = allowed if isinstance(allowed, str) else None
     return Unavailable("error", value_refused(key, errno.EPERM, value, listed))
+
+
+def accepted_choices(root: HostRoot, entry: catalog.SysctlEntry) -> tuple[str, ...] | None:
+    """The names the kernel accepts for a choice sysctl where `root` is, in its order; None
+    when the list cannot be read. tcp_congestion_control takes any loaded algorithm on the
+    host, but inside another namespace only those in tcp_allowed_congestion_control: the
+    kernel refuses the rest with EPERM even to root (tcp_set_default_congestion_control,
+    net/ipv4/tcp_cong.c)."""
+    if not entry.choices_key:
+        return None
+    listed = read_sysctl(root, entry.choices_key)
+    if not isinstance(listed, str):
+        return None
+    options = catalog.split_choices(listed)
+    if entry.key == CONGESTION and root.netns is not None:
+        allowed = read_sysctl(root, ALLOWED_CC)
+        if isinstance(allowed, str):
+            permitted = set(allowed.split())
+            options = tuple(o for o in options if o in permitted)
+    return options
+
+
+def _refused_here(
+    root: HostRoot, entry: catalog.SysctlEntry, text: str, choices: tuple[str, ...] | None
+) -> str:
+    """Why a loaded algorithm is refused in this namespace, or "" (the catalog's own parser
+    words every other refusal)."""
+    name = text.strip()
+    if entry.key != CONGESTION or root.netns is None or choices is None or name in choices:
+        return ""
+    listed = read_sysctl(root, entry.choices_key or "")
+    if not isinstance(listed, str) or name not in listed.split():
+        return ""
+    return (
+        f"{entry.name}: {name!r} is loaded but namespace {root.netns} accepts only "
+        f"tcp_allowed_congestion_control ({', '.join(choices) or 'none'})"
+    )

@@ -94,7 +94,7 @@ def test_text_output_and_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "irq-remote-node" in out
     assert "evidence: eth0 is on NUMA node 1" in out
     assert "--apply irq-remote-node" in out
-    assert "not judged: cpu-saturated: no load in the window" in out
+    assert "not judged: cpu-saturated: no NIC traffic in the window" in out
 
 
 def test_apply_and_restore_on_a_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

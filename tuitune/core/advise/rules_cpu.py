@@ -8,13 +8,12 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, cpus, pct, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.advise.window import net_busy
+from tuitune.core.advise.window import NEEDS_LOAD, net_busy
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session.settings import Key, cpus_value
 from tuitune.core.snapshot import HostState, NicState
 
-NEEDS_LOAD = "no load in the window: run a benchmark (B in the screen, or iperf3), then look again"
 
 _NASA_T4 = SourceRef(
     "nasa-40g",

@@ -153,7 +153,7 @@ def coalesce_off(f: Facts) -> Iterator[Outcome]:
         return
     w = f.window
     if not w.loaded or w.total is None:
-        yield Note(rule, "adaptive-rx and rx-usecs are off; " + "no load to judge the rate")
+        yield Note(rule, "adaptive-rx and rx-usecs are off; no NIC traffic to judge the rate")
         return
     hot = {
         q.irq: w.total.irqs[q.irq].total

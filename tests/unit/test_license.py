@@ -15,4 +15,4 @@ def test_the_declared_mit_license_is_in_the_repository() -> None:
     text = (REPO / "LICENSE").read_text(encoding="utf-8")
     assert text.startswith("MIT License\n")
     assert "Copyright (c) 2026 the tuitune authors" in text
-    assert "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS"' in text

@@ -14,7 +14,6 @@ from tuitune.core.irqplan import spread_plan
 from tuitune.core.session.settings import Key, cpus_value
 from tuitune.core.snapshot import HostState, NicState
 
-
 _NASA_T4 = SourceRef(
     "nasa-40g",
     "40 GbE: with the NIC's IRQ and nuttcp both on CPU 0, 18.5-19.5 Gb/s and no loss; on "

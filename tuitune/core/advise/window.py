@@ -26,6 +26,7 @@ NEEDS_LOAD = (
     "benchmark (B in the screen, or iperf3), then look again"
 )
 
+
 @dataclass(frozen=True, slots=True)
 class Window:
     steps: tuple[Rates, ...]  # one per pair of consecutive samples

@@ -18,14 +18,17 @@ from textual.widgets.option_list import Option
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.procs.model import NicProcess, printable
 from tuitune.tui.controllers.procs import ProcsController, ProcsState, pending_text
+from tuitune.tui.panels.sysctlpanel import PROCESS_HELP, device_help
 from tuitune.tui.screens.box import BoxScreen
+from tuitune.tui.screens.dialogs import TextScreen
 
 _T = TypeVar("_T")
 
 KEYS = (
     "l: NIC-local  i: an IRQ's CPU  c: pick CPUs  e: type  g: in the CPU grid  u: undo  "
-    "R: revert  Esc: close"
+    "R: revert  Esc: close  h: help (affinity, nice, sendfile)"
 )
+_HELP = device_help(PROCESS_HELP)
 COLUMNS = ("pid", "user", "command", "thr", "allowed", "ran on", "CPU % by cpu", "node", "state")
 
 
@@ -110,6 +113,8 @@ class ProcsScreen(Screen[None]):
         Binding("g", "grid", "Pick CPUs in the main screen's CPU grid"),
         Binding("e", "type", "Type CPUs"),
         Binding("r", "reread", "Read again", show=False),
+        # What a process row explains beyond its affinity: its priority and how it sends.
+        Binding("h", "help", "Help: CPU affinity, nice, sendfile", show=False),
         Binding("u", "app.undo", "Undo", show=False),
         Binding("R", "app.revert_all", "Revert all", show=False),
     ]
@@ -213,6 +218,12 @@ class ProcsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_help(self) -> None:
+        self.app.push_screen(TextScreen("processes (" + ", ".join(PROCESS_HELP) + ")", _HELP))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_help()
 
     def action_reread(self) -> None:
         self.controller.refresh()

@@ -204,7 +204,8 @@ class TuituneApp(Frame):
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
         self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
-        self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
+        # export_root: tests stage under tmp
+        self.exporter = Exporter(self, export_root, lab=lab is not None)
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(
             self,

@@ -128,6 +128,7 @@ async def editing(
     samples: int = 200,
     netns: str | None = None,
     possible: str | None = None,
+    size: tuple[int, int] = (160, 48),
 ) -> AsyncIterator[EditHost]:
     # Enough samples that the CPU rows (drop targets) stay for the whole test.
     built, _ = host_32cpu(tmp_path / "host", samples=samples)
@@ -166,7 +167,7 @@ async def editing(
         access=access,
     )
     try:
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: app.samples_drawn >= 2 and app.nic is not None)
             yield EditHost(Tui(app, pilot, reader), dev, writes)
             app.sampler.stop()

@@ -201,7 +201,11 @@ class LiveView:
         if base is None and s.sample and s.sample.baseline:
             base = s.sample.baseline.nic
         ncpus = len(s.host.topology.cpus) if s.host else 1
-        width = panel.view.scrollable_content_region.width or 80
+        # The width beside a scrollbar, whether one shows now or not: the offloads at a glance
+        # keep their columns when the rows grow past the panel's height (issue 31 item 15).
+        view = panel.view
+        outer = view.size.width  # 0 before the first layout
+        width = outer - view.styles.scrollbar_size_vertical if outer > 0 else 80
         # The NIC is re-read every few ticks and mostly found the same: its rows are a pure
         # function of these, so the same inputs skip building them again (issue 18, goal 4).
         notes = tuple(sorted(s.editor.row_notes().items()))

@@ -185,6 +185,10 @@ class Editor:
         to the row's toggled value, as one step (one undo), all or nothing."""
         app, spec = self.shell, self.spec()
         short = short_name(spec.key.name) if not isinstance(spec, str) else ""
+        if isinstance(spec, str) and (app.selection().row or "").startswith("feature:"):
+            # An offload row that cannot change (fixed, not root...): say why, not where g works.
+            app.notify_line(f"g: {spec}", True)
+            return
         if isinstance(spec, str) or spec.key.kind != "feature" or not short or not spec.toggle:
             app.notify_line("g: on an offload row with a short name (tso, gso, sg, tx...)", True)
             return

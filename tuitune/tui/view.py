@@ -177,6 +177,11 @@ class LiveView:
             baseline=bool(sample and sample.since_baseline),
             cpus=cpu_order(self.grid.data()),
             show_all=s.show_all_irqs,
+            held_seconds=(
+                s.sampler.full_every * s.sampler.interval
+                if s.show_all_irqs and not (sample and sample.since_baseline)
+                else None
+            ),
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
         fixed += 14 if s.show_all_irqs else 0  # the wider name column
@@ -190,9 +195,12 @@ class LiveView:
             )
         self.irq_help()  # rates and "pending" change every tick
         title = f"IRQs of {s.ifname}" if s.ifname else "IRQs"
-        panel.set_titles(
-            "IRQs (all of the host)" if s.show_all_irqs else title, subtitle(panel.view)
-        )
+        if s.show_all_irqs:
+            held = data.held_seconds
+            title = "IRQs (all of the host" + (
+                f"; * = {held:g} s average)" if held is not None else ")"
+            )
+        panel.set_titles(title, subtitle(panel.view))
 
     def nic(self) -> None:
         s = self.scene
@@ -293,6 +301,14 @@ class LiveView:
         lands = landing(rates.irqs.get(irq) if rates else None)
         aff = irq_affinity(s).get(irq)
         text = irq_help(irq, lands, aff, s.panels["cpus"].view.cursor_key)
+        nic_irqs = {q.irq for q in s.nic.irqs} if s.nic else set()
+        sample = s.sample
+        if s.show_all_irqs and irq not in nic_irqs and not (sample and sample.since_baseline):
+            held = s.sampler.full_every * s.sampler.interval
+            text += (
+                f" Rate*: a {held:g} s average (the whole /proc/interrupts is read every "
+                f"{held:g} s; the NIC's own IRQs every tick)."
+            )
         panel.help_strip.show(f"{text}  {self.row_help_line(view)}")
 
     def dragging(self, text: str) -> None:

@@ -152,6 +152,7 @@ class TuituneApp(Frame):
         self.interval = interval
         self.show_cost = show_cost
         self.lab, self.lab_down = lab, lab_down  # `tuitune lab`; lab_down: tests inject it
+        self.farewell_lines: list[str] = []  # what quitting kept or reverted, for the shell
         cadence = cadence or Cadence()  # the live command's: in seconds (Cadence.in_time)
         self.sampler = Sampler(
             reader,
@@ -303,6 +304,9 @@ class TuituneApp(Frame):
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
+
+    def farewell(self, lines: Sequence[str]) -> None:
+        self.farewell_lines = list(lines)  # printed by the command after the screen closes
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)

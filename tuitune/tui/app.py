@@ -413,6 +413,7 @@ class TuituneApp(Frame):
         self.view.header()
 
     def action_baseline(self) -> None:
+        self.editor.forget_compare()  # "was" notes now count from the new baseline
         self._notify(self.view.toggle_baseline())
 
     def action_grid_view(self) -> None:

@@ -22,7 +22,7 @@ def print_advice(
     console: Console | None = None,
 ) -> None:
     out = console or Console(highlight=False, soft_wrap=False)
-    load = "with load" if loaded else "no load in it"
+    load = "with NIC traffic" if loaded else "no NIC traffic in it"
     out.print(Text(f"{ifname}: {seconds:.0f} s window ({load}), context {context}", style="bold"))
     if not advice.findings:
         out.print("no findings: nothing the rules know holds this interface back")

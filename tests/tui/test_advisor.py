@@ -51,7 +51,7 @@ async def test_no_window_says_what_it_needs(tmp_path: Path) -> None:
         await tui.press("A")
         await tui.wait(lambda: isinstance(app.screen, AdvisorScreen), "the findings view")
         text = tui.screen_text()
-        assert "not judged: cpu-saturated: no load in the window" in text
+        assert "not judged: cpu-saturated: no NIC traffic in the window" in text
         assert "cpu0 is saturated" not in text
         await tui.press("c")  # the context: any -> lan
         await tui.wait(lambda: "context lan" in tui.screen_text(), "the view again, for lan")

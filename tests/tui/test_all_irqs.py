@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.edit_host import EditHost, editing
 from tuitune.tui.screens.dialogs import EditorScreen
 
@@ -19,7 +21,7 @@ def pin_irq16(tree: Path) -> None:
 
 async def all_view(h: EditHost) -> None:
     await h.tui.press("2", "a")
-    await h.wait(lambda: "IRQs (all of the host)" in h.screen())
+    await h.wait(lambda: "IRQs (all of the host" in h.screen())
 
 
 async def test_kernel_rows_are_named_and_refused_with_a_reason(tmp_path: Path) -> None:
@@ -89,3 +91,24 @@ async def test_a_kernel_row_is_refused_before_a_move_or_a_drag(tmp_path: Path) -
         assert reason in h.tui.header()
         assert not isinstance(h.app.screen, ChoiceScreen)
         assert h.nothing_written()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+async def test_other_irqs_rates_are_marked_as_averages(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Issue 31 item 16: the host's other IRQs are re-read whole every full read, so their
+    rate is an average over that window; the column marks it and the strip says it."""
+    async with editing(tmp_path, size=size) as h:
+        await all_view(h)
+        held = h.app.sampler.full_every * h.app.sampler.interval
+        assert f"* = {held:g} s average)" in h.screen()
+        other = h.row("irqs", "irq:16").split()
+        assert other[2].endswith("*"), other  # ehci_hcd:usb1, IRQ 16, its rate
+        nic = h.app.nic
+        assert nic is not None
+        mine = h.row("irqs", f"irq:{nic.irqs[0].irq}").split()
+        assert not any(cell.endswith("*") for cell in mine[:4]), mine
+        assert h.app.panels["irqs"].view.move_cursor_to("irq:16")
+        await h.wait(lambda: "Rate*: a" in h.shown(h.app.panels["irqs"].help_strip))
+        assert f"a {held:g} s average" in h.shown(h.app.panels["irqs"].help_strip)

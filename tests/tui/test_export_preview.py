@@ -22,6 +22,7 @@ from tests.support.screen_text import screen_text, until
 from tuitune.core.export import Change, DeviceMatch, ExportContext, ExportFile, safe
 from tuitune.core.export.preview import offer, rebase
 from tuitune.core.host.root import HostRoot
+from tuitune.core.lab import Lab
 from tuitune.core.session import HostAccess, Key
 from tuitune.core.values import Unavailable
 from tuitune.tui.app import TuituneApp
@@ -61,6 +62,7 @@ async def running(
     prepare: Callable[[Path], None] = add_sysctls,
     access: type[HostAccess] | None = None,
     term: str = "xterm-256color",
+    lab: Lab | None = None,
 ) -> AsyncIterator[Pilot[int]]:
     reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     prepare(reader.root.proc.parent)
@@ -78,6 +80,7 @@ async def running(
         journal_dir=tmp_path / "journal",
         access=factory,
         export_root=tmp_path / "dest" if export_root is None else export_root,
+        lab=lab,
     )
     try:
         async with app.run_test(size=size) as pilot:

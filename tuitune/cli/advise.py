@@ -161,8 +161,16 @@ def cmd_advise(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_FAILED
     rtt = args.rtt if args.rtt is not None else (probe.rtt_ms if probe else None)
-    stated = args.context or _remembered(ifname)
+    remembered = _remembered(ifname) if args.context is None else "any"
+    stated = args.context or remembered
     context = Context(infer_context(stated, rtt), args.rate, rtt, peer=probe)
+    # Say where a context the command line did not state came from: the screen's `c` choice
+    # was reused quietly, and a user reading "context lan" could not know why.
+    origin = ""
+    if args.context is None and remembered != "any":
+        origin = " (chosen in the screen)"
+    elif args.context is None and context.kind != "any":
+        origin = " (from the RTT)"
     node = nic.placement.numa_node
     local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
     procs = (
@@ -198,7 +206,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
             print(printable(probe.evidence(), 2000))
             if (df := probe.df_evidence()) is not None:
                 print(printable(df, 2000))
-        print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
+        print_advice(advice, ifname, context.kind + origin, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
 
 

@@ -256,4 +256,6 @@ def run_tui(
             return EXIT_USAGE
         app.settle_gc = True
         app.run()
+    for line in app.farewell_lines:  # the screen is gone: the terminal keeps what was left
+        print(line)
     return app.return_code or 0

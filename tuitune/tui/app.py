@@ -152,6 +152,7 @@ class TuituneApp(HostView):
         self.interval = interval
         self.show_cost = show_cost
         self.lab, self.lab_down = lab, lab_down  # `tuitune lab`; lab_down: tests inject it
+        self.farewell_lines: list[str] = []  # what quitting kept or reverted, for the shell
         cadence = cadence or Cadence()  # the live command's: in seconds (Cadence.in_time)
         self.sampler = Sampler(
             reader,
@@ -204,7 +205,8 @@ class TuituneApp(HostView):
             self, self.bench_strip, notebook_path=notebook_path, lab=lab
         )
         self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
-        self.exporter = Exporter(self, export_root)  # export_root: tests stage under tmp
+        # export_root: tests stage under tmp
+        self.exporter = Exporter(self, export_root, lab=lab is not None)
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(
             self,
@@ -302,6 +304,9 @@ class TuituneApp(HostView):
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
+
+    def farewell(self, lines: Sequence[str]) -> None:
+        self.farewell_lines = list(lines)  # printed by the command after the screen closes
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
@@ -408,6 +413,7 @@ class TuituneApp(HostView):
         self.view.header()
 
     def action_baseline(self) -> None:
+        self.editor.forget_compare()  # "was" notes now count from the new baseline
         self._notify(self.view.toggle_baseline())
 
     def action_grid_view(self) -> None:

@@ -56,6 +56,10 @@ class Shell(Protocol):
         """One line on the header (a warning when `warn`), gone after a few seconds."""
         ...
 
+    def farewell(self, lines: Sequence[str]) -> None:
+        """Lines the shell prints once the screen is gone (what quitting left behind)."""
+        ...
+
     def push_screen(
         self, screen: Screen[R], callback: Callable[[R | None], None] | None = None
     ) -> object:

@@ -178,6 +178,11 @@ class LiveView:
             cpus=cpu_order(self.grid.data()),
             show_all=s.show_all_irqs,
             queues=sample.queues if sample else None,
+            held_seconds=(
+                s.sampler.full_every * s.sampler.interval
+                if s.show_all_irqs and not (sample and sample.since_baseline)
+                else None
+            ),
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
         fixed += 7 if data.queues is not None else 0  # pkt/s (drop/s and B/s give way)
@@ -192,9 +197,12 @@ class LiveView:
             )
         self.irq_help()  # rates and "pending" change every tick
         title = f"IRQs of {s.ifname}" if s.ifname else "IRQs"
-        panel.set_titles(
-            "IRQs (all of the host)" if s.show_all_irqs else title, subtitle(panel.view)
-        )
+        if s.show_all_irqs:
+            held = data.held_seconds
+            title = "IRQs (all of the host" + (
+                f"; * = {held:g} s average)" if held is not None else ")"
+            )
+        panel.set_titles(title, subtitle(panel.view))
 
     def nic(self) -> None:
         s = self.scene
@@ -203,7 +211,11 @@ class LiveView:
         if base is None and s.sample and s.sample.baseline:
             base = s.sample.baseline.nic
         ncpus = len(s.host.topology.cpus) if s.host else 1
-        width = panel.view.scrollable_content_region.width or 80
+        # The width beside a scrollbar, whether one shows now or not: the offloads at a glance
+        # keep their columns when the rows grow past the panel's height (issue 31 item 15).
+        view = panel.view
+        outer = view.size.width  # 0 before the first layout
+        width = outer - view.styles.scrollbar_size_vertical if outer > 0 else 80
         # The NIC is re-read every few ticks and mostly found the same: its rows are a pure
         # function of these, so the same inputs skip building them again (issue 18, goal 4).
         notes = tuple(sorted(s.editor.row_notes().items()))
@@ -292,6 +304,14 @@ class LiveView:
         lands = landing(rates.irqs.get(irq) if rates else None)
         aff = irq_affinity(s).get(irq)
         text = irq_help(irq, lands, aff, s.panels["cpus"].view.cursor_key)
+        nic_irqs = {q.irq for q in s.nic.irqs} if s.nic else set()
+        sample = s.sample
+        if s.show_all_irqs and irq not in nic_irqs and not (sample and sample.since_baseline):
+            held = s.sampler.full_every * s.sampler.interval
+            text += (
+                f" Rate*: a {held:g} s average (the whole /proc/interrupts is read every "
+                f"{held:g} s; the NIC's own IRQs every tick)."
+            )
         panel.help_strip.show(f"{text}  {self.row_help_line(view)}")
 
     def dragging(self, text: str) -> None:

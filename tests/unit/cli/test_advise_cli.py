@@ -94,7 +94,7 @@ def test_text_output_and_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "irq-remote-node" in out
     assert "evidence: eth0 is on NUMA node 1" in out
     assert "--apply irq-remote-node" in out
-    assert "not judged: cpu-saturated: no load in the window" in out
+    assert "not judged: cpu-saturated: no NIC traffic in the window" in out
 
 
 def test_apply_and_restore_on_a_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -196,3 +196,23 @@ def test_the_screens_remembered_context_is_used(
     assert doc["context"] == "wan" and "txqueuelen-wan" in _ids(doc)
     _, doc = _json(capsys, "--root", str(tree), "eth0", "--context", "any")
     assert doc["context"] == "any" and "txqueuelen-wan" not in _ids(doc)
+
+
+def test_the_text_says_where_the_context_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 11: a context the screen chose is not reused quietly."""
+    tree = _tree(tmp_path / "t")
+    conf = tmp_path / "xdg" / "tuitune"
+    conf.mkdir(parents=True)
+    (conf / "config.toml").write_text('[advise.context]\neth0 = "lan"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    capsys.readouterr()
+    main(["advise", "--root", str(tree), "eth0"])
+    assert "context lan (chosen in the screen)" in capsys.readouterr().out
+    main(["advise", "--root", str(tree), "eth0", "--context", "lan"])
+    out = capsys.readouterr().out
+    assert "context lan" in out and "chosen in the screen" not in out
+    (conf / "config.toml").write_text("")
+    main(["advise", "--root", str(tree), "eth0", "--rtt", "0.3"])
+    assert "context lan (from the RTT)" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, cpus, pct
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
+from tuitune.core.advise.window import NEEDS_LOAD
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.session.settings import Key, cpus_value
 
@@ -110,7 +111,7 @@ def app_on_irq_cpu(f: Facts) -> Iterator[Outcome]:
     if f.processes is None:
         return
     if not f.window.loaded:
-        yield Note(rule, "no load in the window: run a benchmark (B), then look again")
+        yield Note(rule, NEEDS_LOAD)
         return
     p = _busiest(f)
     if p is None or p.cpu_total < t.APP_CPU_PCT:

@@ -8,19 +8,18 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, cpus, pct, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.advise.window import net_busy, other_load
+from tuitune.core.advise.window import NEEDS_LOAD, net_busy, other_load
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session.settings import Key, cpus_value
 from tuitune.core.snapshot import HostState, NicState
 
-NEEDS_LOAD = "no load in the window: run a benchmark (B in the screen, or iperf3), then look again"
-
 _NASA_T4 = SourceRef(
     "nasa-40g",
-    "40 GbE: with the NIC's IRQ and nuttcp both on CPU 0, 18.5-19.5 Gb/s and no loss; on "
-    "other CPU pairs 7.1-17.4 Gb/s with 15,149-44,891 packets lost in 30 s (Table 4); the "
-    "pegged server core read 49.7 %sy + 50.0 %si in top",
+    "40 GbE, IRQs kept on CPU 0: nuttcp on CPU 0 too gave 18.5-19.5 Gb/s and no loss, moved "
+    "to CPUs 2, 6 or 13 7.1-17.4 Gb/s with 15,149-44,891 packets lost in 30 s (Table 4: the "
+    "application moved, not the IRQ); even its best run (20.8 Gb/s, 0 retransmits) filled the "
+    "server's CPU 0 (49.7 %sy + 50.0 %si in top), and its remedy was fewer interrupts",
 )
 _REDHAT_LOOP = SourceRef(
     "redhat-10g",
@@ -258,9 +257,11 @@ def softnet_drops(f: Facts) -> Iterator[Outcome]:
         sources=(
             SourceRef("esnet-100g", "netdev_max_backlog 250000 in its standard tuning"),
             SourceRef(
-                "nasa-40g", "netdev_max_backlog 30000 made a negligible difference (Table 3)"
+                "nasa-40g",
+                "LAN: netdev_max_backlog 30000 made a negligible difference (Table 3; it gives "
+                "no drop counts for that test)",
             ),
-            SourceRef("lofar-wan", "10 GigE: suggests netdev_max_backlog 30000"),
+            SourceRef("lofar-wan", "WAN, 10 GigE: suggests netdev_max_backlog 30000"),
         ),
         context="any",
     )

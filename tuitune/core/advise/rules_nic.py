@@ -21,8 +21,10 @@ _DRIVER_DROP_WORDS = ("drop", "missed", "no_buf", "nobuf", "out_of_buffer", "fif
 # The `ethtool -K` groups NASA's Table 2 switched off, and what it measured at MTU 1500 / 9000.
 OFFLOADS: dict[str, str] = {
     "tso": "TSO off: 12.9 Gb/s at MTU 1500 instead of 15.1; 19.0 at 9000 (no change)",
-    "gso": "segmentation off costs CPU per packet (Table 2's TSO and GRO rows)",
-    "gro": "GRO off: 12.8 Gb/s at MTU 1500 instead of 15.1; 19.1 at 9000",
+    "gso": "TSO off: 12.9 Gb/s at MTU 1500 instead of 15.1; GSO itself is not a row of its own "
+    "(its last row, 12.8 Gb/s, is labelled both Generic Segmentation Offload and GRO)",
+    "gro": "the row labelled Generic Segmentation Offload (GRO): 12.8 Gb/s at MTU 1500 instead "
+    "of 15.1; 19.1 at 9000",
     "sg": "SG off (takes TSO with it): 10.3 Gb/s at MTU 1500, 70 Mb/s at 9000",
     "tx": "tx checksumming off (takes SG and TSO): 10.0 Gb/s at MTU 1500, 50 Mb/s at 9000",
     "rx": "rx checksumming off (takes GRO): 7.5 Gb/s at MTU 1500, 17.3 at 9000",
@@ -166,7 +168,7 @@ def coalesce_off(f: Facts) -> Iterator[Outcome]:
         return
     w = f.window
     if not w.loaded or w.total is None:
-        yield Note(rule, "adaptive-rx and rx-usecs are off; " + "no load to judge the rate")
+        yield Note(rule, "adaptive-rx and rx-usecs are off; no NIC traffic to judge the rate")
         return
     hot = {
         q.irq: w.total.irqs[q.irq].total
@@ -248,7 +250,7 @@ def mtu_small(f: Facts) -> Iterator[Outcome]:
                 "against 375 at 1500",
             ),
             SourceRef("nasa-40g", "15.1 Gb/s at MTU 1500, 19.1 at 9000 (Table 2)"),
-            SourceRef("lofar-wan", "the first thing to set, 9000, on both ends"),
+            SourceRef("lofar-wan", "the most important parameter: MTU 1500 -> 9000"),
         ),
         context="any",
         trial=True,
@@ -273,8 +275,10 @@ def txqueuelen_wan(f: Facts) -> Iterator[Outcome]:
         evidence=(f"txqueuelen {nic.link.txqlen} (sysfs tx_queue_len)",),
         change=(Change(Key.txqueuelen(f.ifname), str(t.TXQUEUELEN_WAN)),),
         sources=(
-            SourceRef("esnet-100g", "48.6 ms: txqueuelen 10000 on every 10G interface"),
-            SourceRef("nasa-40g", "a longer tx queue than 1000 made no difference"),
+            SourceRef("esnet-100g", "48.6 ms: its NIC tuning raised txqueuelen to 10000"),
+            SourceRef(
+                "nasa-40g", "LAN: a longer tx queue than the default 1000 made no difference"
+            ),
         ),
         context="wan",
     )

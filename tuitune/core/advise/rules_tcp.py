@@ -15,7 +15,7 @@ _LOFAR = SourceRef(
     "lofar-wan",
     "10 Gb/s at 3.77 ms: buffer = bandwidth x RTT = 4,712,500 bytes; rmem/wmem_max and "
     "the third tcp_rmem/tcp_wmem value set to 10,000,000; 240 -> 396 Mb/s with one end tuned, "
-    "5.23 Gb/s with both (its tcp_mem was written in bytes: that file counts pages)",
+    "5.44 Gb/s over 10 s with both (its tcp_mem was written in bytes: that file counts pages)",
 )
 _ESNET = SourceRef(
     "esnet-100g", "48.6 ms: rmem_max/wmem_max 64 MiB, nuttcp windows of 50 MB per stream"
@@ -122,7 +122,10 @@ def window_scaling_off(f: Facts) -> Iterator[Outcome]:
         evidence=("net.ipv4.tcp_window_scaling = 0 (/proc/sys)",),
         change=(change,),
         sources=(
-            SourceRef("redhat-10g", "lists tcp_window_scaling among the settings to check"),
+            SourceRef(
+                "redhat-10g",
+                "10 GbE, netperf for 30 s: window scaling off 2106.40 Mb/s, on 5054.68 Mb/s",
+            ),
             _LOFAR,
         ),
         context="wan",

@@ -18,6 +18,15 @@ from tuitune.core.snapshot import Counters
 DriverStats = tuple[tuple[str, int], ...]
 
 
+# "Load" is the NIC's traffic, not CPU use: a host at 90 % in user time with an idle link has
+# nothing for the dynamic rules to judge, so the note says which traffic was missing.
+NEEDS_LOAD = (
+    f"no NIC traffic in the window (under {t.LOADED_PPS:.0f} packets/s, no CPU "
+    f"{t.LOADED_SOFT_PCT:.0f} % in interrupts; busy CPUs alone are not traffic): run a "
+    "benchmark (B in the screen, or iperf3), then look again"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     steps: tuple[Rates, ...]  # one per pair of consecutive samples

@@ -10,7 +10,7 @@ other features (tx off turns TSO off) shows its consequences.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -54,6 +54,25 @@ EDIT_ACTIONS = frozenset(
 )
 
 
+def kernel_extras(outs: Sequence[Outcome]) -> str:
+    """What the kernel changed beside the settings written, with its new state, as ethtool
+    shows it: "tx-udp-segmentation off [requested on]" (a feature the kernel dropped keeps its
+    request bit; it was on, so it is still asked for)."""
+    written = {o.key for o in outs}
+    parts: list[str] = []
+    for out in outs:
+        for e in out.also:
+            if e.key in written:
+                continue
+            name = e.key.name if e.key.ifname == out.key.ifname else e.key.label
+            text = f"{name} {e.after if e.after is not None else 'gone'}"
+            if e.key.kind == "feature" and e.before == "on" and e.after == "off":
+                text += " [requested on]"
+            if text not in parts:
+                parts.append(text)
+    return ", ".join(parts)
+
+
 class Editor:
     """The screen's side of the journal: every kernel call off the UI thread, through the
     shell's Session. It posts `StateChanged` when the host state should be re-read and
@@ -79,7 +98,9 @@ class Editor:
         self.trial_deadline: float | None = None
         self.trial_label = ""
         self.changes = 0
-        self.compare_nic: NicState | None = None  # the NIC just before the last change
+        # The NIC and sysctls before the first change since the baseline: every row a change
+        # moved says "was X" until the baseline changes, not only the last change's rows.
+        self.compare_nic: NicState | None = None
         self.compare_sysctls: dict[str, str] | None = None
         self.irqbalance = IrqbalanceGate(shell, self)
         # The interface carrying this SSH session, from the machine's own routing table.
@@ -185,6 +206,10 @@ class Editor:
         to the row's toggled value, as one step (one undo), all or nothing."""
         app, spec = self.shell, self.spec()
         short = short_name(spec.key.name) if not isinstance(spec, str) else ""
+        if isinstance(spec, str) and (app.selection().row or "").startswith("feature:"):
+            # An offload row that cannot change (fixed, not root...): say why, not where g works.
+            app.notify_line(f"g: {spec}", True)
+            return
         if isinstance(spec, str) or spec.key.kind != "feature" or not short or not spec.toggle:
             app.notify_line("g: on an offload row with a short name (tso, gso, sg, tx...)", True)
             return
@@ -206,9 +231,15 @@ class Editor:
                 return
             if any(o.status == "changed" for o in moved):
                 self.changes += 1
-                self.compare_nic = before_nic
+                self.compare_from(before_nic)
             names = ", ".join(o.key.name for o in moved if o.status == "changed")
-            self._report(moved, summary=f"{short} {target}: changed {names} (one step: u)")
+            extra = kernel_extras(moved)
+            self._report(
+                moved,
+                summary=f"{short} {target}: changed {names}"
+                + (f"; the kernel also changed {extra}" if extra else "")
+                + " (one step: u)",
+            )
 
         self._run(work, done)
 
@@ -269,7 +300,7 @@ class Editor:
                 return
             if out.status == "changed":
                 self.changes += 1
-                self.compare_nic, self.compare_sysctls = before_nic, before_sysctls
+                self.compare_from(before_nic, before_sysctls)
             if on_trial:
                 self.trial_deadline = time.monotonic() + self.trial_seconds
                 self.trial_label = out.key.label
@@ -311,7 +342,7 @@ class Editor:
                 changed = [o for o in outs if o.status == "changed"]
                 if changed:
                     self.changes += 1
-                    self.compare_nic = before_nic
+                    self.compare_from(before_nic)
                 self._report(outs)
 
             self._run(lambda j: j.apply_all(changes), done)
@@ -413,7 +444,7 @@ class Editor:
                 self.shell.notify_line(empty, True)
                 return
             self.trial_deadline = None
-            self.compare_nic, self.compare_sysctls = before_nic, before_sysctls
+            self.compare_from(before_nic, before_sysctls)
             if any(o.status == "changed" for o in outs):
                 self.changes += 1  # putting back is a change too: worth measuring again
             self._report(outs, prefix="put back" if not opened else prefix)
@@ -433,7 +464,7 @@ class Editor:
             word = prefix if prefix and out.status == "changed" else out.status
             line = f"{word} {out.describe()}"
             if out.also:  # what the kernel changed along with it: the rows say "was ..."
-                line += f" (it also changed {out.also_text()})"
+                line += f" (the kernel also changed {kernel_extras([out])})"
             lines.append(line)
             bad = bad or out.status in ("refused", "failed", "drift", "invalid")
         # The rows first, in the same frame as the report: the journal read the values back
@@ -441,6 +472,17 @@ class Editor:
         self.shell.show_read_back(outs)
         self.shell.notify_line(summary if summary and not bad else "; ".join(lines), bad)
         self.shell.post_message(Editor.StateChanged())
+
+    def compare_from(self, nic: NicState | None, sysctls: dict[str, str] | None = None) -> None:
+        """Keep the state before the first change (see compare_nic); later ones add nothing."""
+        if self.compare_nic is None:
+            self.compare_nic = nic
+        if self.compare_sysctls is None:
+            self.compare_sysctls = sysctls
+
+    def forget_compare(self) -> None:
+        """The baseline changed (b): "was" notes count from it again."""
+        self.compare_nic = self.compare_sysctls = None
 
     @property
     def pending(self) -> bool:

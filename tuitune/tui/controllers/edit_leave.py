@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from tuitune.core.session import Journal, Key, Outcome, Session
+from tuitune.core.session.journal_dir import DEFAULT_DIR
 from tuitune.core.session.journal_file import JournalError
 from tuitune.tui.screens.dialogs import ChoiceScreen
 
@@ -24,6 +25,31 @@ def named(values: Mapping[Key, str | None]) -> str:
     return ", ".join(items[:SHOWN]) + more
 
 
+def restore_command(session: Session) -> str:
+    """The command that puts this session's originals back, with the options it needs."""
+    cmd = "tuitune restore"
+    if session.root.netns:
+        cmd += f" --netns {session.root.netns}"
+    if session.journal_dir != DEFAULT_DIR:
+        cmd += f" --journal-dir {session.journal_dir}"
+    return cmd
+
+
+def farewell_kept(session: Session) -> list[str]:
+    """What the shell says after `k`: the screen is gone, so the terminal keeps the record of
+    what was left changed and how to put it back."""
+    originals = session.originals()
+    return [
+        f"tuitune: kept {session.change_count()} change(s): {named(originals)}.",
+        f"tuitune: to put the originals back: {restore_command(session)} "
+        "(they stay recorded until the next boot).",
+    ]
+
+
+def farewell_reverted(n: int) -> list[str]:
+    return [f"tuitune: reverted {n} change(s): every setting is back to what tuitune found."]
+
+
 def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
     """Ask whether to keep or revert what this session changed, then leave."""
     if not editor.pending:
@@ -34,6 +60,7 @@ def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
     trial = editor.trial_label if editor.trial_deadline is not None else None
 
     def keep() -> None:
+        editor.shell.farewell(farewell_kept(editor.session))
         editor.close(forget=False)  # the originals stay on disk for `tuitune restore`
         exit_app()
 
@@ -50,6 +77,7 @@ def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
                 if failed:
                     editor.report(failed)
                     return
+                editor.shell.farewell(farewell_reverted(n))
                 editor.close(forget=True)
                 exit_app()
 

@@ -26,9 +26,10 @@ class Exporter:
     """`export_root` stands for `/` when set: files are previewed against, and installed
     under, that directory (tests, or staging files for another host); None: the real paths."""
 
-    def __init__(self, shell: Shell, export_root: Path | None = None) -> None:
+    def __init__(self, shell: Shell, export_root: Path | None = None, lab: bool = False) -> None:
         self.shell = shell
         self.export_root = export_root
+        self.lab = lab  # `tuitune lab`: installing asks, naming what it writes outside the lab
 
     def open(self) -> None:
         shell = self.shell
@@ -50,6 +51,7 @@ class Exporter:
                 look.palette,
                 playbook=lambda out: self.playbook(ifname, out),
                 playbook_dir=base / f"ansible-{ifname}",
+                lab=self.lab,
             )
         )
 

@@ -28,7 +28,7 @@ def offer_autoneg_off(editor: Editor, out: Outcome, target: str) -> None:
     def done(outs: list[Outcome]) -> None:
         if any(o.status == "changed" for o in outs):
             editor.changes += 1
-            editor.compare_nic = before_nic
+            editor.compare_from(before_nic)
         editor.report(outs)
 
     def answer(choice: str | None) -> None:

@@ -432,7 +432,8 @@ class CpuList(RowView):
         Binding("m", "app.move_irq", "Move IRQ"),
         # Only while picking a process's CPUs (g in P); otherwise the key goes on to the App.
         Binding("space", "pick_toggle", "Picking CPUs: tick/untick this one", show=False),
-        Binding("enter", "pick_apply", "Picking CPUs: move the process there", show=False),
+        Binding("enter", "enter", "Help on row (picking CPUs: move the process there)", show=False),
+        Binding("i", "app.info", "Help on row: CPU power, firewall", show=False),
         Binding("escape", "pick_cancel", "Picking CPUs: cancel, nothing moved", show=False),
     ]
 
@@ -455,6 +456,14 @@ class CpuList(RowView):
     def action_pick_apply(self) -> None:
         if self.picker is not None:
             self.picker.apply()
+
+    async def action_enter(self) -> None:
+        """Enter moves the process while picking CPUs; otherwise it opens the row's help, as
+        in every other panel (CPU power and the firewall's cost are reachable from here)."""
+        if self.picker is not None and self.picker.picking:
+            self.picker.apply()
+        else:
+            await self.app.run_action("info")
 
     def action_pick_cancel(self) -> None:
         if self.picker is not None:

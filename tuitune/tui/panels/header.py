@@ -157,7 +157,9 @@ def header_text(d: HeaderData, p: Palette) -> Text:
     if d.error:
         t.append("\n")
         t.append(f" {d.error} ", style=p.warn + Style(reverse=True))
+    # The message line is always there (blank between messages): one that came and went
+    # moved every panel below it while the user read them (issue 31 item 15).
+    t.append("\n")
     if d.notice:
-        t.append("\n")
         t.append(d.notice, style=p.section)
     return t

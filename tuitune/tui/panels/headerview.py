@@ -32,6 +32,10 @@ class HeaderView(Static):
         self._strips: dict[LineKey, list[Strip]] = {}  # the lines shown now, drawn
         self._drawn_for: tuple[int, VisualStyle] | None = None  # (width, style) of _strips
         self._visual: tuple[Text | None, Visual] | None = None  # Static's, made when asked
+        # (width, rows): the most rows the header took at this width. It never takes fewer
+        # until the width changes, so a line that wraps at one tick and not the next (rates,
+        # a warning that comes and goes) does not move the panels below (issue 31 item 15).
+        self._floor = (0, 0)
 
     @property
     def visual(self) -> Visual:
@@ -51,6 +55,11 @@ class HeaderView(Static):
         # header's height changes.
         width = max(1, self.size.width - 2)
         height = sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
+        if self._floor[0] != width:
+            self._floor = (width, 0)
+        if height > self._floor[1]:
+            self._floor = (width, height)
+            self.styles.min_height = height
         lines = list(text.split("\n", allow_blank=True))
         first = self._first_changed_row(lines) if height == self._height else None
         keep = {_key(line) for line in lines}

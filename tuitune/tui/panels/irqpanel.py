@@ -34,6 +34,9 @@ class IrqData:
     cpus: Sequence[int]  # CPU order of the strip
     show_all: bool
     queues: QueueRates | None = None  # per-queue rates from ethtool -S (None: not read)
+    # Seconds between whole reads of /proc/interrupts: the other IRQs' rates are averages over
+    # that window (the NIC's are per tick). None: not shown that way (a baseline, NIC only).
+    held_seconds: float | None = None
 
 
 def irq_columns(
@@ -54,7 +57,7 @@ def irq_columns(
         # The host's IRQs are named by their description ("Non-maskable interrupts").
         Column("name" if show_all else "queue", 24 if show_all else 10),
         Column("IRQ", 5, right=True),
-        Column("avg/s" if baseline else "rate/s", 6, right=True),
+        Column("avg/s" if baseline else "rate/s", 7 if show_all else 6, right=True),
         *([Column("count", 7, right=True, drop=2)] if baseline else []),
         *per_queue,
         Column("where it lands (per CPU)", max(12, strip_width), flex=True),
@@ -182,10 +185,14 @@ def irq_rows(
         total = r.total if r else 0.0
         aff = data.affinity.get(irq)
         land = land_cell(r, data.cpus, g, p, per_cpu_fits)
+        heat = p.heat[min(4, heat_level(total / 100))] if total else p.heat[0]
         cells: list[CellValue] = [
             ((queue, p.local) if is_nic and data.show_all else (queue, None),),
             printable(irq, 20),
-            ((rate(total), p.heat[min(4, heat_level(total / 100))] if total else p.heat[0]),),
+            # "*": an average over the window between whole reads, not this tick's rate.
+            ((rate(total), heat), ("*", p.muted))
+            if data.held_seconds is not None and not is_nic
+            else ((rate(total), heat),),
         ]
         if data.baseline:
             cells.append(rate(total * interval))

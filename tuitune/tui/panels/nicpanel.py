@@ -63,11 +63,16 @@ def help_name(key: str) -> str | None:
         "rings": "ring",
         "channels": "channels",
         "pause": "pause",
-        "queue": "cpu-affinity",
+        "queue": "rps-xps",
         "irq": "irq-affinity",
-        "link": {"mtu": "mtu", "txqueuelen": "txqueuelen", "numa": "cpu-affinity"}.get(
-            rest.split(":")[0]
-        ),
+        # The bus row is the PCIe slot; the queue count is what MSI-X vectors allow.
+        "link": {
+            "mtu": "mtu",
+            "txqueuelen": "txqueuelen",
+            "numa": "cpu-affinity",
+            "bus": "pcie-link",
+            "queues": "msi-x",
+        }.get(rest.split(":")[0]),
     }.get(kind)
 
 

@@ -34,14 +34,18 @@ def offload_summary(nic: NicState, width: int, p: Palette) -> list[Row]:
     changeable = [f for f in feats if not f.fixed]
     fixed_on = [f.name for f in feats if f.fixed and f.active]
     fixed_off = sum(1 for f in feats if f.fixed and not f.active)
+    asked = [f for f in changeable if f.requested != f.active]
     b = RowsBuilder()
     b.section(
         "offsum",
         f"{HEADING}: {len(changeable)} changeable, {len(fixed_on) + fixed_off} fixed "
-        "(toggle them under offloads)",
+        + ("(* asked otherwise, the kernel kept it; " if asked else "(")
+        + "toggle them under offloads)",
     )
     if changeable:
-        col = max(len(f.name) for f in changeable) + 4  # "name off", a space after
+        # "name off*", a space after: the width of a column never depends on the states, so
+        # the grid keeps its columns when a feature is asked one way and kept the other.
+        col = max(len(f.name) for f in changeable) + 5
         per_line = max(1, (width + 1) // (col + 1))
         for start in range(0, len(changeable), per_line):
             spans: list[Span] = []
@@ -49,17 +53,17 @@ def offload_summary(nic: NicState, width: int, p: Palette) -> list[Row]:
                 if n:
                     spans.append((" ", None))
                 state = "on" if f.active else "off"
+                mark = "*" if f.requested != f.active else ""  # ethtool's "[requested on]"
                 spans.append((f.name + " ", None))
                 spans.append((state, p.on if f.active else p.off))
-                spans.append((" " * (col - len(f.name) - 1 - len(state)), None))
-                if f.requested != f.active:  # ethtool's "[requested on]"
-                    spans.append((f"(asked {'on' if f.requested else 'off'}) ", p.warn))
+                spans.append((mark, p.warn))
+                spans.append((" " * (col - len(f.name) - 1 - len(state) - len(mark)), None))
             text = " ".join(f"{f.name} {'on' if f.active else 'off'}" for f in changeable)
-            b.add(f"offsum:{start}", tuple(spans), wide=True, search=f"offloads {text}")
+            b.add(f"offsum:{start}", tuple(spans), wide=True, search=f"offloads {text}", inert=True)
     if fixed_on:
         for n, line in enumerate(_wrap(fixed_on, width, "fixed on:")):
-            b.add(f"offsum:fixed-on:{n}", ((line, p.muted),), wide=True, search=line)
+            b.add(f"offsum:fixed-on:{n}", ((line, p.muted),), wide=True, search=line, inert=True)
     if fixed_off:
         line = f"fixed off: {fixed_off} more (under fixed offloads)"
-        b.add("offsum:fixed-off", ((line, p.muted),), wide=True, search=line)
+        b.add("offsum:fixed-off", ((line, p.muted),), wide=True, search=line, inert=True)
     return b.rows

@@ -46,6 +46,13 @@ class Row:
     section: bool = False  # a heading line across the whole width: cells[0] is its text
     search: str = ""  # what `/` matches; empty: the plain text of the cells
     wide: bool = False  # one cell across the whole width ("coalesce: not supported by veth")
+    # Shown and filtered like any row, but the cursor passes over it as over a heading: a
+    # summary line (the offloads at a glance) explains nothing of its own and changes nothing.
+    inert: bool = False
+
+    @property
+    def skipped(self) -> bool:
+        return self.section or self.inert
 
     def text(self) -> str:
         return self.search or " ".join(plain_text(c) for c in self.cells)
@@ -241,11 +248,11 @@ class RowView(ScrollView, can_focus=True):
     def _skip_sections(self, step: int) -> None:
         n = len(self.shown)
         i = self.cursor
-        while 0 <= i < n and self.shown[i].section:
+        while 0 <= i < n and self.shown[i].skipped:
             i += step
         if not 0 <= i < n:  # only headings that way: look the other way
             i = self.cursor
-            while 0 <= i < n and self.shown[i].section:
+            while 0 <= i < n and self.shown[i].skipped:
                 i -= step
         self.cursor = max(0, min(i, n - 1))
 
@@ -299,7 +306,7 @@ class RowView(ScrollView, can_focus=True):
 
     def on_click(self, event: Click) -> None:
         index = self.row_at(event.y)
-        if index is not None and not self.shown[index].section:
+        if index is not None and not self.shown[index].skipped:
             self.cursor = index
             self._set_cursor_key()
             self.refresh()
@@ -394,5 +401,6 @@ class RowsBuilder:
         style: Style | None = None,
         search: str = "",
         wide: bool = False,
+        inert: bool = False,
     ) -> None:
-        self.rows.append(Row(key, tuple(cells), style=style, search=search, wide=wide))
+        self.rows.append(Row(key, tuple(cells), style=style, search=search, wide=wide, inert=inert))

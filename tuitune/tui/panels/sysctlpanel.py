@@ -94,22 +94,51 @@ def help_text(key: str | None) -> tuple[str, str]:
         if e.sources:
             lines += ["", "What the reports found:", *(_advice(a) for a in e.sources)]
         return e.key, "\n".join(lines)
-    name = help_name(key)
-    if name is None or name not in DEVICE_HELP:
+    names = help_names(key)
+    if not names:
         return rest, ""
-    return f"{rest} ({name})", device_text(name)
+    return f"{rest} ({', '.join(names)})", device_help(names)
 
 
-def device_text(name: str) -> str:
-    """The help of a device catalog entry (DEVICE_HELP[name]): what it does, how to set it
-    by hand, and what each report measured (LAN or WAN)."""
-    h = DEVICE_HELP[name]
-    lines = [h.summary, "", h.help]
-    if h.tool:
-        lines += ["", f"By hand: {h.tool}"]
-    if h.sources:
-        lines += ["", "What the reports found:", *(_advice(a) for a in h.sources)]
-    return "\n".join(lines)
+# Device help a row explains beside its own entry: an IRQ row is an MSI-X vector that
+# irqbalance moves; a CPU row's time includes its clock and power state and the firewall's
+# per-packet cost. Each entry is reachable from the rows it is about (issue 31 item 9).
+ALSO: dict[str, tuple[str, ...]] = {
+    "irq": ("irqbalance", "msi-x"),
+    "cpu": ("cpu-power", "firewall"),
+}
+# What a process row of the P view explains: where it runs, its priority, how it sends.
+PROCESS_HELP = ("cpu-affinity", "nice", "sendfile")
+
+
+def own_help(key: str | None) -> bool:
+    """Whether a row has help of its own (a sysctl, a NIC setting), not only related entries."""
+    if not key:
+        return False
+    return key.startswith("sysctl:") or help_name(key) is not None
+
+
+def help_names(key: str) -> tuple[str, ...]:
+    """The device help entries behind a row key: its own first, then the ones it also
+    explains (a CPU row has no entry of its own)."""
+    kind = key.partition(":")[0]
+    own = help_name(key)
+    names = ((own,) if own else ()) + ALSO.get(kind, ())
+    return tuple(dict.fromkeys(n for n in names if n in DEVICE_HELP))
+
+
+def device_help(names: Sequence[str]) -> str:
+    """The full text of device help entries, one after the other under their names."""
+    parts = []
+    for name in names:
+        h = DEVICE_HELP[name]
+        lines = [f"{name}: {h.summary}" if len(names) > 1 else h.summary, "", h.help]
+        if h.tool:
+            lines += ["", f"By hand: {h.tool}"]
+        if h.sources:
+            lines += ["", "What the reports found:", *(_advice(a) for a in h.sources)]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
 
 
 def help_summary(key: str | None) -> str:

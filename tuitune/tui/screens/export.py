@@ -169,8 +169,10 @@ class ExportScreen(BoxScreen[None]):
         palette: Palette,
         playbook: Playbook | None = None,
         playbook_dir: Path | None = None,
+        lab: bool = False,
     ) -> None:
         super().__init__()
+        self.lab = lab  # the lab is for trying things: installing there writes the machine's /etc
         self.playbook = playbook
         self.playbook_dir = playbook_dir
         self.title_text = title
@@ -276,6 +278,19 @@ class ExportScreen(BoxScreen[None]):
             "Each is written atomically; an existing file is copied aside first "
             "(FILE.tuitune-bak-DATE)."
         )
+        title, yes = "Install the export", f"install {len(files)} file(s)"
+        if self.lab:
+            # The namespaces are throwaway; these files are not. Say so before the one key.
+            title, yes = "This is the lab: install into this machine?", "install anyway"
+            text = (
+                "This is the lab: its namespaces go when you quit, these files do not. "
+                f"Installing writes {len(files)} file(s) into this machine's own configuration "
+                f"(not into the lab):\n{paths}\n"
+                "They stay after the lab is removed and apply to this machine at its next "
+                "boot (udev rules matching the lab's interface names, sysctls for the whole "
+                "host). To keep a copy instead: a (Ansible files) or `tuitune export --out "
+                "DIR`. An existing file is copied aside first (FILE.tuitune-bak-DATE)."
+            )
 
         def answer(choice: str | None) -> None:
             if choice != "y":
@@ -287,11 +302,7 @@ class ExportScreen(BoxScreen[None]):
             )
 
         self.app.push_screen(
-            ChoiceScreen(
-                "Install the export",
-                text,
-                [("y", f"install {len(files)} file(s)"), ("n", "do not install")],
-            ),
+            ChoiceScreen(title, text, [("y", yes), ("n", "do not install")]),
             answer,
         )
 

@@ -23,7 +23,7 @@ from tuitune.core.host.platform import Platform, read_platform
 from tuitune.core.hostreader import HostReader
 from tuitune.core.platformview import Row, platform_rows, worst
 from tuitune.core.snapshot import HostState, NicState
-from tuitune.tui.panels.sysctlpanel import device_text
+from tuitune.tui.panels.sysctlpanel import device_help
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import TextScreen
 from tuitune.tui.shell import Shell
@@ -35,7 +35,7 @@ def help_body(row: Row) -> tuple[str, str]:
     """(title, text) for Enter on a row: its catalog help, else the row in full."""
     if not row.help or row.help not in DEVICE_HELP:
         return row.label, f"{row.section}: {row.label}\n\n{row.value}"
-    return f"{row.label} ({row.help})", f"{row.label}: {row.value}\n\n{device_text(row.help)}"
+    return f"{row.label} ({row.help})", f"{row.label}: {row.value}\n\n{device_help((row.help,))}"
 
 
 def worst_line(found: Finding | None) -> str:

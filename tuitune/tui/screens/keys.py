@@ -11,7 +11,7 @@ from tuitune.tui.hostview import HOST_BINDINGS
 from tuitune.tui.panels.cpugrid import CpuList
 from tuitune.tui.panels.panels import IrqList, NicList, SysctlList
 from tuitune.tui.panels.rowview import RowView, plain_text
-from tuitune.tui.panels.sysctlpanel import help_text
+from tuitune.tui.panels.sysctlpanel import help_text, own_help
 from tuitune.tui.screens.dialogs import TextScreen, keys_text
 
 
@@ -46,10 +46,13 @@ def row_screen(view: RowView) -> TextScreen | None:
     """Enter: the help text of the row under the cursor, or the row itself with every cell in
     full when it has none (None: nothing to explain)."""
     row = view.cursor_row
-    title, body = help_text(view.cursor_key)
-    if not body and row is not None:
+    key = view.cursor_key
+    title, body = help_text(key)
+    if row is not None and (not body or not own_help(key)):
+        # No entry of its own (a CPU row): the row in full, then what it also explains.
         names = [c.title for c in view.columns]
         cells = [plain_text(c) for c in row.cells]
-        title = title or cells[0]
-        body = "\n".join(f"{n}: {c}" for n, c in zip(names, cells, strict=False) if c)
+        title = cells[0].strip() + (f" ({title.partition(' (')[2]}" if body else "")
+        whole = "\n".join(f"{n}: {c}" for n, c in zip(names, cells, strict=False) if c)
+        body = whole + (f"\n\n{body}" if body else "")
     return TextScreen(title, body) if body else None

@@ -18,15 +18,31 @@ from textual.widgets.option_list import Option
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.procs.model import NicProcess, printable
 from tuitune.tui.controllers.procs import ProcsController, ProcsState, pending_text
+from tuitune.tui.panels.sysctlpanel import PROCESS_HELP, device_help
 from tuitune.tui.screens.box import BoxScreen
+from tuitune.tui.screens.dialogs import TextScreen
 
 _T = TypeVar("_T")
 
 KEYS = (
     "l: NIC-local  i: an IRQ's CPU  c: pick CPUs  e: type  g: in the CPU grid  u: undo  "
-    "R: revert  Esc: close"
+    "R: revert  Esc: close  h: help (affinity, nice, sendfile)"
 )
-COLUMNS = ("pid", "user", "command", "thr", "allowed", "ran on", "CPU % by cpu", "node", "state")
+_HELP = device_help(PROCESS_HELP)
+# Columns whose cells outgrow their title: fixed widths, so a redraw never cuts them to it.
+_WIDTHS = {"role": 16, "CPU % by cpu": 22}
+COLUMNS = (
+    "pid",
+    "user",
+    "command",
+    "role",
+    "thr",
+    "allowed",
+    "ran on",
+    "CPU % by cpu",
+    "node",
+    "state",
+)
 
 
 def user_name(uid: int) -> str:
@@ -37,10 +53,32 @@ def user_name(uid: int) -> str:
 
 
 def cpu_use(p: NicProcess, seconds: float) -> str:
-    """ "0:45 1:3" (percent of one CPU, per CPU, over the window); "-" before a window."""
+    """ "cpu0 45 %, cpu1 3 %" (percent of one CPU, per CPU, over the window); "-" before a
+    window. Labelled: "1:47" read like top's TIME+."""
     if not p.cpu_by_cpu:
-        return "0" if seconds > 0 else "-"
-    return " ".join(f"{c}:{v:.0f}" for c, v in sorted(p.cpu_by_cpu.items()))
+        return "0 %" if seconds > 0 else "-"
+    return ", ".join(f"cpu{c} {v:.0f} %" for c, v in sorted(p.cpu_by_cpu.items()))
+
+
+# The benchmark tools' own switches for their two ends (iperf3, iperf, netperf's netserver is
+# a name of its own, nuttcp, sockperf): what tells a client from a server in the P view.
+_SERVER_ARGS = frozenset({"-s", "--server", "-S", "server"})
+_CLIENT_ARGS = frozenset({"-c", "--client", "client", "ping-pong", "under-load"})
+_BENCH_TOOLS = frozenset({"iperf3", "iperf", "nuttcp", "netperf", "sockperf", "qperf"})
+
+
+def role(p: NicProcess, peers: frozenset[int] | set[int] = frozenset()) -> str:
+    """ "client" or "server" from its command line (iperf3 -c / -s...), "" when it says
+    neither; the lab's peer end says so too."""
+    args, name = set(p.cmdline[1:]), p.ident.comm
+    side = ""
+    if name == "netserver":
+        side = "server"
+    elif name in _BENCH_TOOLS:  # other programs' -s and -c mean other things
+        side = "server" if args & _SERVER_ARGS else "client" if args & _CLIENT_ARGS else ""
+    if p.ident.pid in peers:
+        return f"{side}, peer end" if side else "peer end"
+    return side
 
 
 def node_text(p: NicProcess) -> str:
@@ -67,7 +105,8 @@ def detail(p: NicProcess | None, st: ProcsState) -> str:
             "No process has a socket on this interface's addresses (or serves on every "
             "address).\nStart one (a B run starts iperf3), or wait for the next reading."
         )
-    where = " (the lab's peer end)" if p.ident.pid in st.peers else ""
+    side = role(p, st.peers)
+    where = f" ({side})" if side else ""
     owner = "" if p.owner_is_caller else "  - another user's: moving it asks first"
     threads = ", ".join(
         f"{t.tid} {printable(t.comm, 16)} on cpu{t.last_cpu} (allowed {format_cpulist(t.allowed)})"
@@ -110,6 +149,8 @@ class ProcsScreen(Screen[None]):
         Binding("g", "grid", "Pick CPUs in the main screen's CPU grid"),
         Binding("e", "type", "Type CPUs"),
         Binding("r", "reread", "Read again", show=False),
+        # What a process row explains beyond its affinity: its priority and how it sends.
+        Binding("h", "help", "Help: CPU affinity, nice, sendfile", show=False),
         Binding("u", "app.undo", "Undo", show=False),
         Binding("R", "app.revert_all", "Revert all", show=False),
     ]
@@ -133,7 +174,8 @@ class ProcsScreen(Screen[None]):
         yield Static("", id="procs-title", markup=False)
         yield Static("", id="procs-note", markup=False)
         table: DataTable[str] = DataTable(id="procs-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
+        for name in COLUMNS:  # the widest cells get their room up front: nothing reflows
+            table.add_column(name, width=_WIDTHS.get(name))
         yield table
         yield Static("", id="procs-detail", markup=False)
         yield Static(KEYS, id="procs-keys", markup=False)
@@ -171,6 +213,7 @@ class ProcsScreen(Screen[None]):
                 str(p.ident.pid),
                 user_name(p.ident.uid),
                 printable(p.ident.comm, 16),
+                role(p, st.peers),
                 str(len(p.threads)),
                 format_cpulist(p.allowed),
                 format_cpulist(p.ran_on),
@@ -213,6 +256,12 @@ class ProcsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_help(self) -> None:
+        self.app.push_screen(TextScreen("processes (" + ", ".join(PROCESS_HELP) + ")", _HELP))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_help()
 
     def action_reread(self) -> None:
         self.controller.refresh()

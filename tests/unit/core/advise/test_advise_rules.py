@@ -100,6 +100,18 @@ def test_no_load_says_what_it_needs(tmp_path: Path) -> None:
     assert "run a benchmark" in notes["cpu-saturated"]
 
 
+def test_busy_cpus_without_traffic_say_there_is_no_nic_traffic(pegged: Facts) -> None:
+    """Issue 31 item 10: CPUs at 90 % in user time with an idle link are not "no load": the
+    note says the NIC carried no traffic."""
+    cpus = sorted(pegged.host.topology.online)
+    steps = [{c: cpu(c, usr=90.0) for c in cpus} for _ in range(5)]
+    facts = replace(pegged, window=steps_window(steps, {}, {"rx_packets": 10.0}))
+    notes = {n.rule: n.text for n in advise(facts).notes}
+    assert notes["cpu-saturated"].startswith("no NIC traffic in the window")
+    assert "busy CPUs alone are not traffic" in notes["cpu-saturated"]
+    assert "no load" not in " ".join(notes.values())
+
+
 # ---- constructed windows at the edges ------------------------------------------------------
 
 

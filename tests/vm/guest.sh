@@ -31,7 +31,8 @@ if [ "$boot" != 1 ]; then
   udevadm control --exit || echo "guest.sh: udevadm control --exit failed" >&2
   modprobe -r e1000e virtio_net || { echo "guest.sh: cannot unload the NIC drivers" >&2; echo 3 >"$rcfile"; exit 3; }
 else
-  modprobe e1000e && modprobe virtio_net && modprobe vmxnet3 || { echo 3 >"$rcfile"; exit 3; }
+  modprobe e1000e && modprobe virtio_net && modprobe vmxnet3 && modprobe virtio_blk \
+    || { echo 3 >"$rcfile"; exit 3; }
   # netdevsim, built by scripts/vm for this kernel: device 1, one port, 4 queues. Its
   # debugfs sets the ring maxima (tests/vm/test_netdevsim.py).
   mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug

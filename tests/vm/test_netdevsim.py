@@ -148,3 +148,20 @@ def test_channels_down_and_up(nsim: Nsim, tmp_path: Path) -> None:
     tuitune("restore")
     assert ethtool_text("-l", dev) == before
     assert len(list(queues.glob("rx-*"))) == 4
+
+
+def test_features_on_and_restored(nsim: Nsim, tmp_path: Path) -> None:
+    """Features netdevsim lets change (its hw_features: hw-tc-offload; the core's GRO kinds),
+    switched by kernel name in one profile, read back from ethtool -k, restored exactly.
+    (Later kernels' ethtool-features.sh toggles features the same way; 6.1 has none.)"""
+    dev = nsim.ifname
+    before = ethtool_text("-k", dev)
+    names = ("hw-tc-offload", "rx-gro-list", "rx-udp-gro-forwarding")
+    was = ethtool_fields("-k", dev)
+    assert all(was[n] == "off" for n in names), {n: was.get(n) for n in names}
+    body = "[interface.features]\n" + "".join(f'"{n}" = true\n' for n in names)
+    tuitune("apply", str(profile(tmp_path / "f.toml", dev, body)))
+    got = ethtool_fields("-k", dev)
+    assert {n: got[n] for n in names} == dict.fromkeys(names, "on"), got
+    tuitune("restore")
+    assert ethtool_text("-k", dev) == before

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import re
 import subprocess
@@ -95,8 +96,22 @@ def queue_irqs(ifname: str) -> dict[str, int]:
     for entry in (pci_dir(ifname) / "msi_irqs").iterdir():
         irq = int(entry.name)
         name = names.get(irq, "")
-        if re.search(r"-(rx|tx)-\d+$|-(input|output)\.\d+$", name):
+        if re.search(r"-(rx|tx|rxtx)-\d+$|-(input|output)\.\d+$", name):
             out[name] = irq
+    return out
+
+
+def ethtool_fields(*args: str) -> dict[str, str]:
+    """`ethtool ARGS` as label -> value, one per "label: value" line (for -g, only the
+    "Current hardware settings" half), as the kernel's selftests read it."""
+    text = ethtool_text(*args)
+    if "Current hardware settings:" in text:
+        text = text.split("Current hardware settings:")[1]
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        label, sep, value = line.partition(":")
+        if sep and value.strip():
+            out[label.strip()] = value.strip()
     return out
 
 
@@ -117,6 +132,46 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     device events of the tests after it (channel changes add queues)."""
     last = [i for i in items if i.name == "test_reboot_first_half_tune_and_install"]
     items[:] = [i for i in items if i not in last] + last
+
+
+@dataclass(frozen=True)
+class Nsim:
+    """One netdevsim device made for a test: its id, netdev and debugfs port directory."""
+
+    id: int
+    ifname: str
+    dfs: Path
+
+    @property
+    def sysfs(self) -> Path:
+        return NSIM_BUS / "devices" / f"netdevsim{self.id}"
+
+
+NSIM_BUS = Path("/sys/bus/netdevsim")
+_nsim_ids = itertools.count(100)  # guest.sh's own device is 1
+
+
+@pytest.fixture
+def nsim() -> Iterator[Nsim]:
+    """A fresh netdevsim device (one port, 4 queues), as the selftests make one
+    (ethtool-common.sh make_netdev), deleted after the test unless the test deleted it."""
+    if not in_vm_guest():
+        pytest.fail("VM tests run only inside the bench's guest")
+    if not (NSIM_BUS / "new_device").exists():
+        pytest.fail("netdevsim is not loaded (tests/vm/guest.sh loads it)")
+    nid = next(_nsim_ids)
+    (NSIM_BUS / "new_device").write_text(f"{nid} 1 4")
+    dev = Nsim(nid, "", Path(f"/sys/kernel/debug/netdevsim/netdevsim{nid}/ports/0"))
+    try:
+        # udevd renames the netdev (eniNnpM): its name is final once the queue is empty.
+        subprocess.run(["udevadm", "settle", "--timeout=60"], capture_output=True)
+        names = [p.name for p in (dev.sysfs / "net").iterdir()]
+        assert len(names) == 1, names
+        subprocess.run(["ip", "link", "set", names[0], "up"], check=True)
+        yield Nsim(nid, names[0], dev.dfs)
+    finally:
+        if dev.sysfs.exists():
+            (NSIM_BUS / "del_device").write_text(str(nid))
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs INSIDE the guest scripts/vm boots (as root, on the guest's own kernel): loads the NIC
-# drivers, brings both NICs up, runs the `vm` tests and leaves their exit status and junit XML
+# drivers (and netdevsim), brings the NICs up, runs the `vm` tests and leaves their exit status and junit XML
 # in OUT, a directory shared with the host. Never run it on a host.
 #   tests/vm/guest.sh OUT BOOT [PYTEST ARGS...]
 # BOOT 1: every `vm` test but the reboot test's second half (OUT/rc, OUT/junit.xml).
@@ -31,17 +31,23 @@ if [ "$boot" != 1 ]; then
   udevadm control --exit || echo "guest.sh: udevadm control --exit failed" >&2
   modprobe -r e1000e virtio_net || { echo "guest.sh: cannot unload the NIC drivers" >&2; echo 3 >"$rcfile"; exit 3; }
 else
-  modprobe e1000e && modprobe virtio_net || { echo 3 >"$rcfile"; exit 3; }
+  modprobe e1000e && modprobe virtio_net && modprobe vmxnet3 && modprobe virtio_blk \
+    || { echo 3 >"$rcfile"; exit 3; }
+  # netdevsim, built by scripts/vm for this kernel: device 1, one port, 4 queues. Its
+  # debugfs sets the ring maxima (tests/vm/test_netdevsim.py).
+  mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+  modprobe psample && insmod "$out/netdevsim.ko" && echo "1 1 4" >/sys/bus/netdevsim/new_device \
+    || { echo "guest.sh: cannot load netdevsim" >&2; echo 3 >"$rcfile"; exit 3; }
 fi
 ip link set lo up
-# The drivers name their netdevs asynchronously: wait (bounded) for both (boot 1).
+# The drivers name their netdevs asynchronously: wait (bounded) for all four (boot 1).
 for _ in $(seq 100); do
   [ "$boot" = 1 ] || break
   n=0
   for d in /sys/class/net/*/device/driver; do
-    case "$(readlink "$d")" in */e1000e|*/virtio_net) n=$((n + 1)) ;; esac
+    case "$(readlink "$d")" in */e1000e|*/virtio_net|*/vmxnet3|*/netdevsim) n=$((n + 1)) ;; esac
   done
-  [ "$n" -ge 2 ] && break
+  [ "$n" -ge 4 ] && break
   sleep 0.2
 done
 echo "guest.sh: boot $boot, $(uname -r), $(nproc) CPUs, $(ls -d /sys/devices/system/node/node* | wc -l) NUMA nodes"

@@ -116,6 +116,11 @@ def test_trial_watchdog_reverts_the_mtu_after_a_kill(nics: Nics) -> None:
     # Nobody confirms: the detached watchdog puts it back after the deadline.
     wait_for("the watchdog put the MTU back", lambda: mtu(dev) == before)
     assert f"mtu {before}" in sh("ip", "link", "show", dev)
+    # An MTU change resets the e1000e; its link comes up later, and on link-up the driver
+    # renegotiates flow control (e1000e_config_fc_after_link_up). Left mid-reset, the next
+    # test's pause write raced that renegotiation (RX read back on after it set it off).
+    carrier = Path(f"/sys/class/net/{dev}/carrier")
+    wait_for("the e1000e's link came up again", lambda: carrier.read_text().strip() == "1")
 
 
 def advise(dev: str, journal_dir: Path, *more: str) -> dict[str, Any]:

@@ -75,3 +75,16 @@ def test_the_check_reads_the_guest_kernel(nics: Nics, tmp_path: Path) -> None:
         assert rx
         sh("ethtool", "-G", dev, "rx", rx.group(1))
     assert ethtool_text("-g", dev) == before
+
+
+def test_virtio_rss_table_readable_and_show_lists_the_nic(nics: Nics) -> None:
+    """The virtio NIC has RSS (scripts/vm: rss=on,hash=on): `ethtool -x` reads its
+    indirection table, the ground for steering; `tuitune show` lists the NIC as before."""
+    table = ethtool_text("-x", nics.virtio)
+    slots = [
+        int(x) for row in re.findall(r"^\s*\d+:((?:\s+\d+)+)\s*$", table, re.M) for x in row.split()
+    ]
+    assert len(slots) == 128 and set(slots) <= {0, 1, 2, 3}, table
+    iface = show_json(nics.virtio)["interface"]
+    assert iface["channels"]["combined"] == 4
+    assert len({row["name"] for row in iface["irqs"]} & set(queue_irqs(nics.virtio))) == 8

@@ -229,7 +229,9 @@ class Journal(TrialChanges):
                 Outcome(k, "refused", reason=f"not applied because {key.label} failed")
                 for k, _ in targets[i + 1 :]
             ]
-            self._cleanup({e.key for _, es in done for e in es} | {key} | set(held))
+            # What this change held and is absent now went mid-apply (a NIC removed): no
+            # value is left there to put back, and held it would fail every `restore`.
+            self._cleanup({e.key for _, es in done for e in es} | {key} | set(held), gone=held)
             return [*rolled, out, *rest]
         self._commit(done)
         self._cleanup(held)  # the ones no write moved in the end

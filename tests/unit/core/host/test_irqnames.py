@@ -177,6 +177,21 @@ def test_bare_name_is_misc_beside_queue_vectors() -> None:
     ]
 
 
+def test_vmxnet3_vectors_as_the_vm_bench_guest_shows_them() -> None:
+    # QEMU's vmxnet3 in the VM bench's guest (Debian 6.1, 4 vCPUs; tests/vm/test_vmxnet3.py
+    # printed them): one vector per queue pair and the event vector last.
+    names = ["enp0s12-rxtx-0", "enp0s12-rxtx-1", "enp0s12-rxtx-2", "enp0s12-rxtx-3"]
+    text = _HEADER + "".join(
+        f"  {60 + i}:  1  0  PCI-MSIX-0000:00:0c.0 {i}-edge      {name}\n"
+        for i, name in enumerate([*names, "enp0s12-event-4"])
+    )
+    found = nic_irqs(parse_interrupts(text), "enp0s12")
+    assert [(q.irq, q.kind, q.index) for q in found] == [
+        *((str(60 + i), "combined", i) for i in range(4)),
+        ("64", "misc", None),
+    ]
+
+
 @pytest.mark.parametrize(
     "name",
     [

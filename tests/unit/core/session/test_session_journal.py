@@ -16,11 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.session_fakes import CSUM, TSO, FakeDevice, build_host, eio_on
+from tuitune.core.host.ethtool import EthtoolWriteError
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, JournalBusy, JournalError, Key
 from tuitune.core.session.access import write_file
 from tuitune.core.session.journal_file import read_records
 from tuitune.core.session.outcome import Drift, Effect
+from tuitune.core.values import Unavailable
 
 DEV = "eno49"
 IRQ101 = Key.irq(101, "eno49-TxRx-0", DEV)
@@ -458,3 +460,23 @@ def test_any_edits_then_revert_all_give_back_the_original(edits: list[tuple[obje
         assert h.access.read_many(keys) == start
         assert (h.dev.rings_, h.dev.channels_, h.dev.coalesce_, h.dev.features_) == start_dev
         h.access.close()
+
+
+def test_apply_all_drops_the_originals_of_a_device_gone_mid_apply(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The NIC vanished between the sysctl write and its ring write (netdevsim's del_device in
+    the VM bench): the sysctl is put back, and the ring originals held before the first write
+    are dropped, since nothing there can be put back: `restore` must not fail on them forever."""
+    gone = Unavailable("missing", f"{DEV} rings: not present (gone?)")
+
+    def vanish(**_: object) -> None:
+        monkeypatch.setattr(host.dev, "rings", lambda: gone)
+        raise EthtoolWriteError("rings", gone)
+
+    monkeypatch.setattr(host.dev, "set_rings", vanish)
+    with host.open() as j:
+        outs = j.apply_all([(BACKLOG, "5000"), (RX, "1024")])
+        assert outs[0].status == "failed" and not outs[1].ok
+        assert host.proc("sys/net/core/netdev_max_backlog") == "1000"
+        assert j.originals() == {} and not j.can_undo

@@ -1,0 +1,88 @@
+"""Rollback on a real kernel, in the bench's guest: a write that fails in the middle of
+`tuitune apply` (the driver refuses, the device is removed, the kernel rejects a sysctl)
+after others were made. The ones made are put back, and the guest is exactly as before,
+compared value by value with what ethtool and sysctl read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tuitune.core.session.kinds.ethtool import RingSizes
+
+from .conftest import NSIM_BUS, Nsim, ethtool_fields, sysctl, tuitune, write_profile
+
+pytestmark = pytest.mark.vm
+
+
+def said(ran: object) -> str:
+    return f"{getattr(ran, 'stdout', '')}{getattr(ran, 'stderr', '')}"
+
+
+def test_driver_refusal_mid_apply_puts_back_what_was_written(nsim: Nsim, tmp_path: Path) -> None:
+    """Rings, a coalescing parameter and pause rx written, then netdevsim refuses pause
+    autoneg (EINVAL, its set_pauseparam): all of them put back."""
+    dev = nsim.ifname
+    before = {o: ethtool_fields(o, dev) for o in ("-g", "-c", "-a")}
+    prof = write_profile(
+        tmp_path / "p.toml",
+        f'[interface]\nname = "{dev}"\n[interface.rings]\nrx = 1000\ntx = 900\n'
+        '[interface.coalesce]\n"rx-usecs" = 77\n[interface.pause]\nrx = true\nautoneg = true\n',
+    )
+    ran = tuitune("apply", str(prof), check=False)
+    assert ran.returncode == 1, said(ran)
+    assert "Traceback" not in said(ran)
+    assert "put back because" in said(ran) and "autoneg" in said(ran), said(ran)
+    assert {o: ethtool_fields(o, dev) for o in ("-g", "-c", "-a")} == before, said(ran)
+    assert tuitune("restore").returncode == 0
+    assert {o: ethtool_fields(o, dev) for o in ("-g", "-c", "-a")} == before
+
+
+def test_device_removed_mid_apply(
+    nsim: Nsim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sysctl written, then the netdevsim device deleted (del_device) right before its
+    ring is written: the sysctl is put back, the command says so in lines, no traceback."""
+    key = "net.core.netdev_max_backlog"
+    before = sysctl(key)
+    write = RingSizes.write_device
+
+    def vanish_first(self: RingSizes, et: object, k: object, value: str) -> object:
+        (NSIM_BUS / "del_device").write_text(str(nsim.id))
+        return write(self, et, k, value)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RingSizes, "write_device", vanish_first)
+    prof = write_profile(
+        tmp_path / "d.toml",
+        f'[sysctl]\n"{key}" = {int(before) + 1000}\n'
+        f'[interface]\nname = "{nsim.ifname}"\n[interface.rings]\nrx = 700\n',
+    )
+    ran = tuitune("apply", str(prof), check=False)
+    assert not nsim.sysfs.exists()  # the device did go, mid-apply
+    assert ran.returncode == 1, said(ran)
+    assert "Traceback" not in said(ran)
+    assert sysctl(key) == before, said(ran)
+    monkeypatch.undo()
+    back = tuitune("restore", check=False)
+    assert back.returncode == 0, said(back)
+    assert sysctl(key) == before
+
+
+def test_a_sysctl_the_kernel_rejects_mid_apply(tmp_path: Path) -> None:
+    """rmem_max written, then a wmem_max of 4000: within tuitune's bounds, but under the
+    kernel's SOCK_MIN_SNDBUF (4608 on x86_64), so its write is EINVAL. rmem_max is put back."""
+    keys = ("net.core.rmem_max", "net.core.wmem_max")
+    before = {k: sysctl(k) for k in keys}
+    prof = write_profile(
+        tmp_path / "s.toml",
+        f'[sysctl]\n"net.core.rmem_max" = {int(before["net.core.rmem_max"]) + 4096}\n'
+        '"net.core.wmem_max" = 4000\n',
+    )
+    ran = tuitune("apply", str(prof), check=False)
+    assert ran.returncode == 1, said(ran)
+    assert "Traceback" not in said(ran)
+    assert "put back because" in said(ran) and "wmem_max" in said(ran), said(ran)
+    assert {k: sysctl(k) for k in keys} == before, said(ran)
+    assert tuitune("restore").returncode == 0
+    assert {k: sysctl(k) for k in keys} == before

@@ -8,8 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.kernel.conftest import VethNs
 from tests.support.bash_complete import complete
+
+pytestmark = pytest.mark.kernel
 
 
 def test_bash_offers_the_namespaces_interfaces_and_not_a_hostile_name(

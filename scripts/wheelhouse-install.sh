@@ -43,13 +43,11 @@ PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install -q --no-index 
 
 mkdir -p "$bindir"
 ln -sfn "$venv/bin/tuitune" "$bindir/tuitune"
-# Completions from the installed command itself (its own parser); the shells look here.
-for spec in "bash bash-completion/completions/tuitune" "zsh zsh/site-functions/_tuitune" \
-            "fish fish/vendor_completions.d/tuitune.fish"; do
-  shell=${spec%% *}; path="$datadir/${spec#* }"
-  mkdir -p "$(dirname "$path")"
-  "$venv/bin/tuitune" completion "$shell" > "$path.new" && mv -f "$path.new" "$path"
+# The man page and the bash/zsh/fish completions (scripts/wheelhouse wrote them from this
+# wheel's parser), where man and the shells look under /usr/local/share.
+(cd "$here/share" && find . -type f) | while IFS= read -r rel; do
+  mkdir -p "$(dirname "$datadir/$rel")"
+  cp "$here/share/$rel" "$datadir/$rel.new" && chmod 0644 "$datadir/$rel.new"
+  mv -f "$datadir/$rel.new" "$datadir/$rel"
 done
-mkdir -p "$datadir/man/man1"
-cp "$here/share/man/man1/tuitune.1" "$datadir/man/man1/tuitune.1"
 echo "install.sh: $("$bindir/tuitune" --version) in $venv, linked as $bindir/tuitune"

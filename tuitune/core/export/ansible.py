@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from tuitune.core.export import affinity, spread, sysctld
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import ExportFile, ExportPlan
+from tuitune.core.export.wheelhouse import Install
 from tuitune.core.export.yamlout import Comment, Expr, Node, dump, jinja_with
 from tuitune.core.host.irqbalance import CONFIG_FILES
 
@@ -108,7 +109,112 @@ def _dest(rel: PurePosixPath, ctx: ExportContext) -> Expr:
     return Expr("{{ tuitune_etc }}/" + _with_iface(str(rel), ctx))
 
 
-def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
+_PREFIX = "{{ tuitune_root | regex_replace('/+$', '') }}"
+WHEELHOUSE = "wheelhouse"  # the role's files/wheelhouse/, from `--install-tuitune DIR`
+
+
+def _install_defaults(install: Install) -> dict[str, Node]:
+    doc: dict[str, Node] = {
+        "i1": Comment("Install tuitune on the host first (exported with --install-tuitune):"),
+        "i2": Comment("a venv of its own, its command linked where the affinity unit runs it."),
+        "tuitune_install": True,
+        "tuitune_install_python": "python3",
+        "tuitune_venv": Expr(_PREFIX + "/opt/tuitune"),
+    }
+    if not install.from_index:
+        doc["i3"] = Comment("Where the man page and the shell completions go.")
+        doc["tuitune_datadir"] = Expr(_PREFIX + "/usr/local/share")
+        doc["i4"] = Comment("Where the role's wheelhouse is copied for pip (--no-index).")
+        doc["tuitune_wheelhouse"] = Expr(_PREFIX + "/var/cache/tuitune/wheelhouse")
+    return doc
+
+
+def install_tasks(install: Install) -> list[Node]:
+    """Install tuitune into `tuitune_venv` (from the wheelhouse the role ships, with no index,
+    each wheel checked by sha256; or `tuitune==VERSION` from the host's own index) and link
+    its command at `tuitune_command`, the path the affinity unit runs. The pip module reports
+    a change only when it installed something, so a second run changes nothing."""
+    when = Expr("tuitune_install | bool")
+    when_live = Expr("tuitune_install | bool and not ansible_check_mode")
+    pip: dict[str, Node] = {
+        "virtualenv": Expr("{{ tuitune_venv }}"),
+        "virtualenv_command": Expr("{{ tuitune_install_python }} -m venv"),
+        "umask": "0022",
+    }
+    items: list[Node] = []
+    if install.from_index:
+        pip["name"] = [f"tuitune=={install.version}"]
+    else:
+        items.append(
+            {
+                "name": "Tuitune: the wheelhouse on the host",
+                "ansible.builtin.copy": {
+                    "src": f"{WHEELHOUSE}/",
+                    "dest": Expr("{{ tuitune_wheelhouse }}/"),
+                    "mode": "0644",
+                    "directory_mode": "0755",
+                },
+                "when": when,
+            }
+        )
+        pip["requirements"] = Expr("{{ tuitune_wheelhouse }}/requirements.txt")
+        pip["extra_args"] = Expr(
+            "--no-index --require-hashes --find-links {{ tuitune_wheelhouse }}/wheels"
+        )
+    items.append(
+        {
+            "name": f"Tuitune: tuitune {install.version} in its venv",
+            "ansible.builtin.pip": pip,
+            "when": when_live,
+        }
+    )
+    link = _PREFIX + "{{ tuitune_command }}"
+    items.append(
+        {
+            "name": "Tuitune: the directory of the command's link",
+            "ansible.builtin.file": {
+                "path": Expr(
+                    "{{ (tuitune_root | regex_replace('/+$', '') ~ tuitune_command) | dirname }}"
+                ),
+                "state": "directory",
+                "mode": "0755",
+            },
+            "when": when_live,
+        }
+    )
+    items.append(
+        {
+            "name": "Tuitune: the command where the affinity unit runs it",
+            "ansible.builtin.file": {
+                "src": Expr("{{ tuitune_venv }}/bin/tuitune"),
+                "dest": Expr(link),
+                "state": "link",
+            },
+            "when": when_live,
+        }
+    )
+    if not install.from_index:
+        items.append(
+            {
+                "name": "Tuitune: the man page and the shell completions",
+                "ansible.builtin.copy": {
+                    "src": f"{WHEELHOUSE}/share/",
+                    "dest": Expr("{{ tuitune_datadir }}/"),
+                    "mode": "0644",
+                    "directory_mode": "0755",
+                },
+                "when": when,
+            }
+        )
+    return items
+
+
+def install_files(install: Install, role: str = ROLE) -> dict[str, bytes]:
+    """The wheelhouse as the role's files (none when installing from an index)."""
+    return {f"roles/{role}/files/{WHEELHOUSE}/{rel}": data for rel, data in install.files.items()}
+
+
+def defaults(ctx: ExportContext, match_note: Sequence[str], install: Install | None = None) -> str:
     doc: dict[str, Node] = {
         "c1": Comment("Where /etc is: '/' on a real host; a scratch directory to stage or test."),
         "tuitune_root": "/",
@@ -127,12 +233,16 @@ def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
         "c7": Comment("The tuitune the affinity unit and verify.yml run on the hosts."),
         "tuitune_command": ctx.tuitune,
     }
+    if install is not None:
+        doc |= _install_defaults(install)
     return dump(doc, [f"Defaults of the {ROLE} role: override per host or group.", *match_note])
 
 
-def tasks(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -> str:
+def tasks(
+    files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext, install: Install | None = None
+) -> str:
     dirs = sorted({str(i.rel.parent) for i in files})
-    items: list[Node] = []
+    items: list[Node] = install_tasks(install) if install is not None else []
     if dirs:
         items.append(
             {
@@ -331,13 +441,15 @@ def inventory(ends: Sequence[End], names: Sequence[str] = ()) -> str:
     return dump(doc, ["An example: one line per host, its interface name where it differs."])
 
 
-def _role(end: End, plan: ExportPlan, match_note: Sequence[str]) -> dict[str, str]:
+def _role(
+    end: End, plan: ExportPlan, match_note: Sequence[str], install: Install | None = None
+) -> dict[str, str]:
     ctx = end.ctx
     files = installed(plan, ctx)
     base = f"roles/{end.role}"
     out = {
-        f"{base}/defaults/main.yml": defaults(ctx, match_note),
-        f"{base}/tasks/main.yml": tasks(files, plan, ctx),
+        f"{base}/defaults/main.yml": defaults(ctx, match_note, install),
+        f"{base}/tasks/main.yml": tasks(files, plan, ctx, install),
         f"{base}/handlers/main.yml": handlers(files, plan, ctx),
     }
     for i in files:
@@ -357,6 +469,7 @@ def pair_files(
     far: tuple[ExportPlan, ExportContext],
     match_note: Sequence[str] = (),
     hosts: Sequence[str] = (),
+    install: Install | None = None,
 ) -> dict[str, str]:
     """One playbook for both ends of a link: this end's role on `tuitune_fleet`, the far
     end's own (from its own journal or show --json file) on `tuitune_peer`, each verified by
@@ -374,15 +487,19 @@ def pair_files(
     }
     if len(hosts) == 2 and hosts[0] != hosts[1]:
         out["inventory.yml"] = inventory(ends, hosts)
-    out |= _role(ends[0], near[0], match_note)
-    out |= _role(ends[1], far[0], match_note)
+    out |= _role(ends[0], near[0], match_note, install)
+    out |= _role(ends[1], far[0], match_note, install)
     return out
 
 
 def role_files(
-    plan: ExportPlan, ctx: ExportContext, match_note: Sequence[str] = ()
+    plan: ExportPlan,
+    ctx: ExportContext,
+    match_note: Sequence[str] = (),
+    install: Install | None = None,
 ) -> dict[str, str]:
-    """Every file of the playbook and role: {path relative to the output directory: text}."""
+    """Every file of the playbook and role: {path relative to the output directory: text}
+    (with `install`, the wheelhouse's files come from `install_files`)."""
     ends = [End(ctx)]
     out = {
         "playbook.yml": playbook(ends),
@@ -390,5 +507,5 @@ def role_files(
         "inventory.example.yml": inventory(ends),
         ".ansible-lint": LINT_CONFIG,
     }
-    out |= _role(ends[0], plan, match_note)
+    out |= _role(ends[0], plan, match_note, install)
     return out

@@ -50,7 +50,8 @@ def test_man_renders_every_command_and_the_keys(page: Path) -> None:
     commands = text[text.index("\nCOMMANDS\n") : text.index("\nKEYS\n")]
     for name in SUBCOMMANDS:
         assert f"\n   {name}\n" in commands
-    assert "--peer-json FILE" in " ".join(commands.split())  # an option with its metavar, from argparse
+    # An option with its metavar, from argparse.
+    assert "--peer-json FILE" in " ".join(commands.split())
     # man fills and justifies lines: compare words, not spacing.
     keys = " ".join(text[text.index("\nKEYS\n") : text.index("\nFILES\n")].split())
     assert "every key, by panel" in keys and "SETTING = V1 | V2" in keys

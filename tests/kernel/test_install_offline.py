@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tarfile
@@ -23,6 +24,8 @@ import pytest
 
 from tests.kernel.conftest import VethNs
 from tests.kernel.test_session_trial import HOLDER, mtu
+from tests.kernel.test_tui_tmux import Tmux
+from tests.kernel.test_tui_tmux import _env as tui_env
 from tests.support.bash_complete import complete
 from tests.support.wheelhouse import wheelhouse
 from tuitune import __version__
@@ -41,11 +44,13 @@ class Installed:
     share: Path
     ns: VethNs
 
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """`tuitune ARGS` from the install, inside the test's namespace, from a directory with
-        no checkout in it and no PYTHONPATH."""
+    def run(self, *args: str, inside: bool = True) -> subprocess.CompletedProcess[str]:
+        """`tuitune ARGS` from the install, inside the test's namespace (or the machine's own:
+        the lab makes its namespaces from there), from a directory with no checkout in it and
+        no PYTHONPATH."""
+        where = ["ip", "netns", "exec", self.ns.ns] if inside else []
         return subprocess.run(
-            ["ip", "netns", "exec", self.ns.ns, str(self.bin / "tuitune"), *args],
+            [*where, str(self.bin / "tuitune"), *args],
             capture_output=True,
             text=True,
             timeout=120,
@@ -188,3 +193,33 @@ def test_the_sdist_carries_tests_and_docs_and_the_wheel_its_data() -> None:
     assert {"tuitune/core/catalog_data/sysctl.toml", "tuitune/themes/dark.toml",
             "tuitune/__main__.py"} <= inside  # fmt: skip
     assert not any(n.startswith("tests/") for n in inside)
+
+
+def test_the_installed_live_screen_and_lab(installed: Installed, tmp_path: Path) -> None:
+    """The screen from the install on the test's veth, read back from tmux at 80x24; then the
+    lab from the install: built, listed, removed (its state in the test's own directory)."""
+    ns, dev, command = installed.ns, installed.ns.a, str(installed.bin / "tuitune")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux missing")
+    t = Tmux(80, 24)
+    try:
+        t.start([command, "--netns", ns.ns, dev], tui_env(tmp_path))
+        t.wait_for(lambda s: "1 CPUs" in s)
+        t.run("send-keys", "3")
+        t.wait_for(lambda s: "NIC " + dev in s and "mtu" in s)
+        t.run("send-keys", "q")
+        t.wait_for(lambda s: "TUITUNE-EXIT=0" in s, timeout=15)
+    finally:
+        t.kill()
+
+    state = tmp_path / "lab-state"
+    state.mkdir(mode=0o700)
+    try:
+        built = installed.run("lab", "--state-dir", str(state), "--no-tui", inside=False)
+        assert built.returncode == 0, built.stderr
+        assert "iperf3 -c " in built.stdout
+        status = installed.run("lab", "--state-dir", str(state), "--status", inside=False)
+        assert status.returncode == 0 and "lab " in status.stdout, status.stdout
+    finally:
+        down = installed.run("lab", "--state-dir", str(state), "--down", inside=False)
+    assert down.returncode == 0 and "removed netns tuitune-lab-" in down.stdout, down.stdout

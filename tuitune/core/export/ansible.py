@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tuitune.core.export import affinity, spread, sysctld
+from tuitune.core.export.ansible_install import WHEELHOUSE, install_defaults, install_tasks
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import ExportFile, ExportPlan
 from tuitune.core.export.wheelhouse import Install
@@ -109,106 +110,6 @@ def _dest(rel: PurePosixPath, ctx: ExportContext) -> Expr:
     return Expr("{{ tuitune_etc }}/" + _with_iface(str(rel), ctx))
 
 
-_PREFIX = "{{ tuitune_root | regex_replace('/+$', '') }}"
-WHEELHOUSE = "wheelhouse"  # the role's files/wheelhouse/, from `--install-tuitune DIR`
-
-
-def _install_defaults(install: Install) -> dict[str, Node]:
-    doc: dict[str, Node] = {
-        "i1": Comment("Install tuitune on the host first (exported with --install-tuitune):"),
-        "i2": Comment("a venv of its own, its command linked where the affinity unit runs it."),
-        "tuitune_install": True,
-        "tuitune_install_python": "python3",
-        "tuitune_venv": Expr(_PREFIX + "/opt/tuitune"),
-    }
-    if not install.from_index:
-        doc["i3"] = Comment("Where the man page and the shell completions go.")
-        doc["tuitune_datadir"] = Expr(_PREFIX + "/usr/local/share")
-        doc["i4"] = Comment("Where the role's wheelhouse is copied for pip (--no-index).")
-        doc["tuitune_wheelhouse"] = Expr(_PREFIX + "/var/cache/tuitune/wheelhouse")
-    return doc
-
-
-def install_tasks(install: Install) -> list[Node]:
-    """Install tuitune into `tuitune_venv` (from the wheelhouse the role ships, with no index,
-    each wheel checked by sha256; or `tuitune==VERSION` from the host's own index) and link
-    its command at `tuitune_command`, the path the affinity unit runs. The pip module reports
-    a change only when it installed something, so a second run changes nothing."""
-    when = Expr("tuitune_install | bool")
-    when_live = Expr("tuitune_install | bool and not ansible_check_mode")
-    pip: dict[str, Node] = {
-        "virtualenv": Expr("{{ tuitune_venv }}"),
-        "virtualenv_command": Expr("{{ tuitune_install_python }} -m venv"),
-        "umask": "0022",
-    }
-    items: list[Node] = []
-    if install.from_index:
-        pip["name"] = [f"tuitune=={install.version}"]
-    else:
-        items.append(
-            {
-                "name": "Tuitune: the wheelhouse on the host",
-                "ansible.builtin.copy": {
-                    "src": f"{WHEELHOUSE}/",
-                    "dest": Expr("{{ tuitune_wheelhouse }}/"),
-                    "mode": "0644",
-                    "directory_mode": "0755",
-                },
-                "when": when,
-            }
-        )
-        pip["requirements"] = Expr("{{ tuitune_wheelhouse }}/requirements.txt")
-        pip["extra_args"] = Expr(
-            "--no-index --require-hashes --find-links {{ tuitune_wheelhouse }}/wheels"
-        )
-    items.append(
-        {
-            "name": f"Tuitune: tuitune {install.version} in its venv",
-            "ansible.builtin.pip": pip,
-            "when": when_live,
-        }
-    )
-    link = _PREFIX + "{{ tuitune_command }}"
-    items.append(
-        {
-            "name": "Tuitune: the directory of the command's link",
-            "ansible.builtin.file": {
-                "path": Expr(
-                    "{{ (tuitune_root | regex_replace('/+$', '') ~ tuitune_command) | dirname }}"
-                ),
-                "state": "directory",
-                "mode": "0755",
-            },
-            "when": when_live,
-        }
-    )
-    items.append(
-        {
-            "name": "Tuitune: the command where the affinity unit runs it",
-            "ansible.builtin.file": {
-                "src": Expr("{{ tuitune_venv }}/bin/tuitune"),
-                "dest": Expr(link),
-                "state": "link",
-            },
-            "when": when_live,
-        }
-    )
-    if not install.from_index:
-        items.append(
-            {
-                "name": "Tuitune: the man page and the shell completions",
-                "ansible.builtin.copy": {
-                    "src": f"{WHEELHOUSE}/share/",
-                    "dest": Expr("{{ tuitune_datadir }}/"),
-                    "mode": "0644",
-                    "directory_mode": "0755",
-                },
-                "when": when,
-            }
-        )
-    return items
-
-
 def install_files(install: Install, role: str = ROLE) -> dict[str, bytes]:
     """The wheelhouse as the role's files (none when installing from an index)."""
     return {f"roles/{role}/files/{WHEELHOUSE}/{rel}": data for rel, data in install.files.items()}
@@ -234,7 +135,7 @@ def defaults(ctx: ExportContext, match_note: Sequence[str], install: Install | N
         "tuitune_command": ctx.tuitune,
     }
     if install is not None:
-        doc |= _install_defaults(install)
+        doc |= install_defaults(install)
     return dump(doc, [f"Defaults of the {ROLE} role: override per host or group.", *match_note])
 
 

@@ -264,6 +264,8 @@ def main() -> int:
     vm_env = {"TUITUNE_VM_OUT": str(out)} if guest else {}
     reader = Tier("vm", ["tests/vm/test_bench_host.py", "-m", "vmbench"], env=vm_env)
 
+    # The install tests' wheelhouse: built by the first tier that needs it, not once per tier.
+    os.environ["TUITUNE_TEST_WHEELHOUSE"] = str(out / "wheelhouse")
     results: list[Result] = []
     try:
         for tier in beside_guest + after_guest:

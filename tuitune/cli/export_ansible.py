@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from tuitune.core.export import ExportContext, ExportPlan
     from tuitune.core.export.model import Change, Format
+    from tuitune.core.export.wheelhouse import Install
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess
 
@@ -37,6 +38,14 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "position: the same on identical servers; the default with --ansible), mac (this "
         "NIC only), name (whatever device has the name), driver (every NIC that driver runs: "
         "for hosts whose NIC sits in different slots)",
+    )
+    p.add_argument(
+        "--install-tuitune",
+        metavar="WHEELHOUSE",
+        help="with --ansible: the role first installs tuitune on each host, into a venv "
+        "(/opt/tuitune) with its command linked where the affinity unit runs it "
+        "(/usr/local/bin/tuitune): from WHEELHOUSE (a directory scripts/wheelhouse built; the "
+        "role ships it, so the hosts need no package index), or `index` for the hosts' own",
     )
 
 
@@ -80,6 +89,8 @@ def pair_problem(args: argparse.Namespace) -> str | None:
         return "--peer-json and --peer-netns both name the far end: give one"
     if args.peer_host is not None and args.peer_json is None:
         return "--peer-host names the host of --peer-json FILE: give both"
+    if args.install_tuitune is not None and not args.ansible:
+        return "--install-tuitune puts tuitune into the playbook's role: give --ansible --out DIR"
     for given, name in ((args.peer_netns, "--peer-netns"), (args.peer_json, "--peer-json")):
         if given is not None and not args.ansible:
             return f"{name} writes one playbook for both ends: give --ansible --out DIR"
@@ -114,6 +125,11 @@ def with_match(
     if args.ansible and args.out is None:
         err("--ansible writes a playbook: give --out DIR")
         return None
+    if args.install_tuitune is not None:
+        from tuitune.core.export.context import DEFAULT_TUITUNE
+
+        # The role links tuitune there, so the unit runs that, whatever this host has.
+        ctx = replace(ctx, tuitune=DEFAULT_TUITUNE, tuitune_warning=None)
     kind = args.match or (DEFAULT_MATCH if args.ansible else None)
     if kind is None:
         return ctx
@@ -136,15 +152,44 @@ def match_note(ctx: ExportContext, chosen: str | None) -> list[str]:
     return textwrap.wrap(said, 90)
 
 
+def _install(args: argparse.Namespace) -> Install | int | None:
+    """What --install-tuitune names (None without it), or an exit status after saying why it
+    cannot be shipped."""
+    from tuitune.core.export.wheelhouse import INDEX, Install, WheelhouseError, read_wheelhouse
+
+    if args.install_tuitune is None:
+        return None
+    if args.install_tuitune == INDEX:
+        return Install({})
+    try:
+        return read_wheelhouse(pathlib.Path(args.install_tuitune))
+    except WheelhouseError as exc:
+        err(f"{exc}; nothing was written")
+        return EXIT_FAILED
+
+
 def write(args: argparse.Namespace, plan: ExportPlan, ctx: ExportContext) -> int:
     from tuitune.core.export.ansible import role_files
 
-    return _written(args, role_files(plan, ctx, match_note(ctx, args.match)))
+    install = _install(args)
+    if isinstance(install, int):
+        return install
+    return _written(args, role_files(plan, ctx, match_note(ctx, args.match), install), install)
 
 
-def _written(args: argparse.Namespace, files: dict[str, str]) -> int:
+def _written(args: argparse.Namespace, text: dict[str, str], install: Install | None = None) -> int:
+    from tuitune.core.export.ansible import install_files
     from tuitune.core.export.fleet import write_tree
 
+    files: dict[str, str | bytes] = {**text}
+    if install is not None:
+        files |= install_files(install)
+        if install.from_index:
+            print(f"the role installs tuitune {install.version} from each host's package index")
+        else:
+            print(
+                f"the role ships the wheelhouse ({len(install.files)} files) and installs from it"
+            )
     try:
         written = write_tree(files, args.out)
     except OSError as exc:
@@ -171,7 +216,11 @@ def write_pair(
     (`hosts`: the two hosts' names, for an inventory.yml of both)."""
     from tuitune.core.export.ansible import pair_files
 
-    return _written(args, pair_files(near, far, match_note(near[1], args.match), hosts))
+    install = _install(args)
+    if isinstance(install, int):
+        return install
+    files = pair_files(near, far, match_note(near[1], args.match), hosts, install)
+    return _written(args, files, install)
 
 
 def write_pair_from_json(

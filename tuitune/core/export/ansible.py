@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tuitune.core.export import affinity, spread, sysctld
+from tuitune.core.export.ansible_install import WHEELHOUSE, install_defaults, install_tasks
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import ExportFile, ExportPlan
+from tuitune.core.export.wheelhouse import Install
 from tuitune.core.export.yamlout import Comment, Expr, Node, dump, jinja_with
 from tuitune.core.host.irqbalance import CONFIG_FILES
 
@@ -108,7 +110,12 @@ def _dest(rel: PurePosixPath, ctx: ExportContext) -> Expr:
     return Expr("{{ tuitune_etc }}/" + _with_iface(str(rel), ctx))
 
 
-def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
+def install_files(install: Install, role: str = ROLE) -> dict[str, bytes]:
+    """The wheelhouse as the role's files (none when installing from an index)."""
+    return {f"roles/{role}/files/{WHEELHOUSE}/{rel}": data for rel, data in install.files.items()}
+
+
+def defaults(ctx: ExportContext, match_note: Sequence[str], install: Install | None = None) -> str:
     doc: dict[str, Node] = {
         "c1": Comment("Where /etc is: '/' on a real host; a scratch directory to stage or test."),
         "tuitune_root": "/",
@@ -127,12 +134,16 @@ def defaults(ctx: ExportContext, match_note: Sequence[str]) -> str:
         "c7": Comment("The tuitune the affinity unit and verify.yml run on the hosts."),
         "tuitune_command": ctx.tuitune,
     }
+    if install is not None:
+        doc |= install_defaults(install)
     return dump(doc, [f"Defaults of the {ROLE} role: override per host or group.", *match_note])
 
 
-def tasks(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -> str:
+def tasks(
+    files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext, install: Install | None = None
+) -> str:
     dirs = sorted({str(i.rel.parent) for i in files})
-    items: list[Node] = []
+    items: list[Node] = install_tasks(install) if install is not None else []
     if dirs:
         items.append(
             {
@@ -331,13 +342,15 @@ def inventory(ends: Sequence[End], names: Sequence[str] = ()) -> str:
     return dump(doc, ["An example: one line per host, its interface name where it differs."])
 
 
-def _role(end: End, plan: ExportPlan, match_note: Sequence[str]) -> dict[str, str]:
+def _role(
+    end: End, plan: ExportPlan, match_note: Sequence[str], install: Install | None = None
+) -> dict[str, str]:
     ctx = end.ctx
     files = installed(plan, ctx)
     base = f"roles/{end.role}"
     out = {
-        f"{base}/defaults/main.yml": defaults(ctx, match_note),
-        f"{base}/tasks/main.yml": tasks(files, plan, ctx),
+        f"{base}/defaults/main.yml": defaults(ctx, match_note, install),
+        f"{base}/tasks/main.yml": tasks(files, plan, ctx, install),
         f"{base}/handlers/main.yml": handlers(files, plan, ctx),
     }
     for i in files:
@@ -357,6 +370,7 @@ def pair_files(
     far: tuple[ExportPlan, ExportContext],
     match_note: Sequence[str] = (),
     hosts: Sequence[str] = (),
+    install: Install | None = None,
 ) -> dict[str, str]:
     """One playbook for both ends of a link: this end's role on `tuitune_fleet`, the far
     end's own (from its own journal or show --json file) on `tuitune_peer`, each verified by
@@ -374,15 +388,19 @@ def pair_files(
     }
     if len(hosts) == 2 and hosts[0] != hosts[1]:
         out["inventory.yml"] = inventory(ends, hosts)
-    out |= _role(ends[0], near[0], match_note)
-    out |= _role(ends[1], far[0], match_note)
+    out |= _role(ends[0], near[0], match_note, install)
+    out |= _role(ends[1], far[0], match_note, install)
     return out
 
 
 def role_files(
-    plan: ExportPlan, ctx: ExportContext, match_note: Sequence[str] = ()
+    plan: ExportPlan,
+    ctx: ExportContext,
+    match_note: Sequence[str] = (),
+    install: Install | None = None,
 ) -> dict[str, str]:
-    """Every file of the playbook and role: {path relative to the output directory: text}."""
+    """Every file of the playbook and role: {path relative to the output directory: text}
+    (with `install`, the wheelhouse's files come from `install_files`)."""
     ends = [End(ctx)]
     out = {
         "playbook.yml": playbook(ends),
@@ -390,5 +408,5 @@ def role_files(
         "inventory.example.yml": inventory(ends),
         ".ansible-lint": LINT_CONFIG,
     }
-    out |= _role(ends[0], plan, match_note)
+    out |= _role(ends[0], plan, match_note, install)
     return out

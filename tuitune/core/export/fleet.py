@@ -86,10 +86,10 @@ def _by_driver(root: HostRoot, ifname: str, driver: str | None) -> DeviceMatch:
     )
 
 
-def write_tree(files: Mapping[str, str], directory: Path) -> list[Path]:
-    """Each file under `directory` at its relative path, through fsutil (no link another user
-    made is followed, a temporary file made O_EXCL and renamed in); a file already holding the
-    same text is left alone. Returns the paths written."""
+def write_tree(files: Mapping[str, str | bytes], directory: Path) -> list[Path]:
+    """Each file (text, or bytes: a wheel) under `directory` at its relative path, through
+    fsutil (no link another user made is followed, a temporary file made O_EXCL and renamed
+    in); a file already holding the same bytes is left alone. Returns the paths written."""
     written = []
     by_dir: dict[PurePosixPath, list[tuple[str, str]]] = {}
     for rel in files:
@@ -100,7 +100,8 @@ def write_tree(files: Mapping[str, str], directory: Path) -> list[Path]:
     for parent, names in by_dir.items():
         with fsutil.open_dir(directory / parent, create=True) as d:
             for name, rel in names:
-                data = files[rel].encode()
+                given = files[rel]
+                data = given if isinstance(given, bytes) else given.encode()
                 old = d.lstat(name)
                 if old is not None and old.st_size == len(data) and d.read(name, len(data)) == data:
                     continue

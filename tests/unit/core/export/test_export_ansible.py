@@ -1,5 +1,10 @@
 """`tuitune export --ansible`: the playbook run for real by ansible-playbook.
 
+The export ships the wheelhouse scripts/wheelhouse builds (`--install-tuitune`, built once per
+test session): the same runs install tuitune under the tree (its venv in TREE/opt/tuitune, the
+command linked at TREE/usr/local/bin/tuitune, where the exported unit runs it) and verify.yml
+runs that installed command.
+
 A recorded host tree is tuned through the journal (`tuitune apply`), exported twice (plain
 `--out`, and `--ansible --out`), then the generated playbook is run with `-c local` against
 that same tree: `tuitune_root` is the tree, so every path the playbook writes is under the
@@ -21,10 +26,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.session_fakes import build_host
+from tests.support.wheelhouse import wheelhouse
 from tests.unit.core.export.test_export_verify import PROFILE, tuitune
 
 DEV = "eno49"
 TEMPLATES = "roles/tuitune_nic/templates/etc"
+HOST_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 HOSTILE = "lab{{ lookup('pipe','touch PWNED') }}{% raw %}{#"
 
 
@@ -60,6 +67,8 @@ def run_playbook(
         "-e", f"ansible_python_interpreter={sys.executable}",
         "-e", f"tuitune_root={root}",
         "-e", "tuitune_apply_now=false",
+        # The host's own Python makes the venv (--install-tuitune), as on a real host.
+        "-e", f"tuitune_install_python={HOST_PYTHON}",
         *extra,
         str(play),
     ]  # fmt: skip
@@ -89,8 +98,9 @@ def tuned(tmp: Path) -> tuple[Path, Path, Path]:
         res = tuitune("export", DEV, "--root", tree, "--journal-dir", journal, "--out", plain)
         assert res.returncode == 0, res.stderr
         res = tuitune(
-            "export", DEV, "--root", tree, "--journal-dir", journal, "--ansible", "--out", play
-        )
+            "export", DEV, "--root", tree, "--journal-dir", journal, "--ansible", "--out", play,
+            "--install-tuitune", wheelhouse(),
+        )  # fmt: skip
         assert res.returncode == 0, res.stderr
         assert "matching the NIC by ID_PATH" in res.stderr  # the default, and why, said
         # The files say when they were written, to the minute: both exports in the same one.
@@ -138,6 +148,15 @@ def test_the_playbook_installs_the_export_byte_for_byte_and_is_idempotent(
     # The files installed are the ones tuitune verify reads, and they match the tree.
     res = tuitune("verify", "--installed", "--root", tree)
     assert res.returncode == 0, res.stdout + res.stderr
+    # tuitune itself, installed from the shipped wheelhouse, where the unit runs it.
+    unit = (tree / "etc/systemd/system/tuitune-affinity@.service").read_text()
+    assert "ExecStart=/usr/local/bin/tuitune apply-affinity --follow %I" in unit
+    command = tree / "usr/local/bin/tuitune"
+    assert os.readlink(command) == f"{tree}/opt/tuitune/bin/tuitune"
+    version = subprocess.run([command, "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.startswith("tuitune ")
+    assert (tree / "usr/local/share/man/man1/tuitune.1").read_text().startswith('.\\"')
+    assert (tree / "usr/local/share/bash-completion/completions/tuitune").stat().st_size > 0
 
     res = run_playbook(play / "playbook.yml", tree, tmp_path)
     assert res.returncode == 0 and recap(res.stdout)["changed"] == 0, res.stdout
@@ -154,7 +173,6 @@ def test_the_playbook_installs_the_export_byte_for_byte_and_is_idempotent(
 
     # A live value drifts: verify.yml (tuitune verify --installed on each host) fails the host.
     (tree / "proc/sys/net/core/somaxconn").write_text("4096\n")
-    command = Path(sys.executable).parent / "tuitune"
     res = run_playbook(play / "verify.yml", tree, tmp_path, "-e", f"tuitune_command={command}")
     assert res.returncode != 0 and recap(res.stdout)["failed"] == 1, res.stdout
     assert "net.core.somaxconn: file says 8192, live 4096" in res.stdout

@@ -18,8 +18,9 @@ from tests.support.session_fakes import build_host
 from tests.unit.core.export.test_export_files import DEV, Tuned, _fixed
 from tests.unit.core.export.test_export_verify import PROFILE, tuitune
 from tuitune.core.export import DeviceMatch, build_plan
-from tuitune.core.export.ansible import role_files
+from tuitune.core.export.ansible import install_files, role_files
 from tuitune.core.export.fleet import write_tree
+from tuitune.core.export.wheelhouse import Install
 from tuitune.core.export.yamlout import Expr, dump, jinja_literal, jinja_with
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 comes with ansible-core (test extra)")
@@ -126,7 +127,14 @@ def test_ansible_lint_finds_nothing(tmp_path: Path) -> None:
     t = Tuned(tmp_path / "src")
     ctx = _fixed(t.ctx, match=DeviceMatch("path", "pci-0000:3b:00.0"), host="{{ x }}")
     out = tmp_path / "play"
-    write_tree(role_files(build_plan(t.changes, ctx, read_installed=False), ctx), out)
+    # With the install tasks (--install-tuitune): the wheelhouse's bytes do not matter to lint.
+    install = Install({"requirements.txt": b"tuitune==0\n", "share/man/man1/tuitune.1": b".TH\n"})
+    files: dict[str, str | bytes] = {
+        **role_files(build_plan(t.changes, ctx, read_installed=False), ctx, install=install),
+        **install_files(install),
+    }
+    write_tree(files, out)
+    assert "ansible.builtin.pip" in (out / "roles/tuitune_nic/tasks/main.yml").read_text()
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     cmd = [lint, "--offline", "playbook.yml", "verify.yml", "roles/"]
     res = subprocess.run(cmd, cwd=out, capture_output=True, text=True, env=env, timeout=600)

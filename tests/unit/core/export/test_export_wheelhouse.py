@@ -1,0 +1,88 @@
+"""`export --ansible --install-tuitune DIR` reads DIR as a file another user may have touched:
+only the wheelhouse layout's names, no link followed, each wheel pinned by sha256 in
+requirements.txt, and this version of tuitune among them; anything else is one line."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tuitune import __version__
+from tuitune.core.export.ansible import install_files
+from tuitune.core.export.wheelhouse import SHARE, WheelhouseError, read_wheelhouse
+
+
+def _house(top: Path, wheels: dict[str, bytes], pinned: dict[str, bytes] | None = None) -> Path:
+    (top / "wheels").mkdir(parents=True)
+    lines = ["# a comment"]
+    for name, data in wheels.items():
+        (top / "wheels" / name).write_bytes(data)
+    for name, data in (pinned if pinned is not None else wheels).items():
+        dist, version = name.split("-")[:2]
+        lines.append(f"{dist}=={version} --hash=sha256:{hashlib.sha256(data).hexdigest()}")
+    (top / "requirements.txt").write_text("\n".join(lines) + "\n")
+    for rel in SHARE:
+        (top / "share" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (top / "share" / rel).write_text(f"{rel}\n")
+    return top
+
+
+WHEELS = {
+    f"tuitune-{__version__}-py3-none-any.whl": b"tuitune wheel",
+    "psutil-7.2.2-cp36-abi3-manylinux_2_12_x86_64.whl": b"psutil wheel",
+}
+
+
+def test_the_role_gets_the_pinned_wheels_and_the_share_files(tmp_path: Path) -> None:
+    house = _house(tmp_path / "wh", WHEELS)
+    (house / "wheels" / "notes.txt").write_text("not a wheel: not shipped")
+    files = install_files(read_wheelhouse(house))
+    base = "roles/tuitune_nic/files/wheelhouse/"
+    assert sorted(files) == sorted(
+        [base + "requirements.txt"]
+        + [base + "wheels/" + n for n in WHEELS]
+        + [base + "share/" + r for r in SHARE]
+    )
+    assert files[base + f"wheels/tuitune-{__version__}-py3-none-any.whl"] == b"tuitune wheel"
+
+
+def test_a_wheel_requirements_does_not_pin_is_refused(tmp_path: Path) -> None:
+    house = _house(tmp_path / "wh", WHEELS, {**WHEELS, next(iter(WHEELS)): b"other bytes"})
+    with pytest.raises(WheelhouseError, match=r"is not one requirements\.txt pins by sha256"):
+        read_wheelhouse(house)
+
+
+def test_another_tuitune_version_is_refused(tmp_path: Path) -> None:
+    house = _house(tmp_path / "wh", {"tuitune-0.0.1-py3-none-any.whl": b"old"})
+    with pytest.raises(
+        WheelhouseError, match=re.escape(f"pins tuitune 0.0.1, this is {__version__}")
+    ):
+        read_wheelhouse(house)
+
+
+def test_a_link_in_the_wheelhouse_is_not_followed(tmp_path: Path) -> None:
+    house = _house(tmp_path / "wh", WHEELS)
+    secret = tmp_path / "secret"
+    secret.write_text("root's")
+    (house / "share/man/man1/tuitune.1").unlink()
+    (house / "share/man/man1/tuitune.1").symlink_to(secret)
+    with pytest.raises(WheelhouseError, match="symbolic link"):
+        read_wheelhouse(house)
+
+
+def test_the_cli_says_it_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    def export(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "tuitune", "export", "lo", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+
+    res = export("--install-tuitune", "index")
+    assert (res.returncode, res.stderr) == (
+        2,
+        "tuitune: --install-tuitune puts tuitune into the playbook's role: "
+        "give --ansible --out DIR\n",
+    )

@@ -31,7 +31,7 @@ SUBCOMMANDS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tuitune.cli import advise, bench, export, lab, session, sweep
+    from tuitune.cli import advise, autotune, bench, export, lab, session, sweep
 
     parser = _common.Parser(
         prog="tuitune",
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    for family in (live, session, export, lab, bench, advise, sweep):
+    for family in (live, session, export, lab, bench, advise, sweep, autotune):
         family.register(sub)
     return parser
 

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
@@ -20,7 +20,10 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Finding
     from tuitune.core.host.root import HostRoot
+    from tuitune.core.hostreader import HostReader
     from tuitune.core.session.settings import Key
+
+    Sampled = tuple[Any, Any, Any, Any, Any]
 
 MAX_SECONDS = 300
 
@@ -90,13 +93,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     proposes and the reports behind it (LAN or WAN advice). --apply ID applies that finding's
     change through the change journal as one step.
     """
-    from tuitune.cli.live import nic_procs_reading, open_reader
-    from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
+    from tuitune.cli.live import open_reader
+    from tuitune.core.advise import RULES, Context, Facts, advise, infer_context
     from tuitune.core.advise.document import advise_document
-    from tuitune.core.advise.pcie import read_pcie
     from tuitune.core.hostreader import UnknownInterface
-    from tuitune.core.procs.discover import window as window_procs
-    from tuitune.core.values import Unavailable
 
     unknown = [i for i in args.apply or () if i not in RULES]
     if unknown:
@@ -118,28 +118,11 @@ def cmd_advise(args: argparse.Namespace) -> int:
             if ifname is None:
                 err("no interface named and no default route: name one")
                 return EXIT_USAGE
-            before = reader.nic_state(ifname, with_stats=True)
-            procs_then = nic_procs_reading(reader, ifname)
-            samples = [reader.counters(ifname)]
-            # A recorded tree is read twice: a window is real only if its files moved.
-            for _ in range(args.seconds if root.live else 1):
-                if root.live:
-                    time.sleep(1.0)
-                samples.append(reader.counters(ifname))
-            host = reader.host_state()
-            nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
-            pcie = reader.call(read_pcie, root, ifname)
-            procs_now = nic_procs_reading(reader, ifname)
+            sampled = sample_facts(reader, ifname, args.seconds)
         except UnknownInterface as exc:
             err(str(exc))
             return EXIT_USAGE
-
-    def stats(value: object) -> tuple[tuple[str, int], ...] | None:
-        return None if isinstance(value, Unavailable) else value  # type: ignore[return-value]
-
-    window = window_of(
-        samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
-    )
+    window, host, nic, pcie, procs = sampled
     probe = None
     if args.peer:
         from tuitune.core.advise.peer import BadPeer, probe_peer
@@ -153,13 +136,6 @@ def cmd_advise(args: argparse.Namespace) -> int:
     rtt = args.rtt if args.rtt is not None else (probe.rtt_ms if probe else None)
     stated = args.context or _remembered(ifname)
     context = Context(infer_context(stated, rtt), args.rate, rtt, peer=probe)
-    node = nic.placement.numa_node
-    local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
-    procs = (
-        window_procs(procs_then if root.live else None, procs_now, local_cpus=local)
-        if procs_now is not None
-        else None
-    )
     advice = advise(Facts(host, nic, window, context, pcie, _held(args, root), procs))
     if args.apply:
         return _apply(args, root, ifname, advice)
@@ -176,6 +152,45 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 print(df)
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
+
+
+def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
+    """A window of `seconds` one-second samples of `ifname` and what the rules read beside it
+    (the host, the NIC, PCIe, the NIC's processes). Raises UnknownInterface."""
+    from tuitune.cli.live import nic_procs_reading
+    from tuitune.core.advise import window_of
+    from tuitune.core.advise.pcie import read_pcie
+    from tuitune.core.procs.discover import window as window_procs
+    from tuitune.core.values import Unavailable
+
+    root = reader.root
+    before = reader.nic_state(ifname, with_stats=True)
+    procs_then = nic_procs_reading(reader, ifname)
+    samples = [reader.counters(ifname)]
+    # A recorded tree is read twice: a window is real only if its files moved.
+    for _ in range(seconds if root.live else 1):
+        if root.live:
+            time.sleep(1.0)
+        samples.append(reader.counters(ifname))
+    host = reader.host_state()
+    nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
+    pcie = reader.call(read_pcie, root, ifname)
+    procs_now = nic_procs_reading(reader, ifname)
+
+    def stats(value: object) -> tuple[tuple[str, int], ...] | None:
+        return None if isinstance(value, Unavailable) else value  # type: ignore[return-value]
+
+    window = window_of(
+        samples, {q.irq for q in nic.irqs}, stats(before.driver_stats), stats(nic.driver_stats)
+    )
+    node = nic.placement.numa_node
+    local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
+    procs = (
+        window_procs(procs_then if root.live else None, procs_now, local_cpus=local)
+        if procs_now is not None
+        else None
+    )
+    return window, host, nic, pcie, procs
 
 
 def _remembered(ifname: str) -> ContextKind:

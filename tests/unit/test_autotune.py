@@ -179,15 +179,29 @@ def test_an_interruption_in_the_final_measurement_undoes_the_kept_set() -> None:
     assert host.state == host.original and not host.steps
 
 
-def test_a_kept_set_within_the_noise_together_is_put_back() -> None:
+def test_a_kept_set_that_lost_its_gain_together_is_put_back() -> None:
     host = FakeHost()
 
     class Flat(FakeBench):
         def measure(self, step: str, repeats: int) -> list[float]:
             if step == "kept set":
-                return [995.0, 1000.0, 1005.0]
+                return [985.0, 1000.0, 1005.0]
             return super().measure(step, repeats)
 
     out = search(CANDS, Flat(host), host, 3, ROOMY, say=lambda _: None)
-    assert not out.kept and "within the noise" in out.note
+    assert not out.kept and "no gain, put back" in out.note
     assert host.state == host.original
+
+
+def test_a_kept_set_with_a_gain_inside_the_noise_stays_and_says_so() -> None:
+    host = FakeHost()
+
+    class Noisy(FakeBench):
+        def measure(self, step: str, repeats: int) -> list[float]:
+            if step == "kept set":
+                return [900.0, 1300.0, 1400.0]
+            return super().measure(step, repeats)
+
+    out = search(CANDS, Noisy(host), host, 3, ROOMY, say=lambda _: None)
+    assert [c.id for c in out.kept] == ["offload-disabled"]
+    assert "NOT above the noise" in out.note and host.state["tso"] == "on"

@@ -27,6 +27,7 @@ SUBCOMMANDS = (
     "runs",
     "advise",
     "sweep",
+    "autotune",
 )
 
 

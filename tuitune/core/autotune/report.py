@@ -41,8 +41,7 @@ def to_markdown(
         lines.append(f"| {t.candidate.id} | {_cells(t.values)} | {t.why} |")
     if out.final:
         word = "kept" if out.kept else "put back"
-        why = out.final_verdict.why if out.final_verdict else ""
-        lines.append(f"| kept set together | {_cells(out.final)} | {word}: {why} |")
+        lines.append(f"| kept set together | {_cells(out.final)} | {word}: {out.note} |")
     lines.append("")
     for t in out.tried:
         changes = ", ".join(
@@ -59,8 +58,9 @@ def to_markdown(
         lines.append(
             f"**Final: {mid:+.1f}% against the baseline** (interval {low:+.1f}%..{high:+.1f}%: "
             "the worst and best pairing of the two min..max ranges of the repeats). "
-            f"Kept: {names}. The change journal holds them: `tuitune restore{ns_flag}` puts them "
-            "back; nothing is persisted (`tuitune export` writes them for the next boot)."
+            f"Kept: {names} ({out.note}). The change journal holds them: "
+            f"`tuitune restore{ns_flag}` puts them back; nothing is persisted "
+            "(`tuitune export` writes them for the next boot)."
         )
     else:
         lines.append(f"**Nothing kept**: {out.note or 'no candidate'}.")

@@ -8,6 +8,7 @@ back before the next one; only after every candidate is the kept set applied, as
 and measured together (gains do not add). Whatever stops the loop before it returns
 (Ctrl+C, SIGTERM, SIGHUP turned into KeyboardInterrupt, an error) leaves the host to the
 caller's `revert_all`, which puts back everything: nothing is kept until the loop finished.
+The kept set stays when its median together is still a gain (said whether above the noise).
 """
 
 from __future__ import annotations
@@ -150,13 +151,19 @@ def search(
         host.undo()
         raise
     out.final_verdict = judge(out.final, baseline, higher_better)
-    if out.final_verdict.better:
+    mid = gain(out.final, baseline)[0]
+    # Each change beat the noise alone; together they are kept unless they lost the gain (a
+    # median no better than the baseline's: the changes undo each other). Above the noise
+    # together or not is said, not acted on: on a busy machine a real gain can miss it twice.
+    if (mid > 0) == higher_better and mid != 0:
         out.kept = chosen
-        say(f"kept set: {_spread(out.final)}; kept ({out.final_verdict.why})")
+        word = "above the noise" if out.final_verdict.better else "NOT above the noise"
+        out.note = f"together {mid:+.1f}% of the median, {word} ({out.final_verdict.why})"
+        say(f"kept set: {_spread(out.final)}; kept: {out.note}")
     else:
         host.undo()
-        out.note = f"the kept set together is within the noise ({out.final_verdict.why}): put back"
-        say(out.note)
+        out.note = f"together {mid:+.1f}% of the median: no gain, put back"
+        say(f"kept set: {_spread(out.final)}; {out.note}")
     return out
 
 

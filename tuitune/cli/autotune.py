@@ -106,6 +106,10 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     reader, ifname = opened
     latency = args.goal == "latency"
+    if latency and args.port is None and getattr(args, "lab_found", None) is None:
+        from tuitune.core.bench.engines import get as get_engine
+
+        port = get_engine("sockperf").default_port  # `sockperf server`'s own, not iperf3's
     with reader:
         path = args.notebook or Notebook.default_path(ifname, netns=netns)
         notebook = Notebook(path)

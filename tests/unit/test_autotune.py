@@ -205,3 +205,16 @@ def test_a_kept_set_with_a_gain_inside_the_noise_stays_and_says_so() -> None:
     out = search(CANDS, Noisy(host), host, 3, ROOMY, say=lambda _: None)
     assert [c.id for c in out.kept] == ["offload-disabled"]
     assert "NOT above the noise" in out.note and host.state["tso"] == "on"
+
+
+def test_the_report_says_what_was_kept_with_its_interval_and_escapes_names() -> None:
+    from tuitune.core.autotune.report import to_markdown
+
+    host = FakeHost()
+    out = search(CANDS, FakeBench(host), host, 3, ROOMY, say=lambda _: None)
+    text = to_markdown(out, "eth\x1b[2J|0", "10.0.0.2", "autotune-1", ["mtu-low: on trial"])
+    assert "# autotune autotune-1: eth\\x1b[2J\\|0 -> 10.0.0.2" in text
+    assert "| baseline | 1000.0 | 990.0..1010.0 | 990.0, 1000.0, 1010.0 | |" in text
+    assert "| rings-small | 1001.0 | 991.0..1011.0 |" in text and "put back: +0.1%" in text
+    assert "**Final: +50.0% against the baseline** (interval +47.5%..+52.5%" in text
+    assert "Kept: offload-disabled" in text and "- not tried: mtu-low: on trial" in text

@@ -8,6 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from tuitune.core.autotune.search import Outcome
+from tuitune.core.procs.model import printable
+
+
+def _t(value: object) -> str:
+    """Text from outside (names, kernel refusals) safe in a terminal and a Markdown table."""
+    return printable(str(value), 400).replace("|", "\\|")
 
 
 def _cells(values: Sequence[float]) -> str:
@@ -27,7 +33,7 @@ def to_markdown(
 ) -> str:
     unit = "Mb/s" if out.higher_better else "us round trip (median)"
     lines = [
-        f"# autotune {run_id}: {ifname} -> {peer}",
+        f"# autotune {run_id}: {_t(ifname)} -> {_t(peer)}",
         "",
         f"Goal: {out.goal} ({unit}, {'higher' if out.higher_better else 'lower'} is better). "
         f"{out.runs} run(s), recorded in the notebook with the tag `sweep: {run_id}` "
@@ -38,10 +44,10 @@ def to_markdown(
         f"| baseline | {_cells(out.baseline)} | |",
     ]
     for t in out.tried:
-        lines.append(f"| {t.candidate.id} | {_cells(t.values)} | {t.why} |")
+        lines.append(f"| {_t(t.candidate.id)} | {_cells(t.values)} | {_t(t.why)} |")
     if out.final:
         word = "kept" if out.kept else "put back"
-        lines.append(f"| kept set together | {_cells(out.final)} | {word}: {out.note} |")
+        lines.append(f"| kept set together | {_cells(out.final)} | {word}: {_t(out.note)} |")
     lines.append("")
     for t in out.tried:
         changes = ", ".join(
@@ -58,10 +64,10 @@ def to_markdown(
         lines.append(
             f"**Final: {mid:+.1f}% against the baseline** (interval {low:+.1f}%..{high:+.1f}%: "
             "the worst and best pairing of the two min..max ranges of the repeats). "
-            f"Kept: {names} ({out.note}). The change journal holds them: "
+            f"Kept: {_t(names)} ({_t(out.note)}). The change journal holds them: "
             f"`tuitune restore{ns_flag}` puts them back; nothing is persisted "
             "(`tuitune export` writes them for the next boot)."
         )
     else:
-        lines.append(f"**Nothing kept**: {out.note or 'no candidate'}.")
+        lines.append(f"**Nothing kept**: {_t(out.note or 'no candidate')}.")
     return "\n".join(lines) + "\n"

@@ -60,7 +60,7 @@ def judge(candidate: Sequence[float], baseline: Sequence[float], higher_better: 
     p = p_greater(xs, ys)
     apart = min(xs) > max(ys)
     if min(len(xs), len(ys)) < 4:
-        test = "ranges apart" if apart else "ranges overlap"
+        test = "ranges apart" if apart else "ranges not apart"
         return Verdict(apart, p, f"{test}, U test p={p:.3f} (n<4: the ranges decide)")
     better = p < ALPHA
     return Verdict(better, p, f"U test p={p:.3f} ({'<' if better else '>='} {ALPHA})")

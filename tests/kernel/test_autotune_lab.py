@@ -9,6 +9,7 @@ SIGKILL and then `tuitune restore`, both ends must be exactly as before.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from tests.kernel.test_sweep_lab import _ends
 from tuitune.core.bench.notebook import Notebook
 
 pytestmark = pytest.mark.kernel
+SHOW = (sys.executable, "-m", "tuitune", "show", "--json", "--interval", "0.2")
 
 
 def _bad_start(p: Pair) -> None:
@@ -30,9 +32,21 @@ def _bad_start(p: Pair) -> None:
 
 
 def _dump(p: Pair) -> tuple[object, ...]:
-    """Both ends as the kernel holds them: every feature (ethtool -k), MTU, RPS/XPS, and the
-    client namespace's tcp_sack."""
-    return (_ends(p), p.state())
+    """Both ends as the kernel holds them: `tuitune show --json` of the near end (its
+    interface and its namespace's sysctls, without the counters that traffic moves), and the
+    far end's every feature (ethtool -k), MTU and RPS/XPS."""
+    shown = subprocess.run(
+        [*SHOW, "--netns", p.client_ns, p.dev],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    ).stdout
+    doc = json.loads(shown)
+    iface = doc["interface"]
+    iface.pop("driver_stats", None)
+    iface["link"].pop("counters", None)
+    return (iface, doc["sysctls"], _ends(p), p.state())
 
 
 def _cli(p: Pair, tmp: Path, *extra: str) -> list[str]:

@@ -28,11 +28,12 @@ SUBCOMMANDS = (
     "advise",
     "sweep",
     "autotune",
+    "profile",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tuitune.cli import advise, autotune, bench, export, lab, session, sweep
+    from tuitune.cli import advise, autotune, bench, export, lab, profile, session, sweep
 
     parser = _common.Parser(
         prog="tuitune",
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    for family in (live, session, export, lab, bench, advise, sweep, autotune):
+    for family in (live, session, export, lab, bench, advise, sweep, autotune, profile):
         family.register(sub)
     return parser
 

@@ -218,3 +218,18 @@ def test_the_report_says_what_was_kept_with_its_interval_and_escapes_names() -> 
     assert "| rings-small | 1001.0 | 991.0..1011.0 |" in text and "put back: +0.1%" in text
     assert "**Final: +50.0% against the baseline** (interval +47.5%..+52.5%" in text
     assert "Kept: offload-disabled" in text and "- not tried: mtu-low: on trial" in text
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [["--repeats", "1"], ["--repeats", "9"], ["--budget", "5x"], ["--budget", "0"]],
+)
+def test_bad_options_are_one_line_and_change_nothing(
+    bad: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tuitune import cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["autotune", "eth0", "--peer", "192.0.2.1", *bad])
+    assert exc.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

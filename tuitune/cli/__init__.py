@@ -28,11 +28,23 @@ SUBCOMMANDS = (
     "advise",
     "sweep",
     "completion",
+    "autotune",
+    "profile",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tuitune.cli import advise, bench, completion, export, lab, session, sweep
+    from tuitune.cli import (
+        advise,
+        autotune,
+        bench,
+        completion,
+        export,
+        lab,
+        profile,
+        session,
+        sweep,
+    )
 
     parser = _common.Parser(
         prog="tuitune",
@@ -44,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    for family in (live, session, export, lab, bench, advise, sweep, completion):
+    families = (live, session, export, lab, bench, advise, sweep, autotune, profile, completion)
+    for family in families:
         family.register(sub)
     return parser
 

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tuitune.cli import _common
@@ -20,8 +21,19 @@ from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Finding
+    from tuitune.core.advise.facts import Facts
+    from tuitune.core.advise.model import Context
+    from tuitune.core.advise.pcie import PcieLink
+    from tuitune.core.advise.window import Window
+    from tuitune.core.host.conns import Connection
+    from tuitune.core.host.platform import Platform
+    from tuitune.core.host.qdisc import Qdisc
     from tuitune.core.host.root import HostRoot
+    from tuitune.core.host.rss import RssState
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.procs.model import NicProcess
     from tuitune.core.session.settings import Key
+    from tuitune.core.snapshot import HostState, NicState
 
 MAX_SECONDS = 300
 
@@ -91,14 +103,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     proposes and the reports behind it (LAN or WAN advice). --apply ID applies that finding's
     change through the change journal as one step.
     """
-    from tuitune.cli.live import nic_procs_reading, open_reader
-    from tuitune.core.advise import RULES, Context, Facts, advise, infer_context, window_of
+    from tuitune.cli.live import open_reader
+    from tuitune.core.advise import RULES, Context, advise, infer_context
     from tuitune.core.advise.document import advise_document
-    from tuitune.core.advise.pcie import read_pcie
-    from tuitune.core.host.platform import read_platform
     from tuitune.core.hostreader import UnknownInterface
-    from tuitune.core.procs.discover import window as window_procs
-    from tuitune.core.values import Unavailable
 
     unknown = [i for i in args.apply or () if i not in RULES]
     if unknown:
@@ -120,36 +128,11 @@ def cmd_advise(args: argparse.Namespace) -> int:
             if ifname is None:
                 err("no interface named and no default route: name one")
                 return EXIT_USAGE
-            before = reader.nic_state(ifname, with_stats=True)
-            # Per-queue counters (qstats where the kernel has them, else ethtool -S) at both ends.
-            queues_then = reader.queue_stats(ifname) if root.live else None
-            procs_then = nic_procs_reading(reader, ifname)
-            samples = [reader.counters(ifname)]
-            # A recorded tree is read twice: a window is real only if its files moved.
-            for _ in range(args.seconds if root.live else 1):
-                if root.live:
-                    time.sleep(1.0)
-                samples.append(reader.counters(ifname))
-            host = reader.host_state()
-            nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
-            pcie = reader.call(read_pcie, root, ifname)
-            platform = read_platform(root, ifname, reader.call)
-            queues_now = reader.queue_stats(ifname) if root.live else None
-            rss = reader.rss(ifname) if root.live else None
-            qdiscs = reader.qdiscs(ifname) if root.live else None
-            conns = reader.connections(ifname) if root.live else None
-            procs_now = nic_procs_reading(reader, ifname)
+            sampled = sample_facts(reader, ifname, args.seconds)
         except UnknownInterface as exc:
             err(str(exc))
             return EXIT_USAGE
-
-    def stats(value: object) -> tuple[tuple[str, int], ...] | None:
-        return None if isinstance(value, Unavailable) else value  # type: ignore[return-value]
-
-    first, last = stats(before.driver_stats), stats(nic.driver_stats)
-    if isinstance(queues_then, tuple) and isinstance(queues_now, tuple):
-        first, last = queues_then[0], queues_now[0]
-    window = window_of(samples, {q.irq for q in nic.irqs}, first, last)
+    window, nic = sampled.window, sampled.nic
     probe = None
     if args.peer:
         from tuitune.core.advise.peer import BadPeer, probe_peer
@@ -171,28 +154,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         origin = " (chosen in the screen)"
     elif args.context is None and context.kind != "any":
         origin = " (from the RTT)"
-    node = nic.placement.numa_node
-    local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
-    procs = (
-        window_procs(procs_then if root.live else None, procs_now, local_cpus=local)
-        if procs_now is not None
-        else None
-    )
-    advice = advise(
-        Facts(
-            host,
-            nic,
-            window,
-            context,
-            pcie,
-            _held(args, root),
-            procs,
-            platform=platform,
-            rss=rss,
-            qdiscs=qdiscs if isinstance(qdiscs, tuple) else None,
-            connections=conns if isinstance(conns, tuple) else None,
-        )
-    )
+    advice = advise(sampled.facts(context, _held(args, root)))
     if args.apply:
         return _apply(args, root, ifname, advice)
     if args.json:
@@ -208,6 +170,97 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 print(printable(df, 2000))
         print_advice(advice, ifname, context.kind + origin, window.seconds, window.loaded)
     return EXIT_FAILED if advice.bottlenecks else EXIT_OK
+
+
+@dataclass(frozen=True, slots=True)
+class Sampled:
+    """A sampled window of one interface and everything the rules read beside it."""
+
+    window: Window
+    host: HostState
+    nic: NicState
+    pcie: PcieLink | None
+    procs: tuple[NicProcess, ...] | None
+    platform: Platform | None
+    rss: RssState | None
+    qdiscs: tuple[Qdisc, ...] | None
+    connections: tuple[Connection, ...] | None
+
+    def facts(self, context: Context, held: frozenset[Key] = frozenset()) -> Facts:
+        from tuitune.core.advise.facts import Facts
+
+        return Facts(
+            self.host,
+            self.nic,
+            self.window,
+            context,
+            self.pcie,
+            held,
+            self.procs,
+            platform=self.platform,
+            rss=self.rss,
+            qdiscs=self.qdiscs,
+            connections=self.connections,
+        )
+
+
+def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
+    """A window of `seconds` one-second samples of `ifname` and what the rules read beside it
+    (the host, the NIC, PCIe, the platform, the NIC's processes, its queues' counters, RSS,
+    qdiscs and connections). Raises UnknownInterface."""
+    from tuitune.cli.live import nic_procs_reading
+    from tuitune.core.advise import window_of
+    from tuitune.core.advise.pcie import read_pcie
+    from tuitune.core.host.platform import read_platform
+    from tuitune.core.procs.discover import window as window_procs
+    from tuitune.core.values import Unavailable
+
+    root = reader.root
+    before = reader.nic_state(ifname, with_stats=True)
+    # Per-queue counters (qstats where the kernel has them, else ethtool -S) at both ends.
+    queues_then = reader.queue_stats(ifname) if root.live else None
+    procs_then = nic_procs_reading(reader, ifname)
+    samples = [reader.counters(ifname)]
+    # A recorded tree is read twice: a window is real only if its files moved.
+    for _ in range(seconds if root.live else 1):
+        if root.live:
+            time.sleep(1.0)
+        samples.append(reader.counters(ifname))
+    host = reader.host_state()
+    nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
+    pcie = reader.call(read_pcie, root, ifname)
+    platform = read_platform(root, ifname, reader.call)
+    queues_now = reader.queue_stats(ifname) if root.live else None
+    rss = reader.rss(ifname) if root.live else None
+    qdiscs = reader.qdiscs(ifname) if root.live else None
+    conns = reader.connections(ifname) if root.live else None
+    procs_now = nic_procs_reading(reader, ifname)
+
+    def stats(value: object) -> tuple[tuple[str, int], ...] | None:
+        return None if isinstance(value, Unavailable) else value  # type: ignore[return-value]
+
+    first, last = stats(before.driver_stats), stats(nic.driver_stats)
+    if isinstance(queues_then, tuple) and isinstance(queues_now, tuple):
+        first, last = queues_then[0], queues_now[0]
+    window = window_of(samples, {q.irq for q in nic.irqs}, first, last)
+    node = nic.placement.numa_node
+    local = host.topology.nodes.get(node) if node is not None else nic.placement.local_cpus
+    procs = (
+        window_procs(procs_then if root.live else None, procs_now, local_cpus=local)
+        if procs_now is not None
+        else None
+    )
+    return Sampled(
+        window,
+        host,
+        nic,
+        pcie,
+        procs,
+        platform,
+        rss,
+        qdiscs if isinstance(qdiscs, tuple) else None,
+        conns if isinstance(conns, tuple) else None,
+    )
 
 
 def _remembered(ifname: str) -> ContextKind:

@@ -1,0 +1,194 @@
+"""Headless `tuitune autotune IFACE --peer HOST`: the advisor's findings tried one by one with
+the benchmark as the judge; only what beats the noise is kept (docs/autotune.md).
+
+Exit status: 0 the search finished (kept or not), 1 it was interrupted or stopped by an error
+(everything put back), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from datetime import datetime
+from pathlib import Path
+
+from tuitune.cli import _common
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, journal_dir_arg
+from tuitune.core.autotune.stats import MAX_EXACT
+
+MAX_RUNS = 500
+
+
+def _budget(text: str) -> float:
+    """`20m`, `90s`, `1h`, or seconds: the wall time the search may take."""
+    m = re.fullmatch(r"\s*(\d{1,6})\s*([smh]?)\s*", text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r}: give a time as 90s, 20m or 1h")
+    value = int(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+    if not 1 <= value <= 7 * 86400:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r}: between 1 s and 7 days")
+    return float(value)
+
+
+def register(subparsers: _common.Subparsers) -> None:
+    p = _common.command(subparsers, "autotune", cmd_autotune)
+    _common.iface_arg(p, "the interface (default: the lab's)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--netns", type=_common.netns, metavar="NAME", help="in namespace NAME")
+    where.add_argument("--lab", action="store_true", help="on the lab of `tuitune lab`")
+    p.add_argument("--peer", metavar="HOST", help="a host where the benchmark's server runs")
+    _common.peer_end_args(p, "the peer's end is in namespace NS of this machine")
+    p.add_argument("--port", "-p", type=_common.port, metavar="N", help="the server's port")
+    p.add_argument(
+        "--goal",
+        choices=("throughput", "latency"),
+        default="throughput",
+        help="what is judged: iperf3's Mb/s (higher), or sockperf's median round trip (lower)",
+    )
+    p.add_argument(
+        "--budget", type=_budget, default=1200.0, metavar="TIME", help="wall time (default 20m)"
+    )
+    _common.count_option(p, "--max-runs", high=MAX_RUNS, default=60, help="runs at most (60)")
+    p.add_argument(
+        "--repeats",
+        type=_repeats,
+        default=3,
+        metavar="N",
+        help=f"runs a step, 2..{MAX_EXACT} (default 3; below 4 the ranges must not overlap)",
+    )
+    _common.count_option(p, "--seconds", high=3600, default=5, metavar="S", help="seconds a run")
+    p.add_argument("--report", type=Path, metavar="FILE", help="also write the report (Markdown)")
+    p.add_argument(
+        "--host-wide",
+        action="store_true",
+        help="with --netns or --lab: also try host-wide sysctls (refused without it)",
+    )
+    p.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
+    journal_dir_arg(p)
+
+
+def _repeats(text: str) -> int:
+    t = text.strip()
+    if not (t.isascii() and t.isdigit()) or not 2 <= int(t) <= MAX_EXACT:
+        raise argparse.ArgumentTypeError(f"{t[:20]!r}: give 2..{MAX_EXACT}")
+    return int(t)
+
+
+def cmd_autotune(args: argparse.Namespace) -> int:
+    """try the advisor's changes one by one, judged by the benchmark; keep what beats the noise
+
+    A baseline measured --repeats times; then each finding's change alone, applied through the
+    change journal, measured, put back, and judged against the baseline (a one-sided
+    Mann-Whitney U test); then the kept changes together, measured again. Ctrl+C, SIGTERM and
+    SIGHUP put everything back. At the end the journal holds what was kept: `tuitune restore`
+    puts it back. docs/autotune.md.
+    """
+    from tuitune.cli.advise import sample_facts
+    from tuitune.cli.sweep import _say, _sigterm_interrupts, _where
+    from tuitune.core.advise import Context, advise
+    from tuitune.core.autotune.host import JournalHost, SweepBench, candidates_of
+    from tuitune.core.autotune.report import to_markdown
+    from tuitune.core.autotune.search import AutotuneError, Budget, search
+    from tuitune.core.bench.notebook import Notebook
+    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.session import Session
+    from tuitune.core.sweep.runner import Target, _signals_held
+    from tuitune.core.sweep.spec import BenchParams
+
+    where = _where(args)
+    if isinstance(where, str):
+        err(where)
+        return EXIT_USAGE
+    ifname, netns, port, peer, hint = where
+    assert peer is not None
+    opened = _common.reader_on(netns, ifname, "the runs go through (tuitune autotune IFACE)")
+    if opened is None:
+        return EXIT_USAGE
+    reader, ifname = opened
+    latency = args.goal == "latency"
+    if latency and args.port is None and getattr(args, "lab_found", None) is None:
+        from tuitune.core.bench.engines import get as get_engine
+
+        port = get_engine("sockperf").default_port  # `sockperf server`'s own, not iperf3's
+    with reader:
+        path = args.notebook or Notebook.default_path(ifname, netns=netns)
+        notebook = Notebook(path)
+        try:
+            notebook.check(write=True)
+        except OSError as exc:
+            err(f"notebook: {exc}")
+            return EXIT_USAGE
+        session = Session(
+            reader.root,
+            journal_dir=args.journal_dir,
+            call=reader.call,
+            handles=reader.handles,
+            host_writes=args.host_wide,
+        )
+        if session.leftover():
+            err("an earlier tuitune left settings recorded: `tuitune restore` first")
+            return EXIT_FAILED
+        try:
+            sampled = sample_facts(reader, ifname, 3)
+        except UnknownInterface as exc:
+            err(str(exc))
+            return EXIT_USAGE
+        context = Context("latency" if latency else "any")
+        advice = advise(sampled.facts(context))
+        in_lab = netns is not None  # not the machine's own link: nothing to cut
+        candidates, skipped = candidates_of(advice.findings, allow_trial=in_lab)
+        for line in skipped:
+            _say(f"not tried: {line}")
+        _say(f"{len(candidates)} candidate(s): {', '.join(c.id for c in candidates) or 'none'}")
+        lab = getattr(args, "lab_found", None)
+        target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface, lab)
+        stamp = datetime.now().strftime("%Y%m%d%H%M%S")
+        run_id = f"autotune-{stamp}"
+        bench = BenchParams(seconds=args.seconds, engine="sockperf" if latency else "iperf3")
+        jhost = JournalHost(session)
+        sb = SweepBench(session, reader, target, notebook, bench, run_id, args.goal, _say)
+        budget = Budget(args.max_runs, args.budget, args.seconds + 1.5)
+        outcome = None
+        problem = ""
+        try:
+            with _sigterm_interrupts(), sb.sampling():
+                outcome = search(
+                    candidates,
+                    sb,
+                    jhost,
+                    args.repeats,
+                    budget,
+                    higher_better=not latency,
+                    goal=args.goal,
+                    say=_say,
+                )
+        except KeyboardInterrupt:
+            problem = "interrupted"
+        except AutotuneError as exc:
+            problem = f"stopped: {exc}"
+        finally:
+            if outcome is None:  # an interruption or an error: everything back
+                with _signals_held():  # a second Ctrl+C must not cut it short
+                    left = jhost.revert_all()
+                _say(f"{problem or 'stopped'}: every change put back")
+                for line in left:
+                    _say(f"NOT put back {line}")
+            session.release()  # the kept set stays recorded for `tuitune restore`
+            session.close()
+        if outcome is None:
+            return EXIT_FAILED
+        text = to_markdown(outcome, ifname, peer, run_id, skipped, _flag(netns))
+        print(text, end="")
+        if args.report is not None:
+            from tuitune.core import fsutil
+
+            try:
+                fsutil.write_file(args.report, text.encode("utf-8"), 0o644, follow=True)
+            except OSError as exc:
+                err(f"report not written: {exc}")
+                return EXIT_FAILED
+        return EXIT_OK
+
+
+def _flag(netns: str | None) -> str:
+    return f" --netns {netns}" if netns else ""

@@ -1,0 +1,73 @@
+"""The autotune report as Markdown: what was tried, each step's runs with their spread, what
+was kept or put back and why, and the final gain against the baseline with its interval."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from tuitune.core.autotune.search import Outcome
+from tuitune.core.procs.model import printable
+
+
+def _t(value: object) -> str:
+    """Text from outside (names, kernel refusals) safe in a terminal and a Markdown table."""
+    return printable(str(value), 400).replace("|", "\\|")
+
+
+def _cells(values: Sequence[float]) -> str:
+    if not values:
+        return "- | - | -"
+    runs = ", ".join(f"{v:.1f}" for v in values)
+    return f"{statistics.median(values):.1f} | {min(values):.1f}..{max(values):.1f} | {runs}"
+
+
+def to_markdown(
+    out: Outcome[Any],
+    ifname: str,
+    peer: str,
+    run_id: str,
+    skipped: Sequence[str],
+    ns_flag: str = "",
+) -> str:
+    unit = "Mb/s" if out.higher_better else "us round trip (median)"
+    lines = [
+        f"# autotune {run_id}: {_t(ifname)} -> {_t(peer)}",
+        "",
+        f"Goal: {out.goal} ({unit}, {'higher' if out.higher_better else 'lower'} is better). "
+        f"{out.runs} run(s), recorded in the notebook with the tag `sweep: {run_id}` "
+        "(`tuitune runs`).",
+        "",
+        "| step | median | min..max | runs | verdict |",
+        "| --- | --- | --- | --- | --- |",
+        f"| baseline | {_cells(out.baseline)} | |",
+    ]
+    for t in out.tried:
+        lines.append(f"| {_t(t.candidate.id)} | {_cells(t.values)} | {_t(t.why)} |")
+    if out.final:
+        word = "kept" if out.kept else "put back"
+        lines.append(f"| kept set together | {_cells(out.final)} | {word}: {_t(out.note)} |")
+    lines.append("")
+    for t in out.tried:
+        changes = ", ".join(
+            f"{k.label if hasattr(k, 'label') else k} = {v}" for k, v in t.candidate.changes
+        )
+        lines.append(f"- `{t.candidate.id}` ({t.candidate.title}): {changes}")
+    for line in skipped:
+        lines.append(f"- not tried: {line}")
+    lines.append("")
+    g = out.final_gain()
+    if out.kept and g is not None:
+        mid, low, high = g
+        names = ", ".join(c.id for c in out.kept)
+        lines.append(
+            f"**Final: {mid:+.1f}% against the baseline** (interval {low:+.1f}%..{high:+.1f}%: "
+            "the worst and best pairing of the two min..max ranges of the repeats). "
+            f"Kept: {_t(names)} ({_t(out.note)}). The change journal holds them: "
+            f"`tuitune restore{ns_flag}` puts them back; nothing is persisted "
+            "(`tuitune export` writes them for the next boot)."
+        )
+    else:
+        lines.append(f"**Nothing kept**: {_t(out.note or 'no candidate')}.")
+    return "\n".join(lines) + "\n"

@@ -42,7 +42,7 @@ from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
-from tuitune.tui.hostview import HostView
+from tuitune.tui.leaving import Leaving
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
 from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.hintline import HintLine
@@ -76,7 +76,7 @@ FIRST_GAP = 0.25
 T = TypeVar("T")
 
 
-class TuituneApp(HostView):
+class TuituneApp(Leaving):
     """The live screen. It is the `Shell` (tui/shell.py) its controllers see: the editor, the
     benchmark and the export get `self` typed as that Protocol, and post messages up."""
 
@@ -305,9 +305,6 @@ class TuituneApp(HostView):
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
 
-    def farewell(self, lines: Sequence[str]) -> None:
-        self.farewell_lines = list(lines)  # printed by the command after the screen closes
-
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
         if self._procs_on_top():  # it covers the header: it says it itself
@@ -480,18 +477,6 @@ class TuituneApp(HostView):
         err = self.settings.remember(ifname, context)
         if err:
             self.notify_line(err, True)
-
-    async def action_quit(self) -> None:
-        if self.app_sweep.running:  # its thread would go on changing the host after the revert
-            self.app_sweep.refuse_quit()
-            return
-        if self.lab is not None:  # first ask whether the lab goes (tui/lab_quit.py)
-            from tuitune.tui.controllers.lab_quit import ask_remove_lab
-
-            quit_ = lambda: self.editor.quit(self.exit)  # noqa: E731
-            ask_remove_lab(self, self.lab, quit_, self.exit, self.lab_down)
-            return
-        self.editor.quit(self.exit)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Typing in the filter box must not trigger one-letter keys.

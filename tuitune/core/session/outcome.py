@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -86,3 +87,22 @@ class Drift:
     key: Key
     expected: str | None  # what tuitune last wrote
     found: str | None  # what the kernel holds now (None: gone)
+
+
+def kernel_extras(outs: Sequence[Outcome]) -> str:
+    """What the kernel changed beside the settings written, with its new state, as ethtool
+    shows it: "tx-udp-segmentation off [requested on]" (a feature the kernel dropped keeps its
+    request bit; it was on, so it is still asked for)."""
+    written = {o.key for o in outs}
+    parts: list[str] = []
+    for out in outs:
+        for e in out.also:
+            if e.key in written:
+                continue
+            name = e.key.name if e.key.ifname == out.key.ifname else e.key.label
+            text = f"{name} {e.after if e.after is not None else 'gone'}"
+            if e.key.kind == "feature" and e.before == "on" and e.after == "off":
+                text += " [requested on]"
+            if text not in parts:
+                parts.append(text)
+    return ", ".join(parts)

@@ -10,7 +10,7 @@ other features (tx off turns TSO off) shows its consequences.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -22,6 +22,7 @@ from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import DriftNews, Journal, Key, Outcome, Session
 from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
 from tuitune.core.session.journal_file import JournalError
+from tuitune.core.session.outcome import kernel_extras
 from tuitune.core.session.risk import is_risky, ssh_interface
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
@@ -52,25 +53,6 @@ EDIT_ACTIONS = frozenset(
         "move_irq",
     }
 )
-
-
-def kernel_extras(outs: Sequence[Outcome]) -> str:
-    """What the kernel changed beside the settings written, with its new state, as ethtool
-    shows it: "tx-udp-segmentation off [requested on]" (a feature the kernel dropped keeps its
-    request bit; it was on, so it is still asked for)."""
-    written = {o.key for o in outs}
-    parts: list[str] = []
-    for out in outs:
-        for e in out.also:
-            if e.key in written:
-                continue
-            name = e.key.name if e.key.ifname == out.key.ifname else e.key.label
-            text = f"{name} {e.after if e.after is not None else 'gone'}"
-            if e.key.kind == "feature" and e.before == "on" and e.after == "off":
-                text += " [requested on]"
-            if text not in parts:
-                parts.append(text)
-    return ", ".join(parts)
 
 
 class Editor:

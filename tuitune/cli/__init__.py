@@ -27,11 +27,12 @@ SUBCOMMANDS = (
     "runs",
     "advise",
     "sweep",
+    "record",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tuitune.cli import advise, bench, export, lab, session, sweep
+    from tuitune.cli import advise, bench, export, lab, record, session, sweep
 
     parser = _common.Parser(
         prog="tuitune",
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    for family in (live, session, export, lab, bench, advise, sweep):
+    for family in (live, session, export, lab, bench, advise, sweep, record):
         family.register(sub)
     return parser
 

@@ -81,6 +81,9 @@ def register(subparsers: _common.Subparsers) -> None:
         "user (refused without it; root only), as `tuitune apply --other-users`",
     )
     _common.host_args(p, journal=True)
+    from tuitune.cli.record import recording_args
+
+    recording_args(p, window=True)
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
@@ -99,6 +102,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from tuitune.core.procs.discover import window as window_procs
     from tuitune.core.values import Unavailable
 
+    if args.recording is not None:
+        from tuitune.cli.record import advise_recording
+
+        return advise_recording(args)
     unknown = [i for i in args.apply or () if i not in RULES]
     if unknown:
         err(f"no rule {unknown[0]!r}; rules: {', '.join(RULES)}")

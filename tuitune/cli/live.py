@@ -36,6 +36,9 @@ def register(subparsers: _common.Subparsers) -> None:
         help="seconds between the two samples the rates come from (default 1)",
     )
     _common.host_args(show, netns_help=NETNS_HELP)
+    from tuitune.cli.record import recording_args
+
+    recording_args(show, window=False)
 
 
 def tui_args(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +80,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.rates import compute_rates
 
+    if args.recording is not None:
+        from tuitune.cli.record import show_recording
+
+        return show_recording(args)
     reader = open_reader(args.root, args.netns, args.interval)
     if reader is None:
         return EXIT_USAGE

@@ -188,7 +188,7 @@ def advise_recording(args: argparse.Namespace) -> int:
     if nic is None:
         err(f"{printable(rec.name)}: no NIC state recorded by {end:g} s")
         return EXIT_USAGE
-    window = window_of(samples, {q.irq for q in nic.irqs})
+    window = window_of([c for _at, c in samples], {q.irq for q in nic.irqs})
     context = Context(infer_context(args.context or "any", args.rtt), args.rate, args.rtt)
     advice = advise(Facts(host, nic, window, context))
     ifname = nic.link.ifname

@@ -67,7 +67,9 @@ class Recording:
         times = [r.at for r in self.reading.records() if r.kind == "sample"]
         return (times[0], times[-1], len(times)) if times else (0.0, 0.0, 0)
 
-    def scan(self, start: float, end: float) -> tuple[list[Counters], Record | None, Record | None]:
+    def scan(
+        self, start: float, end: float
+    ) -> tuple[list[tuple[float, Counters]], Record | None, Record | None]:
         """The samples from `start` to `end` seconds (and the one just before, when the window
         holds one), and the last host and NIC state records at or before the window's end."""
         host = nic = None
@@ -87,7 +89,7 @@ class Recording:
                     inside.append(r)
         # Rates need two samples: a window of fewer takes the ones just before it.
         picked = list(before)[len(before) - max(0, 2 - len(inside)) :] + inside
-        return [self._decode(r) for r in picked], host, nic
+        return [(r.at, self._decode(r)) for r in picked], host, nic
 
     def state(self, host: Record | None, nic: Record | None) -> tuple[HostState, NicState | None]:
         if host is None:
@@ -100,8 +102,8 @@ class Recording:
         if not samples:
             raise Refused(f"{self.name}: no sample at or before {at:g} s")
         h, n = self.state(host, nic)
-        before = samples[-2] if len(samples) >= 2 else None
-        return Moment(at, h, n, samples[-1], before)
+        before = samples[-2][1] if len(samples) >= 2 else None
+        return Moment(samples[-1][0], h, n, samples[-1][1], before)
 
 
 def open_recording(path: Path | str) -> Recording:

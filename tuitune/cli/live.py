@@ -46,6 +46,12 @@ def tui_args(parser: argparse.ArgumentParser) -> None:
     _common.iface_arg(parser, "interface to watch (default: pick from a list)")
     _common.screen_args(parser)
     _common.host_args(parser, netns_help=NETNS_HELP)
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="also record every sample to a new FILE (docs/recording.md)",
+    )
     parser.set_defaults(func=cmd_tui)
 
 
@@ -163,6 +169,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         iface=args.iface,
         interval=args.interval,
         theme=args.theme,
+        record=args.record,
     )
 
 
@@ -188,9 +195,10 @@ def run_tui(
     interval: float,
     theme: str | None,
     lab: Lab | None = None,
+    record: Path | None = None,
 ) -> int:
     """The live screen on a host tree, a namespace or this machine; with `lab`, leaving it
-    offers to remove the lab (`tuitune lab`)."""
+    offers to remove the lab (`tuitune lab`); with `record`, every sample into that file."""
     from tuitune.core.hostreader import UnknownInterface
 
     reader = open_reader(tree, netns, interval)
@@ -207,7 +215,13 @@ def run_tui(
         from tuitune.tui.app import TuituneApp
 
         _say_settings_dir()
+        recorder = None
+        if record is not None:
+            from tuitune.cli.record import live_recorder
 
+            recorder = live_recorder(record, reader, iface, netns, interval)
+            if recorder is None:
+                return EXIT_USAGE
         try:
             app = TuituneApp(
                 reader,
@@ -216,10 +230,20 @@ def run_tui(
                 theme=theme,
                 lab=lab,
                 cadence=Cadence.in_time(interval),
+                record=None if recorder is None else recorder.tee,
             )
         except ValueError as exc:  # an unknown --theme: say which exist
             err(str(exc))
+            if recorder is not None:
+                recorder.close()
             return EXIT_USAGE
         app.settle_gc = True
-        app.run()
+        try:
+            app.run()
+        finally:
+            if recorder is not None:
+                from tuitune.core.text import printable
+
+                recorder.close()
+                err(recorder.stopped or f"{printable(record)}: {recorder.samples} samples")
     return app.return_code or 0

@@ -21,6 +21,8 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 from tuitune.core.text import printable
 
 if TYPE_CHECKING:
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.record.recorder import Recorder
     from tuitune.core.record.replay import Recording
 
 MAX_SECONDS = 7 * 24 * 3600
@@ -116,6 +118,23 @@ def cmd_record(args: argparse.Namespace) -> int:
             recorder.close()
     print(f"{printable(path)}: {recorder.samples} samples, {recorder.writer.bytes} bytes")
     return status
+
+
+def live_recorder(
+    path: Path, reader: HostReader, iface: str | None, netns: str | None, interval: float
+) -> Recorder | None:
+    """The live screen's --record FILE: a new recording, or None after saying why not."""
+    from tuitune.core.record.recorder import Recorder
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a size limit stops the recording only
+    try:
+        host = reader.host_state()
+        return Recorder(
+            path, iface=iface, netns=netns, interval=interval, host=host, started=time.time()
+        )
+    except OSError as exc:
+        err(printable(exc))
+        return None
 
 
 def _open(path: Path) -> Recording | None:

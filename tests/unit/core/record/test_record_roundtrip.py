@@ -12,7 +12,9 @@ import pytest
 from tests.unit.core.record.recorded import record
 from tuitune.core.record import fileformat
 from tuitune.core.record.codec import encode
+from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
+from tuitune.core.sampler import Sample
 from tuitune.core.untrusted import Refused
 
 
@@ -84,3 +86,31 @@ def test_cut_at_every_byte_of_the_last_chunk(
         assert (reading.cut is None) == (cut == len(head) or cut in ends), cut
     assert [r.kind for r in fileformat.parse(head + tail, "x").records()][-1] == "sample"
     assert len(got) == 1
+
+
+def test_the_live_screens_tee_records_each_tick_once_and_survives_a_full_disk(
+    tmp_path: Path,
+) -> None:
+    """--record: each sample reaches the screen whatever happens to the file; a write that
+    fails (ENOSPC from /dev/full, the kernel's own full disk) stops the recording and every
+    later sample carries its one line."""
+    taken = record(tmp_path, tmp_path / "a.rec", samples=4)
+    host = next(s.host for s in taken if s.host is not None)
+    path = tmp_path / "live.rec"
+    rec = Recorder(path, iface="eth4", netns=None, interval=1.0, host=host, started=0.0)
+    shown: list[Sample] = []
+    deliver = rec.tee(shown.append)
+    deliver(taken[0])
+    deliver(taken[0])  # the sampler's second delivery of a tick: its state, not a new sample
+    assert rec.samples == 1 and rec.stopped is None
+    full = os.open("/dev/full", os.O_WRONLY)
+    os.close(rec.writer.fd)
+    rec.writer.fd = full
+    for s in taken[1:]:
+        deliver(s)
+    assert len(shown) == 5
+    assert rec.stopped == f"{path}: recording stopped: No space left on device"
+    assert [s.error for s in shown[2:]] == [rec.stopped] * 3
+    assert shown[2].counters == taken[1].counters  # the screen still gets its numbers
+    reading = open_recording(path)
+    assert reading.span()[2] == 1

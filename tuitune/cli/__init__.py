@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "advise",
     "sweep",
     "record",
+    "replay",
 )
 
 
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for family in (live, session, export, lab, bench, advise, sweep, record):
         family.register(sub)
+    record.register_replay(sub)
     return parser
 
 

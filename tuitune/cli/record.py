@@ -46,6 +46,22 @@ def register(subparsers: _common.Subparsers) -> None:
     _common.host_args(p)
 
 
+def register_replay(subparsers: _common.Subparsers) -> None:
+    p = _common.command(subparsers, "replay", cmd_replay)
+    p.add_argument("recording", type=Path, metavar="FILE", help="a recording (tuitune record)")
+    p.add_argument(
+        "--from", dest="start", type=SECONDS, default=0.0, metavar="T", help="start T s in"
+    )
+    p.add_argument(
+        "--speed",
+        type=_common.bounded_float(0.1, 100, "times"),
+        default=1.0,
+        metavar="X",
+        help="play X times as fast as recorded (default 1)",
+    )
+    _common.screen_args(p)
+
+
 def recording_args(p: argparse.ArgumentParser, *, window: bool) -> None:
     """show's --recording FILE --at T, advise's --recording FILE --from T --to T."""
     p.add_argument("--recording", type=Path, metavar="FILE", help="read a recording, not the host")
@@ -118,6 +134,42 @@ def cmd_record(args: argparse.Namespace) -> int:
             recorder.close()
     print(f"{printable(path)}: {recorder.samples} samples, {recorder.writer.bytes} bytes")
     return status
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """the live screen driven by a recording, read-only
+
+    The recorded samples tick through the same screen at the recorded pace (--speed X
+    faster), from --from T seconds in; p pauses. Nothing is read from or written to this
+    machine's interfaces; at the end the last sample stays on screen.
+    """
+    from tuitune.core.cadence import Cadence
+    from tuitune.core.record.player import RecordingReader
+    from tuitune.tui.app import TuituneApp
+
+    rec = _open(args.recording)
+    if rec is None:
+        return EXIT_USAGE
+    interval = max(0.1, rec.header.interval / args.speed)
+    with RecordingReader(rec, start=args.start) as reader:
+        try:
+            app = TuituneApp(
+                reader,
+                rec.header.iface,
+                interval=interval,
+                theme=args.theme,
+                editable=False,
+                cadence=Cadence.in_time(interval),
+            )
+        except ValueError as exc:  # an unknown --theme
+            err(str(exc))
+            return EXIT_USAGE
+        reader.on_end = lambda: app.sampler.pause(True)
+        app.run()
+        if reader.error:
+            err(reader.error)
+        err(f"{printable(rec.name)}: replayed to {reader.at:.1f} s")
+    return app.return_code or 0
 
 
 def live_recorder(

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tuitune.core.lab import Lab
     from tuitune.core.procs.discover import Reading
     from tuitune.core.procs.model import NicProcess
+    from tuitune.core.record.player import RecordingReader
     from tuitune.core.snapshot import Snapshot
 
 NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
@@ -171,6 +172,30 @@ def cmd_tui(args: argparse.Namespace) -> int:
         theme=args.theme,
         record=args.record,
     )
+
+
+def run_replay(
+    reader: RecordingReader, iface: str | None, interval: float, theme: str | None
+) -> int:
+    """The live screen on a recording (`tuitune replay`): read-only, paused at its end."""
+    from tuitune.core.cadence import Cadence
+    from tuitune.tui.app import TuituneApp
+
+    try:
+        app = TuituneApp(
+            reader,
+            iface,
+            interval=interval,
+            theme=theme,
+            editable=False,
+            cadence=Cadence.in_time(interval),
+        )
+    except ValueError as exc:  # an unknown --theme: say which exist
+        err(str(exc))
+        return EXIT_USAGE
+    reader.on_end = lambda: app.sampler.pause(True)
+    app.run()
+    return app.return_code or 0
 
 
 def _say_settings_dir() -> None:

@@ -143,33 +143,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     faster), from --from T seconds in; p pauses. Nothing is read from or written to this
     machine's interfaces; at the end the last sample stays on screen.
     """
-    from tuitune.core.cadence import Cadence
+    from tuitune.cli.live import run_replay
     from tuitune.core.record.player import RecordingReader
-    from tuitune.tui.app import TuituneApp
 
     rec = _open(args.recording)
     if rec is None:
         return EXIT_USAGE
     interval = max(0.1, rec.header.interval / args.speed)
     with RecordingReader(rec, start=args.start) as reader:
-        try:
-            app = TuituneApp(
-                reader,
-                rec.header.iface,
-                interval=interval,
-                theme=args.theme,
-                editable=False,
-                cadence=Cadence.in_time(interval),
-            )
-        except ValueError as exc:  # an unknown --theme
-            err(str(exc))
-            return EXIT_USAGE
-        reader.on_end = lambda: app.sampler.pause(True)
-        app.run()
+        code = run_replay(reader, rec.header.iface, interval, args.theme)
         if reader.error:
             err(reader.error)
         err(f"{printable(rec.name)}: replayed to {reader.at:.1f} s")
-    return app.return_code or 0
+    return code
 
 
 def live_recorder(

@@ -255,7 +255,6 @@ def run_tui(
                 theme=theme,
                 lab=lab,
                 cadence=Cadence.in_time(interval),
-                record=None if recorder is None else recorder.tee,
             )
         except ValueError as exc:  # an unknown --theme: say which exist
             err(str(exc))
@@ -263,6 +262,8 @@ def run_tui(
                 recorder.close()
             return EXIT_USAGE
         app.settle_gc = True
+        if recorder is not None:
+            app.sampler.wrap_delivery(recorder.tee)  # each sample into the file, then drawn
         try:
             app.run()
         finally:

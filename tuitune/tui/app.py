@@ -145,7 +145,6 @@ class TuituneApp(Frame):
         lab: Lab | None = None,
         lab_down: Callable[[Lab], list[str]] | None = None,
         cadence: Cadence | None = None,
-        record: Callable[[Callable[[Sample], None]], Callable[[Sample], None]] | None = None,
     ) -> None:
         super().__init__(env, theme, save_settings)
         self.reader = reader
@@ -157,7 +156,7 @@ class TuituneApp(Frame):
         self.sampler = Sampler(
             reader,
             ifname,
-            self._deliver if record is None else record(self._deliver),  # --record: a tee
+            self._deliver,
             interval,
             cadence=cadence,
             limit=limit,

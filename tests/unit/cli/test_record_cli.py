@@ -64,3 +64,24 @@ def test_advise_judges_the_recorded_window(
     assert [f["id"] for f in doc["findings"]] == [f.id for f in live.findings]
     assert doc["findings"]  # the replayed host drops packets: something is named
     assert code == (1 if live.bottlenecks else 0)
+
+
+def test_refusals_are_one_line_and_change_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """replay/show/advise of a file that is not a recording, record onto a file that exists:
+    exit 2 and one line; the existing file keeps its bytes."""
+    reader, ifname = host_4cpu_series(tmp_path, samples=2)
+    reader.close()
+    other = tmp_path / "notes.txt"
+    other.write_bytes(b"\x1b]52;c;QUFB\x07 not a recording\n")
+    for argv in (
+        ["replay", str(other)],
+        ["show", "--recording", str(other)],
+        ["advise", "--recording", str(other)],
+        ["record", "--root", str(reader.root.sys.parent), ifname, "-o", str(other)],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "\x1b" not in err, (argv, err)
+    assert other.read_bytes() == b"\x1b]52;c;QUFB\x07 not a recording\n"

@@ -30,6 +30,8 @@ SUBCOMMANDS = (
     "completion",
     "autotune",
     "profile",
+    "record",
+    "replay",
 )
 
 
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         export,
         lab,
         profile,
+        record,
         session,
         sweep,
     )
@@ -56,9 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    families = (live, session, export, lab, bench, advise, sweep, autotune, profile, completion)
-    for family in families:
+    families = (live, session, export, lab, bench, advise, sweep, autotune, profile, record)
+    for family in (*families, completion):
         family.register(sub)
+    record.register_replay(sub)
     return parser
 
 

@@ -93,6 +93,9 @@ def register(subparsers: _common.Subparsers) -> None:
         "user (refused without it; root only), as `tuitune apply --other-users`",
     )
     _common.host_args(p, journal=True)
+    from tuitune.cli.record import recording_args
+
+    recording_args(p, window=True)
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
@@ -108,6 +111,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from tuitune.core.advise.document import advise_document
     from tuitune.core.hostreader import UnknownInterface
 
+    if args.recording is not None:
+        from tuitune.cli.record import advise_recording
+
+        return advise_recording(args)
     unknown = [i for i in args.apply or () if i not in RULES]
     if unknown:
         err(f"no rule {unknown[0]!r}; rules: {', '.join(RULES)}")

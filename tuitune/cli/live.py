@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tuitune.core.procs.discover import Reading
     from tuitune.core.procs.model import NicProcess
     from tuitune.core.rates import Rates
+    from tuitune.core.record.player import RecordingReader
     from tuitune.core.snapshot import Snapshot
     from tuitune.core.values import Unavailable
 
@@ -39,6 +40,9 @@ def register(subparsers: _common.Subparsers) -> None:
         help="seconds between the two samples the rates come from (default 1)",
     )
     _common.host_args(show, netns_help=NETNS_HELP)
+    from tuitune.cli.record import recording_args
+
+    recording_args(show, window=False)
 
 
 def tui_args(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +50,12 @@ def tui_args(parser: argparse.ArgumentParser) -> None:
     _common.iface_arg(parser, "interface to watch (default: pick from a list)")
     _common.screen_args(parser)
     _common.host_args(parser, netns_help=NETNS_HELP)
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="also record every sample to a new FILE (docs/recording.md)",
+    )
     parser.set_defaults(func=cmd_tui)
 
 
@@ -80,6 +90,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.rates import compute_rates
 
+    if args.recording is not None:
+        from tuitune.cli.record import show_recording
+
+        return show_recording(args)
     reader = open_reader(args.root, args.netns, args.interval)
     if reader is None:
         return EXIT_USAGE
@@ -197,7 +211,32 @@ def cmd_tui(args: argparse.Namespace) -> int:
         iface=args.iface,
         interval=args.interval,
         theme=args.theme,
+        record=args.record,
     )
+
+
+def run_replay(
+    reader: RecordingReader, iface: str | None, interval: float, theme: str | None
+) -> int:
+    """The live screen on a recording (`tuitune replay`): read-only, paused at its end."""
+    from tuitune.core.cadence import Cadence
+    from tuitune.tui.app import TuituneApp
+
+    try:
+        app = TuituneApp(
+            reader,
+            iface,
+            interval=interval,
+            theme=theme,
+            editable=False,
+            cadence=Cadence.in_time(interval),
+        )
+    except ValueError as exc:  # an unknown --theme: say which exist
+        err(str(exc))
+        return EXIT_USAGE
+    reader.on_end = lambda: app.sampler.pause(True)
+    app.run()
+    return app.return_code or 0
 
 
 def _say_settings_dir() -> None:
@@ -222,9 +261,10 @@ def run_tui(
     interval: float,
     theme: str | None,
     lab: Lab | None = None,
+    record: Path | None = None,
 ) -> int:
     """The live screen on a host tree, a namespace or this machine; with `lab`, leaving it
-    offers to remove the lab (`tuitune lab`)."""
+    offers to remove the lab (`tuitune lab`); with `record`, every sample into that file."""
     from tuitune.core.hostreader import UnknownInterface
 
     reader = open_reader(tree, netns, interval)
@@ -241,7 +281,13 @@ def run_tui(
         from tuitune.tui.app import TuituneApp
 
         _say_settings_dir()
+        recorder = None
+        if record is not None:
+            from tuitune.cli.record import live_recorder
 
+            recorder = live_recorder(record, reader, iface, netns, interval)
+            if recorder is None:
+                return EXIT_USAGE
         try:
             app = TuituneApp(
                 reader,
@@ -253,9 +299,20 @@ def run_tui(
             )
         except ValueError as exc:  # an unknown --theme: say which exist
             err(str(exc))
+            if recorder is not None:
+                recorder.close()
             return EXIT_USAGE
         app.settle_gc = True
-        app.run()
+        if recorder is not None:
+            app.sampler.wrap_delivery(recorder.tee)  # each sample into the file, then drawn
+        try:
+            app.run()
+        finally:
+            if recorder is not None:
+                from tuitune.core.text import printable
+
+                recorder.close()
+                err(recorder.stopped or f"{printable(record)}: {recorder.samples} samples")
     for line in app.farewell_lines:  # the screen is gone: the terminal keeps what was left
         print(line)
     return app.return_code or 0

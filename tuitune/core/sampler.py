@@ -149,6 +149,12 @@ class Sampler:
         self._thread = threading.Thread(target=self._run, name="tuitune-sampler", daemon=True)
         self._thread.start()
 
+    def wrap_delivery(
+        self, wrap: Callable[[Callable[[Sample], None]], Callable[[Sample], None]]
+    ) -> None:
+        """Deliver through `wrap(deliver)` from now on (a recording's tee); before start()."""
+        self._deliver = wrap(self._deliver)
+
     def _start_watch(self) -> None:
         """Listen to the kernel's device events (the sampler's thread, after the first frame)."""
         with self._watch_lock:

@@ -1,0 +1,87 @@
+"""The size of a recording per hour at 1 Hz (docs/recording.md), printed, not asserted.
+
+    python -m benchmarks.bench_record_size FILE.rec   a real recording (tuitune record ...):
+        its bytes, samples and chunks, and the hour extrapolated from its own rate
+    python -m benchmarks.bench_record_size --big N    the recorded 1152-CPU host
+        (tests/support/fixture_big.py, with its per-IRQ files): N synthetic ticks through the
+        real Sampler (its cadence: a whole /proc/interrupts every 10th tick, the NIC's IRQs
+        in between) into a recording, timed; the hour extrapolated from the chunks written
+
+An hour is extrapolated: a chunk (60 s) stands alone, so an hour is 60 chunks like these.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tuitune.core.record import fileformat
+from tuitune.core.record.replay import open_recording
+
+
+def describe(path: Path) -> tuple[int, int, float]:
+    rec = open_recording(path)
+    first, last, n = rec.span()
+    size = path.stat().st_size
+    return size, n, last - first
+
+
+def hour(size: int, n: int) -> float:
+    """MB an hour at 1 Hz, from `size` bytes for `n` samples."""
+    return size / max(1, n) * 3600 / 1e6
+
+
+def big(ticks: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.support.fixture_big import host_1152cpu
+    from tuitune.core.record.recorder import Recorder
+    from tuitune.core.sampler import Sample, Sampler
+
+    with tempfile.TemporaryDirectory(dir="/root") as tmp:
+        t = time.perf_counter()
+        reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True)
+        print(f"built {ticks} samples of the 1152-CPU tree in {time.perf_counter() - t:.0f} s")
+        path = Path(tmp) / "big.rec"
+        with reader:
+            host = reader.host_state()
+            rec = Recorder(path, iface=ifname, netns=None, interval=1.0, host=host, started=0)
+            got: queue.Queue[Sample] = queue.Queue()
+            sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=ticks)
+            sampler.start()
+            spent = 0.0
+            try:
+                for _ in range(ticks):
+                    s = got.get(timeout=600)
+                    t = time.perf_counter()
+                    rec.sample(s)
+                    spent += time.perf_counter() - t
+                    sampler.ack()
+            finally:
+                sampler.stop()
+                rec.close()
+        size, n, span = describe(path)
+        t = time.perf_counter()
+        open_recording(path).moment(span)
+        back = time.perf_counter() - t
+        print(
+            f"1152-CPU host: {size} bytes for {n} samples over {span:.0f} s "
+            f"(chunks of {fileformat.CHUNK_SECONDS:.0f} s); {hour(size, n):.1f} MB an hour at "
+            f"1 Hz; writing {spent / n * 1000:.0f} ms a sample; show --at its end {back:.1f} s"
+        )
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--big"]:
+        big(int(argv[1]) if len(argv) > 1 else 60)
+        return 0
+    for name in argv:
+        size, n, span = describe(Path(name))
+        print(f"{name}: {size} bytes, {n} samples over {span:.0f} s: {hour(size, n):.2f} MB/h")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,194 @@
+"""A recording is a file another user may have made: links, FIFOs, huge files, wrong types,
+bad versions are refused in one line; control characters in its strings are shown escaped;
+no byte sequence makes the reader fail any other way (issue 34)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+import zlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.unit.core.record.recorded import record
+from tuitune.cli import main
+from tuitune.core.docfile import DocumentError
+from tuitune.core.record import fileformat
+from tuitune.core.record.recorder import Recorder
+from tuitune.core.record.replay import open_recording
+
+HEADER = {"tuitune": "t", "started": 0.0, "iface": "eth4", "netns": None, "interval": 1.0}
+HOST = {"hostname": "h", "kernel": "k", "cpus": 4}
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc)
+    assert "\n" not in text and text
+    return text
+
+
+def test_a_link_another_user_made_is_not_followed(tmp_path: Path) -> None:
+    real = tmp_path / "a.rec"
+    record(tmp_path, real, samples=2)
+    link = tmp_path / "link.rec"
+    link.symlink_to(real)
+    os.lchown(link, 65534, 65534)
+    with pytest.raises(OSError) as exc:
+        open_recording(link)
+    assert "link" in one_line(exc.value)
+
+
+def test_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "f.rec"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError) as exc:
+        open_recording(fifo)
+    assert "FIFO" in one_line(exc.value) or "fifo" in one_line(exc.value)
+
+
+def test_a_huge_file_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "a.rec"
+    record(tmp_path, path, samples=2)
+    with pytest.raises(OSError) as exc:
+        fileformat.read(path, limit=100)
+    assert "larger than 100 bytes" in one_line(exc.value)
+
+
+def test_not_a_recording_and_a_later_version(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.write_bytes(b"\x1b[2J hello")
+    with pytest.raises(DocumentError) as exc:
+        open_recording(other)
+    assert one_line(exc.value).endswith("not a tuitune recording")
+    later = tmp_path / "later.rec"
+    with fileformat.Writer(later, {**HEADER, **HOST, "version": 99}):
+        pass
+    with pytest.raises(DocumentError) as exc:
+        open_recording(later)
+    assert "format version 99; this tuitune reads version 1" in one_line(exc.value)
+
+
+def test_a_sample_of_the_wrong_type_is_refused_naming_its_field(tmp_path: Path) -> None:
+    good = tmp_path / "good.rec"
+    record(tmp_path, good, samples=2)
+    tree = next(r.data["c"] for r in open_recording(good).reading.records() if r.kind == "sample")
+    tree["softnet"][0][1]["dropped"] = "many"
+    bad = tmp_path / "bad.rec"
+    with fileformat.Writer(bad, {**HEADER, **HOST}) as w:
+        w.add({"t": "sample", "at": 0.0, "seq": 1, "c": tree})
+    with pytest.raises(DocumentError) as exc:
+        open_recording(bad).scan(0, 10)
+    assert "softnet" in one_line(exc.value) and "dropped" in one_line(exc.value)
+
+
+def test_control_characters_in_strings_are_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A host name and an interface alias that would clear root's screen and set its
+    clipboard (OSC 52) are shown as escapes by show --recording."""
+    taken = record(tmp_path, tmp_path / "a.rec", samples=2)
+    evil = "evil\x1b]52;c;QUFB\x07\x1b[2J"
+    path = tmp_path / "evil.rec"
+    host = next(s.host for s in taken if s.host is not None)
+    rec = Recorder(
+        path,
+        iface="eth4",
+        netns=None,
+        interval=1.0,
+        host=replace(host, hostname=evil),
+        started=0.0,
+    )
+    with rec.writer:
+        for s in taken:
+            rec.sample(replace(s, host=replace(s.host, hostname=evil)) if s.host else s)
+    assert main(["show", "--recording", str(path), "--at", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "evil\\x1b]52;c;QUFB\\x07\\x1b[2J" in out
+
+
+def test_an_existing_file_is_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "a.rec"
+    path.write_bytes(b"keep")
+    with pytest.raises(OSError, match="exists: not overwritten"):
+        fileformat.Writer(path, {**HEADER, **HOST})
+    assert path.read_bytes() == b"keep"
+
+
+# -- fuzz ---------------------------------------------------------------------------------------
+@functools.cache
+def valid() -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "a.rec"
+        record(Path(tmp), path, samples=3)
+        return path.read_bytes()
+
+
+def read_all(data: bytes) -> None:
+    """Everything the commands do with a recording: only a one-line DocumentError may come."""
+    try:
+        reading = fileformat.parse(data, "fuzz.rec")
+        for _ in reading.records():
+            pass
+        from tuitune.core.record.replay import Recording
+
+        rec = Recording(reading)
+        rec.moment(rec.span()[1])
+    except DocumentError as exc:
+        one_line(exc)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), max_size=8), st.data())
+def test_fuzz_bytes(flips: list[tuple[int, int]], data: st.DataObject) -> None:
+    raw = bytearray(valid())
+    for pos, byte in flips:
+        raw[pos % len(raw)] = byte
+    cut = data.draw(st.integers(0, len(raw)))
+    read_all(bytes(raw[:cut]))
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(1 << 70), 1 << 70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["t", "at", "c", "k", "b", "d", "v", "seq"]), JSON, max_size=6
+        ),
+        max_size=5,
+    )
+)
+def test_fuzz_records(records: list[dict[str, Any]]) -> None:
+    """Well-framed records with any JSON in them (valid frames, hostile content)."""
+    z = zlib.compressobj()
+    out = bytearray(fileformat.MAGIC)
+    kind = b"C"
+    head = {"t": "header", "format": "tuitune-recording", "version": 1, **HEADER, **HOST}
+    for rec in [head, *records]:
+        try:
+            line = json.dumps(rec, allow_nan=False).encode() + b"\n"
+        except ValueError:
+            continue
+        payload = z.compress(line) + z.flush(zlib.Z_SYNC_FLUSH)
+        out += fileformat._FRAME.pack(kind, len(payload), zlib.crc32(payload)) + payload
+        kind = b"+"
+    read_all(bytes(out))

@@ -1,0 +1,261 @@
+"""`tuitune record IFACE`: the sampler's ticks into a recording (docs/recording.md); and
+`show --recording FILE --at T` / `advise --recording FILE [--from T --to T]` reading one back.
+
+Exit status: 0 recorded (or read), 1 recording stopped (a full disk), 2 a usage error (an
+unknown interface, a file that exists or is not a recording).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tuitune.cli import _common
+from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
+from tuitune.core.text import printable
+
+if TYPE_CHECKING:
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.record.recorder import Recorder
+    from tuitune.core.record.replay import Recording
+
+MAX_SECONDS = 7 * 24 * 3600
+SECONDS = _common.bounded_float(0.0, 1e9, "seconds")
+
+
+def register(subparsers: _common.Subparsers) -> None:
+    p = _common.command(subparsers, "record", cmd_record)
+    _common.iface_arg(p, "interface to record (default: the default route's)")
+    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="the new recording")
+    _common.count_option(
+        p, "--seconds", high=MAX_SECONDS, default=None, help="stop after this long (default: ^C)"
+    )
+    p.add_argument(
+        "--interval",
+        type=_common.interval,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between samples (default 1)",
+    )
+    _common.host_args(p)
+
+
+def register_replay(subparsers: _common.Subparsers) -> None:
+    p = _common.command(subparsers, "replay", cmd_replay)
+    p.add_argument("recording", type=Path, metavar="FILE", help="a recording (tuitune record)")
+    p.add_argument(
+        "--from", dest="start", type=SECONDS, default=0.0, metavar="T", help="start T s in"
+    )
+    p.add_argument(
+        "--speed",
+        type=_common.bounded_float(0.1, 100, "times"),
+        default=1.0,
+        metavar="X",
+        help="play X times as fast as recorded (default 1)",
+    )
+    _common.screen_args(p)
+
+
+def recording_args(p: argparse.ArgumentParser, *, window: bool) -> None:
+    """show's --recording FILE --at T, advise's --recording FILE --from T --to T."""
+    p.add_argument("--recording", type=Path, metavar="FILE", help="read a recording, not the host")
+    if window:
+        p.add_argument("--from", dest="start", type=SECONDS, metavar="T", help="seconds in")
+        p.add_argument("--to", dest="end", type=SECONDS, metavar="T", help="seconds in")
+    else:
+        p.add_argument("--at", type=SECONDS, metavar="T", help="seconds into the recording")
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """record the interface's samples to a file, to read back with show/advise --recording
+
+    Takes the live screen's samples headless (per-CPU times, the NIC's IRQs, softirqs,
+    softnet, link counters every tick; NIC state and sysctls when they change) and writes them
+    as they come to a new file, readable only by its owner (it holds process names). A
+    recording cut by kill -9 or a full disk reads back to its last whole sample.
+    """
+    from tuitune.cli.live import open_reader
+    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.record.fileformat import RecordError
+    from tuitune.core.record.recorder import Recorder
+    from tuitune.core.sampler import Sample, Sampler
+
+    reader = open_reader(args.root, args.netns, args.interval)
+    if reader is None:
+        return EXIT_USAGE
+    with reader:
+        try:
+            ifname = _common.pick_interface(reader, args.iface)
+            if ifname is None:
+                err("no interface named and no default route: name one")
+                return EXIT_USAGE
+            host = reader.host_state()
+        except UnknownInterface as exc:
+            err(str(exc))
+            return EXIT_USAGE
+        path = args.output or Path(f"tuitune-{ifname}-{time.strftime('%Y%m%d-%H%M%S')}.rec")
+        # A file-size limit (ulimit -f) must stop the recording with a message, not kill it.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        try:
+            recorder = Recorder(
+                path,
+                iface=ifname,
+                netns=args.netns,
+                interval=args.interval,
+                host=host,
+                started=time.time(),
+            )
+        except OSError as exc:
+            err(printable(exc))
+            return EXIT_USAGE
+        got: queue.Queue[Sample] = queue.Queue()
+        limit = None if args.seconds is None else max(1, round(args.seconds / args.interval)) + 1
+        sampler = Sampler(reader, ifname, got.put, interval=args.interval, limit=limit)
+        status = EXIT_OK
+        try:
+            sampler.start()
+            while limit is None or recorder.samples < limit:
+                sample = got.get()
+                recorder.sample(sample)
+                sampler.ack()
+        except RecordError as exc:
+            err(str(exc))
+            status = EXIT_FAILED
+        except KeyboardInterrupt:
+            pass
+        finally:
+            sampler.stop()
+            recorder.close()
+    print(f"{printable(path)}: {recorder.samples} samples, {recorder.writer.bytes} bytes")
+    return status
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """the live screen driven by a recording, read-only
+
+    The recorded samples tick through the same screen at the recorded pace (--speed X
+    faster), from --from T seconds in; p pauses. Nothing is read from or written to this
+    machine's interfaces; at the end the last sample stays on screen.
+    """
+    from tuitune.cli.live import run_replay
+    from tuitune.core.record.player import RecordingReader
+
+    rec = _open(args.recording)
+    if rec is None:
+        return EXIT_USAGE
+    interval = max(0.1, rec.header.interval / args.speed)
+    with RecordingReader(rec, start=args.start) as reader:
+        code = run_replay(reader, rec.header.iface, interval, args.theme)
+        if reader.error:
+            err(reader.error)
+        err(f"{printable(rec.name)}: replayed to {reader.at:.1f} s")
+    return code
+
+
+def live_recorder(
+    path: Path, reader: HostReader, iface: str | None, netns: str | None, interval: float
+) -> Recorder | None:
+    """The live screen's --record FILE: a new recording, or None after saying why not."""
+    from tuitune.core.record.recorder import Recorder
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a size limit stops the recording only
+    try:
+        host = reader.host_state()
+        return Recorder(
+            path, iface=iface, netns=netns, interval=interval, host=host, started=time.time()
+        )
+    except OSError as exc:
+        err(printable(exc))
+        return None
+
+
+def _open(path: Path) -> Recording | None:
+    from tuitune.core.docfile import DocumentError
+    from tuitune.core.record.replay import open_recording
+
+    try:
+        rec = open_recording(path)
+    except (OSError, DocumentError) as exc:
+        err(printable(exc))
+        return None
+    if rec.reading.cut:
+        err(f"{printable(rec.name)}: {rec.reading.cut}")
+    return rec
+
+
+def show_recording(args: argparse.Namespace) -> int:
+    """`show --recording FILE --at T`: the host as the recording held it then."""
+    from tuitune.core.docfile import DocumentError
+    from tuitune.core.rates import compute_rates
+    from tuitune.core.snapshot import Snapshot
+
+    rec = _open(args.recording)
+    if rec is None:
+        return EXIT_USAGE
+    try:
+        at = args.at if args.at is not None else rec.span()[1]
+        m = rec.moment(at)
+    except DocumentError as exc:
+        err(printable(exc))
+        return EXIT_USAGE
+    snap = Snapshot(m.host, m.nic, m.counters)
+    detail = {q.irq for q in m.nic.irqs} if m.nic is not None else None
+    rates = compute_rates(m.before, m.counters, detail) if m.before is not None else None
+    if args.json:
+        from tuitune.core.jsondoc import show_document
+
+        json.dump(show_document(snap, rates, None), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from tuitune.show import print_show
+
+        seconds = rates.interval if rates is not None else 0.0
+        print(f"{printable(rec.name)} at {m.at:.1f} s (asked {at:g} s)")
+        print_show(snap, rates, processes=None, seconds=seconds)
+    return EXIT_OK
+
+
+def advise_recording(args: argparse.Namespace) -> int:
+    """`advise --recording FILE [--from T --to T]`: the advisor judges the recorded window."""
+    from tuitune.core.advise import Context, Facts, advise, infer_context, window_of
+    from tuitune.core.advise.document import advise_document
+    from tuitune.core.docfile import DocumentError
+
+    if args.apply or args.peer:
+        err("--recording judges a recorded window: not with --apply or --peer")
+        return EXIT_USAGE
+    rec = _open(args.recording)
+    if rec is None:
+        return EXIT_USAGE
+    try:
+        first, last, _n = rec.span()
+        start = first if args.start is None else args.start
+        end = last if args.end is None else args.end
+        samples, host_r, nic_r = rec.scan(start, end)
+        host, nic = rec.state(host_r, nic_r)
+    except DocumentError as exc:
+        err(printable(exc))
+        return EXIT_USAGE
+    if nic is None:
+        err(f"{printable(rec.name)}: no NIC state recorded by {end:g} s")
+        return EXIT_USAGE
+    window = window_of([c for _at, c in samples], {q.irq for q in nic.irqs})
+    context = Context(infer_context(args.context or "any", args.rtt), args.rate, args.rtt)
+    advice = advise(Facts(host, nic, window, context))
+    ifname = nic.link.ifname
+    if args.json:
+        doc = advise_document(advice, ifname, context, window.seconds, window.loaded)
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from tuitune.advise_view import print_advice
+
+        print(f"{printable(rec.name)}: the window from {start:g} s to {end:g} s")
+        print_advice(advice, ifname, context.kind, window.seconds, window.loaded)
+    return EXIT_FAILED if advice.bottlenecks else EXIT_OK

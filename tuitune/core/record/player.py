@@ -1,0 +1,146 @@
+"""A recording as a HostReader: the live screen's sampler, ticking through it (`tuitune replay`).
+
+Each counters() is the next recorded sample (its own recorded time, so rates are the
+recorded ones); nic_state() and host_state() are the state recorded by then. The root is an
+empty directory, not a live host: the screen is read-only, and whatever it reads beside the
+recording (processes, PCIe) reads as not recorded. At the end each tick fails with one line
+("the end of the recording"), and the screen keeps the last numbers it drew.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any
+
+from tuitune.core.host.interrupts import Interrupts
+from tuitune.core.host.root import HostRoot, KernelFileError
+from tuitune.core.hostreader import HostReader, UnknownInterface
+from tuitune.core.record.fileformat import Record
+from tuitune.core.record.replay import Recording
+from tuitune.core.snapshot import Counters, HostState, NicState
+from tuitune.core.untrusted import Refused
+from tuitune.core.values import Unavailable
+
+
+class RecordingReader(HostReader):
+    def __init__(self, rec: Recording, start: float = 0.0) -> None:
+        self._empty = tempfile.TemporaryDirectory(prefix="tuitune-replay-")
+        super().__init__(HostRoot.fixture(Path(self._empty.name)))
+        self.recording = rec
+        self.ifname = rec.header.iface
+        self._records = rec.reading.records()
+        # The first state recorded, wherever it is: the sampler reads the state before the
+        # first counters, and the live screen's recording has it after its first sample.
+        self._state: dict[str, Record] = {}
+        for r in rec.reading.records():
+            if r.kind in ("host", "nic"):
+                self._state.setdefault(r.kind, r)
+            if len(self._state) == 2:
+                break
+        self._decoded: dict[str, tuple[Record, Any]] = {}
+        self._last: Counters | None = None
+        self._buffer: list[Record] = []
+        # Called (on the sampler's thread) when the last sample is handed out: replay pauses.
+        self.on_end: Callable[[], None] | None = None
+        self.at = 0.0  # the time of the last sample handed out
+        self.ended = False
+        self.error: str | None = None  # why replay stopped early (a record refused)
+        self._start = start
+
+    def close(self) -> None:
+        super().close()
+        self._empty.cleanup()
+
+    def interfaces(self) -> list[str]:
+        return [self.ifname] if self.ifname else []
+
+    def check_interface(self, ifname: str) -> None:
+        if ifname != self.ifname:
+            raise UnknownInterface(ifname, self.interfaces())
+
+    def _pull(self) -> Record | None:
+        if self._buffer:
+            return self._buffer.pop(0)
+        try:
+            return next(self._records)
+        except StopIteration:
+            return None
+        except Refused as exc:  # a record refused: replay stops there, with its line
+            self.error = str(exc)
+            return None
+
+    def _next_sample(self) -> Record | None:
+        """The next sample record at or after the start, the state before it applied."""
+        while (r := self._pull()) is not None:
+            if r.kind in ("host", "nic"):
+                self._state[r.kind] = r
+            elif r.kind == "sample" and r.at >= self._start:
+                return r
+        return None
+
+    def _is_last(self) -> bool:
+        """No sample follows (read ahead; the records read are kept for the next tick)."""
+        while True:
+            try:
+                r = next(self._records)
+            except (StopIteration, Refused):
+                return True
+            self._buffer.append(r)
+            if r.kind == "sample":
+                return False
+
+    def _next(self) -> Counters:
+        r = None if self.ended else self._next_sample()
+        if r is not None:
+            try:
+                c: Counters = self.recording._decode(r)
+            except Refused as exc:
+                self.error, r = str(exc), None
+            else:
+                self._last, self.at = c, r.at
+                if self._is_last():
+                    self.ended = True
+                    self._buffer = [x for x in self._buffer if self._apply(x)]
+                    if self.on_end is not None:
+                        self.on_end()  # the last sample stays on screen, with its rates
+                return c
+        self.ended = True
+        if self._last is None:
+            raise Refused(self.error or f"{self.recording.name}: no sample to replay")
+        # Past the end (a key asked for a tick): one line over the screen, nothing else moves.
+        why = self.error or f"the end of the recording ({self.at:.1f} s): q leaves"
+        raise KernelFileError(Unavailable("missing", why))
+
+    def _apply(self, r: Record) -> bool:
+        if r.kind in ("host", "nic"):
+            self._state[r.kind] = r
+        return False
+
+    def _state_of(self, kind: str) -> Any:
+        r = self._state.get(kind)
+        if r is None:
+            return None
+        held = self._decoded.get(kind)
+        if held is None or held[0] is not r:
+            held = (r, self.recording._decode(r))
+            self._decoded[kind] = held
+        return held[1]
+
+    def _counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
+        return self._next()
+
+    def _nic_state(
+        self, ifname: str, with_stats: bool, interrupts: Interrupts | None = None
+    ) -> NicState:
+        nic: NicState | None = self._state_of("nic")
+        if nic is None or ifname != self.ifname:
+            raise UnknownInterface(ifname, self.interfaces())
+        return nic
+
+    def _host_state(self, host_wide: dict[str, str | Unavailable] | None = None) -> HostState:
+        host: HostState | None = self._state_of("host")
+        if host is None:
+            raise Refused(f"{self.recording.name}: no host state recorded")
+        return host

@@ -1,0 +1,110 @@
+"""A recording read back: its header, the host at a moment, the samples of a window."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tuitune.core.record.codec import decode
+from tuitune.core.record.fileformat import VERSION, Reading, Record, read
+from tuitune.core.snapshot import Counters, HostState, NicState
+from tuitune.core.untrusted import Refused, typed
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    format: str
+    version: int
+    tuitune: str
+    started: float
+    iface: str | None
+    netns: str | None
+    interval: float
+    hostname: str
+    kernel: str
+    cpus: int
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The host as the recording held it at one sample."""
+
+    at: float
+    host: HostState
+    nic: NicState | None
+    counters: Counters
+    before: Counters | None  # the sample before, for rates
+
+
+class Recording:
+    def __init__(self, reading: Reading) -> None:
+        self.reading = reading
+        first = next(reading.records(), None)
+        if first is None:
+            raise Refused(f"{reading.name}: no header (an empty recording)")
+        self.header = typed(Header, first.data, f"{reading.name}: header")
+        if self.header.format != "tuitune-recording" or self.header.version != VERSION:
+            raise Refused(
+                f"{reading.name}: a recording of format version {self.header.version}; this "
+                f"tuitune reads version {VERSION}"
+            )
+
+    @property
+    def name(self) -> str:
+        return self.reading.name
+
+    def _decode(self, record: Record) -> Any:
+        where = f"{self.name}: {record.kind} at {record.at:.1f} s"
+        if record.kind == "sample":
+            return decode(record.data["c"], Counters, where)
+        cls = HostState if record.kind == "host" else NicState
+        return decode(record.data.get("v"), cls, where)
+
+    def span(self) -> tuple[float, float, int]:
+        """(first sample's time, last's, samples)."""
+        times = [r.at for r in self.reading.records() if r.kind == "sample"]
+        return (times[0], times[-1], len(times)) if times else (0.0, 0.0, 0)
+
+    def scan(
+        self, start: float, end: float
+    ) -> tuple[list[tuple[float, Counters]], Record | None, Record | None]:
+        """The samples from `start` to `end` seconds (and the one just before, when the window
+        holds one), and the last host and NIC state records at or before the window's end."""
+        host = nic = None
+        before: deque[Record] = deque(maxlen=2)
+        inside: list[Record] = []
+        for r in self.reading.records():
+            if r.at > end:
+                break
+            if r.kind == "host":
+                host = r
+            elif r.kind == "nic":
+                nic = r
+            elif r.kind == "sample":
+                if r.at < start:
+                    before.append(r)
+                else:
+                    inside.append(r)
+        # Rates need two samples: a window of fewer takes the ones just before it.
+        picked = list(before)[len(before) - max(0, 2 - len(inside)) :] + inside
+        return [(r.at, self._decode(r)) for r in picked], host, nic
+
+    def state(self, host: Record | None, nic: Record | None) -> tuple[HostState, NicState | None]:
+        if host is None:
+            raise Refused(f"{self.name}: no host state recorded by then")
+        return self._decode(host), self._decode(nic) if nic is not None else None
+
+    def moment(self, at: float) -> Moment:
+        """The last sample at or before `at` seconds, with the state it was taken with."""
+        samples, host, nic = self.scan(at, at)
+        if not samples:
+            raise Refused(f"{self.name}: no sample at or before {at:g} s")
+        h, n = self.state(host, nic)
+        before = samples[-2][1] if len(samples) >= 2 else None
+        return Moment(samples[-1][0], h, n, samples[-1][1], before)
+
+
+def open_recording(path: Path | str) -> Recording:
+    return Recording(read(path))

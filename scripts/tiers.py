@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
@@ -58,9 +58,13 @@ def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
+def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, float]:
+    """(exit status, CPU seconds of the process and every descendant it reaped): wait4's own
+    figure for this one process, so a guest reaped meanwhile is never counted in a tier."""
+    proc = subprocess.Popen(argv, cwd=REPO, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_utime + usage.ru_stime
 
 
 def log(msg: str) -> None:
@@ -70,7 +74,8 @@ def log(msg: str) -> None:
 # -- the VM bench, in the background ------------------------------------------------------------
 class Guest:
     """`scripts/vm run` started now; its output kept in OUT/vm.{stdout,stderr,rc}, which
-    tests/vm/test_bench_host.py reads (TUITUNE_VM_OUT) instead of booting a guest itself."""
+    tests/vm/test_bench_host.py reads (TUITUNE_VM_OUT) instead of booting a guest itself.
+    A thread waits for it, so its wall time ends when it does, not when it is asked."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
@@ -78,7 +83,6 @@ class Guest:
         self.stderr = open(out / "vm.stderr", "wb")  # noqa: SIM115
         self.start = time.monotonic()
         self.load_start = loadavg()
-        self.cpu_before = children_cpu()
         self.proc = subprocess.Popen(
             [str(REPO / "scripts" / "vm"), "run"],
             cwd=REPO,
@@ -87,26 +91,35 @@ class Guest:
             stderr=self.stderr,
             start_new_session=True,  # one signal ends qemu and the script together
         )
+        self.ended: tuple[int, float, float, str] | None = None  # rc, wall, cpu, load at end
+        self.waiter = threading.Thread(target=self._wait, name="vm-wait", daemon=True)
+        self.waiter.start()
         log(f"VM bench started (pid {self.proc.pid}), load average {self.load_start}")
 
+    def _wait(self) -> None:
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        rc = os.waitstatus_to_exitcode(status)
+        self.proc.returncode = rc
+        cpu = usage.ru_utime + usage.ru_stime
+        self.ended = (rc, time.monotonic() - self.start, cpu, loadavg())
+        log(f"VM bench ended with {rc} after {self.ended[1]:.0f} s")
+
     def wait(self) -> Result:
-        rc = self.proc.wait()
-        wall = time.monotonic() - self.start
+        self.waiter.join()
+        assert self.ended is not None
+        rc, wall, cpu, load_end = self.ended
         self.stdout.close()
         self.stderr.close()
         (self.out / "vm.rc").write_text(f"{rc}\n")
-        # Reaped only now, so the host tiers' CPU figures before this never include the guest.
-        cpu = children_cpu() - self.cpu_before
-        log(f"VM bench ended with {rc} after {wall:.0f} s")
-        res = Result("vm (guest, both boots)", rc, wall, cpu, self.load_start, loadavg())
+        res = Result("vm (guest, both boots)", rc, wall, cpu, self.load_start, load_end)
         for junit in guest_junits(self.out):
             count(res, junit)
         return res
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
+        if self.ended is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait()
+            self.waiter.join()
 
 
 def vm_wanted() -> bool:
@@ -118,12 +131,13 @@ def vm_wanted() -> bool:
 # -- running the tiers ---------------------------------------------------------------------------
 def run_tier(tier: Tier, out: Path) -> Result:
     log(f"{tier.name}: starting, load average {loadavg()}")
-    start, cpu0, l0 = time.monotonic(), children_cpu(), loadavg()
+    start, cpu, l0 = time.monotonic(), 0.0, loadavg()
     if tier.lint:
         rc = 0
         for cmd in tier.argv:
             log(f"{tier.name}: {cmd}")
-            rc = subprocess.run(cmd.split(), cwd=REPO).returncode
+            rc, used = run(cmd.split())
+            cpu += used
             if rc:
                 break
     else:
@@ -137,8 +151,8 @@ def run_tier(tier: Tier, out: Path) -> Result:
             "-o",
             "junit_family=xunit2",
         ]
-        rc = subprocess.run(argv, cwd=REPO, env={**os.environ, **tier.env}).returncode
-    res = Result(tier.name, rc, time.monotonic() - start, children_cpu() - cpu0, l0, loadavg())
+        rc, cpu = run(argv, {**os.environ, **tier.env})
+    res = Result(tier.name, rc, time.monotonic() - start, cpu, l0, loadavg())
     if not tier.lint:
         count(res, out / f"{tier.name}.xml")
     log(f"{tier.name}: exit {rc} in {res.wall:.0f} s wall, {res.cpu:.0f} s CPU")

@@ -84,14 +84,12 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     puts it back. docs/autotune.md.
     """
     from tuitune.cli.advise import sample_facts
-    from tuitune.cli.sweep import _say, _sigterm_interrupts, _where
+    from tuitune.cli.sweep import _say, _sigterm_interrupts, _where, notebook_and_session
     from tuitune.core.advise import Context, advise
     from tuitune.core.autotune.host import JournalHost, SweepBench, candidates_of
     from tuitune.core.autotune.report import to_markdown
     from tuitune.core.autotune.search import AutotuneError, Budget, search
-    from tuitune.core.bench.notebook import Notebook
     from tuitune.core.hostreader import UnknownInterface
-    from tuitune.core.session import Session
     from tuitune.core.sweep.runner import Target, _signals_held
     from tuitune.core.sweep.spec import BenchParams
 
@@ -111,20 +109,10 @@ def cmd_autotune(args: argparse.Namespace) -> int:
 
         port = get_engine("sockperf").default_port  # `sockperf server`'s own, not iperf3's
     with reader:
-        path = args.notebook or Notebook.default_path(ifname, netns=netns)
-        notebook = Notebook(path)
-        try:
-            notebook.check(write=True)
-        except OSError as exc:
-            err(f"notebook: {exc}")
+        opened_state = notebook_and_session(args, reader, ifname, netns)
+        if opened_state is None:
             return EXIT_USAGE
-        session = Session(
-            reader.root,
-            journal_dir=args.journal_dir,
-            call=reader.call,
-            handles=reader.handles,
-            host_writes=args.host_wide,
-        )
+        notebook, session = opened_state
         if session.leftover():
             err("an earlier tuitune left settings recorded: `tuitune restore` first")
             return EXIT_FAILED

@@ -155,6 +155,31 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
     return ifname, netns, port, peer, (_lab_hint(lab) if lab is not None else None)
 
 
+def notebook_and_session(
+    args: argparse.Namespace, reader: Any, ifname: str, netns: str | None
+) -> tuple[Any, Any] | None:
+    """The notebook the runs go to (checked writable) and the Session whose journal puts
+    every change back, as `sweep` and `autotune` open them; None (said) when the notebook
+    cannot be written."""
+    from tuitune.core.bench.notebook import Notebook
+    from tuitune.core.session import Session
+
+    notebook = Notebook(args.notebook or Notebook.default_path(ifname, netns=netns))
+    try:
+        notebook.check(write=True)
+    except OSError as exc:
+        err(f"notebook: {exc}")
+        return None
+    session = Session(
+        reader.root,
+        journal_dir=args.journal_dir,
+        call=reader.call,
+        handles=reader.handles,
+        host_writes=args.host_wide,
+    )
+    return notebook, session
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     """measure every combination of a spec's settings (a report's table) unattended
 
@@ -162,8 +187,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     on it, record the runs in the notebook, and print the table. Everything is put back at the
     end, also after Ctrl+C. Spec format: docs/sweep.md; examples: docs/sweeps/.
     """
-    from tuitune.core.bench.notebook import Notebook
-    from tuitune.core.session import Session
     from tuitune.core.sweep import spec as specfile
     from tuitune.core.sweep.runner import SweepRunner, Target
 
@@ -206,20 +229,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     reader, ifname = opened
     with reader:
-        path = args.notebook or Notebook.default_path(ifname, netns=netns)
-        notebook = Notebook(path)
-        try:
-            notebook.check(write=True)
-        except OSError as exc:
-            err(f"notebook: {exc}")
+        opened_state = notebook_and_session(args, reader, ifname, netns)
+        if opened_state is None:
             return EXIT_USAGE
-        session = Session(
-            reader.root,
-            journal_dir=args.journal_dir,
-            call=reader.call,
-            handles=reader.handles,
-            host_writes=args.host_wide,
-        )
+        notebook, session = opened_state
         lab = getattr(args, "lab_found", None)
         target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface, lab)
         if spec is None:

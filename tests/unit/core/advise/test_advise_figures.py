@@ -41,8 +41,8 @@ NAMES = {
     "LOFAR": "lofar-wan",
 }
 # Figures that are not quotes: table numbers, TCP's 64 KiB window without scaling (a protocol
-# fact), PCIe widths.
-_NOT_QUOTES = re.compile(r"Table \d|64 KiB|\bx\d+\b")
+# fact), PCIe widths, a man page's section ("tc-fq(8)").
+_NOT_QUOTES = re.compile(r"Table \d|64 KiB|\bx\d+\b|(?<=\w)\(\d\)")
 # "15,149" is one figure.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 # The Advisor's units against the reports': Gb/s for Mb/s, MiB for bytes, MB for bytes.
@@ -65,9 +65,21 @@ def _named(text: str) -> frozenset[str]:
     return frozenset(sid for name, sid in NAMES.items() if name in text)
 
 
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level NAME = "text": a source id may be written once and named (_KDOC)."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], _string(node.value)
+            if isinstance(target, ast.Name) and value is not None:
+                out[target.id] = value
+    return out
+
+
 def rule_texts() -> Iterator[Text]:
     for path in sorted(ADVISE.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = _constants(tree)
         in_refs: set[int] = set()
         docstrings = {
             id(n.body[0].value)
@@ -83,7 +95,9 @@ def rule_texts() -> Iterator[Text]:
                 and node.func.id == "SourceRef"
                 and len(node.args) == 2
             ):
-                sid, measured = (_string(a) for a in node.args)
+                first, second = node.args
+                named = names.get(first.id) if isinstance(first, ast.Name) else None
+                sid, measured = named or _string(first), _string(second)
                 assert sid is not None, f"{path.name}:{node.lineno}"
                 in_refs.update(id(n) for n in ast.walk(node))
                 if measured is not None:

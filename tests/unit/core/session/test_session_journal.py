@@ -415,7 +415,7 @@ EDITS = st.one_of(
         st.sampled_from(["0", "1", "2", "0-2", "1-2"]),
     ),
     st.tuples(st.just(BACKLOG), st.integers(1, 10**6).map(str)),
-    st.tuples(st.just(RMEM_MAX), st.integers(2048, 10**8).map(str)),
+    st.tuples(st.just(RMEM_MAX), st.integers(2304, 10**8).map(str)),
     st.tuples(
         st.just(TCP_MEM),
         st.lists(st.integers(0, 10**6), min_size=3, max_size=3).map(

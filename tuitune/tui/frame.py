@@ -14,7 +14,7 @@ from textual.events import Resize
 from textual.widgets import Footer, Input
 
 from tuitune.core.sampler import Sample
-from tuitune.core.text import printable
+from tuitune.core.text import escape_hidden
 from tuitune.tui.look.styled import Styled
 from tuitune.tui.panels.panels import PANELS, Panel, TabBar
 from tuitune.tui.panels.rowview import RowView
@@ -60,7 +60,9 @@ class Frame(Styled):
     _notice_id: int
 
     def _notify(self, text: str) -> None:
-        self.notice = printable(text, 1000)  # notices quote names others chose: escaped
+        # The last net: a notice's sources escape the names they quote (printable); what one
+        # forgot is escaped here, without doubling the backslashes of what they escaped.
+        self.notice = escape_hidden(text[:1000])
         self.view.header()
         # Each notice clears only itself: the timer of an earlier, identical one must not
         # cut a repeated notice short.

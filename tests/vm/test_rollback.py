@@ -6,10 +6,13 @@ compared value by value with what ethtool and sysctl read."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tuitune.core.session.kinds.ethtool import RingSizes
+from tuitune.core.session.kinds.sysctl import Sysctl
+from tuitune.core.session.settings import Key
 
 from .conftest import NSIM_BUS, Nsim, ethtool_fields, sysctl, tuitune, write_profile
 
@@ -69,17 +72,39 @@ def test_device_removed_mid_apply(
     assert sysctl(key) == before
 
 
-def test_a_sysctl_the_kernel_rejects_mid_apply(tmp_path: Path) -> None:
-    """rmem_max written, then a wmem_max of 4000: within tuitune's bounds, but under the
-    kernel's SOCK_MIN_SNDBUF (4608 on x86_64), so its write is EINVAL. rmem_max is put back."""
+def test_a_sysctl_the_kernel_rejects_mid_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rmem_max written, then the kernel refuses wmem_max's write (EINVAL: under its
+    SOCK_MIN_SNDBUF, 4608 on x86_64): rmem_max is put back.
+
+    tuitune's own check now refuses a wmem_max of 4000 before anything is written (issue 31
+    item 6; checked first, below). So the profile asks for a valid 8192 and the test hands
+    the kernel 4000 in its place at the last moment: the refusal is the kernel's own."""
     keys = ("net.core.rmem_max", "net.core.wmem_max")
     before = {k: sysctl(k) for k in keys}
+    rmem = int(before["net.core.rmem_max"]) + 4096
+
+    early = write_profile(
+        tmp_path / "early.toml",
+        f'[sysctl]\n"net.core.rmem_max" = {rmem}\n"net.core.wmem_max" = 4000\n',
+    )
+    ran = tuitune("apply", str(early), check=False)
+    assert ran.returncode == 1 and "nothing was changed" in said(ran), said(ran)
+    assert {k: sysctl(k) for k in keys} == before, said(ran)
+
+    write = Sysctl.write
+
+    def under_the_floor(self: Sysctl, acc: Any, key: Key, value: str) -> Any:
+        return write(self, acc, key, "4000" if key.name == "net.core.wmem_max" else value)
+
+    monkeypatch.setattr(Sysctl, "write", under_the_floor)
     prof = write_profile(
         tmp_path / "s.toml",
-        f'[sysctl]\n"net.core.rmem_max" = {int(before["net.core.rmem_max"]) + 4096}\n'
-        '"net.core.wmem_max" = 4000\n',
+        f'[sysctl]\n"net.core.rmem_max" = {rmem}\n"net.core.wmem_max" = 8192\n',
     )
     ran = tuitune("apply", str(prof), check=False)
+    monkeypatch.undo()
     assert ran.returncode == 1, said(ran)
     assert "Traceback" not in said(ran)
     assert "put back because" in said(ran) and "wmem_max" in said(ran), said(ran)

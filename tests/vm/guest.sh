@@ -29,7 +29,7 @@ if [ "$boot" != 1 ]; then
   # boot 1 installed: stop it and unload the drivers. The test then starts udevd, whose
   # coldplug loads them again (modalias), as a Debian boot does for a NIC driver.
   udevadm control --exit || echo "guest.sh: udevadm control --exit failed" >&2
-  modprobe -r e1000e virtio_net || { echo "guest.sh: cannot unload the NIC drivers" >&2; echo 3 >"$rcfile"; exit 3; }
+  modprobe -r e1000e virtio_net vmxnet3 || { echo "guest.sh: cannot unload the NIC drivers" >&2; echo 3 >"$rcfile"; exit 3; }
 else
   modprobe e1000e && modprobe virtio_net && modprobe vmxnet3 && modprobe virtio_blk \
     || { echo 3 >"$rcfile"; exit 3; }

@@ -281,7 +281,10 @@ def test_reboot_second_half_boot_applies_the_installed_files() -> None:
         bounded("udevadm", "trigger", "--type=subsystems", "--action=add")
         bounded("udevadm", "trigger", "--type=devices", "--action=add")
         bounded("udevadm", "settle", "--timeout=300")
-        assert by_driver() == {"e1000e": e, "virtio_net": v}, by_driver()
+        # The bench's third NIC (vmxnet3, boot 1's own tests) comes back by modalias too;
+        # nothing of it was tuned or installed.
+        tuned = {d: n for d, n in by_driver().items() if d != "vmxnet3"}
+        assert tuned == {"e1000e": e, "virtio_net": v}, by_driver()
         # 2. systemd-sysctl.service.
         ran = subprocess.run(
             ["/lib/systemd/systemd-sysctl"], capture_output=True, text=True, timeout=600

@@ -31,17 +31,19 @@ KEYS = (
 _HELP = device_help(PROCESS_HELP)
 # Columns whose cells outgrow their title: fixed widths, so a redraw never cuts them to it.
 _WIDTHS = {"role": 16, "CPU % by cpu": 22}
+# "state" (moved, pending, gone) right after the command: at 80 columns the fixed-width role
+# and CPU % columns would push a move's own answer off the screen.
 COLUMNS = (
     "pid",
     "user",
     "command",
+    "state",
     "role",
     "thr",
     "allowed",
     "ran on",
     "CPU % by cpu",
     "node",
-    "state",
 )
 
 
@@ -213,13 +215,13 @@ class ProcsScreen(Screen[None]):
                 str(p.ident.pid),
                 user_name(p.ident.uid),
                 printable(p.ident.comm, 16),
+                state_text(p, st),
                 role(p, st.peers),
                 str(len(p.threads)),
                 format_cpulist(p.allowed),
                 format_cpulist(p.ran_on),
                 cpu_use(p, st.seconds),
                 node_text(p),
-                state_text(p, st),
             )
             self._names.append(p.ident.name)
         if keep in self._names:

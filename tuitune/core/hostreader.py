@@ -35,7 +35,7 @@ from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, p
 from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.irqfiles import IrqFilesCache, read_irq_rows
 from tuitune.core.host.irqmap import nic_irqs
-from tuitune.core.host.irqs import read_irq_affinity
+from tuitune.core.host.irqs import has_irq_debugfs, read_irq_affinity
 from tuitune.core.host.netdev import (
     interface_exists,
     list_interfaces,
@@ -344,6 +344,7 @@ class HostReader(Closing):
         if interrupts is None:
             text = root.proc_text("interrupts", BIG_FILE)
             interrupts = parse_interrupts(text if isinstance(text, str) else "")
+        debugfs = has_irq_debugfs(root)
         irqs = nic_irqs(
             interrupts,
             ifname,
@@ -362,7 +363,7 @@ class HostReader(Closing):
             pause=pause,
             queues=read_queues(root, ifname),
             irqs=irqs,
-            irq_affinity={i.irq: read_irq_affinity(root, i.irq) for i in irqs},
+            irq_affinity={i.irq: read_irq_affinity(root, i.irq, debugfs) for i in irqs},
             driver_stats=stats,
         )
 

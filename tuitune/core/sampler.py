@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from tuitune.core.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
-from tuitune.core.host.irqs import IrqAffinity, read_irq_affinity
+from tuitune.core.host.irqs import IrqAffinity, has_irq_debugfs, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
@@ -447,8 +447,9 @@ def describe(exc: Exception, ifname: str | None) -> str:
 
 
 def _all_affinity(reader: HostReader, counters: Counters) -> dict[str, IrqAffinity]:
+    debugfs = has_irq_debugfs(reader.root)
     return {
-        row.irq: read_irq_affinity(reader.root, row.irq)
+        row.irq: read_irq_affinity(reader.root, row.irq, debugfs)
         for row in counters.interrupts.rows
         if row.irq.isascii() and row.irq.isdigit()
     }

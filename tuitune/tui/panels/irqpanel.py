@@ -198,7 +198,7 @@ def irq_rows(
             cells.append(rate(total * interval))
         if qr is not None:
             cells += queue_cells(qr, nic.get(irq), p)
-        locked = aff is not None and isinstance(aff.smp_affinity, Unavailable)
+        locked = aff is not None and (isinstance(aff.smp_affinity, Unavailable) or aff.managed)
         # NMI, LOC, TLB...: per-CPU sources of the kernel's own, no /proc/irq entry to set.
         settable = irq.isascii() and irq.isdigit()
         cells += [

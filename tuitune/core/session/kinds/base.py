@@ -210,6 +210,13 @@ def write_file(path: Path, text: str, jail: str | None = None) -> None:
         os.close(fd)
 
 
+def managed_irq(label: str) -> Unavailable:
+    """A kernel-managed IRQ: learnt from EIO on a write, or from irq debugfs before one."""
+    return Unavailable(
+        "unsupported", f"{label}: managed by the kernel (its affinity is fixed by the driver)"
+    )
+
+
 def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
     """A kernel's errno on a write, in plain words."""
     code, label = exc.errno, key.label
@@ -217,9 +224,7 @@ def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
         return Unavailable(exc.state.kind, f"{label}: {exc.state.reason}")
     shown = f" {value}" if value is not None else ""
     if code == errno.EIO and key.kind == "irq_affinity":
-        return Unavailable(
-            "unsupported", f"{label}: managed by the kernel (its affinity is fixed by the driver)"
-        )
+        return managed_irq(label)
     if code in (errno.EPERM, errno.EACCES):
         # As root with the capability, the kernel refused the value, not tuitune's right.
         said = kernel_said.privileged_refusal(key, code, value)

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
+from tuitune.core.host.irqs import irq_managed
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import (
     Family,
     Form,
     GroupRead,
     WriteRefused,
+    managed_irq,
 )
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
@@ -30,7 +32,10 @@ class IrqAffinity(Family):
 
     def validate(self, acc: HostAccess, key: Key, text: str) -> str:
         current = acc.current(key)  # the IRQ must exist
-        return acc.host_cpus().parse(key, text, allow_empty=False, current=current)
+        cpus = acc.host_cpus().parse(key, text, allow_empty=False, current=current)
+        if irq_managed(acc.root, irq_number(acc, key)):  # the kernel says so: no write tried
+            raise WriteRefused(key, managed_irq(key.label))
+        return cpus
 
     def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
         irq = irq_number(acc, key)

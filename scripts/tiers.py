@@ -16,6 +16,7 @@ Run it by hand: `.venv/bin/python scripts/tiers.py [--no-vm] [--only TIER ...]`.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -58,17 +59,28 @@ def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, float]:
+def run(
+    argv: list[str], env: dict[str, str] | None = None, logfile: Path | None = None
+) -> tuple[int, float]:
     """(exit status, CPU seconds of the process and every descendant it reaped): wait4's own
-    figure for this one process, so a guest reaped meanwhile is never counted in a tier."""
-    proc = subprocess.Popen(argv, cwd=REPO, env=env)
+    figure for this one process, so a guest reaped meanwhile is never counted in a tier.
+    With `logfile`, its output goes there (two lanes' pytest output would interleave)."""
+    if logfile is None:
+        proc = subprocess.Popen(argv, cwd=REPO, env=env)
+    else:
+        with open(logfile, "wb") as f:
+            proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=f, stderr=subprocess.STDOUT)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, usage.ru_utime + usage.ru_stime
 
 
+PRINT = threading.Lock()  # one lane's log is printed whole, never interleaved with another's
+
+
 def log(msg: str) -> None:
-    print(f"tiers: {msg}", file=sys.stderr, flush=True)
+    with PRINT:
+        print(f"tiers: {msg}", file=sys.stderr, flush=True)
 
 
 # -- the VM bench, in the background ------------------------------------------------------------
@@ -122,6 +134,54 @@ class Guest:
             self.waiter.join()
 
 
+def prepare_bytecode(out: Path) -> None:
+    """Compile tuitune and the tests once, and let every tier write what it compiles.
+
+    The shell CI runs in sets PYTHONDONTWRITEBYTECODE: each tier then rewrote every test
+    module again (6 s of a 7 s one-test run here) and each `tuitune` subprocess compiled the
+    package again (1.4 s against 0.6 s for `tuitune show` on this machine). The guest shares
+    this tree read-only and cannot write bytecode: under TCG it paid that for every command,
+    so pytest's rewritten tests/vm are made here too, before it boots."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    py = str(VENV_BIN / "python")
+    run(
+        [py, "-m", "compileall", "-q", "-j0", "tuitune", "tests", "scripts"],
+        None,
+        out / "compile.log",
+    )
+    collect = [py, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests/vm"]
+    run(collect, None, out / "collect-vm.log")
+
+
+class Wheelhouse:
+    """scripts/wheelhouse into DIR/wheelhouse, in a thread, holding DIR/lock (flock) until it
+    is done; tests/support/wheelhouse.py takes the same lock, so a test that needs it waits
+    for this build (or builds it itself when this one failed)."""
+
+    def __init__(self, top: Path) -> None:
+        top.mkdir(parents=True, exist_ok=True)
+        self.top = top
+        self.lock = open(top / "lock", "w")  # noqa: SIM115 - held until the build ends
+        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        self.thread = threading.Thread(target=self._build, name="wheelhouse", daemon=True)
+        self.thread.start()
+
+    def _build(self) -> None:
+        try:
+            start = time.monotonic()
+            cmd = [str(REPO / "scripts" / "wheelhouse"), str(self.top / "wheelhouse")]
+            rc, cpu = run(cmd, None, self.top / "build.log")
+            if rc == 0:
+                (self.top / "built").touch()
+            log(f"wheelhouse: exit {rc} in {time.monotonic() - start:.0f} s, {cpu:.0f} s CPU")
+        finally:
+            fcntl.flock(self.lock, fcntl.LOCK_UN)
+            self.lock.close()
+
+    def join(self) -> None:
+        self.thread.join()
+
+
 def vm_wanted() -> bool:
     if os.environ.get("TUITUNE_VM_SKIP") == "1":
         return False
@@ -129,7 +189,9 @@ def vm_wanted() -> bool:
 
 
 # -- running the tiers ---------------------------------------------------------------------------
-def run_tier(tier: Tier, out: Path) -> Result:
+def run_tier(tier: Tier, out: Path, quiet: bool = False) -> Result:
+    """Run one tier; `quiet` (a lane beside another) keeps its output in OUT/NAME.log and
+    prints it whole when the tier ends."""
     log(f"{tier.name}: starting, load average {loadavg()}")
     start, cpu, l0 = time.monotonic(), 0.0, loadavg()
     if tier.lint:
@@ -151,7 +213,12 @@ def run_tier(tier: Tier, out: Path) -> Result:
             "-o",
             "junit_family=xunit2",
         ]
-        rc, cpu = run(argv, {**os.environ, **tier.env})
+        logfile = out / f"{tier.name}.log" if quiet else None
+        rc, cpu = run(argv, {**os.environ, **tier.env}, logfile)
+        if logfile is not None:
+            with PRINT:
+                sys.stdout.write(logfile.read_text(errors="replace"))
+                sys.stdout.flush()
     res = Result(tier.name, rc, time.monotonic() - start, cpu, l0, loadavg())
     if not tier.lint:
         count(res, out / f"{tier.name}.xml")
@@ -253,6 +320,12 @@ def main() -> int:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
 
+    prepare_bytecode(out)
+    # The install tests' wheelhouse: built once, in the background from the start (it is
+    # mostly waiting on pip), and waited for by the first test that needs it.
+    os.environ["TUITUNE_TEST_WHEELHOUSE"] = str(out / "wheelhouse")
+    needs_house = args.only is None or bool({"unit", "kernel"} & set(args.only))
+    house = Wheelhouse(out / "wheelhouse") if needs_house else None
     want_vm = not args.no_vm and vm_wanted() and (args.only is None or "vm" in args.only)
     guest = Guest(out) if want_vm else None
 
@@ -266,43 +339,63 @@ def main() -> int:
         ],
         lint=True,
     )
-    beside_guest = [
-        lint,
-        Tier("unit", ["tests/unit", "-m", "not vmbench and not throughput"]),
-        Tier("security", ["tests/security", "-m", "not vmbench and not throughput"]),
-        Tier("tui", ["tests/tui", "-m", "not vmbench and not throughput"]),
-        Tier("kernel", ["tests/kernel", "-m", "not vmbench and not throughput"]),
+    # Two lanes beside the guest: one pytest alone leaves the second core idle whenever it
+    # waits (subprocesses, pilot pauses, the kernel's own work), and the guest alone does not
+    # fill it. The tui tier is about as long as the other three together.
+    lanes = [
+        [
+            Tier("unit", ["tests/unit", "-m", "not vmbench and not throughput"]),
+            Tier("security", ["tests/security", "-m", "not vmbench and not throughput"]),
+            Tier("kernel", ["tests/kernel", "-m", "not vmbench and not throughput"]),
+        ],
+        [Tier("tui", ["tests/tui", "-m", "not vmbench and not throughput"])],
     ]
     # Measured throughput on this machine: never while the guest takes the CPUs.
-    after_guest = [Tier("throughput", ["tests", "-m", "throughput and not vmbench"])]
+    after_guest = Tier("throughput", ["tests", "-m", "throughput and not vmbench"])
     vm_env = {"TUITUNE_VM_OUT": str(out)} if guest else {}
     reader = Tier("vm", ["tests/vm/test_bench_host.py", "-m", "vmbench"], env=vm_env)
 
-    # The install tests' wheelhouse: built by the first tier that needs it, not once per tier.
-    os.environ["TUITUNE_TEST_WHEELHOUSE"] = str(out / "wheelhouse")
+    def wanted(tier: Tier) -> bool:
+        return args.only is None or tier.name in args.only
+
     results: list[Result] = []
     try:
-        for tier in beside_guest + after_guest:
-            if tier is after_guest[0] and guest is not None:
-                log(f"waiting for the VM bench before the throughput tier, load {loadavg()}")
-                results.append(guest.wait())
-                guest = None
-            if args.only is not None and tier.name not in args.only:
-                continue
-            if tier.lint and args.no_lint:
-                continue
-            res = run_tier(tier, out)
+        if wanted(lint) and not args.no_lint:
+            res = run_tier(lint, out)
             results.append(res)
-            if tier.lint and res.rc:
+            if res.rc:
                 return res.rc  # as before: no tests on code that does not lint
+        chosen = [[t for t in lane if wanted(t)] for lane in lanes]
+        chosen = [lane for lane in chosen if lane]
+        quiet = len(chosen) > 1
+        by_lane: list[list[Result]] = [[] for _ in chosen]
+
+        def run_lane(i: int) -> None:
+            for tier in chosen[i]:
+                by_lane[i].append(run_tier(tier, out, quiet))
+
+        threads = [
+            threading.Thread(target=run_lane, args=(i,), name=f"lane-{i}")
+            for i in range(len(chosen))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        results += [r for lane in by_lane for r in lane]
         if guest is not None:
+            log(f"waiting for the VM bench before the throughput tier, load {loadavg()}")
             results.append(guest.wait())
             guest = None
-        if not args.no_vm and (args.only is None or "vm" in args.only):
+        if wanted(after_guest):
+            results.append(run_tier(after_guest, out))
+        if not args.no_vm and wanted(reader):
             results.append(run_tier(reader, out))
     finally:
         if guest is not None:
             guest.kill()
+        if house is not None:
+            house.join()
     report(results, out)
 
     tests = [r for r in results if r.name != "lint"]

@@ -4,6 +4,7 @@ an index to download from) and shared by every test that installs from it."""
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import os
 import shutil
@@ -17,21 +18,30 @@ REPO = Path(__file__).resolve().parents[2]
 @functools.cache
 def wheelhouse() -> Path:
     """dist/…/wheelhouse of this checkout, in a scratch directory removed at exit; the sdist
-    and wheel are beside it. The test command (scripts/tiers.py) runs each tier as its own
-    pytest and names one directory for all of them (TUITUNE_TEST_WHEELHOUSE): built by the
-    first tier that needs it, reused by the next."""
+    and wheel are beside it. The test command (scripts/tiers.py) names one directory for all
+    its tiers (TUITUNE_TEST_WHEELHOUSE) and builds it there from the start, holding its lock:
+    taking the lock waits for that build; built by the first tier to get it otherwise."""
     shared = os.environ.get("TUITUNE_TEST_WHEELHOUSE")
     if shared:
-        out = Path(shared) / "wheelhouse"
-        done_mark = Path(shared) / "built"
-        if done_mark.is_file():
-            return out
-        shutil.rmtree(shared, ignore_errors=True)
-        Path(shared).mkdir(parents=True)
-    else:
-        top = Path(tempfile.mkdtemp(prefix="tuitune-wheelhouse-"))
-        atexit.register(shutil.rmtree, top, ignore_errors=True)
-        out = top / "wheelhouse"
+        Path(shared).mkdir(parents=True, exist_ok=True)
+        with open(Path(shared) / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            return _shared(Path(shared))
+    top = Path(tempfile.mkdtemp(prefix="tuitune-wheelhouse-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    return _build(top / "wheelhouse")
+
+
+def _shared(shared: Path) -> Path:
+    out = shared / "wheelhouse"
+    if not (shared / "built").is_file():
+        shutil.rmtree(out, ignore_errors=True)
+        _build(out)
+        (shared / "built").touch()
+    return out
+
+
+def _build(out: Path) -> Path:
     done = subprocess.run(
         [str(REPO / "scripts" / "wheelhouse"), str(out)],
         cwd=REPO,
@@ -41,6 +51,4 @@ def wheelhouse() -> Path:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    if shared:
-        (Path(shared) / "built").touch()
     return out

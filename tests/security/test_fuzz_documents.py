@@ -5,8 +5,9 @@ Seeds are real: the profile of docs/profile.md, the profile the CLI tests apply,
 ethtool captures (features, rings, coalescing). Each example mutates one seed byte-wise
 (flips, cut, spliced tokens such as NaN, 1e999, a NUL, a bracket) or structurally (a value
 anywhere replaced by another type, a key dropped or added, a TOML line rewritten) and runs
-apply. The outcome must be one of: a plan (exit 0), one line saying what is wrong with the
-file (exit 2), or one line per value this host refuses then "nothing was changed" (exit 1).
+apply. The outcome must be one of: a plan (exit 0; a setting this host does not have is
+"skipped" on a line of its own), one line saying what is wrong with the file (exit 2), or
+one line per value this host refuses then "nothing was changed" (exit 1).
 Never an exception, never a line broken by what the file holds, never a write.
 """
 
@@ -263,7 +264,10 @@ def check_apply(
     assert all(line.isprintable() for line in lines + printed), lines + printed
     if code == 0:
         assert lines == []
-        assert all(p.startswith(("would change ", "nothing to change")) for p in printed)
+        # "skipped": a queue or IRQ the file names that this host does not have (a mutated
+        # name, say) is passed over with its own line; 2 of 25 seeds reached it.
+        plan = ("would change ", "nothing to change", "skipped ")
+        assert all(p.startswith(plan) for p in printed), printed
     elif code == 2:
         assert printed == [] and len(lines) == 1 and lines[0].startswith("tuitune: "), lines
     else:

@@ -1,7 +1,8 @@
 """Rollback on a real kernel, in the bench's guest: a write that fails in the middle of
-`tuitune apply` (the driver refuses, the device is removed, the kernel rejects a sysctl)
-after others were made. The ones made are put back, and the guest is exactly as before,
-compared value by value with what ethtool and sysctl read."""
+`tuitune apply` (the driver refuses, the device is removed, the kernel rejects a sysctl, a
+CPU goes offline between the plan and the write) after others were made. The ones made
+are put back, and the guest is exactly as before, compared value by value with what
+ethtool and sysctl read."""
 
 from __future__ import annotations
 
@@ -11,10 +12,22 @@ from typing import Any
 import pytest
 
 from tuitune.core.session.kinds.ethtool import RingSizes
+from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Key
 
-from .conftest import NSIM_BUS, Nsim, ethtool_fields, sysctl, tuitune, write_profile
+from .conftest import (
+    NSIM_BUS,
+    Nics,
+    Nsim,
+    affinity_list,
+    ethtool_fields,
+    irq_snapshot,
+    queue_irqs,
+    sysctl,
+    tuitune,
+    write_profile,
+)
 
 pytestmark = pytest.mark.vm
 
@@ -111,3 +124,44 @@ def test_a_sysctl_the_kernel_rejects_mid_apply(
     assert {k: sysctl(k) for k in keys} == before, said(ran)
     assert tuitune("restore").returncode == 0
     assert {k: sysctl(k) for k in keys} == before
+
+
+def test_a_cpu_taken_offline_between_plan_and_write(
+    nics: Nics, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """netdev_max_backlog written, then the CPU a queue IRQ is to move to goes offline right
+    before that write (the plan saw it online): the kernel refuses a mask with no online CPU
+    (EINVAL, write_irq_affinity), the sysctl is put back, and once the CPU is back every
+    IRQ's affinity files and the sysctl are byte for byte as before."""
+    dev, key = nics.virtio, "net.core.netdev_max_backlog"
+    queue, irq = sorted(queue_irqs(dev).items())[0]
+    cpu = "3" if affinity_list(irq) != "3" else "2"
+    online = Path(f"/sys/devices/system/cpu/cpu{cpu}/online")
+    before, before_irqs = sysctl(key), irq_snapshot()
+    write = IrqAffinity.write
+    went: list[str] = []
+
+    def offline_first(self: IrqAffinity, acc: Any, k: Key, value: str) -> Any:
+        online.write_text("0")
+        went.append(online.read_text().strip())
+        return write(self, acc, k, value)
+
+    monkeypatch.setattr(IrqAffinity, "write", offline_first)
+    prof = write_profile(
+        tmp_path / "c.toml",
+        f'[sysctl]\n"{key}" = {int(before) + 1000}\n'
+        f'[interface]\nname = "{dev}"\n[interface.irq_affinity]\n"{queue}" = "{cpu}"\n',
+    )
+    try:
+        ran = tuitune("apply", str(prof), check=False)
+    finally:
+        monkeypatch.undo()
+        online.write_text("1")
+    assert went == ["0"]  # the CPU did go, between the plan and the write
+    assert ran.returncode == 1, said(ran)
+    assert "Traceback" not in said(ran)
+    assert "put back because" in said(ran) and f"IRQ {irq}" in said(ran), said(ran)
+    assert sysctl(key) == before, said(ran)
+    assert irq_snapshot() == before_irqs
+    assert tuitune("restore").returncode == 0
+    assert sysctl(key) == before and irq_snapshot() == before_irqs

@@ -49,9 +49,6 @@ _KINDS = _names(
 # circle -> why it is still there
 MODULE_LEVEL: dict[frozenset[str], str] = {
     _KINDS: "kinds <-> access: issue 37 step 1 (narrow port for the handlers)",
-    _names("tui.controllers.edit", "tui.controllers.edit_leave", "tui.controllers.pause_offer"): (
-        "the leave and pause-offer steps take the Editor and change it"
-    ),
     _names("core.advise.facts", "core.advise.pcie"): "pcie's facts live in facts.py",
 }
 

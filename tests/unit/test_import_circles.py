@@ -57,7 +57,6 @@ WITH_DEFERRED: dict[frozenset[str], str] = {
     **MODULE_LEVEL,
     _names("core.sweep.plan", "core.sweep.spec"): "spec checks a spec by planning it",
     _names("cli.live", "cli.record"): "`record` runs the live screen; the screen records",
-    _names("cli.bench", "cli.runs"): "runs borrows bench's private helpers",
     _names("cli", "cli.completion"): "completion reads the parser cli builds",
 }
 
@@ -67,8 +66,6 @@ _PRIVATE_GROUPS: list[tuple[str, str, tuple[str, ...], str]] = [
     ("cli.advise", "cli.session", ("_ns_flag", "_refusal_hint"), "shared CLI wording"),
     ("cli.autotune", "cli.sweep", ("_say", "_sigterm_interrupts", "_where"), "sweep's CLI"),
     ("cli.autotune", "core.sweep.runner", ("_signals_held",), "the sweep's signal guard"),
-    ("cli.runs", "cli.bench", ("_lab", "_notebook"), "bench's helpers"),
-    ("cli.sweep", "cli.bench", ("_lab", "_lab_hint"), "bench's helpers"),
     ("core.export.affinity", "core.export.safe", ("_Token",), "the shell token type"),
     (
         "core.host.tickreads",

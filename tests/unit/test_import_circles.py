@@ -49,7 +49,6 @@ _KINDS = _names(
 # circle -> why it is still there
 MODULE_LEVEL: dict[frozenset[str], str] = {
     _KINDS: "kinds <-> access: issue 37 step 1 (narrow port for the handlers)",
-    _names("core.advise.facts", "core.advise.pcie"): "pcie's facts live in facts.py",
 }
 
 # Circles of the graph with deferred imports too (the module-level ones appear here as well).

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Finding
     from tuitune.core.advise.facts import Facts
     from tuitune.core.advise.model import Context
-    from tuitune.core.advise.pcie import PcieLink
     from tuitune.core.advise.window import Window
     from tuitune.core.host.conns import Connection
+    from tuitune.core.host.pcie_link import PcieLink
     from tuitune.core.host.platform import Platform
     from tuitune.core.host.qdisc import Qdisc
     from tuitune.core.host.root import HostRoot
@@ -217,7 +217,7 @@ def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
     qdiscs and connections). Raises UnknownInterface."""
     from tuitune.cli.live import nic_procs_reading
     from tuitune.core.advise import window_of
-    from tuitune.core.advise.pcie import read_pcie
+    from tuitune.core.host.pcie_link import read_pcie
     from tuitune.core.host.platform import read_platform
     from tuitune.core.procs.discover import window as window_procs
     from tuitune.core.values import Unavailable

@@ -54,7 +54,6 @@ MODULE_LEVEL: dict[frozenset[str], str] = {
 # Circles of the graph with deferred imports too (the module-level ones appear here as well).
 WITH_DEFERRED: dict[frozenset[str], str] = {
     **MODULE_LEVEL,
-    _names("core.sweep.plan", "core.sweep.spec"): "spec checks a spec by planning it",
     _names("cli.live", "cli.record"): "`record` runs the live screen; the screen records",
     _names("cli", "cli.completion"): "completion reads the parser cli builds",
 }

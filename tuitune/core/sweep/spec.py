@@ -146,10 +146,6 @@ class SweepSpec:
         return (1 + alone) * (len(column.values) if column is not None else 1)
 
 
-def _value_doc(v: Value) -> list[object]:
-    return [v.label, [[s.name, t] for s, t in v.settings]]
-
-
 def setting_of(name: object, where: str) -> Setting:
     """A setting by the notebook's name for it, or SpecError."""
     if not isinstance(name, str) or not name:

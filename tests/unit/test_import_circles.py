@@ -61,10 +61,8 @@ WITH_DEFERRED: dict[frozenset[str], str] = {
 # (importer, owner, name) -> why
 PRIVATE: dict[tuple[str, str, str], str] = {}
 _PRIVATE_GROUPS: list[tuple[str, str, tuple[str, ...], str]] = [
-    ("cli.advise", "cli.session", ("_ns_flag", "_refusal_hint"), "shared CLI wording"),
     ("cli.autotune", "cli.sweep", ("_say", "_sigterm_interrupts", "_where"), "sweep's CLI"),
     ("cli.autotune", "core.sweep.runner", ("_signals_held",), "the sweep's signal guard"),
-    ("core.export.affinity", "core.export.safe", ("_Token",), "the shell token type"),
     (
         "core.host.tickreads",
         "core.host.procfs",
@@ -91,7 +89,6 @@ _PRIVATE_GROUPS: list[tuple[str, str, tuple[str, ...], str]] = [
         "lab.py cut at size (as above)",
     ),
     ("core.lab_servers", "core.lab_procs", ("_kill", "_listening"), "lab.py cut at size"),
-    ("core.session.service", "core.host.irqbalance", ("_pids",), "irqbalance's pids"),
 ]
 for _importer, _owner, _privates, _why in _PRIVATE_GROUPS:
     for _name in _privates:

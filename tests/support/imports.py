@@ -46,13 +46,21 @@ def module_files(package_dir: Path) -> dict[str, Path]:
     return found
 
 
-def _walk(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, bool]]:
-    """Every node under `node`, with whether it sits inside a function body."""
-    for child in ast.iter_child_nodes(node):
-        yield child, in_function
-        function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-        inner = in_function or isinstance(child, function)
-        yield from _walk(child, inner)
+_FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_WANTED = (ast.Import, ast.ImportFrom, ast.Attribute)
+
+
+def _walk(tree: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
+    """The imports and attribute reads under `tree`, each with whether it sits inside a
+    function body (an explicit stack: a generator per level costs twice the parse)."""
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, in_function = stack.pop()
+        inner = in_function or isinstance(node, _FUNCTION)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _WANTED):
+                yield child, inner
+            stack.append((child, inner))
 
 
 def _base(module: str, is_package: bool, level: int, named: str | None) -> str:
@@ -104,8 +112,11 @@ def build_graph(package_dir: Path) -> ImportGraph:
         tree = ast.parse(path.read_text(), str(path))
         # Names bound to a module of the package, for `alias._private` attribute reads.
         module_names: dict[str, str] = {}
+        reads: list[ast.Attribute] = []
         for node, deferred in _walk(tree):
-            if isinstance(node, ast.Import):
+            if isinstance(node, ast.Attribute):
+                reads.append(node)
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name in modules:
                         edges.append(Edge(name, alias.name, node.lineno, deferred))
@@ -124,7 +135,7 @@ def build_graph(package_dir: Path) -> ImportGraph:
                         edges.append(Edge(name, base, node.lineno, deferred))
                     if _private(alias.name) and not _own_submodule(name, is_package, sub, modules):
                         private.append(PrivateUse(name, base, alias.name, node.lineno))
-        for node, _ in _walk(tree):
+        for node in reads:
             if (
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)

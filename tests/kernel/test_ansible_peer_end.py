@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.kernel.test_export_udev import UDEVD, udevd
+from tests.support.command import tuitune
 from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook, recap
 from tuitune.core import lab as labmod
 
@@ -52,11 +53,6 @@ mount -t tmpfs tmpfs /etc/udev/rules.d
 mount -t tmpfs tmpfs /usr/lib/udev/rules.d
 exec {udevd}
 """
-
-
-def tuitune(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "tuitune", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
 @contextlib.contextmanager

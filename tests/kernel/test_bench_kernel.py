@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
@@ -35,7 +35,6 @@ from tuitune.core.session import HostAccess, Journal
 pytestmark = pytest.mark.kernel
 
 CLIENT_ADDR, SERVER_ADDR = "10.254.90.1", "10.254.90.2"
-REPO = Path(__file__).resolve().parents[2]
 
 
 def run(*cmd: str) -> str:
@@ -207,16 +206,6 @@ def test_offloads_off_through_the_journal_show_in_the_notebook(pair: Pair, tmp_p
     for change in ("tso off", "gso off", "sg off", "tx off"):
         assert change in row.changes
     assert row.changes.startswith("tso off, gso off, sg off, tx off")
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-    )
 
 
 def test_tuitune_bench_as_a_user_runs_it(pair: Pair, tmp_path: Path) -> None:

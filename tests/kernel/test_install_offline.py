@@ -29,7 +29,7 @@ from tests.kernel.test_tui_tmux import _env as tui_env
 from tests.support.bash_complete import complete
 from tests.support.wheelhouse import wheelhouse
 from tuitune import __version__
-from tuitune.core.session import watchdog as wd
+from tuitune.core.session import watchdog_process as wd
 from tuitune.core.session.journal_file import read_records
 
 pytestmark = pytest.mark.kernel

@@ -4,25 +4,18 @@ must be the namespace's, and what they record must not depend on which command r
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.kernel.conftest import VethNs
+from tests.support.command import tuitune
 from tuitune.core.bench.settings import capture
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Key
 from tuitune.core.session.access import WriteRefused
 
 pytestmark = pytest.mark.kernel
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args], capture_output=True, text=True, timeout=60
-    )
 
 
 def test_verify_reads_keys_outside_the_catalog_inside_the_namespace(

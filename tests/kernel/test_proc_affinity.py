@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.root import HostRoot
 from tuitune.core.procs import discover
@@ -310,11 +311,6 @@ def test_show_json_lists_the_nics_processes(lab: VethNs, target: Target) -> None
     worker = next(t for t in p["threads"] if t["tid"] == target.worker)
     assert worker["allowed"] == [LAST] and p["allowed"] == sorted(CPUS)
     assert set(p["cpu_percent"]) <= {str(c) for c in CPUS}
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "tuitune", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
 
 
 def test_a_profile_moves_the_namespaces_processes_by_name(

@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from tests.kernel.conftest import VethNs, run
+from tests.support.command import tuitune
 from tuitune.core.host.ethtool import Channels
 from tuitune.core.host.netdev import parse_net_dev
 from tuitune.core.host.root import HostRoot
@@ -142,12 +143,6 @@ def test_unknown_interface_lists_the_real_ones(veth_ns: VethNs, reader: HostRead
     with pytest.raises(UnknownInterface) as err:
         reader.check_interface("nosuchdev")
     assert sorted(err.value.known) == sorted(["lo", veth_ns.a, veth_ns.b])
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args], capture_output=True, text=True, timeout=60
-    )
 
 
 def tuitune_as_nobody(*args: str) -> subprocess.CompletedProcess[str]:

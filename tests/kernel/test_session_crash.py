@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
+
 from .conftest import VethNs
 from .test_session_property import state
 from .test_session_roundtrip import multiqueue_veth
@@ -47,12 +49,6 @@ for key, value in changes:
 print("applied", flush=True)
 time.sleep(120)
 """
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args], capture_output=True, text=True, cwd=REPO
-    )
 
 
 @pytest.fixture

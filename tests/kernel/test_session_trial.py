@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tuitune.core.session import watchdog as wd
+from tuitune.core.session import watchdog_process as wd
 from tuitune.core.session.journal_file import read_records
 
 from .conftest import VethNs

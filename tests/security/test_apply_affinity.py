@@ -9,23 +9,17 @@ interfaces and six NVMe disks): IRQ affinity is never written on this machine; t
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.hosttree import TreeSpec, build_tree
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 CAPTURE = CAPTURES / "interrupts" / "ena_3eni_4cpu_ec2_x86_nvme_full.txt"
 DEV = "eth1"  # IRQs 33-36: eth1-Tx-Rx-0..3
 IRQS = [str(n) for n in range(24, 54)]  # the MSI rows: nvme*, ena-mgmnt*, eth0..eth2 queues
-
-
-def tuitune(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "tuitune", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
-from tests.unit.core.export.test_export_verify import DEV, PROFILE, tuitune
+from tests.unit.core.export.test_export_verify import DEV, PROFILE
 
 NOBODY = 65534
 SECRET = "root-only: the key of the lab\n"

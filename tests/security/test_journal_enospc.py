@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.kernel.conftest import VethNs, veth_ns  # noqa: F401 (fixture)
+from tests.support.command import tuitune
 
 pytestmark = pytest.mark.kernel
-REPO = Path(__file__).resolve().parents[2]
 SYSCTLS = {
     "net.ipv4.tcp_timestamps": "0",
     "net.ipv4.tcp_sack": "0",
@@ -51,12 +50,6 @@ def dump(v: VethNs) -> dict[str, str]:
     for q in ("rx-0/rps_cpus", "tx-0/xps_cpus"):
         out[q] = v.nsexec("cat", f"{queues}/{q}").strip()
     return out
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args], capture_output=True, text=True, cwd=REPO
-    )
 
 
 @pytest.fixture

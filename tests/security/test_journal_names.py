@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import host_id
 
-REPO = Path(__file__).resolve().parents[2]
 FOUR = ("a_q", "a$q", "a;q", "a q")
 
 
@@ -66,12 +65,6 @@ def txqueuelen(ns: str) -> str:
         text=True,
     )
     return done.stdout.strip()
-
-
-def tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args], capture_output=True, text=True, cwd=REPO
-    )
 
 
 @pytest.mark.kernel

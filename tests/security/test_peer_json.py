@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.unit.core.export.test_export_peer_json import export_pair, the_far_host, tuned
-from tests.unit.core.export.test_export_verify import DEV, tuitune
+from tests.unit.core.export.test_export_verify import DEV
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch, MatchKind
 from tuitune.core.export.peer_json import PeerFileError, far_end

@@ -23,7 +23,7 @@ import pytest
 from tests.kernel.conftest import VethNs, veth_ns
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key
-from tuitune.core.session import watchdog as wd
+from tuitune.core.session import watchdog_process as wd
 from tuitune.core.session.journal_file import read_records
 
 __all__ = ["veth_ns"]

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from tests.support.edit_host import DEV, EditHost, editing
 from tests.tui.test_edit_refusals import edit
-from tuitune.core.session import HostAccess, Journal, JournalState, Key, watchdog
+from tuitune.core.session import HostAccess, Journal, JournalState, Key, watchdog_process
 from tuitune.core.session.journal_file import read_records
 from tuitune.tui.screens.dialogs import ChoiceScreen
 
@@ -36,7 +36,7 @@ def journal_state(tmp_path: Path) -> JournalState:
 async def test_keeping_on_quit_confirms_the_waiting_trial(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watchdog, "spawn", lambda spec: 0)  # the stand-in watchdog: none
+    monkeypatch.setattr(watchdog_process, "spawn", lambda spec: 0)  # the stand-in watchdog: none
     async with editing(tmp_path) as h:
         await edit(h, "nic", "link:mtu", "9000")
         await h.wait(lambda: f"TRIAL {DEV} mtu: reverts in" in h.tui.header())
@@ -70,8 +70,8 @@ async def test_the_start_offer_names_what_it_restores(tmp_path: Path) -> None:
 async def test_a_watchdog_revert_is_told_at_the_next_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watchdog, "spawn", lambda spec: 0)
-    monkeypatch.setattr(watchdog, "stop", lambda pid: None)
+    monkeypatch.setattr(watchdog_process, "spawn", lambda spec: 0)
+    monkeypatch.setattr(watchdog_process, "stop", lambda pid: None)
     async with editing(tmp_path) as h:
         # An earlier tuitune tried an MTU and lost its terminal; its watchdog put it back.
         access: HostAccess = h.app.session.access()

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.edit_host import DEV, EditHost, editing
 from tests.tui.test_edit_refusals import edit
-from tuitune.core.session import watchdog
+from tuitune.core.session import watchdog_process
 
 
 def mtu(h: EditHost) -> str:
@@ -21,7 +21,9 @@ def mtu(h: EditHost) -> str:
 async def test_an_unconfirmed_trial_is_put_back_by_the_screen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watchdog, "spawn", lambda spec: 0)  # no helper process: the screen's
+    monkeypatch.setattr(
+        watchdog_process, "spawn", lambda spec: 0
+    )  # no helper process: the screen's
     async with editing(tmp_path) as h:
         h.app.editor.trial_seconds = 2.0
         before = mtu(h)

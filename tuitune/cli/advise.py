@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Finding
     from tuitune.core.advise.facts import Facts
     from tuitune.core.advise.model import Context
-    from tuitune.core.advise.pcie import PcieLink
     from tuitune.core.advise.window import Window
     from tuitune.core.host.conns import Connection
+    from tuitune.core.host.pcie_link import PcieLink
     from tuitune.core.host.platform import Platform
     from tuitune.core.host.qdisc import Qdisc
     from tuitune.core.host.root import HostRoot
@@ -217,7 +217,7 @@ def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
     qdiscs and connections). Raises UnknownInterface."""
     from tuitune.cli.live import nic_procs_reading
     from tuitune.core.advise import window_of
-    from tuitune.core.advise.pcie import read_pcie
+    from tuitune.core.host.pcie_link import read_pcie
     from tuitune.core.host.platform import read_platform
     from tuitune.core.procs.discover import window as window_procs
     from tuitune.core.values import Unavailable
@@ -295,7 +295,7 @@ def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
 def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:
     import os
 
-    from tuitune.cli.session import _ns_flag, _refusal_hint, apply_or_preview, open_session
+    from tuitune.cli.session import apply_or_preview, ns_flag, open_session, refusal_hint
     from tuitune.core.session import InvalidValue, WriteRefused
 
     chosen: list[Finding] = []
@@ -342,7 +342,7 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
             except WriteRefused as exc:
                 # apply's hints: "--host-wide" only for a host-wide sysctl (a process's
                 # affinity is host-scoped too, and --other-users is what allows it)
-                errors.append(exc.state.reason + _refusal_hint(root, key, exc.state))
+                errors.append(exc.state.reason + refusal_hint(root, key, exc.state))
         if errors:
             for line in errors:
                 err(line)
@@ -358,7 +358,7 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
         return outcomes
     names = ", ".join(f.id for f in chosen)
     if all(o.ok for o in outcomes):
-        print(f"applied {names} as one step; `tuitune restore{_ns_flag(root)}` puts it back")
+        print(f"applied {names} as one step; `tuitune restore{ns_flag(root)}` puts it back")
         return EXIT_OK
     print(f"{names} was not applied (see above); anything changed was put back")
     return EXIT_FAILED

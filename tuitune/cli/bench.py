@@ -20,6 +20,7 @@ from tuitune.cli._common import (
     EXIT_USAGE,
     err,
 )
+from tuitune.cli.bench_defaults import current_lab, lab_hint, open_notebook
 from tuitune.cli.bench_live import LiveRun, delta_lines
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
 from tuitune.core.lab_state import LabError
@@ -27,7 +28,6 @@ from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.bench.model import BenchResult, BenchSpec, Run
-    from tuitune.core.bench.notebook import Notebook
     from tuitune.core.hostreader import HostReader
 
 
@@ -163,35 +163,6 @@ def _checked(kind: str) -> Any:
     return parse
 
 
-# -- where: interface, namespace, peer ------------------------------------------------------------
-def _lab() -> Any | None:
-    """The lab of `tuitune lab`, if there is one (and the lab module exists)."""
-    try:
-        from tuitune.core import lab
-    except ImportError:
-        return None
-    try:
-        return lab.current_lab()
-    except Exception:  # an unreadable state file: as if there were no lab
-        return None
-
-
-def _lab_hint(lab: Any) -> str:
-    return (
-        f"`tuitune lab` (it restarts the lab's server), or: ip netns exec {lab.peer_netns} "
-        f"iperf3 -s -B {lab.peer_addr} -D"
-    )
-
-
-def _notebook(args: argparse.Namespace, ifname: str | None, netns: str | None) -> Notebook:
-    from tuitune.core.bench.notebook import Notebook
-
-    if args.notebook is not None:
-        return Notebook(args.notebook)
-    assert ifname is not None
-    return Notebook(Notebook.default_path(ifname, netns=netns))
-
-
 # -- tuitune bench ---------------------------------------------------------------------------------
 def _spec(args: argparse.Namespace, peer: str, port: int, netns: str | None) -> BenchSpec:
     from tuitune.core.bench.model import BenchSpec, Direction
@@ -228,7 +199,7 @@ def _resolve(args: argparse.Namespace) -> tuple[str | None, str | None, int, str
     lab = None
     peer, netns, ifname = args.peer, args.netns, args.iface
     if peer is None:
-        found = _lab()
+        found = current_lab()
         if found is not None and netns in (None, found.netns):
             lab = found
             peer, netns, ifname = found.peer_addr, found.netns, ifname or found.ifname
@@ -276,11 +247,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             err(f"{problem}; nothing was run")
             return EXIT_USAGE
         try:  # a notebook that cannot take the run is said before it, not after
-            _notebook(args, ifname, netns).check(write=not args.no_record)
+            open_notebook(args, ifname, netns).check(write=not args.no_record)
         except OSError as exc:
             err(f"notebook: {exc}")
             return EXIT_USAGE
-        hint = _lab_hint(lab) if lab is not None else None
+        hint = lab_hint(lab) if lab is not None else None
         return _bench(args, reader, ifname, spec, hint, lab)
 
 
@@ -421,7 +392,7 @@ def _record(
     from tuitune.core.bench.runtable import build_rows
 
     failed = not results or any(not r.complete for r in results)
-    notebook = _notebook(args, ifname, spec.netns)
+    notebook = open_notebook(args, ifname, spec.netns)
     try:
         existing = notebook.runs()
     except OSError as exc:

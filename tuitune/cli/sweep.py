@@ -131,13 +131,13 @@ def _sigterm_interrupts() -> Iterator[None]:
 def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str | None, Any] | str:
     """(ifname, netns, port, peer, lab), or why not. Sets args.peer_netns/peer_iface from
     the lab."""
-    from tuitune.cli.bench import _lab, _lab_hint
+    from tuitune.cli.bench_defaults import current_lab, lab_hint
     from tuitune.core.bench.model import DEFAULT_PORT
 
     ifname, netns, peer = args.iface, args.netns, args.peer
     lab = None
     if args.lab or peer is None:
-        found = _lab()
+        found = current_lab()
         if found is None and args.lab:
             return "no lab: build it first with `tuitune lab --no-tui`"
         if found is not None and netns in (None, found.netns):
@@ -152,7 +152,7 @@ def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str |
         return "no peer: give --peer ADDR (a host running `iperf3 -s`), or build the lab"
     port = args.port or (lab.port if lab is not None else DEFAULT_PORT)
     args.lab_found = lab  # its servers for stream processes and other engines
-    return ifname, netns, port, peer, (_lab_hint(lab) if lab is not None else None)
+    return ifname, netns, port, peer, (lab_hint(lab) if lab is not None else None)
 
 
 def notebook_and_session(

@@ -359,11 +359,6 @@ def _in_use(tag: str) -> bool:
     return any(_pids_in(prefix + tag) for prefix in (LAB_PREFIX, PEER_PREFIX))
 
 
-def _orphan_lab(tag: str, state_dir: Path) -> Lab:
-    return Lab(tag, LAB_PREFIX + tag, PEER_PREFIX + tag, LOCAL_IF, PEER_IF, LOCAL_ADDR,
-               PEER_ADDR, None, None, state_dir=state_dir)  # fmt: skip
-
-
 # -- /proc and /run/netns -----------------------------------------------------------------------
 def _netns_names() -> list[str]:
     try:

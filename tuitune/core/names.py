@@ -72,10 +72,3 @@ def check_ifname(name: str) -> str:
     if problem is not None:
         raise BadName(problem)
     return name
-
-
-def check_netns(name: str) -> str:
-    problem = netns_problem(name)
-    if problem is not None:
-        raise BadName(problem)
-    return name

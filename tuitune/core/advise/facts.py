@@ -20,8 +20,8 @@ from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.advise.pcie import PcieLink
     from tuitune.core.host.conns import Connection
+    from tuitune.core.host.pcie_link import PcieLink
     from tuitune.core.host.platform import Platform
     from tuitune.core.host.qdisc import Qdisc
     from tuitune.core.host.rss import RssState
@@ -33,7 +33,7 @@ class Facts:
     nic: NicState | None
     window: Window
     context: Context
-    pcie: PcieLink | None = None  # the NIC's PCIe link, when read (core/advise/pcie.py)
+    pcie: PcieLink | None = None  # the NIC's PCIe link, when read (core/host/pcie_link.py)
     held: frozenset[Key] = frozenset()  # settings tuitune's journal holds for this host
     # The NIC's processes over the window (core/procs), busiest first; None: not read.
     processes: tuple[NicProcess, ...] | None = None

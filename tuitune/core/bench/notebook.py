@@ -39,11 +39,6 @@ NOTEBOOK_LIMIT = 256 << 20  # thousands of runs; /dev/zero or a huge file linked
 
 
 # -- JSON --------------------------------------------------------------------------------------
-def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
-
-
 def run_to_json(run: Run) -> dict[str, Any]:
     spec = {f.name: getattr(run.spec, f.name) for f in fields(BenchSpec)}
     result = {f.name: getattr(run.result, f.name) for f in fields(BenchResult)}

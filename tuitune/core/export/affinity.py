@@ -248,7 +248,7 @@ def policy_script(ctx: ExportContext) -> str:
     )
 
 
-_ARG_WORD = safe._Token("A-Za-z0-9_.,:/=+-", "C+")
+_ARG_WORD = safe.Token("A-Za-z0-9_.,:/=+-", "C+")
 
 
 def irqbalance_files(ctx: ExportContext) -> list[ExportFile]:

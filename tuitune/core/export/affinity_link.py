@@ -11,15 +11,14 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from tuitune.core.host.nlmsg import iter_attrs, messages
 from tuitune.core.host.root import HostRoot
 
 RTMGRP_LINK = 1
 RTM_NEWLINK, RTM_DELLINK = 16, 17
 IFF_UP, IFF_LOWER_UP = 0x1, 0x10000
 IFLA_IFNAME = 3
-_NLMSG = struct.Struct("=IHHII")
 _IFINFO = struct.Struct("=BxHiII")
-_RTA = struct.Struct("=HH")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,27 +29,17 @@ class LinkEvent:
 
 
 def parse_link_messages(data: bytes) -> Iterator[LinkEvent]:
-    """RTM_NEWLINK/DELLINK messages of one netlink datagram."""
-    off = 0
-    while off + _NLMSG.size <= len(data):
-        length, mtype, _, _, _ = _NLMSG.unpack_from(data, off)
-        if length < _NLMSG.size or off + length > len(data):
-            return
-        if mtype in (RTM_NEWLINK, RTM_DELLINK) and length >= _NLMSG.size + _IFINFO.size:
-            body = off + _NLMSG.size
-            _, _, _, flags, _ = _IFINFO.unpack_from(data, body)
-            name = None
-            pos, end = body + _IFINFO.size, off + length
-            while pos + _RTA.size <= end:
-                alen, atype = _RTA.unpack_from(data, pos)
-                if alen < _RTA.size:
-                    break
-                if atype == IFLA_IFNAME:
-                    name = data[pos + _RTA.size : pos + alen].split(b"\0", 1)[0].decode()
-                pos += (alen + 3) & ~3
-            if name is not None:
-                yield LinkEvent(name, flags, mtype == RTM_DELLINK)
-        off += (length + 3) & ~3
+    """RTM_NEWLINK/DELLINK messages of one netlink datagram (framing: core/host/nlmsg.py)."""
+    for mtype, _flags, _seq, body in messages(data):
+        if mtype not in (RTM_NEWLINK, RTM_DELLINK) or len(body) < _IFINFO.size:
+            continue
+        _, _, _, flags, _ = _IFINFO.unpack_from(body, 0)
+        name = None
+        for atype, payload in iter_attrs(body, _IFINFO.size):
+            if atype == IFLA_IFNAME:
+                name = payload.split(b"\0", 1)[0].decode()
+        if name is not None:
+            yield LinkEvent(name, flags, mtype == RTM_DELLINK)
 
 
 def open_link_socket() -> socket.socket:

@@ -28,7 +28,7 @@ T = TypeVar("T")
 U32_MAX = 0xFFFFFFFF
 
 
-class _Token:
+class Token:
     """A token pattern and the character class it is made of (to name what does not fit)."""
 
     def __init__(self, chars: str, pattern: str) -> None:
@@ -36,20 +36,20 @@ class _Token:
         self.full = re.compile(pattern.replace("C", f"[{chars}]"))
 
 
-_IFNAME = _Token("A-Za-z0-9_.-", "C{1,15}")
-_NETNS = _Token("A-Za-z0-9_.-", "C{1,64}")
-_SYSCTL_PART = _Token("a-z0-9_", "C+")
-_SYSCTL_VALUE = _Token("A-Za-z0-9_.: -", "[A-Za-z0-9_.:-]+( [A-Za-z0-9_.:-]+)*")
-_FEATURE = _Token("a-z0-9_-", "[a-z0-9]C*")
-_FIELD = _Token("a-z0-9-", "[a-z0-9]C*")
-_QUEUE = _Token("a-z0-9-", r"(rx|tx)-\d{1,5}")
-_IRQ_QUEUE = _Token("A-Za-z0-9_.:@+-", "C{1,64}")
-_ID_PATH = _Token("A-Za-z0-9_.:+-", "C{1,200}")
-_DRIVER = _Token("A-Za-z0-9_.-", "C{1,64}")
-_MAC = _Token("0-9a-f:", "[0-9a-f]{2}(:[0-9a-f]{2}){5,31}")
-_PATH = _Token("A-Za-z0-9_./+-", "/C*")
-_COUNT = _Token("0-9", r"\d{1,10}")
-_CPUS = _Token("0-9,:/-", "C+")  # the kernel's list syntax, 0-7:1/2 too
+_IFNAME = Token("A-Za-z0-9_.-", "C{1,15}")
+_NETNS = Token("A-Za-z0-9_.-", "C{1,64}")
+_SYSCTL_PART = Token("a-z0-9_", "C+")
+_SYSCTL_VALUE = Token("A-Za-z0-9_.: -", "[A-Za-z0-9_.:-]+( [A-Za-z0-9_.:-]+)*")
+_FEATURE = Token("a-z0-9_-", "[a-z0-9]C*")
+_FIELD = Token("a-z0-9-", "[a-z0-9]C*")
+_QUEUE = Token("a-z0-9-", r"(rx|tx)-\d{1,5}")
+_IRQ_QUEUE = Token("A-Za-z0-9_.:@+-", "C{1,64}")
+_ID_PATH = Token("A-Za-z0-9_.:+-", "C{1,200}")
+_DRIVER = Token("A-Za-z0-9_.-", "C{1,64}")
+_MAC = Token("0-9a-f:", "[0-9a-f]{2}(:[0-9a-f]{2}){5,31}")
+_PATH = Token("A-Za-z0-9_./+-", "/C*")
+_COUNT = Token("0-9", r"\d{1,10}")
+_CPUS = Token("0-9,:/-", "C+")  # the kernel's list syntax, 0-7:1/2 too
 # Per-interface sysctl trees: the part after the prefix is an interface name, dots and all.
 IFACE_SYSCTL_TREES = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.")
 
@@ -87,7 +87,7 @@ def _what_is_wrong(value: str, allowed: re.Pattern[str]) -> str:
     return "holds " + ", ".join(names)
 
 
-def _check(what: str, value: object, token: _Token, form: str) -> str:
+def _check(what: str, value: object, token: Token, form: str) -> str:
     what = comment(what)  # a label may hold the hostile value itself
     if not isinstance(value, str):
         raise UnsafeValue(f"{what}: {value!r} is not text")

@@ -52,7 +52,7 @@ __all__ = [
     "requested_snapshot",
     "short_name",
 ]
-from tuitune.core.values import Unavailable, from_oserror
+from tuitune.core.values import Unavailable, errno_state, from_oserror
 
 
 class EthtoolWriteError(Exception):
@@ -125,20 +125,9 @@ class Ethtool(Closing):
         return from_oserror(exc, what, self._driver_label())
 
     def _write_error(self, exc: OSError, what: str) -> EthtoolWriteError:
-        code = exc.errno
         label = self._driver_label()
-        if code in (errno.EOPNOTSUPP, errno.ENOTSUP):
-            state = Unavailable("unsupported", f"{what}: not supported by {label}")
-        elif code in (errno.EPERM, errno.EACCES):
-            state = Unavailable("permission", f"{what}: changing it needs root (CAP_NET_ADMIN)")
-        elif code in (errno.ENODEV, errno.ENXIO):
-            state = Unavailable("missing", f"{what}: interface {self.ifname} is gone")
-        elif code == errno.EINVAL:
-            state = Unavailable("error", f"{what}: {label} rejected the new values")
-        elif code == errno.EBUSY:
-            state = Unavailable("error", f"{what}: {label} is busy, try again")
-        else:
-            state = from_oserror(exc, what, label)
+        state = errno_state(exc, "driver", what, driver=label, ifname=self.ifname)
+        state = state or from_oserror(exc, what, label)
         extack = exc.extack if isinstance(exc, NetlinkError) else None
         if extack:
             state = Unavailable(state.kind, f"{state.reason} ({extack})")

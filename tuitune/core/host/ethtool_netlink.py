@@ -14,6 +14,8 @@ import struct
 from collections.abc import Iterator, Mapping
 
 from tuitune.core.host.nlmsg import NLMSGHDR, align, messages
+from tuitune.core.host.nlmsg import iter_attrs as iter_attrs  # qdisc.py, qstats.py
+from tuitune.core.host.nlmsg import pack_attr as pack_attr
 
 NETLINK_GENERIC = 16
 SOL_NETLINK = 270
@@ -28,7 +30,6 @@ NLM_F_CAPPED = 0x100
 NLM_F_ACK_TLVS = 0x200
 NLMSGERR_ATTR_MSG = 1
 NLA_F_NESTED = 0x8000
-NLA_TYPE_MASK = 0x3FFF
 
 GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
@@ -78,7 +79,6 @@ COALESCE_BY_NAME: dict[str, tuple[int, bool]] = {
 }
 
 _GENLHDR = struct.Struct("=BBH")
-_NLATTR = struct.Struct("=HH")
 
 
 class NetlinkError(OSError):
@@ -88,24 +88,6 @@ class NetlinkError(OSError):
         text = os.strerror(code) + (f": {extack}" if extack else "")
         super().__init__(code, text)
         self.extack = extack
-
-
-def pack_attr(atype: int, payload: bytes) -> bytes:
-    return (
-        _NLATTR.pack(_NLATTR.size + len(payload), atype)
-        + payload
-        + b"\0" * (align(len(payload)) - len(payload))
-    )
-
-
-def iter_attrs(data: bytes, offset: int = 0) -> Iterator[tuple[int, bytes]]:
-    """(type without flag bits, payload) for each netlink attribute in data[offset:]."""
-    while offset + _NLATTR.size <= len(data):
-        length, atype = _NLATTR.unpack_from(data, offset)
-        if length < _NLATTR.size or offset + length > len(data):
-            return  # malformed: stop rather than read garbage
-        yield atype & NLA_TYPE_MASK, data[offset + _NLATTR.size : offset + length]
-        offset += align(length)
 
 
 def parse_error(msg: bytes, flags: int) -> tuple[int, str | None]:

@@ -23,7 +23,7 @@ class IrqbalanceState:
     oneshot: bool  # IRQBALANCE_ONESHOT: balances once at boot, then leaves IRQs alone
 
 
-def _pids(root: HostRoot) -> tuple[int, ...]:
+def irqbalance_pids(root: HostRoot) -> tuple[int, ...]:
     """The system's irqbalance: root's, from a binary only root can replace. A process anyone
     started and called irqbalance is not it (see host/daemon.py)."""
     return daemon_pids(root, "irqbalance")
@@ -45,7 +45,7 @@ def _parse_env(text: str) -> dict[str, str]:
 
 
 def read_irqbalance(root: HostRoot) -> IrqbalanceState:
-    pids = _pids(root)
+    pids = irqbalance_pids(root)
     config_file = None
     env: dict[str, str] = {}
     for rel in CONFIG_FILES:

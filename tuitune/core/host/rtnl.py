@@ -20,15 +20,13 @@ import socket
 import struct
 from typing import Any
 
-from tuitune.core.host.nlmsg import NLMSGHDR, align, messages
+from tuitune.core.host.nlmsg import NLATTR, NLMSGHDR, iter_attrs, messages
 
 RTM_NEWLINK, RTM_GETLINK = 16, 18
 NLMSG_ERROR = 2
 NLM_F_REQUEST = 1
 IFLA_IFNAME = 3
 _IFI = struct.Struct("=BxHiII")  # ifinfomsg
-_RTA = struct.Struct("=HH")  # rtattr
-NLA_TYPE_MASK = 0x3FFF  # without NLA_F_NESTED / NLA_F_NET_BYTEORDER
 
 OPERSTATES = ("UNKNOWN", "NOTPRESENT", "DOWN", "LOWERLAYERDOWN", "TESTING", "DORMANT", "UP")
 # struct rtnl_link_stats64 / rtnl_link_stats, in order (linux/if_link.h).
@@ -59,18 +57,6 @@ class LinkMessage(dict[str, Any]):
     """The decoded attributes, read with .get(name) or [name] like a pyroute2 message."""
 
 
-def _attrs(data: bytes, start: int) -> list[tuple[int, bytes]]:
-    out = []
-    at = start
-    while at + _RTA.size <= len(data):
-        length, kind = _RTA.unpack_from(data, at)
-        if length < _RTA.size or at + length > len(data):
-            break
-        out.append((kind & NLA_TYPE_MASK, data[at + _RTA.size : at + length]))
-        at += align(length)
-    return out
-
-
 def _mac(raw: bytes) -> str:
     return ":".join(f"{b:02x}" for b in raw)
 
@@ -79,7 +65,7 @@ def decode_link(data: bytes) -> LinkMessage:
     """One RTM_NEWLINK message body (after nlmsghdr): ifinfomsg then attributes."""
     _family, _type, index, _flags, _change = _IFI.unpack_from(data, 0)
     msg = LinkMessage(index=index)
-    for kind, raw in _attrs(data, _IFI.size):
+    for kind, raw in iter_attrs(data, _IFI.size):
         if kind in _U32 and len(raw) >= 4:
             msg[_U32[kind]] = struct.unpack_from("=I", raw)[0]
         elif kind in _MAC and raw:
@@ -92,7 +78,7 @@ def decode_link(data: bytes) -> LinkMessage:
             msg["carrier"] = raw[0]
         elif kind == IFLA_LINKINFO:
             info = {}
-            for sub, value in _attrs(raw, 0):
+            for sub, value in iter_attrs(raw, 0):
                 if sub == IFLA_INFO_KIND:
                     info["kind"] = value.split(b"\0", 1)[0].decode("ascii", "replace")
             msg["linkinfo"] = info
@@ -118,7 +104,7 @@ class LinkReader:
             raise ValueError("LinkReader only reads: link('get', ifname=...)")
         self._seq += 1
         name = ifname.encode() + b"\0"
-        attr = _RTA.pack(_RTA.size + len(name), IFLA_IFNAME) + name
+        attr = NLATTR.pack(NLATTR.size + len(name), IFLA_IFNAME) + name
         attr += b"\0" * (-len(attr) % 4)
         body = _IFI.pack(socket.AF_UNSPEC, 0, 0, 0, 0) + attr
         hdr = NLMSGHDR.pack(NLMSGHDR.size + len(body), RTM_GETLINK, NLM_F_REQUEST, self._seq, 0)

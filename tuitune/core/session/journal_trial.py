@@ -1,7 +1,8 @@
 """Trial changes (`apply_trial`, for what may cut the SSH session): recorded like any change
-plus a trial record; a detached watchdog (watchdog.py) undoes the step after the deadline unless
-`confirm` or `revert_trial` ended the trial first. The watchdog appends to the same file, so
-every method first replays what the file holds beyond what this process has seen.
+plus a trial record; a detached watchdog (watchdog.py, started by watchdog_process.py) undoes
+the step after the deadline unless `confirm` or `revert_trial` ended the trial first. The
+watchdog appends to the same file, so every method first replays what the file holds beyond
+what this process has seen.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 import time
 import uuid
 
-from tuitune.core.session import watchdog
+from tuitune.core.session import watchdog_process
 from tuitune.core.session.journal_file import JournalWriteError
 from tuitune.core.session.journal_records import TrialEnd, TrialHelper, TrialStart
 from tuitune.core.session.journal_replay import Trial
@@ -73,7 +74,7 @@ class TrialChanges(JournalBase):
             "root": root_spec(self.access.root),
         }
         try:
-            pid = watchdog.spawn(spec)
+            pid = watchdog_process.spawn(spec)
         except OSError as exc:
             # No safety net, no trial: put it back now rather than risk being cut off.
             self.expire_trial(trial_id, by="tuitune")
@@ -90,7 +91,7 @@ class TrialChanges(JournalBase):
         if t is None:
             return False
         self._record(TrialEnd(t.id, "confirmed", "tuitune", time.time()))
-        watchdog.stop(t.pid)
+        watchdog_process.stop(t.pid)
         return True
 
     def revert_trial(self) -> list[Outcome]:
@@ -100,7 +101,7 @@ class TrialChanges(JournalBase):
         if t is None:
             return []
         outs = self.expire_trial(t.id, by="tuitune")
-        watchdog.stop(t.pid)
+        watchdog_process.stop(t.pid)
         return outs
 
     def expire_trial(self, trial_id: str, by: str) -> list[Outcome]:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuitune.core import proc
-from tuitune.core.host.irqbalance import _pids as comm_pids
+from tuitune.core.host.irqbalance import irqbalance_pids as comm_pids
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue

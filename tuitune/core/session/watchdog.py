@@ -11,67 +11,24 @@ step through the journal, verifies by reading back, and records how it ended.
 systemd-run would be the other way (a transient timer unit); this helper needs nothing but
 Python and works where systemd does not run (containers, this project's test VMs).
 
-`spawn` starts it as `python -I -c BOOT PKG tuitune.core.session.watchdog SPEC_JSON` (see
-tuitune.core.proc): isolated mode, so neither the current directory nor PYTHONPATH and the like
-put a module on sys.path, a clean environment, cwd /, and the tuitune package imported from
-exactly the directory this tuitune runs from.
+watchdog_process.py starts, recognises and stops it, as `python -I -c BOOT PKG
+tuitune.core.session.watchdog SPEC_JSON` (see tuitune.core.proc): isolated mode, so neither the
+current directory nor PYTHONPATH and the like put a module on sys.path, a clean environment,
+cwd /, and the tuitune package imported from exactly the directory this tuitune runs from.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tuitune.core import proc as programs
-
 GRACE_SECONDS = 1.5  # after the deadline: the live tuitune reverts first, the watchdog second
 POLL_SECONDS = 0.25
-MODULE = "tuitune.core.session.watchdog"
-
-
-def spawn(spec: dict[str, Any]) -> int:
-    """Start a detached watchdog for `spec`; returns its pid. Raises OSError if it cannot."""
-    try:
-        proc = programs.popen(
-            programs.python_module_argv(MODULE, json.dumps(spec)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # its own session: a terminal hangup does not reach it
-        )
-    except programs.ProgramRefused as exc:
-        raise OSError(str(exc)) from None
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    proc.stdout.close()
-    proc.wait()
-    if proc.returncode != 0 or not line.strip().isdigit():
-        raise OSError(f"the trial watchdog did not start (status {proc.returncode})")
-    return int(line)
-
-
-def is_watchdog(pid: int) -> bool:
-    """Whether `pid` is (still) a trial watchdog, so that a reused pid is never signalled: our
-    own user's process (a journal names the pid), started the way `spawn` starts it."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        owner = os.stat(f"/proc/{pid}").st_uid
-    except OSError:
-        return False
-    return owner == os.geteuid() and MODULE.encode() in cmdline.split(b"\0")
-
-
-def stop(pid: int | None) -> None:
-    """End a watchdog that is no longer needed (the trial was confirmed or reverted)."""
-    if pid and is_watchdog(pid):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
 
 
 def _detach() -> None:
@@ -91,6 +48,8 @@ def _detach() -> None:
 
 
 def _trial_open(directory: Path, host: str, trial_id: str) -> bool:
+    # The journal's imports wait until after the fork: the tuitune that spawns us waits only for
+    # the pid line, not for them.
     from tuitune.core.session.journal import JournalState
     from tuitune.core.session.journal_file import journal_path, read_records
 

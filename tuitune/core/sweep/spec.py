@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -133,9 +134,16 @@ class SweepSpec:
         raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(raw).hexdigest()[:8]
 
-
-def _value_doc(v: Value) -> list[object]:
-    return [v.label, [[s.name, t] for s, t in v.settings]]
+    def cell_count(self) -> int:
+        """How many cells plan.combinations builds, without building them (parse refuses a
+        sweep over MAX_COMBINATIONS): every combination for a grid; for one-at-a-time the
+        baseline plus each other value of each dimension alone, for each value of the
+        columns' dimension."""
+        if self.design == "grid":
+            return math.prod(len(d.values) for d in self.dimensions)
+        column = next((d for d in self.dimensions if d.name == self.columns), None)
+        alone = sum(len(d.values) - 1 for d in self.dimensions if d is not column)
+        return (1 + alone) * (len(column.values) if column is not None else 1)
 
 
 def setting_of(name: object, where: str) -> Setting:
@@ -364,9 +372,7 @@ def parse(data: Mapping[str, Any]) -> SweepSpec:
     if columns is not None and columns not in [d.name for d in dims]:
         raise SpecError(f"[sweep] columns: {shown(columns)} is not one of the dimensions")
     spec = SweepSpec(name, design, dims, columns, repeats, params, source, warmup, order, seed)
-    from tuitune.core.sweep.plan import combinations  # the count, before anything runs
-
-    n = len(combinations(spec))
+    n = spec.cell_count()  # before anything runs
     if n > MAX_COMBINATIONS:
         raise SpecError(f"[[dimension]]: {n} combinations; at most {MAX_COMBINATIONS}")
     return spec

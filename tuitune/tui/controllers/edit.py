@@ -288,7 +288,7 @@ class Editor:
                 self.trial_label = out.key.label
                 app.post_message(Editor.TrialStarted())
             self._report([out])
-            offer_autoneg_off(self, out, text)  # pause rx/tx the link partner decides
+            offer_autoneg_off(app, out, text, self.apply_step)  # pause the partner decides
 
         self._run(work, done)
 
@@ -318,16 +318,7 @@ class Editor:
                 return
             now = app.selection()
             changes = [(Key.irq(q.irq, q.name, now.ifname), str(cpu)) for q, cpu in plan]
-            before_nic = now.nic
-
-            def done(outs: list[Outcome]) -> None:
-                changed = [o for o in outs if o.status == "changed"]
-                if changed:
-                    self.changes += 1
-                    self.compare_from(before_nic)
-                self._report(outs)
-
-            self._run(lambda j: j.apply_all(changes), done)
+            self.apply_step(changes, now.nic)
 
         app.push_screen(
             ChoiceScreen(
@@ -339,6 +330,18 @@ class Editor:
             ),
             answer,
         )
+
+    def apply_step(self, changes: list[tuple[Key, str]], before_nic: NicState | None) -> None:
+        """`changes` as one journal step (one undo, all or nothing), then counted, compared
+        from `before_nic` (the NIC state before them) and reported."""
+
+        def done(outs: list[Outcome]) -> None:
+            if any(o.status == "changed" for o in outs):
+                self.changes += 1
+                self.compare_from(before_nic)
+            self._report(outs)
+
+        self._run(lambda j: j.apply_all(changes), done)
 
     def check_drift(self) -> None:
         """After every sample: did someone else change what tuitune set? Only the settings

@@ -5,17 +5,42 @@ after tuitune is gone); at start, restore what an earlier tuitune left recorded,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from tuitune.core.session import Journal, Key, Outcome, Session
 from tuitune.core.session.journal_dir import DEFAULT_DIR
 from tuitune.core.session.journal_file import JournalError
 from tuitune.tui.screens.dialogs import ChoiceScreen
-
-if TYPE_CHECKING:
-    from tuitune.tui.controllers.edit import Editor
+from tuitune.tui.shell import Shell
 
 SHOWN = 6  # settings named in a question; the rest are counted
+
+
+class Steps(Protocol):
+    """What these questions use of the screen's Editor (controllers/edit.py, which asks them):
+    the session and the shell, its trial, and its ways to run a journal step and report it."""
+
+    @property
+    def shell(self) -> Shell: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def pending(self) -> bool: ...
+    @property
+    def trial_label(self) -> str: ...
+    @property
+    def trial_deadline(self) -> float | None: ...
+
+    def run_journal(self, work: Callable[[Journal], Any], done: Callable[[Any], None]) -> None: ...
+    def report(self, outs: list[Outcome], prefix: str = ...) -> None: ...
+    def close(self, forget: bool) -> None: ...
+    def journal_op(
+        self,
+        op: Callable[[Journal], list[Outcome]],
+        empty: str,
+        opened: bool = ...,
+        prefix: str = ...,
+    ) -> None: ...
 
 
 def named(values: Mapping[Key, str | None]) -> str:
@@ -50,7 +75,7 @@ def farewell_reverted(n: int) -> list[str]:
     return [f"tuitune: reverted {n} change(s): every setting is back to what tuitune found."]
 
 
-def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
+def ask_quit(editor: Steps, exit_app: Callable[[], None]) -> None:
     """Ask whether to keep or revert what this session changed, then leave."""
     if not editor.pending:
         editor.close(forget=True)
@@ -100,7 +125,7 @@ def ask_quit(editor: Editor, exit_app: Callable[[], None]) -> None:
     )
 
 
-def ask_revert_all(editor: Editor) -> None:
+def ask_revert_all(editor: Steps) -> None:
     """`R`: put back everything this session changed, after asking as `q` does, with the
     count; one key must not undo a whole session's work unasked."""
     if not editor.pending:
@@ -128,7 +153,7 @@ def ask_revert_all(editor: Editor) -> None:
     )
 
 
-def offer_restore(editor: Editor) -> None:
+def offer_restore(editor: Steps) -> None:
     """At start: an earlier tuitune left originals recorded (a crash, a lost SSH session,
     kept changes). Offer to put them back, naming them; never do it unasked."""
     if editor.session.read_only:

@@ -4,38 +4,32 @@ as one step (one undo)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from tuitune.core.session import Journal, Outcome
+from tuitune.core.session import Key, Outcome
 from tuitune.core.session.pause import PARTNER_DECIDES, autoneg_key
+from tuitune.core.snapshot import NicState
 from tuitune.tui.screens.dialogs import ChoiceScreen
+from tuitune.tui.shell import Shell
 
-if TYPE_CHECKING:
-    from tuitune.tui.controllers.edit import Editor
+# The Editor's one-step apply (Editor.apply_step): the changes as one journal step, counted
+# and reported as any change is, with the NIC state from before them.
+ApplyStep = Callable[[list[tuple[Key, str]], NicState | None], None]
 
 
-def offer_autoneg_off(editor: Editor, out: Outcome, target: str) -> None:
+def offer_autoneg_off(shell: Shell, out: Outcome, target: str, apply_step: ApplyStep) -> None:
     """Ask to turn pause autoneg off and set `out.key` to `target` (nothing when `out` is
     not such a negotiated refusal)."""
     auto = autoneg_key(out.key)
     if auto is None or out.ok or PARTNER_DECIDES not in (out.reason or ""):
         return
-    key, before_nic = out.key, editor.shell.selection().nic
-
-    def work(j: Journal) -> list[Outcome]:
-        return j.apply_all([(auto, "off"), (key, target)])
-
-    def done(outs: list[Outcome]) -> None:
-        if any(o.status == "changed" for o in outs):
-            editor.changes += 1
-            editor.compare_from(before_nic)
-        editor.report(outs)
+    key, before_nic = out.key, shell.selection().nic
 
     def answer(choice: str | None) -> None:
         if choice == "a":
-            editor.run_journal(work, done)
+            apply_step([(auto, "off"), (key, target)], before_nic)
 
-    editor.shell.push_screen(
+    shell.push_screen(
         ChoiceScreen(
             "Pause is negotiated",
             f"{key.label} stayed {out.after}: with pause autoneg on, the link partner decides "

@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import struct
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
 from tuitune.core.export import DeviceMatch, ExportContext
 from tuitune.core.export import affinity as aff
@@ -23,11 +23,6 @@ PROFILE = """
 "eno49-TxRx-0" = "2"
 "eno49-TxRx-1" = "0-1"
 """
-
-
-def tuitune(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "tuitune", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True)
 
 
 def proc(tree: Path, rel: str) -> str:

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
 from tests.support.wheelhouse import wheelhouse
-from tests.unit.core.export.test_export_verify import PROFILE, tuitune
+from tests.unit.core.export.test_export_verify import PROFILE
 
 DEV = "eno49"
 TEMPLATES = "roles/tuitune_nic/templates/etc"

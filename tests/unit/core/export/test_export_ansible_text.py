@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
 from tests.unit.core.export.test_export_files import DEV, Tuned, _fixed
-from tests.unit.core.export.test_export_verify import PROFILE, tuitune
+from tests.unit.core.export.test_export_verify import PROFILE
 from tuitune.core.export import DeviceMatch, build_plan
 from tuitune.core.export.ansible import install_files, role_files
 from tuitune.core.export.fleet import write_tree

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
 from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook
-from tests.unit.core.export.test_export_verify import DEV, PROFILE, tuitune
+from tests.unit.core.export.test_export_verify import DEV, PROFILE
 
 FAR = "roles/tuitune_nic_peer"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
 from tests.unit.core.export.test_export_files import Tuned, _fixed
-from tests.unit.core.export.test_export_verify import tuitune
 from tuitune.core.export import DeviceMatch, build_plan, spread
 from tuitune.core.export.affinity import parse
 from tuitune.core.export.ansible import role_files

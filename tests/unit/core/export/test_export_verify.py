@@ -3,10 +3,9 @@ one value someone changed afterwards (and nothing else)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.command import tuitune
 from tests.support.session_fakes import build_host
 
 DEV = "eno49"
@@ -27,11 +26,6 @@ txqueuelen = 5000
 [interface.irq_affinity]
 "eno49-TxRx-0" = "2"
 """
-
-
-def tuitune(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "tuitune", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True)
 
 
 def test_verify_finds_the_one_drifted_value(tmp_path: Path) -> None:

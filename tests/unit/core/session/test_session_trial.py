@@ -12,7 +12,7 @@ import pytest
 from tests.support.session_fakes import build_host
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key, is_risky, ssh_interface
-from tuitune.core.session import watchdog as wd
+from tuitune.core.session import watchdog_process as wd
 from tuitune.core.session.journal import TRIAL_PENDING
 from tuitune.core.session.journal_file import read_records
 from tuitune.core.session.risk import route_interface, ssh_client

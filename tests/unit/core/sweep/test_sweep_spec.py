@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,25 @@ def test_every_shipped_example_parses() -> None:
         spec = specfile.load(path)
         assert spec.source, f"{path.name}: say where its values come from"
         assert combinations(spec)
+        assert spec.cell_count() == len(combinations(spec)), path.name
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda t: t,  # one-at-a-time across the mtu columns
+        lambda t: t.replace('columns = "mtu"\n', ""),  # one-at-a-time, no columns
+        lambda t: t.replace('"one-at-a-time"', '"grid"'),
+        lambda t: t.replace('"one-at-a-time"', '"grid"').replace(
+            "[1500, 9000]", "[1500, 4000, 9000]"
+        ),
+        lambda t: t.replace("[1500, 9000]", "[1500, 4000, 9000]").replace(
+            "[true, false]", "[true]"
+        ),
+    ],
+)
+def test_the_count_parse_checks_is_the_plans(edit: Callable[[str], str]) -> None:
+    """parse refuses a sweep over its cell limit by the spec's own count, without planning:
+    the count and the plan's cells agree for each design."""
+    spec = _parse(edit(GOOD))
+    assert spec.cell_count() == len(combinations(spec))

@@ -29,7 +29,7 @@ from tuitune.core.host.root import KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import NO_CPUS, Key
-from tuitune.core.values import Unavailable
+from tuitune.core.values import Unavailable, errno_state
 
 if TYPE_CHECKING:
     from tuitune.core.session.access import HostAccess
@@ -228,18 +228,10 @@ def refusal(key: Key, exc: OSError, value: str | None = None) -> Unavailable:
     if code in (errno.EPERM, errno.EACCES):
         # As root with the capability, the kernel refused the value, not tuitune's right.
         said = kernel_said.privileged_refusal(key, code, value)
-        return said or Unavailable("permission", f"{label}: changing it needs root")
-    if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
-        return Unavailable("missing", f"{label}: not present (gone?)")
-    if code in (errno.EOPNOTSUPP, errno.ENOTSUP):
-        return Unavailable("unsupported", f"{label}: not supported here")
-    if code in (errno.EINVAL, errno.ERANGE):
-        return Unavailable("error", f"{label}: the kernel rejected{shown}")
-    if code == errno.ENOMEM:
-        return Unavailable("error", f"{label}: the kernel could not allocate memory for{shown}")
-    if code == errno.EBUSY:
-        return Unavailable("error", f"{label}: busy, try again")
-    return Unavailable("error", f"{label}: {exc.strerror or exc}")
+        if said is not None:
+            return said
+    state = errno_state(exc, "write", label, value=shown)  # core/values.py: the one table
+    return state or Unavailable("error", f"{label}: {exc.strerror or exc}")
 
 
 def switch(b: bool) -> str:

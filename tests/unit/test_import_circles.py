@@ -1,0 +1,156 @@
+"""Seams, not size (issue 37): no import circle inside tuitune/ and no private name (`_x`) taken
+from another module, except the ones listed below, each with why it is still there.
+
+The lists only shrink: a circle or a private import not listed fails, and so does a listed one
+that is gone (delete its line, so the list keeps telling the truth). Two graphs are checked:
+module-level imports (TYPE_CHECKING blocks included), and the same with the imports deferred
+into function bodies, which hide a circle from the interpreter but not from the reader.
+The graph is read from the source (tests/support/imports.py), so this runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.imports import ImportGraph, build_graph
+
+PACKAGE = Path(__file__).resolve().parents[2] / "tuitune"
+
+
+def _names(*short: str) -> frozenset[str]:
+    return frozenset(f"tuitune.{s}" for s in short)
+
+
+# The circle of the kinds table: the handlers take the whole HostAccess, and `Key` reaches back
+# up to the table. Issue 37 step 1 gives the handlers a narrow port; that branch deletes this.
+_KINDS = _names(
+    "core.session.access",
+    "core.session.kernel_said",
+    "core.session.kinds.base",
+    "core.session.kinds.cpupower",
+    "core.session.kinds.ethtool",
+    "core.session.kinds.irq",
+    "core.session.kinds.link",
+    "core.session.kinds.module",
+    "core.session.kinds.proc_affinity",
+    "core.session.kinds.queues",
+    "core.session.kinds.service",
+    "core.session.kinds.sysctl",
+    "core.session.kinds.table",
+    "core.session.outcome",
+    "core.session.proc_affinity",
+    "core.session.service",
+    "core.session.settings",
+    "core.session.validate",
+)
+
+# circle -> why it is still there
+MODULE_LEVEL: dict[frozenset[str], str] = {
+    _KINDS: "kinds <-> access: issue 37 step 1 (narrow port for the handlers)",
+}
+
+# Circles of the graph with deferred imports too (the module-level ones appear here as well).
+WITH_DEFERRED: dict[frozenset[str], str] = {
+    **MODULE_LEVEL,
+    _names("cli.live", "cli.record"): "`record` runs the live screen; the screen records",
+    _names("cli", "cli.completion"): "completion reads the parser cli builds",
+}
+
+# (importer, owner, name) -> why
+PRIVATE: dict[tuple[str, str, str], str] = {}
+_PRIVATE_GROUPS: list[tuple[str, str, tuple[str, ...], str]] = [
+    ("cli.autotune", "cli.sweep", ("_say", "_sigterm_interrupts", "_where"), "sweep's CLI"),
+    ("cli.autotune", "core.sweep.runner", ("_signals_held",), "the sweep's signal guard"),
+    (
+        "core.host.tickreads",
+        "core.host.procfs",
+        ("_counts", "_digits", "_header_cpus"),
+        "the procfs parsers' pieces, reused by the tick reader",
+    ),
+    (
+        "core.lab",
+        "core.lab_procs",
+        ("_comm", "_is_server", "_kill", "_listening", "_proc_pids", "_read_pidfile"),
+        "lab.py cut at size: its halves share internals (core/lab/ package, issue 37 step 3)",
+    ),
+    (
+        "core.lab",
+        "core.lab_state",
+        (
+            "_LAB_NS",
+            "_Unreadable",
+            "_drop_state",
+            "_read_state",
+            "_state_dir_ok",
+            "_write_state",
+        ),
+        "lab.py cut at size (as above)",
+    ),
+    ("core.lab_servers", "core.lab_procs", ("_kill", "_listening"), "lab.py cut at size"),
+]
+for _importer, _owner, _privates, _why in _PRIVATE_GROUPS:
+    for _name in _privates:
+        PRIVATE[(f"tuitune.{_importer}", f"tuitune.{_owner}", _name)] = _why
+
+
+@pytest.fixture(scope="module")
+def graph() -> ImportGraph:
+    found = build_graph(PACKAGE)
+    assert len(found.modules) > 200 and len(found.edges) > 1000  # the walk found the package
+    return found
+
+
+def _describe(graph: ImportGraph, circle: frozenset[str], deferred: bool) -> str:
+    lines = [f"  {sorted(circle)}"]
+    for e in graph.edges_within(circle, deferred=deferred):
+        where = " (in a function)" if e.deferred else ""
+        lines.append(f"    {e.source}:{e.line} -> {e.target}{where}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["module-level", "with-deferred"])
+def test_no_import_circle_beyond_the_list(graph: ImportGraph, deferred: bool) -> None:
+    allowed = WITH_DEFERRED if deferred else MODULE_LEVEL
+    circles = graph.circles(deferred=deferred)
+    new = [c for c in circles if not any(c <= a for a in allowed)]
+    assert not new, "import circles not in the list:\n" + "\n".join(
+        _describe(graph, c, deferred) for c in new
+    )
+    in_circles = frozenset().union(*circles)
+    gone = sorted({m for a in allowed for m in a} - in_circles)
+    assert not gone, f"no longer in a circle: take them out of the list: {gone}"
+
+
+def test_no_private_name_taken_across_modules_beyond_the_list(graph: ImportGraph) -> None:
+    used = {(p.source, p.owner, p.name): p.line for p in graph.private}
+    new = sorted(
+        f"{s}:{line} takes {n} from {o}"
+        for (s, o, n), line in used.items()
+        if (s, o, n) not in PRIVATE
+    )
+    assert not new, (
+        "private names taken from another module (make them public, or move the code):\n"
+        + "\n".join(new)
+    )
+    gone = sorted(k for k in PRIVATE if k not in used)
+    assert not gone, f"no longer taken: take them out of the list: {gone}"
+
+
+def test_the_reader_sees_a_circle_and_a_private_import(tmp_path: Path) -> None:
+    """The graph reader itself: a two-module circle through a deferred import, one at module
+    level, and a private name, in a made-up package."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.b import _hidden\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n_hidden = 1\n")
+    (pkg / "c.py").write_text("from . import d\n")
+    (pkg / "d.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.c\n"
+    )
+    g = build_graph(pkg)
+    assert g.circles(deferred=False) == [frozenset({"pkg.c", "pkg.d"})]
+    assert sorted(map(sorted, g.circles(deferred=True))) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+    assert [(p.source, p.owner, p.name) for p in g.private] == [("pkg.a", "pkg.b", "_hidden")]

@@ -38,6 +38,7 @@ Kind = Literal[
     "cpu_epp",
     "cstate_disable",
     "module_param",
+    "qdisc",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -77,6 +78,7 @@ GROUP_OF: dict[Kind, str] = {
     "cpu_epp": "cpu power",
     "cstate_disable": "cpu power",
     "module_param": "module parameters",
+    "qdisc": "qdisc",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
 # The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
@@ -154,6 +156,11 @@ class Key:
     @classmethod
     def txqueuelen(cls, ifname: str) -> Key:
         return cls("txqueuelen", ifname)
+
+    @classmethod
+    def qdisc(cls, ifname: str) -> Key:
+        """The interface's root qdisc (the whole tree under it: kinds/qdisc.py)."""
+        return cls("qdisc", ifname)
 
     @classmethod
     def rps_cpus(cls, ifname: str, queue: str) -> Key:

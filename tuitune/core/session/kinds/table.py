@@ -17,6 +17,7 @@ from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.link import Link
 from tuitune.core.session.kinds.module import ModuleParam
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
+from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
 from tuitune.core.session.kinds.service import Service
 from tuitune.core.session.kinds.sysctl import Sysctl
@@ -43,6 +44,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "cpu_epp": _CPU,
     "cstate_disable": _CPU,
     "module_param": ModuleParam(),
+    "qdisc": RootQdisc(),
 }
 
 

@@ -43,6 +43,7 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "xps_cpus": ("udev",),
     "rps_flow_cnt": ("udev",),
     "proc_affinity": ("process",),
+    "qdisc": ("udev",),
 }
 DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
 # A daemon tuitune stopped for the session is never written to a file: disabling a service is

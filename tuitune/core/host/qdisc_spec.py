@@ -269,6 +269,35 @@ def spec_of(value: str) -> Spec | None:
     return Spec(Leaf(rest[0], tuple(opts)), mq)
 
 
+def check_value(value: str) -> Spec | None:
+    """The Spec of a value from a file or a journal, checked word by word (ValueError): only
+    the kinds, option names and numbers tuitune writes, in its order (None: default)."""
+    words = value.split(" ")
+    if words == [DEFAULT]:
+        return None
+    rest = words[1:] if words[0] == "mq" else words
+    if not rest:
+        return Spec(None, True)
+    kind, pairs = rest[0], rest[1:]
+    names = [n for n, _ in OPTIONS.get(kind, ())]
+    if kind not in OPTIONS or pairs[::2] != names:
+        raise ValueError(f"not a qdisc tuitune writes: {value[:80]!r}")
+    for raw in pairs[1::2]:
+        if not (raw == "unlimited" or (raw.isascii() and raw.isdigit() and len(raw) <= 20)):
+            raise ValueError(f"not a qdisc tuitune writes: {value[:80]!r}")
+    return spec_of(value)
+
+
+def tc_args(leaf: Leaf) -> list[str]:
+    """`tc qdisc` words for `leaf` ("fq limit 10000 ... maxrate 1000000000bit")."""
+    out = [leaf.kind]
+    for name, value in leaf.options:
+        if value == "unlimited":
+            continue  # a new fq has no maxrate; tc has no word for "unlimited"
+        out += [name, f"{value}bit" if dict(OPTIONS[leaf.kind])[name] == RATE else str(value)]
+    return out
+
+
 # ---- a Spec as TCA_OPTIONS -----------------------------------------------------------------
 
 

@@ -55,6 +55,7 @@ SERVICE_LEFT_OUT = (
 
 
 PLATFORM_LEFT_OUT = "not exported yet: CPU power and module parameters are for the session"
+RSS_LEFT_OUT = "not exported yet: the RSS table is for the session (no ethtool -X at boot)"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -85,7 +86,8 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    device = bool(kinds - {"sysctl", "irq_affinity", "service", "proc_affinity", *PLATFORM_KINDS})
+    session_only = {"sysctl", "irq_affinity", "service", "proc_affinity", "rss", *PLATFORM_KINDS}
+    device = bool(kinds - session_only)
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -150,6 +152,8 @@ def _hint(c: Change, chosen: Sequence[Format]) -> str:
         return SERVICE_LEFT_OUT
     if c.key.kind in PLATFORM_KINDS:
         return PLATFORM_LEFT_OUT
+    if c.key.kind == "rss":
+        return RSS_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

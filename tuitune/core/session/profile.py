@@ -65,6 +65,7 @@ _ORDER: tuple[Kind, ...] = (
     "mtu",
     "txqueuelen",
     "qdisc",  # after channels: an mq gets one child per tx queue there is
+    "rss",  # after channels: the table names rx queues
     "rps_cpus",
     "rps_flow_cnt",
     "xps_cpus",
@@ -178,13 +179,13 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
     for field, value in iface.items():
         if field == "name":
             continue
-        if field in ("mtu", "txqueuelen", "qdisc"):
+        if field in ("mtu", "txqueuelen", "qdisc", "rss"):
             link_kind: Kind = field  # type: ignore[assignment]
             origin = f"[interface] {field}"
             requests.append(Request(link_kind, "", _text(link_kind, value, origin), origin))
             continue
         if field not in _TABLES:
-            known = ", ".join(["name", "mtu", "txqueuelen", "qdisc", *_TABLES])
+            known = ", ".join(["name", "mtu", "txqueuelen", "qdisc", "rss", *_TABLES])
             raise ProfileError(f"[interface] {plain(field)}: unknown (known: {known})")
         kind = _TABLES[field]
         for name, v in _table(iface, field, "interface.").items():
@@ -228,7 +229,7 @@ def resolve(
                 (explicit_features if exact else wanted)[key] = r.text
         elif r.kind in ETHTOOL_GROUPS:
             wanted[Key.field(ifname, r.kind, r.name)] = r.text
-        elif r.kind in ("mtu", "txqueuelen", "qdisc"):
+        elif r.kind in ("mtu", "txqueuelen", "qdisc", "rss"):
             wanted[Key(r.kind, ifname)] = r.text
         elif r.kind in QUEUE_KINDS:
             if r.name == ALL_QUEUES:

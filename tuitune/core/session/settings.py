@@ -39,6 +39,7 @@ Kind = Literal[
     "cstate_disable",
     "module_param",
     "qdisc",
+    "rss",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -79,6 +80,7 @@ GROUP_OF: dict[Kind, str] = {
     "cstate_disable": "cpu power",
     "module_param": "module parameters",
     "qdisc": "qdisc",
+    "rss": "rss",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
 # The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
@@ -161,6 +163,11 @@ class Key:
     def qdisc(cls, ifname: str) -> Key:
         """The interface's root qdisc (the whole tree under it: kinds/qdisc.py)."""
         return cls("qdisc", ifname)
+
+    @classmethod
+    def rss(cls, ifname: str) -> Key:
+        """The interface's RSS indirection table, context 0 (kinds/rss.py)."""
+        return cls("rss", ifname)
 
     @classmethod
     def rps_cpus(cls, ifname: str, queue: str) -> Key:

@@ -35,6 +35,7 @@ SAMPLES: dict[str, Key] = {
     "cstate_disable": Key.cstate_disable(0, 3),
     "module_param": Key.module_param("virtio_net", "napi_tx"),
     "qdisc": Key.qdisc("eth2"),
+    "rss": Key.rss("eth2"),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -59,6 +60,7 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "cstate_disable": ("1", "on"),
     "module_param": ("Y", None),
     "qdisc": ("mq fq limit 10000 flow_limit 100 quantum 3028 initial_quantum 15140", None),
+    "rss": ("table 0*64 1*64", None),
 }
 
 

@@ -53,7 +53,8 @@ def test_the_documented_example_parses() -> None:
     assert got[("irq_affinity", "eth2-TxRx-1")] == "1"
     assert got[("mtu", "")] == "9000"
     assert got[("qdisc", "")] == "mq fq maxrate 5gbit"
-    assert len(profile.requests) == 23
+    assert got[("rss", "")] == "equal 4"
+    assert len(profile.requests) == 24
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from tuitune.core.session.kinds.module import ModuleParam
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
 from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
+from tuitune.core.session.kinds.rss import RssIndirection
 from tuitune.core.session.kinds.service import Service
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Kind
@@ -45,6 +46,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "cstate_disable": _CPU,
     "module_param": ModuleParam(),
     "qdisc": RootQdisc(),
+    "rss": RssIndirection(),
 }
 
 

@@ -56,6 +56,7 @@ SERVICE_LEFT_OUT = (
 
 PLATFORM_LEFT_OUT = "not exported yet: CPU power and module parameters are for the session"
 RSS_LEFT_OUT = "not exported yet: the RSS table is for the session (no ethtool -X at boot)"
+NTUPLE_LEFT_OUT = "not exported yet: ntuple rules are for the session (no ethtool -N at boot)"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -86,7 +87,10 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    session_only = {"sysctl", "irq_affinity", "service", "proc_affinity", "rss", *PLATFORM_KINDS}
+    session_only = {
+        *("sysctl", "irq_affinity", "service", "proc_affinity", "rss", "ntuple"),
+        *PLATFORM_KINDS,
+    }
     device = bool(kinds - session_only)
     chosen: list[Format] = []
     if "sysctl" in kinds:
@@ -154,6 +158,8 @@ def _hint(c: Change, chosen: Sequence[Format]) -> str:
         return PLATFORM_LEFT_OUT
     if c.key.kind == "rss":
         return RSS_LEFT_OUT
+    if c.key.kind == "ntuple":
+        return NTUPLE_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

@@ -40,6 +40,7 @@ Kind = Literal[
     "module_param",
     "qdisc",
     "rss",
+    "ntuple",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -81,6 +82,7 @@ GROUP_OF: dict[Kind, str] = {
     "module_param": "module parameters",
     "qdisc": "qdisc",
     "rss": "rss",
+    "ntuple": "ntuple",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
 # The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
@@ -168,6 +170,11 @@ class Key:
     def rss(cls, ifname: str) -> Key:
         """The interface's RSS indirection table, context 0 (kinds/rss.py)."""
         return cls("rss", ifname)
+
+    @classmethod
+    def ntuple(cls, ifname: str, location: int) -> Key:
+        """The ntuple rule at `location` (`ethtool -N ... loc N`; kinds/ntuple.py)."""
+        return cls("ntuple", ifname, str(location))
 
     @classmethod
     def rps_cpus(cls, ifname: str, queue: str) -> Key:

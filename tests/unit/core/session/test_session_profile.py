@@ -54,7 +54,8 @@ def test_the_documented_example_parses() -> None:
     assert got[("mtu", "")] == "9000"
     assert got[("qdisc", "")] == "mq fq maxrate 5gbit"
     assert got[("rss", "")] == "equal 4"
-    assert len(profile.requests) == 24
+    assert got[("ntuple", "1023")] == "flow-type tcp4 dst-port 5201 action 2"
+    assert len(profile.requests) == 25
 
 
 @pytest.mark.parametrize(

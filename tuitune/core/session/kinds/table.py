@@ -16,6 +16,7 @@ from tuitune.core.session.kinds.ethtool import (
 from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.link import Link
 from tuitune.core.session.kinds.module import ModuleParam
+from tuitune.core.session.kinds.ntuple import NtupleRule
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
 from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
@@ -47,6 +48,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "module_param": ModuleParam(),
     "qdisc": RootQdisc(),
     "rss": RssIndirection(),
+    "ntuple": NtupleRule(),
 }
 
 

@@ -1,5 +1,6 @@
-"""The App's Host view key (H) and the NIC panel title's note: a base class between Frame and
-the App (tui/app.py), so the platform's wiring lives beside its screen (screens/host.py)."""
+"""The App's Host view key (H), the connections view key (C) and the NIC panel title's note:
+a base class between Frame and the App (tui/app.py), so the platform's wiring lives beside its
+screen (screens/host.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tuitune.tui.shell import Shell
 
 HOST_BINDINGS: list[BindingType] = [
     Binding("H", "host", "Host: CPU power, SMT, PCIe, IOMMU, driver (BIOS to NIC)", show=False),
+    Binding("C", "connections", "Connections: cwnd, RTT, retransmits, pacing, wscale", show=False),
 ]
 
 
@@ -21,6 +23,7 @@ class HostView(Frame):
     BINDINGS: ClassVar[list[BindingType]] = HOST_BINDINGS
 
     reader: HostReader  # set by the App
+    interval: float  # the refresh, seconds (the App's)
     ifname: str | None
     samples_drawn: int
     # The NIC panel title's tail: the platform's worst finding, or "" (tui/scene.py).
@@ -42,6 +45,20 @@ class HostView(Frame):
         from tuitune.tui.screens.host import refresh_platform  # its module loads on first use
 
         refresh_platform(cast(Shell, self), self.reader, self._platform_note, open_view=open_view)
+
+    def action_connections(self) -> None:
+        """The TCP connections on the NIC's addresses, re-read every refresh (screens/conns.py)."""
+        ifname = self.ifname
+        if ifname is None:
+            cast(Shell, self).notify_line("no interface picked (n picks one)", True)
+            return
+        from tuitune.tui.screens.conns import ConnsScreen
+
+        reader = self.reader
+        shell = cast(Shell, self)
+        shell.push_screen(
+            ConnsScreen(shell, ifname, lambda: reader.connections(ifname), self.interval)
+        )
 
     def _platform_note(self, note: str) -> None:
         self.platform_note = note

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tuitune.core.advise.facts import Facts, Outcome
-from tuitune.core.advise.model import Finding, Note, SourceRef
+from tuitune.core.advise.model import Change, Finding, Note, SourceRef
+from tuitune.core.host.qdisc_spec import parse_spec
+from tuitune.core.session.settings import Key
 
 _LOFAR_WSCALE = SourceRef(
     "lofar-wan",
@@ -77,7 +79,19 @@ def no_pacing_wan(f: Facts) -> Iterator[Outcome]:
             f"fq under mq: tc qdisc replace dev {f.ifname} root mq, then fq on each child "
             "(or net.core.default_qdisc=fq before the device comes up)",
         ),
-        change=(),
+        # The root qdisc as one journaled step (kinds/qdisc.py): fq on each tx queue under
+        # mq where the kernel's tree already has mq (a multi-queue device), else fq alone.
+        change=_fq_change(f, "mq" in kinds),
         sources=(_KERNEL_FQ,),
         context="wan",
     )
+
+
+def _fq_change(f: Facts, multiqueue: bool) -> tuple[Change, ...]:
+    """fq (under mq on a multi-queue device) in its canonical form, filled with the kernel's
+    defaults for the interface's MTU (qdisc_spec.py), as the journal will read it back."""
+    if f.nic is None:
+        return ()
+    link = f.nic.link
+    value = parse_spec("mq fq" if multiqueue else "fq", link.mtu or 1500, 0, multiqueue)
+    return (Change(Key.qdisc(f.ifname), value),)

@@ -43,6 +43,7 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "xps_cpus": ("udev",),
     "rps_flow_cnt": ("udev",),
     "proc_affinity": ("process",),
+    "qdisc": ("udev",),
 }
 DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
 # A daemon tuitune stopped for the session is never written to a file: disabling a service is
@@ -54,6 +55,8 @@ SERVICE_LEFT_OUT = (
 
 
 PLATFORM_LEFT_OUT = "not exported yet: CPU power and module parameters are for the session"
+RSS_LEFT_OUT = "not exported yet: the RSS table is for the session (no ethtool -X at boot)"
+NTUPLE_LEFT_OUT = "not exported yet: ntuple rules are for the session (no ethtool -N at boot)"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -84,7 +87,11 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    device = bool(kinds - {"sysctl", "irq_affinity", "service", "proc_affinity", *PLATFORM_KINDS})
+    session_only = {
+        *("sysctl", "irq_affinity", "service", "proc_affinity", "rss", "ntuple"),
+        *PLATFORM_KINDS,
+    }
+    device = bool(kinds - session_only)
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -149,6 +156,10 @@ def _hint(c: Change, chosen: Sequence[Format]) -> str:
         return SERVICE_LEFT_OUT
     if c.key.kind in PLATFORM_KINDS:
         return PLATFORM_LEFT_OUT
+    if c.key.kind == "rss":
+        return RSS_LEFT_OUT
+    if c.key.kind == "ntuple":
+        return NTUPLE_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

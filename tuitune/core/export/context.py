@@ -29,6 +29,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 DEFAULT_ETHTOOL = "/usr/sbin/ethtool"
+DEFAULT_TC = "/usr/sbin/tc"
 DEFAULT_TUITUNE = "/usr/local/bin/tuitune"
 DEFAULT_LINK_FILES = (
     Path("/usr/lib/systemd/network/99-default.link"),
@@ -57,6 +58,7 @@ class ExportContext:
     now: float = 0.0
     systemd_version: int | None = None
     ethtool: str = DEFAULT_ETHTOOL
+    tc: str = DEFAULT_TC
     tuitune: str = DEFAULT_TUITUNE
     tuitune_warning: str | None = None  # why the unit's tuitune may not be there at boot
     ncpus: int = 1
@@ -223,6 +225,7 @@ def gather_context(access: HostAccess, ifname: str, *, now: float | None = None)
         now=time.time() if now is None else now,
         systemd_version=systemd_version(),
         ethtool=ethtool,
+        tc=proc.find("tc") or DEFAULT_TC,
         tuitune=tuitune,
         tuitune_warning=tuitune_warning,
         ncpus=_ncpus(root),

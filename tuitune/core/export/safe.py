@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
+from tuitune.core.host.qdisc_spec import Spec, check_value
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     NO_CPUS,
@@ -49,6 +50,7 @@ _DRIVER = Token("A-Za-z0-9_.-", "C{1,64}")
 _MAC = Token("0-9a-f:", "[0-9a-f]{2}(:[0-9a-f]{2}){5,31}")
 _PATH = Token("A-Za-z0-9_./+-", "/C*")
 _COUNT = Token("0-9", r"\d{1,10}")
+_QDISC = Token("a-z0-9_ ", "[a-z0-9_]+( [a-z0-9_]+){0,24}")
 _CPUS = Token("0-9,:/-", "C+")  # the kernel's list syntax, 0-7:1/2 too
 # Per-interface sysctl trees: the part after the prefix is an interface name, dots and all.
 IFACE_SYSCTL_TREES = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.")
@@ -187,6 +189,15 @@ def cpus(key: Key, value: str, allow_empty: bool = True) -> frozenset[int]:
 
 def cpu_list(key: Key, value: str) -> str:
     return format_cpulist(cpus(key, value, allow_empty=False))
+
+
+def qdisc(key: Key, value: str) -> Spec | None:
+    """A root qdisc value (qdisc_spec.py): its words and their order, or UnsafeValue."""
+    _check(key.label, value, _QDISC, "a qdisc as tuitune writes it")
+    try:
+        return check_value(value)
+    except ValueError as exc:
+        raise UnsafeValue(f"{key.label}: {exc}") from None
 
 
 def queue(key: Key) -> str:

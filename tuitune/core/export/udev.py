@@ -25,6 +25,7 @@ from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker, comment
+from tuitune.core.host.qdisc_spec import Leaf, spec_of, tc_args
 from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import GROUP_OF, NO_CPUS, Key, Kind, cpus_value
 
@@ -130,7 +131,8 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     mine = [c for c in changes if c.key.ifname == ctx.ifname]
     device = [c for c in mine if c.key.kind in DEVICE_KINDS]
     queues = by_kind(mine, *QUEUE_ATTR)
-    if not device and not queues:
+    qdiscs = by_kind(mine, "qdisc")
+    if not device and not queues and not qdiscs:
         return out
     match = checked_match(ctx.match, check)
     check(safe.abs_path, "ethtool", ctx.ethtool)
@@ -195,6 +197,9 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         ]
         lines.append("# the queues again, after ethtool -L (a driver may re-spread XPS)")
         lines.append(f"RUN+=\"/bin/sh -c '{'; '.join(writes)}'\"")
+    for c in qdiscs:
+        lines += _qdisc_lines(c, ctx, check)
+        out.covered.add(c.key)
     if queues:
         lines += [
             f'GOTO="{end}"',
@@ -225,6 +230,36 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     text = "\n".join(lines) + "\n"
     out.files.append(ExportFile("udev", path_for(ctx), text, warnings=tuple(warnings)))
     return out
+
+
+def _qdisc_lines(c: Change, ctx: ExportContext, check: Checker) -> list[str]:
+    """The root qdisc by `tc`, after every ethtool command (RUN programs run in order): an
+    mq gets one child per tx queue that exists once `ethtool -L` has run, so the children
+    are made by a loop over the queues, not by a count taken now. `$$` is udev's `$`."""
+    check(safe.abs_path, "tc", ctx.tc)
+    head = [f"# root qdisc: {was(c)}"]
+    if check(safe.qdisc, c.key, c.current) is None and c.current != "default":
+        return head
+    spec = spec_of(c.current)
+    if spec is None:
+        return [*head, "#   the kernel's default: nothing to run when the device appears"]
+    if not spec.mq:
+        assert spec.leaf is not None
+        return [*head, f'RUN+="{ctx.tc} qdisc replace dev $name root {_tc(spec.leaf)}"']
+    lines = [*head, f'RUN+="{ctx.tc} qdisc replace dev $name root handle 1: mq"']
+    if spec.leaf is not None:
+        # tc reads the parent's minor number in hex: queue tx-9 is 1:a.
+        each = f"{ctx.tc} qdisc replace dev $name parent 1:$$(printf %%x $$((n + 1))) "
+        loop = (
+            "for q in /sys/class/net/$name/queues/tx-*; do n=$${q##*-}; "
+            f"{each}{_tc(spec.leaf)}; done"
+        )
+        lines.append(f"RUN+=\"/bin/sh -c '{loop}'\"")
+    return lines
+
+
+def _tc(leaf: Leaf) -> str:
+    return " ".join(tc_args(leaf))
 
 
 def _queue_value(c: Change, ctx: ExportContext, check: Checker) -> str | None:

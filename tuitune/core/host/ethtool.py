@@ -113,6 +113,16 @@ class Ethtool(Closing):
         self._io.close()
         self._nl.close()
 
+    @property
+    def ioctl(self) -> io.EthtoolIoctl:
+        """The SIOCETHTOOL handle, for commands with no method here (RSS: rss.py)."""
+        return self._io
+
+    @property
+    def driver_label(self) -> str:
+        """The driver's name for messages ("not supported by veth")."""
+        return self._driver_label()
+
     # ---- helpers -----------------------------------------------------------------------
 
     def _driver_label(self) -> str:

@@ -33,7 +33,13 @@ FQ_ATTRS: dict[int, str] = {
     11: "low_rate_threshold",
 }
 FQ_NO_MAXRATE = 0xFFFFFFFF  # ~0U: unlimited
+PSCHED_TICK_NS = 64  # the kernel's psched tick (1 << PSCHED_SHIFT ns): tbf keeps its burst so
 _FQ_RATES = frozenset({"maxrate", "flow_default_rate", "low_rate_threshold"})
+
+
+def tbf_burst(rate_bits: int, ticks: int) -> int:
+    """tbf's buffer (psched ticks, as the kernel dumps it) as burst bytes at `rate_bits`."""
+    return round(rate_bits / 8 * ticks * PSCHED_TICK_NS / 10**9)
 
 
 def handle_text(h: int) -> str:
@@ -85,8 +91,20 @@ def _options(kind: str, opts: Any) -> dict[str, int | str]:
     attrs = dict(opts.get("attrs", [])) if isinstance(opts, Mapping) else {}
     if kind == "tbf" and isinstance(attrs.get("TCA_TBF_PARMS"), Mapping):
         p = attrs["TCA_TBF_PARMS"]
-        # rate in bits/s as tc takes it (the kernel holds bytes/s); limit in bytes.
-        return {"rate": int(p.get("rate", 0)) * 8, "limit": int(p.get("limit", 0))}
+        # rate in bits/s as tc takes it (the kernel holds bytes/s); limit and burst in bytes
+        # (the kernel keeps the burst as a time: qdisc_spec.tbf_burst).
+        out: dict[str, int | str] = {
+            "rate": int(p.get("rate", 0)) * 8,
+            "limit": int(p.get("limit", 0)),
+        }
+        rate, buffer = int(p.get("rate", 0)), int(p.get("buffer", 0))
+        if rate > 0:
+            out["burst"] = tbf_burst(rate * 8, buffer)
+        if int(p.get("peak", 0)):
+            out["peakrate"] = int(p["peak"]) * 8
+        return out
+    if kind in ("pfifo", "bfifo") and isinstance(opts, Mapping) and "limit" in opts:
+        return {"limit": int(opts["limit"])}
     if kind == "htb" and isinstance(attrs.get("TCA_HTB_INIT"), Mapping):
         return {"default": f"{int(attrs['TCA_HTB_INIT'].get('defcls', 0)):x}"}
     if kind == "fq_codel" and isinstance(opts, Mapping):

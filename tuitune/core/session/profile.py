@@ -51,6 +51,7 @@ _TABLES: dict[str, Kind] = {
     "xps_cpus": "xps_cpus",
     "rps_flow_cnt": "rps_flow_cnt",
     "irq_affinity": "irq_affinity",
+    "ntuple": "ntuple",  # location = "flow-type tcp4 dst-port 5201 action 2" (or "none")
 }
 # The order writes happen in: the device's shape (channels) before its queues, IRQs last.
 # No "service": stopping irqbalance is a decision for one session (the TUI asks before the
@@ -64,6 +65,9 @@ _ORDER: tuple[Kind, ...] = (
     "pause",
     "mtu",
     "txqueuelen",
+    "qdisc",  # after channels: an mq gets one child per tx queue there is
+    "rss",  # after channels: the table names rx queues
+    "ntuple",  # after channels: a rule names an rx queue
     "rps_cpus",
     "rps_flow_cnt",
     "xps_cpus",
@@ -148,6 +152,10 @@ def _check_key(kind: Kind, name: str, origin: str) -> None:
         raise ProfileError(f"{origin}: unknown (known: {', '.join(fields)})")
     if kind == "coalesce" and name not in COALESCE_NAMES:
         raise ProfileError(f"{origin}: not a coalescing parameter (ethtool -C names)")
+    if kind == "ntuple":
+        if not (name.isascii() and name.isdigit() and len(name) <= 7):
+            raise ProfileError(f"{origin}: a rule location is a number (ethtool -N ... loc N)")
+        return
     check_name({"irq_affinity": "irq", "feature": "feature"}.get(kind, "field"), name, origin)
 
 
@@ -177,13 +185,13 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
     for field, value in iface.items():
         if field == "name":
             continue
-        if field in ("mtu", "txqueuelen"):
-            link_kind: Kind = "mtu" if field == "mtu" else "txqueuelen"
+        if field in ("mtu", "txqueuelen", "qdisc", "rss"):
+            link_kind: Kind = field  # type: ignore[assignment]
             origin = f"[interface] {field}"
             requests.append(Request(link_kind, "", _text(link_kind, value, origin), origin))
             continue
         if field not in _TABLES:
-            known = ", ".join(["name", "mtu", "txqueuelen", *_TABLES])
+            known = ", ".join(["name", "mtu", "txqueuelen", "qdisc", "rss", *_TABLES])
             raise ProfileError(f"[interface] {plain(field)}: unknown (known: {known})")
         kind = _TABLES[field]
         for name, v in _table(iface, field, "interface.").items():
@@ -227,7 +235,7 @@ def resolve(
                 (explicit_features if exact else wanted)[key] = r.text
         elif r.kind in ETHTOOL_GROUPS:
             wanted[Key.field(ifname, r.kind, r.name)] = r.text
-        elif r.kind in ("mtu", "txqueuelen"):
+        elif r.kind in ("mtu", "txqueuelen", "qdisc", "rss"):
             wanted[Key(r.kind, ifname)] = r.text
         elif r.kind in QUEUE_KINDS:
             if r.name == ALL_QUEUES:
@@ -240,6 +248,8 @@ def resolve(
                 key = Key(r.kind, ifname, r.name)
                 wanted[key] = r.text
                 named_queues[key] = r.origin
+        elif r.kind == "ntuple":
+            wanted[Key(r.kind, ifname, r.name)] = r.text
         elif r.kind == "irq_affinity":
             irq_key = access.irq_key(ifname, r.name)
             if irq_key is None:

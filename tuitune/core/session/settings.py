@@ -38,6 +38,9 @@ Kind = Literal[
     "cpu_epp",
     "cstate_disable",
     "module_param",
+    "qdisc",
+    "rss",
+    "ntuple",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -77,6 +80,9 @@ GROUP_OF: dict[Kind, str] = {
     "cpu_epp": "cpu power",
     "cstate_disable": "cpu power",
     "module_param": "module parameters",
+    "qdisc": "qdisc",
+    "rss": "rss",
+    "ntuple": "ntuple",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
 # The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
@@ -154,6 +160,21 @@ class Key:
     @classmethod
     def txqueuelen(cls, ifname: str) -> Key:
         return cls("txqueuelen", ifname)
+
+    @classmethod
+    def qdisc(cls, ifname: str) -> Key:
+        """The interface's root qdisc (the whole tree under it: kinds/qdisc.py)."""
+        return cls("qdisc", ifname)
+
+    @classmethod
+    def rss(cls, ifname: str) -> Key:
+        """The interface's RSS indirection table, context 0 (kinds/rss.py)."""
+        return cls("rss", ifname)
+
+    @classmethod
+    def ntuple(cls, ifname: str, location: int) -> Key:
+        """The ntuple rule at `location` (`ethtool -N ... loc N`; kinds/ntuple.py)."""
+        return cls("ntuple", ifname, str(location))
 
     @classmethod
     def rps_cpus(cls, ifname: str, queue: str) -> Key:

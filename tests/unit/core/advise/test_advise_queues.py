@@ -142,6 +142,10 @@ def test_no_fq_on_a_wan_path_with_retransmits(pegged: Facts) -> None:
     wan = replace(pegged, context=Context("wan"), connections=(conn(retrans=42),))
     found = one(replace(wan, qdiscs=(Qdisc("pfifo_fast", "0:", "root"),)), "no-pacing-wan")
     assert found is not None and "42 segments retransmitted" in found.evidence[1]
+    (change,) = found.change
+    assert change.key.kind == "qdisc" and change.value.startswith("fq limit 10000 flow_limit 100")
+    mq = one(replace(wan, qdiscs=(Qdisc("mq", "0:", "root"),)), "no-pacing-wan")
+    assert mq is not None and mq.change[0].value.startswith("mq fq limit 10000")
     fq = (Qdisc("mq", "1:", "root"), Qdisc("fq", "8001:", "1:1"))
     assert one(replace(wan, qdiscs=fq), "no-pacing-wan") is None  # paced
     clean = replace(wan, connections=(conn(),), qdiscs=(Qdisc("pfifo_fast", "0:", "root"),))

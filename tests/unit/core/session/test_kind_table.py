@@ -34,6 +34,9 @@ SAMPLES: dict[str, Key] = {
     "cpu_epp": Key.cpu_epp(0),
     "cstate_disable": Key.cstate_disable(0, 3),
     "module_param": Key.module_param("virtio_net", "napi_tx"),
+    "qdisc": Key.qdisc("eth2"),
+    "rss": Key.rss("eth2"),
+    "ntuple": Key.ntuple("eth2", 1023),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -57,6 +60,9 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "cpu_epp": ("balance_performance", None),
     "cstate_disable": ("1", "on"),
     "module_param": ("Y", None),
+    "qdisc": ("mq fq limit 10000 flow_limit 100 quantum 3028 initial_quantum 15140", None),
+    "rss": ("table 0*64 1*64", None),
+    "ntuple": ("flow-type tcp4 dst-port 5201 action 2", None),
 }
 
 

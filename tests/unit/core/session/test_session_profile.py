@@ -52,7 +52,10 @@ def test_the_documented_example_parses() -> None:
     assert got[("rps_cpus", "*")] == "0-7"
     assert got[("irq_affinity", "eth2-TxRx-1")] == "1"
     assert got[("mtu", "")] == "9000"
-    assert len(profile.requests) == 22
+    assert got[("qdisc", "")] == "mq fq maxrate 5gbit"
+    assert got[("rss", "")] == "equal 4"
+    assert got[("ntuple", "1023")] == "flow-type tcp4 dst-port 5201 action 2"
+    assert len(profile.requests) == 25
 
 
 @pytest.mark.parametrize(

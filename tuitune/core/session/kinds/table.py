@@ -16,8 +16,11 @@ from tuitune.core.session.kinds.ethtool import (
 from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.link import Link
 from tuitune.core.session.kinds.module import ModuleParam
+from tuitune.core.session.kinds.ntuple import NtupleRule
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
+from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
+from tuitune.core.session.kinds.rss import RssIndirection
 from tuitune.core.session.kinds.service import Service
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Kind
@@ -43,6 +46,9 @@ HANDLERS: dict[Kind, KindHandler] = {
     "cpu_epp": _CPU,
     "cstate_disable": _CPU,
     "module_param": ModuleParam(),
+    "qdisc": RootQdisc(),
+    "rss": RssIndirection(),
+    "ntuple": NtupleRule(),
 }
 
 

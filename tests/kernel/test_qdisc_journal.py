@@ -1,0 +1,93 @@
+"""The root qdisc as a journaled setting, against the real kernel on a two-queue veth in its
+own namespace. This machine's kernel has tbf, pfifo, pfifo_fast and mq but no fq (CRIB):
+fq is refused here as a state, with the original kept; fq itself is exercised in unit tests
+with a fake sender and in the VM bench's kernel. Checked with `tc`, not tuitune's reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tuitune.core.host.root import HostRoot
+from tuitune.core.session import HostAccess, Journal, Key
+
+from .conftest import VethNs
+from .test_session_roundtrip import multiqueue_veth
+
+pytestmark = pytest.mark.kernel
+
+
+@pytest.fixture
+def dev_access(veth_ns: VethNs) -> Iterator[tuple[str, HostAccess]]:
+    dev = multiqueue_veth(veth_ns)
+    access = HostAccess(HostRoot(netns=veth_ns.ns), call=veth_ns.kt.call)
+    yield dev, access
+    access.close()
+
+
+def tc(ns: VethNs, dev: str) -> str:
+    return ns.nsexec("tc", "qdisc", "show", "dev", dev)
+
+
+def test_mq_tbf_set_read_back_and_restored_to_the_kernel_default(
+    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
+) -> None:
+    dev, access = dev_access
+    assert "noqueue 0: root" in tc(veth_ns, dev)  # the kernel's own for a veth
+    journal = Journal.open(access, tmp_path)
+    out = journal.apply(Key.qdisc(dev), "mq tbf rate 10mbit burst 5k")
+    assert out.status == "changed", out.reason
+    assert out.before == "default"
+    assert out.after == "mq tbf rate 10000000 burst 5120 limit 67620"
+    shown = tc(veth_ns, dev)
+    assert "mq 1: root" in shown
+    assert shown.count("qdisc tbf") == 2 and "rate 10Mbit burst 5Kb lat 50" in shown
+    journal.close_restoring(False)
+    assert "noqueue 0: root" in tc(veth_ns, dev) and "tbf" not in tc(veth_ns, dev)
+
+
+def test_a_tree_set_by_tc_comes_back_exactly(
+    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
+) -> None:
+    dev, access = dev_access
+    veth_ns.nsexec("tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "100mbit",
+                   "burst", "32kb", "latency", "400ms")  # fmt: skip
+    before = tc(veth_ns, dev).split("root")[1]
+    journal = Journal.open(access, tmp_path)
+    original = access.read(Key.qdisc(dev))
+    assert isinstance(original, str) and original.startswith("tbf rate 100000000 burst 32768")
+    assert journal.apply(Key.qdisc(dev), "pfifo limit 77").status == "changed"
+    assert "pfifo 8" in tc(veth_ns, dev) and "limit 77p" in tc(veth_ns, dev)
+    (undone,) = journal.undo()
+    assert undone.status == "changed", undone.reason
+    assert access.read(Key.qdisc(dev)) == original
+    assert tc(veth_ns, dev).split("root")[1] == before  # rate, burst, limit as tc shows them
+    journal.close_restoring(False)
+
+
+def test_fq_missing_here_is_a_refusal_and_nothing_changes(
+    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
+) -> None:
+    dev, access = dev_access
+    veth_ns.nsexec("tc", "qdisc", "add", "dev", dev, "root", "pfifo", "limit", "50")
+    journal = Journal.open(access, tmp_path)
+    out = journal.apply(Key.qdisc(dev), "fq maxrate 1gbit")
+    assert out.status in ("refused", "failed")
+    assert "no fq qdisc" in out.reason
+    assert "pfifo" in tc(veth_ns, dev) and "limit 50p" in tc(veth_ns, dev)
+    assert access.read(Key.qdisc(dev)) == "pfifo limit 50"
+    journal.close_restoring(False)
+
+
+def test_a_tree_with_classes_is_left_alone(
+    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
+) -> None:
+    dev, access = dev_access
+    veth_ns.nsexec("tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
+    journal = Journal.open(access, tmp_path)
+    out = journal.apply(Key.qdisc(dev), "pfifo_fast")
+    assert out.status == "refused" and "leaves it alone" in out.reason
+    assert "htb 1: root" in tc(veth_ns, dev)
+    journal.close_restoring(False)

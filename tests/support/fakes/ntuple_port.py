@@ -1,0 +1,63 @@
+"""A driver's ntuple table at the SIOCETHTOOL port: answers GRXCLSRULE, SRXCLSRLINS,
+SRXCLSRLDEL and GRXRINGS like idpf after its 2025 fix (tests/fixtures/captures/ethtool_n):
+ENOENT for an empty location, EEXIST for a second rule at one, EINVAL for a queue past the
+rings, EOPNOTSUPP while ntuple filtering is off. Rules are kept as the kernel's raw
+struct ethtool_rx_flow_spec bytes, so a rule reads back exactly as it was written."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import struct
+
+from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
+from tuitune.core.host.ntuple import (
+    ETHTOOL_GRXCLSRULE,
+    ETHTOOL_SRXCLSRLDEL,
+    ETHTOOL_SRXCLSRLINS,
+    RX_CLS_FLOW_DISC,
+    Rule,
+    encode,
+)
+from tuitune.core.host.rss import ETHTOOL_GRXRINGS
+
+_FS, _FS_END, _COOKIE, _LOC = 16, 184, 168, 176
+
+
+class FakeNtuplePort(EthtoolIoctl):
+    def __init__(self, rules: dict[int, Rule], rings: int, ntuple_on: bool = True) -> None:
+        super().__init__("fake0")
+        self.rings, self.ntuple_on = rings, ntuple_on
+        self.specs = {loc: encode(r, loc).raw[_FS:_FS_END] for loc, r in rules.items()}
+        self.calls: list[tuple[int, int]] = []
+
+    def put_raw(self, location: int, spec: bytes) -> None:
+        self.specs[location] = spec
+
+    def call(self, buf: ctypes.Array[ctypes.c_char]) -> int:
+        cmd = struct.unpack_from("=I", buf.raw)[0]
+        loc = struct.unpack_from("=I", buf.raw, _LOC)[0]
+        self.calls.append((cmd, loc))
+        if cmd == ETHTOOL_GRXRINGS:
+            struct.pack_into("=Q", buf, 8, self.rings)
+            return 0
+        if cmd == ETHTOOL_GRXCLSRULE:
+            if loc not in self.specs:
+                raise OSError(errno.ENOENT, "No such file or directory")
+            ctypes.memmove(ctypes.addressof(buf) + _FS, self.specs[loc], _FS_END - _FS)
+            return 0
+        if not self.ntuple_on:
+            raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+        if cmd == ETHTOOL_SRXCLSRLDEL:
+            if self.specs.pop(loc, None) is None:
+                raise OSError(errno.ENOENT, "No such file or directory")
+            return 0
+        if cmd == ETHTOOL_SRXCLSRLINS:
+            cookie = struct.unpack_from("=Q", buf.raw, _COOKIE)[0]
+            if loc in self.specs:
+                raise OSError(errno.EEXIST, "File exists")
+            if cookie != RX_CLS_FLOW_DISC and cookie >= self.rings:
+                raise OSError(errno.EINVAL, "Invalid argument")
+            self.specs[loc] = buf.raw[_FS:_FS_END]
+            return 0
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")

@@ -1,0 +1,40 @@
+"""C opens the connections view: each TCP connection's cwnd, RTT, retransmits, pacing rate
+and wscale at 80x24, a connection without window scaling marked, and the congestion
+control's name (outside text) shown escaped. The reader's inet_diag read is replaced by a
+fixed list: a fixture host has no sockets (tests/kernel/test_connections_kernel.py reads real
+ones)."""
+
+from __future__ import annotations
+
+from tests.support.fixture_hosts import host_32cpu
+from tuitune.core.host.conns import Connection
+from tuitune.tui.screens.conns import ConnsScreen
+
+from .conftest import Launch
+
+CONNS = (
+    Connection("10.0.0.1", 5201, "10.0.0.2", 40000, "cubic", 87, 0.42, 3,
+               9_400_000_000, 9_000_000_000, 1448, True, True, (7, 7)),
+    Connection("10.0.0.1", 5201, "192.168.1.9", 40001, "bb\x1b[2J", 10, 25.0, 0,
+               None, None, 1448, True, True, None),
+)  # fmt: skip
+
+
+async def test_c_shows_the_connections_at_80x24(launch: Launch) -> None:
+    async with launch(host_32cpu, size=(80, 24)) as tui:
+        tui.reader.connections = lambda ifname: CONNS  # type: ignore[method-assign]
+        await tui.press("C")
+        await tui.wait(lambda: "established" in tui.screen_text(), "the view's first read")
+        text = tui.screen_text()
+        assert isinstance(tui.app.screen, ConnsScreen)
+        assert "2 established TCP connection(s)" in text
+        assert "1 without window scaling" in text
+        for head in ("remote", "cwnd", "rtt ms", "retr", "pacing", "wscale"):
+            assert head in text
+        row = next(ln for ln in tui.lines() if "10.0.0.2:40000" in ln)
+        assert "87" in row and "0.42" in row and "9.40 Gb/s" in row and "7,7" in row
+        row = next(ln for ln in tui.lines() if "192.168.1.9:40001" in ln)
+        assert "off" in row and "25.00" in row
+        assert "\x1b" not in text and "\\x1b" in text  # the hostile name, escaped
+        await tui.press("escape")
+        assert not isinstance(tui.app.screen, ConnsScreen)

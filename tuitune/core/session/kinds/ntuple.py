@@ -1,0 +1,101 @@
+"""An ntuple rule as one journaled setting, keyed by its location (issue 33): `none` or the
+rule in `ethtool -N` words (core/host/ntuple.py). Adding a rule is a change from `none`;
+removing it, a change to `none`; undo, revert and restore put the location back as it was.
+A rule tuitune could not write back exactly ("other: ...") is never changed."""
+
+from __future__ import annotations
+
+import errno
+from typing import TYPE_CHECKING, Any
+
+from tuitune.core.host.ntuple import (
+    MAX_LOCATION,
+    NONE,
+    OTHER,
+    RuleError,
+    delete_rule,
+    insert_rule,
+    parse_rule,
+    read_rule,
+    rule_of,
+)
+from tuitune.core.host.rss import ETHTOOL_GRXRINGS, _rxnfc
+from tuitune.core.session.kinds.base import NOT_RECORDED, Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.session.validate import InvalidValue
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+NTUPLE_OFF = "the driver refused: is ntuple filtering on (ethtool -K IF ntuple on)?"
+
+
+def _io(acc: HostAccess, key: Key) -> Any:
+    et = acc._eth(key.ifname or "")
+    return getattr(et, "ioctl", None) if et is not None else None
+
+
+def _location(key: Key) -> int:
+    if not (key.name.isascii() and key.name.isdigit() and int(key.name) < MAX_LOCATION):
+        raise WriteRefused(key, Unavailable("error", f"{key.name[:20]!r} is not a rule location"))
+    return int(key.name)
+
+
+class NtupleRule(Family):
+    value_form: Form = "text"
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        io = _io(acc, key)
+        if io is None:
+            return NOT_RECORDED
+        try:
+            return {key: read_rule(io, _location(key))}
+        except WriteRefused as exc:
+            return exc.state
+        except OSError as exc:
+            return Unavailable("unsupported", f"ntuple rules: not supported ({exc.strerror})")
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        current = acc.current(key)
+        if current.startswith(OTHER):
+            why = f"the rule there is {current.removeprefix(OTHER)}: tuitune leaves it alone"
+            raise WriteRefused(key, Unavailable("unsupported", why))
+        rings = None
+        io = _io(acc, key)
+        if io is not None:
+            try:
+                rings = _rxnfc(io, ETHTOOL_GRXRINGS, 0)
+            except OSError:
+                rings = None
+        try:
+            return parse_rule(text if isinstance(text, str) else "", rings)
+        except RuleError as exc:
+            raise InvalidValue(key, f"{key.label}: {exc}") from None
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        io = _io(acc, key)
+        if io is None:
+            raise WriteRefused(key, NOT_RECORDED)
+        loc = _location(key)
+        rule = rule_of(value)
+        # Drivers refuse a second rule at one location (idpf: EEXIST): the old one goes first;
+        # if the new one is then refused, the journal writes the old one back.
+        if read_rule(io, loc) != NONE:
+            delete_rule(io, loc)
+        if rule is not None:
+            try:
+                insert_rule(io, rule, loc)
+            except OSError as exc:
+                if exc.errno in (errno.EOPNOTSUPP, errno.EINVAL):
+                    why = f"{key.label}: {NTUPLE_OFF} ({exc.strerror})"
+                    raise WriteRefused(key, Unavailable("unsupported", why)) from exc
+                raise
+        return ()
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} ntuple rule {key.name}"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.ifname, key.name)  # each location is read on its own

@@ -1,0 +1,101 @@
+"""The interface's root qdisc as one journaled setting (issue 33): read through pyroute2's tc
+dump, written with hand-made RTM_DELQDISC/RTM_NEWQDISC (core/host/qdisc_write.py).
+
+The value is qdisc_spec's line ("default", "fq ... maxrate 1000000000", "mq fq ...", "tbf
+rate ... burst ... limit ..."): the original is that line, so restore deletes tuitune's root
+(the kernel attaches its default again: mq over default_qdisc, pfifo_fast, noqueue) or builds
+the original again. A tree tuitune could not build again ("other: ...": classes, an unknown
+kind) is shown but never changed: its original could not be put back.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+from typing import TYPE_CHECKING
+
+from tuitune.core.host.netdev import queue_names
+from tuitune.core.host.qdisc import read_qdiscs
+from tuitune.core.host.qdisc_spec import (
+    OTHER,
+    SpecError,
+    parse_spec,
+    rebuildable,
+    spec_of,
+    tree_value,
+)
+from tuitune.core.host.qdisc_write import NetlinkSender, set_root
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.link import read_attrs
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.session.validate import InvalidValue
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+NOT_LIVE = Unavailable("missing", "root qdisc: only read from a live host, not a recorded tree")
+
+
+class RootQdisc(Family):
+    value_form: Form = "text"
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        ifname = key.ifname or ""
+        ipr = acc._iproute()
+        if ipr is None or not acc.root.live:
+            return NOT_LIVE
+        try:
+            tree = read_qdiscs(ipr, socket.if_nametoindex(ifname))
+        except OSError as exc:
+            if exc.errno in (errno.ENODEV, errno.ENXIO):
+                return Unavailable("missing", f"{ifname}: no such interface")
+            return Unavailable("error", f"{ifname} qdisc: {exc.strerror or exc}")
+        return {key: tree_value(tree)}
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        current = acc.current(key)
+        if not rebuildable(current):
+            why = (
+                f"the root qdisc is {current.removeprefix(OTHER)}: tuitune could not build it "
+                "again exactly, so it leaves it alone"
+            )
+            raise WriteRefused(key, Unavailable("unsupported", why))
+        link = read_attrs(acc, key.ifname or "")
+        if isinstance(link, Unavailable):
+            raise WriteRefused(key, link)
+        _, tx = queue_names(acc.root, key.ifname or "")
+        try:
+            return parse_spec(
+                text if isinstance(text, str) else "",
+                link["mtu"] or 1500,
+                link["txqlen"] or 0,
+                multiqueue=len(tx) > 1,
+            )
+        except SpecError as exc:
+            raise InvalidValue(key, f"{key.label}: {exc}") from None
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        ifname = key.ifname or ""
+        spec = spec_of(value)
+        _, tx = queue_names(acc.root, ifname)
+        sender = NetlinkSender()
+        try:
+            set_root(sender, socket.if_nametoindex(ifname), spec, len(tx))
+        except OSError as exc:
+            if exc.errno == errno.ENOENT and spec is not None and spec.leaf is not None:
+                # RTM_NEWQDISC's ENOENT: the kind is neither built in nor loadable.
+                kind = spec.leaf.kind
+                why = f"this kernel has no {kind} qdisc (sch_{kind} not built or not loadable)"
+                raise WriteRefused(key, Unavailable("unsupported", why)) from exc
+            raise
+        finally:
+            sender.close()
+        return ()
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} root qdisc"
+
+    def canonical(self, key: Key, text: str) -> str:
+        return " ".join(text.split())

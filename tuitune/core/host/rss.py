@@ -23,7 +23,7 @@ ETHTOOL_GRXRINGS = 0x2D
 ETHTOOL_GRSSH = 0x46
 # struct ethtool_rxfh: cmd, rss_context, indir_size, key_size, hfunc, input_xfrm, rsvd8[2],
 # rsvd32, then rss_config[]: indir_size u32 slots followed by key_size bytes.
-_RXFH = struct.Struct("=IIIIBB2xI")
+RXFH = struct.Struct("=IIIIBB2xI")
 # struct ethtool_rxnfc's head: cmd, flow_type, data (u64); the rest (a flow spec, rule
 # counts) is not read for GRXFH/GRXRINGS, but the kernel copies the whole struct.
 _RXNFC_HEAD = struct.Struct("=IIQ")
@@ -81,25 +81,25 @@ def hfunc_name(bits: int) -> str | None:
 
 def read_rss(io: EthtoolIoctl) -> RssTable:
     """The table, key and hash function of RSS context 0 (OSError: the driver has none)."""
-    buf = ctypes.create_string_buffer(_RXFH.size)
-    _RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, 0, 0, 0, 0, 0)
+    buf = ctypes.create_string_buffer(RXFH.size)
+    RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, 0, 0, 0, 0, 0)
     io.call(buf)
-    _, _, n_indir, n_key, _, _, _ = _RXFH.unpack_from(buf.raw)
+    _, _, n_indir, n_key, _, _, _ = RXFH.unpack_from(buf.raw)
     n_indir, n_key = min(n_indir, MAX_SLOTS), min(n_key, MAX_KEY)
-    buf = ctypes.create_string_buffer(_RXFH.size + 4 * n_indir + n_key)
-    _RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, n_indir, n_key, 0, 0, 0)
+    buf = ctypes.create_string_buffer(RXFH.size + 4 * n_indir + n_key)
+    RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, n_indir, n_key, 0, 0, 0)
     io.call(buf)
-    _, _, got_indir, got_key, hfunc, _, _ = _RXFH.unpack_from(buf.raw)
+    _, _, got_indir, got_key, hfunc, _, _ = RXFH.unpack_from(buf.raw)
     got_indir, got_key = min(got_indir, n_indir), min(got_key, n_key)
-    indir = struct.unpack_from(f"={got_indir}I", buf.raw, _RXFH.size)
-    key = buf.raw[_RXFH.size + 4 * n_indir : _RXFH.size + 4 * n_indir + got_key]
+    indir = struct.unpack_from(f"={got_indir}I", buf.raw, RXFH.size)
+    key = buf.raw[RXFH.size + 4 * n_indir : RXFH.size + 4 * n_indir + got_key]
     rings = None
     with contextlib.suppress(OSError):  # the table alone still says where slots go
-        rings = _rxnfc(io, ETHTOOL_GRXRINGS, 0)
+        rings = rxnfc(io, ETHTOOL_GRXRINGS, 0)
     return RssTable(tuple(indir), key, hfunc_name(hfunc), rings)
 
 
-def _rxnfc(io: EthtoolIoctl, cmd: int, flow_type: int) -> int:
+def rxnfc(io: EthtoolIoctl, cmd: int, flow_type: int) -> int:
     buf = ctypes.create_string_buffer(_RXNFC_SIZE)
     _RXNFC_HEAD.pack_into(buf, 0, cmd, flow_type, 0)
     io.call(buf)
@@ -112,7 +112,7 @@ def read_flow_hash(io: EthtoolIoctl) -> dict[str, str]:
     out = {}
     for name, ft in FLOW_TYPES.items():
         try:
-            out[name] = hash_fields(_rxnfc(io, ETHTOOL_GRXFH, ft))
+            out[name] = hash_fields(rxnfc(io, ETHTOOL_GRXFH, ft))
         except OSError:
             continue
     return out

@@ -28,7 +28,7 @@ import struct
 from collections.abc import Sequence
 
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
-from tuitune.core.host.rss import _RXFH, MAX_SLOTS
+from tuitune.core.host.rss import MAX_SLOTS, RXFH
 
 DEFAULT = "default"
 ETHTOOL_SRSSH = 0x47
@@ -131,8 +131,8 @@ def write_indir(io: EthtoolIoctl, indir: Sequence[int] | None) -> None:
     """ETHTOOL_SRSSH on RSS context 0: the table (key and hash function unchanged), or None:
     reset to the kernel's default (indir_size 0). OSError with the driver's errno."""
     n = 0 if indir is None else min(len(indir), MAX_SLOTS)
-    buf = ctypes.create_string_buffer(_RXFH.size + 4 * n)
-    _RXFH.pack_into(buf, 0, ETHTOOL_SRSSH, 0, n, 0, ETH_RSS_HASH_NO_CHANGE, 0, 0)
+    buf = ctypes.create_string_buffer(RXFH.size + 4 * n)
+    RXFH.pack_into(buf, 0, ETHTOOL_SRSSH, 0, n, 0, ETH_RSS_HASH_NO_CHANGE, 0, 0)
     if indir is not None and n:
-        struct.pack_into(f"={n}I", buf, _RXFH.size, *indir[:n])
+        struct.pack_into(f"={n}I", buf, RXFH.size, *indir[:n])
     io.call(buf)

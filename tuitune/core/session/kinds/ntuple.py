@@ -19,7 +19,7 @@ from tuitune.core.host.ntuple import (
     read_rule,
     rule_of,
 )
-from tuitune.core.host.rss import ETHTOOL_GRXRINGS, _rxnfc
+from tuitune.core.host.rss import ETHTOOL_GRXRINGS, rxnfc
 from tuitune.core.session.kinds.base import NOT_RECORDED, Family, Form, GroupRead, WriteRefused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
@@ -66,7 +66,7 @@ class NtupleRule(Family):
         io = _io(acc, key)
         if io is not None:
             try:
-                rings = _rxnfc(io, ETHTOOL_GRXRINGS, 0)
+                rings = rxnfc(io, ETHTOOL_GRXRINGS, 0)
             except OSError:
                 rings = None
         try:

@@ -66,11 +66,10 @@ def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostRe
     from tuitune.core.hostreader import HostReader
 
     if tree is not None:
-        problem = _common.tree_problem(tree)
-        if problem is not None:
-            err(problem)
+        found = _common.host_tree(tree)
+        if found is None:
             return None
-        root = HostRoot.fixture(tree)
+        root = HostRoot.fixture(found)
     else:
         root = HostRoot(netns=netns)
     # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN

@@ -12,9 +12,11 @@ import os
 import socket
 import time
 from collections.abc import Callable, Collection
+from pathlib import Path
 from typing import Any, Protocol
 
 from tuitune.core import catalog
+from tuitune.core.capture.device import CapturedDevice, device_reader
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
@@ -131,6 +133,9 @@ class HostReader(Closing):
         self._stat_text = StatReader()  # reads /proc/stat up to its cpu lines' end
         self._softirqs = SoftirqsReader()  # reads only the NET_TX/NET_RX rows' lines
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
+        if ethtool is None and self.root.jail is not None:
+            # A capture's tree holds its interface's ethtool state (core/capture/device.py).
+            ethtool = device_reader(Path(self.root.jail))
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -333,6 +338,8 @@ class HostReader(Closing):
         link = read_link(root, ifname, self.handles.link_reader())
         placement = read_placement(root, ifname)
         et = self._eth(ifname)
+        if isinstance(et, CapturedDevice):  # what netlink said of the link, when captured
+            link = et.complete(link)
         if et is not None:
             driver = et.driver_info()
             features, rings, coalesce = et.features(), et.rings(), et.coalesce()

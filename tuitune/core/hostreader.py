@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tuitune.core import catalog
-from tuitune.core.capture.device import CapturedDevice, device_reader
+from tuitune.core.capture.device import CapturedDevice, captured_netns, device_reader
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
@@ -136,6 +136,8 @@ class HostReader(Closing):
         if ethtool is None and self.root.jail is not None:
             # A capture's tree holds its interface's ethtool state (core/capture/device.py).
             ethtool = device_reader(Path(self.root.jail))
+        # A capture of a namespace says so, as the live host it was taken from did.
+        self._tree_netns = captured_netns(Path(self.root.jail)) if self.root.jail else None
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -386,7 +388,7 @@ class HostReader(Closing):
         return HostState(
             hostname=proc_text("sys/kernel/hostname", "unknown host"),
             kernel=kernel,
-            netns=root.netns,
+            netns=root.netns or self._tree_netns,
             topology=read_topology(root, stat_cpus),
             irqbalance=read_irqbalance(root),
             sysctls=tuple(_sysctl_value(root, e, kernel, host_wide) for e in catalog.SYSCTLS),

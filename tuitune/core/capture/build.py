@@ -88,6 +88,11 @@ def _read(path: str, tree: Tree | None = None, rel: str = "") -> bytes | None:
         os.close(fd)
 
 
+def read_file(path: str) -> bytes | None:
+    """A file of this machine as the tree will hold it (None: not a readable file)."""
+    return _read(path)
+
+
 def _link(tree: Tree, path: str, depth: int = 0) -> str | None:
     """Store the link at `path` (inside the tree's tops); its resolved target, or None when
     it points out of them (not kept: /proc/PID/exe, an fd's file path)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from tuitune.core.docfile import DocumentError
 from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
 from tuitune.core.host.netdev import Link
-from tuitune.core.names import ifname_problem
+from tuitune.core.names import ifname_problem, netns_problem
 from tuitune.core.record.codec import decode, encode
 from tuitune.core.untrusted import parse_json, read_text
 from tuitune.core.values import Unavailable
@@ -145,6 +145,17 @@ def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
     except (OSError, DocumentError) as exc:
         return NotCaptured(Unavailable("error", str(exc)))
     return CapturedDevice(dev)
+
+
+def captured_netns(tree: Path) -> str | None:
+    """The namespace a capture was taken in (its manifest's), None for none or no capture."""
+    try:
+        text = read_text(tree / "manifest.json", DEVICE_MAX, follow=False)
+        doc = parse_json(text, "manifest.json") if text is not None else None
+    except (OSError, DocumentError):
+        return None
+    netns = doc.get("netns") if isinstance(doc, dict) else None
+    return netns if isinstance(netns, str) and netns_problem(netns) is None else None
 
 
 def device_reader(tree: Path) -> Callable[[str], CapturedDevice | NotCaptured] | None:

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from tuitune import __version__
+from tuitune.core import catalog
 from tuitune.core.capture.anon import HOSTNAME, Anonymiser
-from tuitune.core.capture.build import RECORDING, Tree, anonymise, gather, write
+from tuitune.core.capture.build import RECORDING, Tree, anonymise, gather, read_file, write
 from tuitune.core.capture.device import DIR, DeviceCapture, LinkExtra, capture_json
 from tuitune.core.capture.trace import trace_root, traced_reads
 from tuitune.core.host.platform import DriverPlatform, read_driver
 from tuitune.core.host.root import HostRoot
+from tuitune.core.host.sysctl import sysctl_path
 from tuitune.core.hostreader import HostReader
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.sampler import Sample, Sampler
@@ -129,6 +131,11 @@ def take(
         samples_bytes, samples = (
             _record(live, ifname, netns, seconds, ident) if seconds > 0 else (b"", 0)
         )
+    if netns is not None:  # host-wide sysctls: the host's (hostreader's _host_wide_sysctls)
+        for e in catalog.SYSCTLS:
+            rel = "proc/" + sysctl_path(e.key)
+            if e.scope == "host" and (data := read_file("/" + rel)) is not None:
+                tree.put(rel, data)
     if snap.nic is not None:
         tree.extra[f"{DIR}/{ifname}.json"] = capture_json(device_of(ident.nic(snap.nic), driver))
     if samples_bytes:

@@ -304,6 +304,7 @@ def run_tui(
         app.settle_gc = True
         if recorder is not None:
             app.sampler.wrap_delivery(recorder.tee)  # each sample into the file, then drawn
+            app.record_event = recorder.safe_event  # journal steps, benchmark events
         try:
             app.run()
         finally:

@@ -78,6 +78,35 @@ FIRST_GAP = 0.25
 T = TypeVar("T")
 
 
+def journal_event(out: Outcome) -> dict[str, object]:
+    """A change's step as a recording holds it (docs/recording.md, record `journal`)."""
+    return {
+        "key": out.key.label,
+        "status": out.status,
+        "before": out.before,
+        "after": out.after,
+        "reason": out.reason,
+    }
+
+
+def bench_event(event: object) -> dict[str, object] | None:
+    """A benchmark's start and end as a recording holds them (record `bench`)."""
+    from tuitune.core.bench.runner import Finished, Started
+
+    if isinstance(event, Started):
+        return {"event": "started", "repeat": event.repeat, "argv": list(event.argv)}
+    if isinstance(event, Finished):
+        r = event.result
+        return {
+            "event": "finished",
+            "repeat": event.repeat,
+            "sent_bps": r.sent_bps,
+            "received_bps": r.received_bps,
+            "error": r.error,
+        }
+    return None
+
+
 # Keys that act on a live host only, hidden in replay (the footer shows replay's keys).
 REPLAY_HIDES = frozenset({"bench", "runs", "sweep", "export", "procs", "bench_stop"})
 
@@ -211,6 +240,8 @@ class TuituneApp(Leaving):
                 reader.root, reader.root.live if editable is None else editable
             ),
         )
+        # --record: journal steps and benchmark events into the recording (cli/live.py)
+        self.record_event: Callable[[str, dict[str, object]], None] | None = None
         # `tuitune replay`: its keys (a recording's reader; None on a host)
         self.replay = ReplayControl(self, reader) if isinstance(reader, RecordingReader) else None
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
@@ -320,6 +351,9 @@ class TuituneApp(Leaving):
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
+        if self.record_event is not None:  # --record: each step of the change, as made
+            for out in outs:
+                self.record_event("journal", journal_event(out))
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
@@ -357,6 +391,8 @@ class TuituneApp(Leaving):
         self._countdown.resume()  # the header's countdown: _each_second
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
+        if self.record_event is not None and (got := bench_event(message.event)) is not None:
+            self.record_event("bench", got)
         self.app_bench.on_message(message)
         if self.app_bench.first_start(message):
             self.advisor.run_started()  # the findings' window is now the run

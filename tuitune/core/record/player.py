@@ -20,8 +20,24 @@ from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.record.fileformat import Record
 from tuitune.core.record.replay import Recording
 from tuitune.core.snapshot import Counters, HostState, NicState
+from tuitune.core.text import printable
 from tuitune.core.untrusted import Refused
 from tuitune.core.values import Unavailable
+
+
+def _event_label(r: Record) -> str:
+    """A journal step or a benchmark event in a few words; the file is hostile: every
+    string through the one sanitiser, bounded."""
+    v = r.data.get("v")
+    v = v if isinstance(v, dict) else {}
+
+    def word(name: str) -> str:
+        x = v.get(name)
+        return printable(x if isinstance(x, str | int | float) else "?", 60)
+
+    if r.kind == "journal":
+        return f"{word('status')} {word('key')}: {word('before')} -> {word('after')}"
+    return f"benchmark {word('event')} (repeat {word('repeat')})"
 
 
 class RecordingReader(HostReader):
@@ -71,7 +87,7 @@ class RecordingReader(HostReader):
             out = []
             for r in self.recording.reading.records():
                 if r.kind in ("journal", "bench"):
-                    out.append((r.at, r.kind))
+                    out.append((r.at, _event_label(r)))
                 elif r.kind in ("nic", "host"):
                     if r.kind in seen:
                         out.append((r.at, f"{r.kind} state"))

@@ -35,7 +35,7 @@ class ReplayControl:
         times = self.reader.times()
         return max(0, bisect.bisect_right(times, self.reader.at + 1e-9) - 1)
 
-    def go(self, index: int) -> None:
+    def go(self, index: int, why: str = "") -> None:
         """Show sample `index` (bounded), with its rates: the reader restarts at the one
         before it and the sampler takes both, paused."""
         times = self.reader.times()
@@ -48,7 +48,8 @@ class ReplayControl:
         self.reader.seek(times[before])
         sampler.restart_rates()
         sampler.step(index - before + 1)
-        self.app.notify_line(f"replay at {times[index]:.1f} s (sample {index + 1} of {len(times)})")
+        where = f"replay at {times[index]:.1f} s (sample {index + 1} of {len(times)})"
+        self.app.notify_line(f"{where}: {why}" if why else where)
 
     def step(self, by: int) -> None:
         self.go(self._index() + by)
@@ -57,18 +58,18 @@ class ReplayControl:
         """The sample just after the next (or the previous) change: a journal step, a
         benchmark, a NIC or host state that differs from the last recorded."""
         times, now = self.reader.times(), self.reader.at
+        events = self.reader.events()
         if direction > 0:
-            found = [at for at, _ in self.reader.events() if at > now + 1e-9]
-            at = found[0] if found else None
+            found = [e for e in events if e[0] > now + 1e-9][:1]
         else:
-            found = [at for at, _ in self.reader.events() if at < now - 1e-9]
-            at = found[-1] if found else None
-        if at is None or not times:
+            found = [e for e in events if e[0] < now - 1e-9][-1:]
+        if not found or not times:
             self.app.notify_line(
                 "no change recorded " + ("after" if direction > 0 else "before") + f" {now:.1f} s"
             )
             return
-        self.go(bisect.bisect_left(times, at - 1e-9))
+        at, label = found[0]
+        self.go(bisect.bisect_left(times, at - 1e-9), label)
 
     def faster(self, factor: float) -> None:
         self.speed = min(SPEED_MAX, max(SPEED_MIN, self.speed * factor))

@@ -46,8 +46,11 @@ def test_show_root_capture_equals_show_live(
     out = tmp_path / "cap.tar.gz"
     argv = ["capture", "--netns", veth_ns.ns, veth_ns.a, "-o", str(out), "--seconds", "0"]
     assert main([*argv, "--keep-identity"]) == 0
-    capsys.readouterr()
     assert out.stat().st_mode & 0o777 == 0o600
+    before = out.read_bytes()
+    assert main(argv) == 2  # the file exists: not overwritten, one line
+    assert "exists: not overwritten" in capsys.readouterr().err
+    assert out.read_bytes() == before
     live = _show(capsys, "--netns", veth_ns.ns, veth_ns.a)
     captured = _show(capsys, "--root", str(out), veth_ns.a)
     assert captured["interface"]["link"]["mtu"] == 1400  # read, not defaulted

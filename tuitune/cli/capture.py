@@ -1,11 +1,13 @@
 """`tuitune capture [IFACE] -o FILE.tar.gz`: this host as `--root` reads it (docs/capture.md).
 
-Exit status: 0 written, 1 the capture failed (nothing but an empty file named), 2 a usage
-error (an unknown interface, a file that exists)."""
+Exit status: 0 written, 1 the capture failed (the line names why; a write cut short leaves
+the part written), 2 a usage error (an unknown interface, a file that exists)."""
 
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import time
 from pathlib import Path
 
@@ -52,6 +54,9 @@ def cmd_capture(args: argparse.Namespace) -> int:
     reader, ifname = got
     reader.close()
     path = args.output or Path(f"tuitune-capture-{ifname}-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz")
+    if os.path.lexists(path):  # said before the work; the write itself is O_EXCL too
+        err(f"{printable(path)}: exists: not overwritten")
+        return EXIT_USAGE
     try:
         done = take(
             path,
@@ -60,13 +65,13 @@ def cmd_capture(args: argparse.Namespace) -> int:
             keep_identity=args.keep_identity,
             seconds=args.seconds,
         )
-    except FileExistsError:
-        err(f"{printable(path)}: exists: not overwritten")
-        return EXIT_USAGE
     except UnknownInterface as exc:
         err(str(exc))
         return EXIT_USAGE
     except (OSError, RecordError) as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.EEXIST:
+            err(f"{printable(path)}: exists: not overwritten")
+            return EXIT_USAGE
         err(printable(exc))
         return EXIT_FAILED
     what = "anonymised: " + ", ".join(done.replaced) if done.replaced else "identity kept"

@@ -2,7 +2,7 @@
 
 Everything is gathered in memory first (a 2-CPU host's capture is a few MB; the 1152-CPU
 host's /proc/interrupts 13 MB), then written in one go to a new file (O_EXCL, no link
-followed): a capture that fails leaves no half file behind it but an empty one it names.
+followed, 0600): a write cut short (a full disk) leaves what was written, and says so.
 """
 
 from __future__ import annotations

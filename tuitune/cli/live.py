@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -305,6 +306,7 @@ def run_tui(
         if recorder is not None:
             app.sampler.wrap_delivery(recorder.tee)  # each sample into the file, then drawn
             app.record_event = recorder.safe_event  # journal steps, benchmark events
+            app.recording = (os.path.abspath(recorder.writer.path), recorder.now)  # runs name it
         try:
             app.run()
         finally:

@@ -161,11 +161,11 @@ class TuituneApp(Leaving):
         # Replay only (hidden on a live host): tui/controllers/replay.py
         Binding("comma", "replay_step(-1)", "Back"),
         Binding("full_stop", "replay_step(1)", "Step"),
-        Binding("left_square_bracket", "replay_event(-1)", "Previous change", show=False),
+        Binding("left_square_bracket", "replay_event(-1)", "Last change", show=False),
         Binding("right_square_bracket", "replay_event(1)", "Next change"),
         Binding("T", "replay_time", "Time"),
-        Binding("greater_than_sign", "replay_speed(2)", "Faster", show=False),
-        Binding("less_than_sign", "replay_speed(0.5)", "Slower", show=False),
+        Binding("greater_than_sign", "replay_speed(2)", "Twice as fast", show=False),
+        Binding("less_than_sign", "replay_speed(0.5)", "Half as fast", show=False),
     ]
 
     def __init__(
@@ -242,6 +242,8 @@ class TuituneApp(Leaving):
         )
         # --record: journal steps and benchmark events into the recording (cli/live.py)
         self.record_event: Callable[[str, dict[str, object]], None] | None = None
+        # --record: the recording's file and its clock (seconds in; None before a sample)
+        self.recording: tuple[str, Callable[[], float | None]] | None = None
         # `tuitune replay`: its keys (a recording's reader; None on a host)
         self.replay = ReplayControl(self, reader) if isinstance(reader, RecordingReader) else None
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
@@ -249,7 +251,11 @@ class TuituneApp(Leaving):
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
         # B, N, X
         self.app_bench = BenchController(
-            self, self.bench_strip, notebook_path=notebook_path, lab=lab
+            self,
+            self.bench_strip,
+            notebook_path=notebook_path,
+            lab=lab,
+            recording=self._recording_at,
         )
         self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
         # export_root: tests stage under tmp
@@ -544,6 +550,13 @@ class TuituneApp(Leaving):
             # footer; the header says why.
             return False if self.replay is not None else None
         return True
+
+    def _recording_at(self) -> tuple[str, float] | None:
+        if self.recording is None:
+            return None
+        name, now = self.recording
+        at = now()
+        return None if at is None else (name, at)
 
     def action_replay_step(self, by: int) -> None:
         if self.replay is not None:

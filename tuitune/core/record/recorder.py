@@ -76,6 +76,10 @@ class Recorder:
             self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(s.counters)})
             self.samples += 1
 
+    def now(self) -> float | None:
+        """Seconds into the recording now, on its samples' clock (None before the first)."""
+        return None if self._t0 is None else time.monotonic() - self._t0
+
     def safe_event(self, kind: str, value: dict[str, Any]) -> None:
         """`event` for the screen: a failed write stops the recording (its line comes with
         the next sample, as `tee` says), never the screen."""

@@ -54,3 +54,21 @@ def test_a_hostile_step_is_shown_escaped(tmp_path: Path) -> None:
     with RecordingReader(open_recording(path)) as reader:
         (_at, label), *_ = reader.events()
     assert "\x1b" not in label and "\x07" not in label and "\\x1b" in label
+
+
+def test_a_run_names_its_window_of_the_screens_recording() -> None:
+    """A benchmark repeat's notebook tags say which recording holds it and where, so that
+    `advise --recording FILE --from --to` judges the run's own window."""
+    from tuitune.tui.controllers.bench import BenchController
+
+    clock = iter([("/tmp/a.rec", 12.0)])
+    bench = object.__new__(BenchController)  # only the recording's part is exercised
+    bench.recording = lambda: next(clock)
+    bench._rec_from = ("/tmp/a.rec", 2.0)
+    assert bench._recording_tags() == {
+        "recording": "/tmp/a.rec",
+        "recording_from": "2.0",
+        "recording_to": "12.0",
+    }
+    bench.recording, bench._rec_from = None, None  # not recording: no tags
+    assert bench._recording_tags() == {}

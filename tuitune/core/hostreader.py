@@ -185,6 +185,10 @@ class HostReader(Closing):
         et = self._eth(ifname)
         return et.stats() if et is not None else NOT_RECORDED
 
+    def captured(self, ifname: str) -> bool:
+        """The tree is a capture holding `ifname`'s device state (core/capture)."""
+        return not self.root.live and isinstance(self._kt.call(self._eth, ifname), CapturedDevice)
+
     def rss(self, ifname: str) -> RssState:
         """RSS table, key, hash function and hash fields per flow type (core/host/rss.py)."""
         return self._kt.call(self._rss, ifname)
@@ -208,7 +212,8 @@ class HostReader(Closing):
     def _qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
         ipr = self._iproute()
         if ipr is None:
-            return NOT_RECORDED
+            et = self._eth(ifname)  # a capture holds what netlink said
+            return et.dev.qdiscs if isinstance(et, CapturedDevice) else NOT_RECORDED
         try:
             return read_qdiscs(ipr, socket.if_nametoindex(ifname))
         except OSError as exc:

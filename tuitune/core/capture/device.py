@@ -19,6 +19,7 @@ from pathlib import Path
 from tuitune.core.docfile import DocumentError
 from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
 from tuitune.core.host.netdev import Link
+from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.names import ifname_problem, netns_problem
 from tuitune.core.record.codec import decode, encode
 from tuitune.core.untrusted import parse_json, read_text
@@ -51,6 +52,7 @@ class DeviceCapture:
     # The two ioctls of the platform view (core/host/platform.py's read_driver).
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
     fec: str | Unavailable
+    qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
 
 
 def capture_json(dev: DeviceCapture) -> bytes:

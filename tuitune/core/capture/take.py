@@ -18,12 +18,14 @@ from tuitune.core.capture.build import RECORDING, Tree, anonymise, gather, read_
 from tuitune.core.capture.device import DIR, DeviceCapture, LinkExtra, capture_json
 from tuitune.core.capture.trace import trace_root, traced_reads
 from tuitune.core.host.platform import DriverPlatform, read_driver
+from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
 from tuitune.core.host.sysctl import sysctl_path
 from tuitune.core.hostreader import HostReader
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.values import Unavailable
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,9 @@ class Captured:
     replaced: tuple[str, ...]
 
 
-def device_of(nic: NicState, driver: DriverPlatform) -> DeviceCapture:
+def device_of(
+    nic: NicState, driver: DriverPlatform, qdiscs: tuple[Qdisc, ...] | Unavailable
+) -> DeviceCapture:
     link = nic.link
     return DeviceCapture(
         driver=nic.driver,
@@ -48,6 +52,7 @@ def device_of(nic: NicState, driver: DriverPlatform) -> DeviceCapture:
         link=LinkExtra(link.kind, link.perm_address, link.min_mtu, link.max_mtu),
         priv_flags=driver.priv_flags,
         fec=driver.fec,
+        qdiscs=qdiscs,
     )
 
 
@@ -128,6 +133,7 @@ def take(
     with HostReader(HostRoot(netns=netns)) as live:
         snap = live.snapshot(ifname)
         driver = read_driver(live.root, ifname, live.call)
+        qdiscs = live.qdiscs(ifname)
         samples_bytes, samples = (
             _record(live, ifname, netns, seconds, ident) if seconds > 0 else (b"", 0)
         )
@@ -137,7 +143,9 @@ def take(
             if e.scope == "host" and (data := read_file("/" + rel)) is not None:
                 tree.put(rel, data)
     if snap.nic is not None:
-        tree.extra[f"{DIR}/{ifname}.json"] = capture_json(device_of(ident.nic(snap.nic), driver))
+        tree.extra[f"{DIR}/{ifname}.json"] = capture_json(
+            device_of(ident.nic(snap.nic), driver, qdiscs)
+        )
     if samples_bytes:
         tree.extra[RECORDING] = samples_bytes
     if anon is not None:

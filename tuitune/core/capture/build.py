@@ -29,6 +29,7 @@ RECORDING = "recording.rec"
 _TOPS = ("/proc", "/sys", "/etc")
 # The kernel thread's /proc/net (a --netns host's) and this process's are the tree's proc/net.
 _NETS = ("/proc/thread-self/net/", "/proc/self/net/", "/proc/net/")
+_OWN = frozenset({"/proc/self", "/proc/thread-self", "/proc/net"})
 
 
 @dataclass
@@ -93,9 +94,11 @@ def read_file(path: str) -> bytes | None:
     return _read(path)
 
 
-def _link(tree: Tree, path: str, depth: int = 0) -> str | None:
+def _link(tree: Tree, path: str) -> str | None:
     """Store the link at `path` (inside the tree's tops); its resolved target, or None when
     it points out of them (not kept: /proc/PID/exe, an fd's file path)."""
+    if path in _OWN:
+        return None  # this process's own: the tree's proc/net is a directory of its own
     target = os.readlink(path)
     if not target.startswith("/") and "/" not in target and ":" in target:
         tree.put(path.lstrip("/"), target)  # socket:[123], pipe:[4]: only its text is read

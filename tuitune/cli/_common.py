@@ -222,6 +222,9 @@ def tree_problem(tree: Path) -> str | None:
     return None if (tree / "proc").is_dir() else f"{tree} has no proc/ directory: not a host tree"
 
 
+_UNPACKED: dict[Path, Path] = {}  # a capture named twice in one command is unpacked once
+
+
 def host_tree(tree: Path) -> Path | None:
     """The directory --root names: itself, or a capture (`tuitune capture`'s tar.gz)
     unpacked into a private directory; None after one line saying why it is neither."""
@@ -229,8 +232,10 @@ def host_tree(tree: Path) -> Path | None:
     from tuitune.core.text import printable
 
     if is_capture(tree):
+        if tree in _UNPACKED:
+            return _UNPACKED[tree]
         try:
-            tree = unpacked(tree)
+            _UNPACKED[tree] = tree = unpacked(tree)
         except CaptureError as exc:
             err(str(exc))
             return None

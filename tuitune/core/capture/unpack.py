@@ -57,8 +57,9 @@ class _Bounded(io.RawIOBase):
 
 
 def is_capture(path: Path) -> bool:
-    """A --root that names a file (not a tree directory): read as a capture."""
-    return not path.is_dir()
+    """A --root that names a regular file (not a tree directory): read as a capture. Anything
+    else (a directory, nothing, a FIFO) is for the tree check to name."""
+    return path.is_file()
 
 
 def _name_problem(name: str) -> str | None:

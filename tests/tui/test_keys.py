@@ -23,6 +23,12 @@ KEY_NAMES = {
     "pageup": "PgUp",
     "pagedown": "PgDn",
     "shift+tab": "Shift+Tab",
+    "comma": ",",
+    "full_stop": ".",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "less_than_sign": "<",
+    "greater_than_sign": ">",
 }
 
 

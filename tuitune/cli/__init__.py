@@ -32,6 +32,7 @@ SUBCOMMANDS = (
     "profile",
     "record",
     "replay",
+    "capture",
 )
 
 
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         advise,
         autotune,
         bench,
+        capture,
         completion,
         export,
         lab,
@@ -59,7 +61,19 @@ def build_parser() -> argparse.ArgumentParser:
         "argparse._SubParsersAction[argparse.ArgumentParser]",
         parser.add_subparsers(dest="command"),
     )
-    families = (live, session, export, lab, bench, advise, sweep, autotune, profile, record)
+    families = (
+        live,
+        session,
+        export,
+        lab,
+        bench,
+        advise,
+        sweep,
+        autotune,
+        profile,
+        record,
+        capture,
+    )
     for family in (*families, completion):
         family.register(sub)
     record.register_replay(sub)

@@ -199,7 +199,8 @@ def host_args(
         "--root",
         type=Path,
         metavar="DIR",
-        help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc) instead of this machine",
+        help="a recorded host tree (DIR/proc, DIR/sys, DIR/etc), or a capture (tuitune "
+        "capture's FILE.tar.gz), instead of this machine",
     )
     p.add_argument("--netns", type=netns, metavar="NAME", help=netns_help)
     if journal:
@@ -221,17 +222,38 @@ def tree_problem(tree: Path) -> str | None:
     return None if (tree / "proc").is_dir() else f"{tree} has no proc/ directory: not a host tree"
 
 
+_UNPACKED: dict[Path, Path] = {}  # a capture named twice in one command is unpacked once
+
+
+def host_tree(tree: Path) -> Path | None:
+    """The directory --root names: itself, or a capture (`tuitune capture`'s tar.gz)
+    unpacked into a private directory; None after one line saying why it is neither."""
+    from tuitune.core.capture.unpack import CaptureError, is_capture, unpacked
+    from tuitune.core.text import printable
+
+    if is_capture(tree):
+        if tree in _UNPACKED:
+            return _UNPACKED[tree]
+        try:
+            _UNPACKED[tree] = tree = unpacked(tree)
+        except CaptureError as exc:
+            err(str(exc))
+            return None
+    problem = tree_problem(tree)
+    if problem is not None:
+        err(printable(problem))
+        return None
+    return tree
+
+
 def host_root(args: argparse.Namespace, netns: str | None = None) -> HostRoot | None:
     """The host --root/--netns name (`netns` when --netns is not given), or None after saying
     why --root is not a host tree."""
     from tuitune.core.host.root import HostRoot
 
     if args.root is not None:
-        problem = tree_problem(args.root)
-        if problem is not None:
-            err(problem)
-            return None
-        return HostRoot.fixture(args.root)
+        tree = host_tree(args.root)
+        return None if tree is None else HostRoot.fixture(tree)
     return HostRoot(netns=args.netns or netns)
 
 

@@ -111,6 +111,13 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from tuitune.core.advise.document import advise_document
     from tuitune.core.hostreader import UnknownInterface
 
+    if args.recording is None and args.root is not None and not (args.apply or args.peer):
+        # A capture's few seconds of recording: the rules that need traffic get a window.
+        tree = _common.host_tree(args.root)
+        if tree is None:
+            return EXIT_USAGE
+        if tree != args.root and (tree / "recording.rec").is_file():
+            args.recording = args.root
     if args.recording is not None:
         from tuitune.cli.record import advise_recording
 

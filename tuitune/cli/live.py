@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -66,11 +67,10 @@ def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostRe
     from tuitune.core.hostreader import HostReader
 
     if tree is not None:
-        problem = _common.tree_problem(tree)
-        if problem is not None:
-            err(problem)
+        found = _common.host_tree(tree)
+        if found is None:
             return None
-        root = HostRoot.fixture(tree)
+        root = HostRoot.fixture(found)
     else:
         root = HostRoot(netns=netns)
     # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
@@ -114,7 +114,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             snap = reader.snapshot(ifname)
             stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
             rss = reader.rss(ifname) if root.live and ifname else None
-            qdiscs = reader.qdiscs(ifname) if root.live and ifname else None
+            # A capture holds the qdiscs too (netlink's, read when it was taken).
+            held = ifname is not None and (root.live or reader.captured(ifname))
+            qdiscs = reader.qdiscs(ifname) if held and ifname else None
             conns = reader.connections(ifname) if root.live and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
@@ -305,6 +307,8 @@ def run_tui(
         app.settle_gc = True
         if recorder is not None:
             app.sampler.wrap_delivery(recorder.tee)  # each sample into the file, then drawn
+            app.record_event = recorder.safe_event  # journal steps, benchmark events
+            app.recording = (os.path.abspath(recorder.writer.path), recorder.now)  # runs name it
         try:
             app.run()
         finally:

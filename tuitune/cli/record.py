@@ -48,7 +48,12 @@ def register(subparsers: _common.Subparsers) -> None:
 
 def register_replay(subparsers: _common.Subparsers) -> None:
     p = _common.command(subparsers, "replay", cmd_replay)
-    p.add_argument("recording", type=Path, metavar="FILE", help="a recording (tuitune record)")
+    p.add_argument(
+        "recording",
+        type=Path,
+        metavar="FILE",
+        help="a recording (tuitune record), or a capture (tuitune capture) holding one",
+    )
     p.add_argument(
         "--from", dest="start", type=SECONDS, default=0.0, metavar="T", help="start T s in"
     )
@@ -179,6 +184,14 @@ def _open(path: Path) -> Recording | None:
     from tuitune.core.docfile import DocumentError
     from tuitune.core.record.replay import open_recording
 
+    if _is_capture(path):  # `tuitune capture`'s tar.gz: the recording it holds
+        tree = _common.host_tree(path)
+        if tree is None:
+            return None
+        if not (tree / "recording.rec").is_file():
+            err(f"{printable(path)}: a capture without a recording (captured with --seconds 0)")
+            return None
+        path = tree / "recording.rec"
     try:
         rec = open_recording(path)
     except (OSError, DocumentError) as exc:
@@ -187,6 +200,23 @@ def _open(path: Path) -> Recording | None:
     if rec.reading.cut:
         err(f"{printable(rec.name)}: {rec.reading.cut}")
     return rec
+
+
+def _is_capture(path: Path) -> bool:
+    """A gzip file (a capture), not a recording: its first two bytes."""
+    import os
+    import stat
+
+    try:  # a regular file only (a FIFO would block the open), two bytes: the bounded,
+        if not stat.S_ISREG(os.stat(path).st_mode):  # link-safe read is unpack's
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            return os.read(fd, 2) == b"\x1f\x8b"
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
 
 
 def show_recording(args: argparse.Namespace) -> int:

@@ -12,9 +12,11 @@ import os
 import socket
 import time
 from collections.abc import Callable, Collection
+from pathlib import Path
 from typing import Any, Protocol
 
 from tuitune.core import catalog
+from tuitune.core.capture.device import CapturedDevice, captured_netns, device_reader
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
@@ -131,6 +133,11 @@ class HostReader(Closing):
         self._stat_text = StatReader()  # reads /proc/stat up to its cpu lines' end
         self._softirqs = SoftirqsReader()  # reads only the NET_TX/NET_RX rows' lines
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
+        if ethtool is None and self.root.jail is not None:
+            # A capture's tree holds its interface's ethtool state (core/capture/device.py).
+            ethtool = device_reader(Path(self.root.jail))
+        # A capture of a namespace says so, as the live host it was taken from did.
+        self._tree_netns = captured_netns(Path(self.root.jail)) if self.root.jail else None
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[Any] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -178,6 +185,10 @@ class HostReader(Closing):
         et = self._eth(ifname)
         return et.stats() if et is not None else NOT_RECORDED
 
+    def captured(self, ifname: str) -> bool:
+        """The tree is a capture holding `ifname`'s device state (core/capture)."""
+        return not self.root.live and isinstance(self._kt.call(self._eth, ifname), CapturedDevice)
+
     def rss(self, ifname: str) -> RssState:
         """RSS table, key, hash function and hash fields per flow type (core/host/rss.py)."""
         return self._kt.call(self._rss, ifname)
@@ -201,7 +212,8 @@ class HostReader(Closing):
     def _qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
         ipr = self._iproute()
         if ipr is None:
-            return NOT_RECORDED
+            et = self._eth(ifname)  # a capture holds what netlink said
+            return et.dev.qdiscs if isinstance(et, CapturedDevice) else NOT_RECORDED
         try:
             return read_qdiscs(ipr, socket.if_nametoindex(ifname))
         except OSError as exc:
@@ -333,6 +345,8 @@ class HostReader(Closing):
         link = read_link(root, ifname, self.handles.link_reader())
         placement = read_placement(root, ifname)
         et = self._eth(ifname)
+        if isinstance(et, CapturedDevice):  # what netlink said of the link, when captured
+            link = et.complete(link)
         if et is not None:
             driver = et.driver_info()
             features, rings, coalesce = et.features(), et.rings(), et.coalesce()
@@ -380,7 +394,7 @@ class HostReader(Closing):
         return HostState(
             hostname=proc_text("sys/kernel/hostname", "unknown host"),
             kernel=kernel,
-            netns=root.netns,
+            netns=root.netns or self._tree_netns,
             topology=read_topology(root, stat_cpus),
             irqbalance=read_irqbalance(root),
             sysctls=tuple(_sysctl_value(root, e, kernel, host_wide) for e in catalog.SYSCTLS),

@@ -119,6 +119,7 @@ class Sampler:
         self._acked.set()
         self._stop = False
         self._paused = False
+        self._steps = 0  # ticks to take while paused (replay's step and seek)
         self._want_state = True
         self._want_baseline: bool | None = None  # True: set at next tick, False: clear
         self.all_irqs = False  # also read every IRQ's affinity (the "all IRQs" view)
@@ -180,6 +181,18 @@ class Sampler:
         self._paused = paused
         self._wake.set()
 
+    def step(self, ticks: int = 1) -> None:
+        """Paused: take `ticks` ticks now, one after the other, and stay paused (replay)."""
+        self._steps += ticks
+        self._wake.set()
+
+    def restart_rates(self) -> None:
+        """The next tick has no rates against the last (a replay moved back in time): its
+        counters start a new window. Call before step(), while paused."""
+        self._last = self._last_full = None
+        self._other = None
+        self._stats = None
+
     def ack(self) -> None:
         """The last sample is on screen: the next may be taken."""
         self._acked.set()
@@ -217,12 +230,17 @@ class Sampler:
                 self._wake.clear()
                 if self._stop:
                     return
-                if self._paused and self._want_state and self._last_sample is not None:
+                if self._paused and self._steps > 0:
+                    self._steps -= 1
+                    self._want_state = True  # a step may cross a change: its state too
+                    if self._steps:  # the next one at once, once this one is drawn
+                        self._wake.set()
+                elif self._paused and self._want_state and self._last_sample is not None:
                     # A change made while paused: show the settings it left, numbers frozen.
                     self._acked.clear()
                     self._deliver(self._state_only(self._last_sample))
                     continue
-                if self._paused or not (self._want_state or self._want_baseline is not None):
+                elif self._paused or not (self._want_state or self._want_baseline is not None):
                     if self._paused:
                         deadline = time.monotonic() + self.interval
                     continue

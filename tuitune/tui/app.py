@@ -29,6 +29,7 @@ from tuitune.core.cadence import Cadence
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
+from tuitune.core.record.player import RecordingReader
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
@@ -40,6 +41,7 @@ from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
+from tuitune.tui.controllers.replay import ReplayControl
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.leaving import Leaving
@@ -74,6 +76,39 @@ if TYPE_CHECKING:
 # first frame's CPU columns); the next frame is a whole interval's, as usual.
 FIRST_GAP = 0.25
 T = TypeVar("T")
+
+
+def journal_event(out: Outcome) -> dict[str, object]:
+    """A change's step as a recording holds it (docs/recording.md, record `journal`)."""
+    return {
+        "key": out.key.label,
+        "status": out.status,
+        "before": out.before,
+        "after": out.after,
+        "reason": out.reason,
+    }
+
+
+def bench_event(event: object) -> dict[str, object] | None:
+    """A benchmark's start and end as a recording holds them (record `bench`)."""
+    from tuitune.core.bench.runner import Finished, Started
+
+    if isinstance(event, Started):
+        return {"event": "started", "repeat": event.repeat, "argv": list(event.argv)}
+    if isinstance(event, Finished):
+        r = event.result
+        return {
+            "event": "finished",
+            "repeat": event.repeat,
+            "sent_bps": r.sent_bps,
+            "received_bps": r.received_bps,
+            "error": r.error,
+        }
+    return None
+
+
+# Keys that act on a live host only, hidden in replay (the footer shows replay's keys).
+REPLAY_HIDES = frozenset({"bench", "runs", "sweep", "export", "procs", "bench_stop"})
 
 
 class TuituneApp(Leaving):
@@ -123,6 +158,14 @@ class TuituneApp(Leaving):
         Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
         Binding("P", "procs", "Processes using the NIC: where they run, move them", show=False),
         Binding("b", "baseline", "Baseline"),
+        # Replay only (hidden on a live host): tui/controllers/replay.py
+        Binding("comma", "replay_step(-1)", "Back"),
+        Binding("full_stop", "replay_step(1)", "Step"),
+        Binding("left_square_bracket", "replay_event(-1)", "Last change", show=False),
+        Binding("right_square_bracket", "replay_event(1)", "Next change"),
+        Binding("T", "replay_time", "Time"),
+        Binding("greater_than_sign", "replay_speed(2)", "Twice as fast", show=False),
+        Binding("less_than_sign", "replay_speed(0.5)", "Half as fast", show=False),
     ]
 
     def __init__(
@@ -197,12 +240,22 @@ class TuituneApp(Leaving):
                 reader.root, reader.root.live if editable is None else editable
             ),
         )
+        # --record: journal steps and benchmark events into the recording (cli/live.py)
+        self.record_event: Callable[[str, dict[str, object]], None] | None = None
+        # --record: the recording's file and its clock (seconds in; None before a sample)
+        self.recording: tuple[str, Callable[[], float | None]] | None = None
+        # `tuitune replay`: its keys (a recording's reader; None on a host)
+        self.replay = ReplayControl(self, reader) if isinstance(reader, RecordingReader) else None
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
         self.hint = HintLine(id="hint")  # what to do next, for a first-time user
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
         # B, N, X
         self.app_bench = BenchController(
-            self, self.bench_strip, notebook_path=notebook_path, lab=lab
+            self,
+            self.bench_strip,
+            notebook_path=notebook_path,
+            lab=lab,
+            recording=self._recording_at,
         )
         self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
         # export_root: tests stage under tmp
@@ -304,6 +357,9 @@ class TuituneApp(Leaving):
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
+        if self.record_event is not None:  # --record: each step of the change, as made
+            for out in outs:
+                self.record_event("journal", journal_event(out))
 
     def notify_line(self, text: str, warn: bool = False) -> None:
         self._notify(("! " if warn else "") + text)
@@ -341,6 +397,8 @@ class TuituneApp(Leaving):
         self._countdown.resume()  # the header's countdown: _each_second
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
+        if self.record_event is not None and (got := bench_event(message.event)) is not None:
+            self.record_event("bench", got)
         self.app_bench.on_message(message)
         if self.app_bench.first_start(message):
             self.advisor.run_started()  # the findings' window is now the run
@@ -483,9 +541,38 @@ class TuituneApp(Leaving):
         typing = isinstance(self.focused, Input)
         if typing and action not in ("quit", "clear_filter", "next_panel"):
             return False
+        if action.startswith("replay_"):
+            return self.replay is not None  # the footer shows them in replay only
+        if self.replay is not None and action in REPLAY_HIDES:
+            return False  # nothing to measure or export on a recording: room for its keys
         if action in EDIT_ACTIONS and self.session.read_only:
-            return None  # shown greyed out in the footer; the header says why
+            # Replay: hidden, the footer is the replay keys'. Else shown greyed out in the
+            # footer; the header says why.
+            return False if self.replay is not None else None
         return True
+
+    def _recording_at(self) -> tuple[str, float] | None:
+        if self.recording is None:
+            return None
+        name, now = self.recording
+        at = now()
+        return None if at is None else (name, at)
+
+    def action_replay_step(self, by: int) -> None:
+        if self.replay is not None:
+            self.replay.step(by)
+
+    def action_replay_event(self, direction: int) -> None:
+        if self.replay is not None:
+            self.replay.event(direction)
+
+    def action_replay_time(self) -> None:
+        if self.replay is not None:
+            self.replay.ask_time()
+
+    def action_replay_speed(self, factor: float) -> None:
+        if self.replay is not None:
+            self.replay.faster(factor)
 
 
 add_delegated_actions(TuituneApp)  # u, R, y, B, W, X, E, A... (tui/delegated.py)

@@ -54,7 +54,9 @@ def read_irqbalance(root: HostRoot) -> IrqbalanceState:
         if isinstance(text, Unavailable):
             continue
         env = _parse_env(text)
-        config_file = str(path)
+        # The host's own path: a --root tree's file is that host's /etc/REL, not where the
+        # tree happens to be unpacked (a capture's is a new temporary directory each time).
+        config_file = str(path) if root.jail is None else f"/etc/{rel}"
         break
     banned: frozenset[int] = frozenset()
     try:

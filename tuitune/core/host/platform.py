@@ -17,6 +17,7 @@ import stat
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tuitune.core.host import ethtool_ioctl as io
@@ -185,6 +186,12 @@ def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct)
         fec: str | Unavailable = call(_fec, ifname)
     else:
         flags = fec = Unavailable("missing", NOT_IN_TREE)
+        if root.jail is not None:  # a capture holds what the ioctls said (core/capture)
+            from tuitune.core.capture.device import CapturedDevice, load_device
+
+            dev = load_device(Path(root.jail), ifname)
+            if isinstance(dev, CapturedDevice):
+                flags, fec = dev.dev.priv_flags, dev.dev.fec
     return DriverPlatform(module, read_module_params(root, module), flags, fec)
 
 

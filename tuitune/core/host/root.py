@@ -43,6 +43,11 @@ def _inside(real: str, jail: str) -> bool:
     return real == jail or real.startswith(jail.rstrip("/") + "/")
 
 
+# `tuitune capture` lists the files the tree reading code opens (core/capture/trace.py): the
+# capture then holds exactly what --root reads. None (always, outside a capture): no cost.
+TRACE: list[tuple[Path, bool]] | None = None
+
+
 def open_in_tree(path: Path, flags: int, jail: str | None, what: str) -> int:
     """os.open(path, flags), except that inside a --root tree (`jail`, a resolved directory)
     the file must be a regular file that is really inside the tree.
@@ -51,6 +56,8 @@ def open_in_tree(path: Path, flags: int, jail: str | None, what: str) -> int:
     runs: a link to a device or a FIFO has no effect), the resolved file is checked, and that
     same inode is then reopened through /proc/self/fd: no second walk for a racing rename or
     a swapped link to change."""
+    if TRACE is not None:
+        TRACE.append((path, bool(flags & os.O_DIRECTORY)))
     if jail is None:
         return os.open(path, flags | os.O_CLOEXEC)
     # O_NOFOLLOW asked for: a link as the last part is then refused below (not a regular file).

@@ -20,8 +20,24 @@ from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.record.fileformat import Record
 from tuitune.core.record.replay import Recording
 from tuitune.core.snapshot import Counters, HostState, NicState
+from tuitune.core.text import printable
 from tuitune.core.untrusted import Refused
 from tuitune.core.values import Unavailable
+
+
+def _event_label(r: Record) -> str:
+    """A journal step or a benchmark event in a few words; the file is hostile: every
+    string through the one sanitiser, bounded."""
+    v = r.data.get("v")
+    v = v if isinstance(v, dict) else {}
+
+    def word(name: str) -> str:
+        x = v.get(name)
+        return printable(x if isinstance(x, str | int | float) else "?", 60)
+
+    if r.kind == "journal":
+        return f"{word('status')} {word('key')}: {word('before')} -> {word('after')}"
+    return f"benchmark {word('event')} (repeat {word('repeat')})"
 
 
 class RecordingReader(HostReader):
@@ -48,6 +64,45 @@ class RecordingReader(HostReader):
         self.ended = False
         self.error: str | None = None  # why replay stopped early (a record refused)
         self._start = start
+        self._seek: float | None = None  # asked from the UI thread, done on the kernel's
+        self._times: list[float] | None = None
+        self._events: list[tuple[float, str]] | None = None
+
+    # -- moving in time (replay's keys; the sampler then steps) --------------------------------
+    def seek(self, at: float) -> None:
+        """The next sample handed out is the first at or after `at` seconds."""
+        self._seek = at
+
+    def times(self) -> list[float]:
+        """Every sample's time, in order (read once)."""
+        if self._times is None:
+            self._times = [r.at for r in self.recording.reading.records() if r.kind == "sample"]
+        return self._times
+
+    def events(self) -> list[tuple[float, str]]:
+        """Where something happened: a journal step, a benchmark's event, the NIC's or the
+        host's state recorded changed (a setting). The first state is not an event."""
+        if self._events is None:
+            seen: set[str] = set()
+            out = []
+            for r in self.recording.reading.records():
+                if r.kind in ("journal", "bench"):
+                    out.append((r.at, _event_label(r)))
+                elif r.kind in ("nic", "host"):
+                    if r.kind in seen:
+                        out.append((r.at, f"{r.kind} state"))
+                    seen.add(r.kind)
+            self._events = out
+        return self._events
+
+    def _do_seek(self) -> None:
+        at, self._seek = self._seek, None
+        if at is None:
+            return
+        self._records = self.recording.reading.records()
+        self._buffer = []
+        self._start = at
+        self.ended = False
 
     def close(self) -> None:
         super().close()
@@ -92,6 +147,7 @@ class RecordingReader(HostReader):
                 return False
 
     def _next(self) -> Counters:
+        self._do_seek()
         r = None if self.ended else self._next_sample()
         if r is not None:
             try:

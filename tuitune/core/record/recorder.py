@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +40,9 @@ class Recorder:
             "cpus": len(host.topology.online),
         }
         self.writer = Writer(path, header)
+        # The sampler's thread writes samples, the screen's writes journal steps and
+        # benchmark events: one frame at a time into the one zlib stream.
+        self._lock = threading.Lock()
         self._t0: float | None = None
         self._last: dict[str, Any] = {}
         self._counters: object = None  # the last sample's counters, recorded once
@@ -45,12 +50,17 @@ class Recorder:
         self.stopped: str | None = None  # why recording stopped (one line), for the screen
 
     def close(self) -> None:
-        self.writer.close()
+        with self._lock:
+            self.writer.close()
 
     def sample(self, s: Sample) -> None:
+        with self._lock:
+            self._sample(s)
+
+    def _sample(self, s: Sample) -> None:
         if s.counters is None:  # a failed read: its line is kept, the numbers are not there
             if s.error:
-                self.note(s.error)
+                self.writer.add({"t": "note", "at": 0.0, "text": s.error})
             return
         if self._t0 is None:
             self._t0 = s.counters.time
@@ -65,6 +75,21 @@ class Recorder:
             self._counters = s.counters
             self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(s.counters)})
             self.samples += 1
+
+    def now(self) -> float | None:
+        """Seconds into the recording now, on its samples' clock (None before the first)."""
+        return None if self._t0 is None else time.monotonic() - self._t0
+
+    def safe_event(self, kind: str, value: dict[str, Any]) -> None:
+        """`event` for the screen: a failed write stops the recording (its line comes with
+        the next sample, as `tee` says), never the screen."""
+        if self.stopped is not None:
+            return
+        try:
+            self.event(kind, value)
+        except RecordError as exc:
+            self.stopped = str(exc)
+            self.close()
 
     def tee(self, deliver: Callable[[Sample], None]) -> Callable[[Sample], None]:
         """`deliver` with each sample recorded first (the live screen's --record). A failed
@@ -89,8 +114,18 @@ class Recorder:
             self.writer.add({"t": kind, "at": at, "v": tree})
 
     def note(self, text: str, at: float | None = None) -> None:
-        self.writer.add({"t": "note", "at": at or 0.0, "text": text})
+        with self._lock:
+            self.writer.add({"t": "note", "at": at or 0.0, "text": text})
 
     def journal(self, step: dict[str, Any], at: float) -> None:
         """A journal step (what changed, from what, to what) as the session wrote it."""
-        self.writer.add({"t": "journal", "at": at, "v": step})
+        self.event("journal", step, at)
+
+    def event(self, kind: str, value: dict[str, Any], at: float | None = None) -> None:
+        """A journal step or a benchmark event at `at` seconds (None: now, on the samples'
+        clock); nothing before the first sample or after the recording stopped."""
+        with self._lock:
+            if self._t0 is None or self.writer.fd < 0:
+                return
+            when = time.monotonic() - self._t0 if at is None else at
+            self.writer.add({"t": kind, "at": max(0.0, when), "v": value})

@@ -12,7 +12,7 @@ beside iperf3's numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
@@ -71,8 +71,13 @@ class BenchController:
         *,
         notebook_path: Path | None = None,
         lab: Lab | None = None,
+        recording: Callable[[], tuple[str, float] | None] | None = None,
     ) -> None:
         self.shell = shell
+        # --record: (the recording's file, seconds into it now); each run's notebook entry
+        # names the file and its window, for `advise --recording FILE --from --to`.
+        self.recording = recording
+        self._rec_from: tuple[str, float] | None = None
         self.session: Session = shell.session
         self.lab = lab
         self.notebook_path = notebook_path  # None: the default file of the watched interface
@@ -352,6 +357,7 @@ class BenchController:
             live.intervals = []
             self.tracker = LoadTracker()
             self._started = datetime.now().astimezone().isoformat(timespec="seconds")
+            self._rec_from = self.recording() if self.recording is not None else None
         elif isinstance(event, IntervalEvent):
             live.state = live.state if stopped else "running"
             live.add(event.interval)
@@ -395,7 +401,7 @@ class BenchController:
             return
         # Where the lab's server sat: one more setting, so the table names it.
         spec, settings, started = live.spec, dict(self.settings) | placed, self._started
-        tags = dict(self._tags)
+        tags = dict(self._tags) | self._recording_tags()
         ifname = self._ifname
         request = self.live
         shell = self.shell
@@ -414,6 +420,17 @@ class BenchController:
             shell.post_message(BenchController.Recorded(rid, str(notebook.path)))
 
         self._writer.submit(job)
+
+    def _recording_tags(self) -> dict[str, str]:
+        """Where this repeat is in the screen's recording (none when not recording)."""
+        start, end = self._rec_from, self.recording() if self.recording is not None else None
+        if start is None or end is None or start[0] != end[0]:
+            return {}
+        return {
+            "recording": end[0],
+            "recording_from": f"{start[1]:.1f}",
+            "recording_to": f"{end[1]:.1f}",
+        }
 
     def _recorded(self, rid: str, path: str) -> None:
         live = self.live

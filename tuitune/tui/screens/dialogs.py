@@ -32,6 +32,12 @@ def _key_name(keys: str) -> str:
         "shift+tab": "Shift+Tab",
         "tab": "Tab",
         "enter": "Enter",
+        "comma": ",",
+        "full_stop": ".",
+        "left_square_bracket": "[",
+        "right_square_bracket": "]",
+        "less_than_sign": "<",
+        "greater_than_sign": ">",
     }
     return " ".join(names.get(k, k) for k in keys.split(","))
 
@@ -45,7 +51,9 @@ def keys_text(groups: Sequence[tuple[str, Sequence[BindingType]]]) -> Text:
             if not isinstance(b, Binding) or not b.description:
                 continue
             t.append(f"  {_key_name(b.key):<22}", style="bold")
-            t.append(f"{b.description}\n")
+            # Replay's keys sit with the live screen's: say they work in replay only.
+            replay = "(replay) " if b.action.startswith("replay_") else ""
+            t.append(f"{replay}{b.description}\n")
         t.append("\n")
     return t
 

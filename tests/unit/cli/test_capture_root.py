@@ -1,0 +1,48 @@
+"""`advise --root CAPTURE`: a capture's few seconds of recording give the advisor a window
+(its traffic rules judge something), where a plain tree has one moment (a 0 s window)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import tarfile
+from pathlib import Path
+
+from tests.support.hosttree import TreeSpec, build_tree
+from tests.unit.core.record.recorded import record
+from tuitune.cli import main
+
+CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
+
+
+def _advise(*argv: str) -> dict[str, object]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["advise", "--json", *argv])
+    doc: dict[str, object] = json.loads(out.getvalue())
+    return doc
+
+
+def test_advise_root_capture_judges_its_recording(tmp_path: Path) -> None:
+    spec = TreeSpec(
+        ncpus=2,
+        interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
+        stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
+        softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
+        softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
+        ifname="eth0",
+    )
+    tree = build_tree(tmp_path / "tree", spec)
+    rec = tmp_path / "recording.rec"
+    record(tmp_path, rec, samples=4)
+    cap = tmp_path / "cap.tar.gz"
+    with tarfile.open(cap, "w:gz") as tar:
+        for top in ("proc", "sys"):
+            tar.add(tree / top, arcname=top)
+        tar.add(rec, arcname="recording.rec")
+    plain = _advise("--root", str(tree), "eth0")
+    captured = _advise("--root", str(cap), "eth0")
+    one, window = plain["window"], captured["window"]
+    assert isinstance(one, dict) and isinstance(window, dict)
+    assert window["seconds"] >= 1.0 > one["seconds"]  # the recorded samples' span

@@ -1,0 +1,167 @@
+"""The ethtool state of a captured interface (sysfs does not hold it), as JSON in the capture
+(`ethtool/IFACE.json`), and the device reader a --root tree's HostReader makes of it.
+
+Also what a tree's sysfs cannot say about the link but netlink can (its kind, the burned-in
+address, the MTU bounds): `complete` fills those into the Link read from sysfs, so that
+`show --json --root CAPTURE` says what `show --json` said live.
+
+The file is another user's: read through `untrusted` (bounded, no link of others), each value
+typed by the record codec against these classes' own hints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tuitune.core.docfile import DocumentError
+from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
+from tuitune.core.host.netdev import Link
+from tuitune.core.host.qdisc import Qdisc
+from tuitune.core.names import ifname_problem, netns_problem
+from tuitune.core.record.codec import decode, encode
+from tuitune.core.untrusted import parse_json, read_text
+from tuitune.core.values import Unavailable
+
+DEVICE_MAX = 4 << 20  # an ethtool -S of a few thousand counters is ~200 KB
+DIR = "ethtool"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkExtra:
+    """What netlink says of the link that its sysfs directory does not."""
+
+    kind: str | None
+    perm_address: str | None
+    min_mtu: int | None
+    max_mtu: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCapture:
+    driver: DriverInfo | Unavailable
+    features: tuple[Feature, ...] | Unavailable
+    rings: Rings | Unavailable
+    coalesce: Coalesce | Unavailable
+    channels: Channels | Unavailable
+    pause: Pause | Unavailable
+    stats: tuple[tuple[str, int], ...] | Unavailable
+    link: LinkExtra
+    # The two ioctls of the platform view (core/host/platform.py's read_driver).
+    priv_flags: tuple[tuple[str, bool], ...] | Unavailable
+    fec: str | Unavailable
+    qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
+
+
+def capture_json(dev: DeviceCapture) -> bytes:
+    return json.dumps(encode(dev), indent=1).encode()
+
+
+class CapturedDevice:
+    """`EthtoolReads` from a capture: each read returns what the capture holds."""
+
+    def __init__(self, dev: DeviceCapture) -> None:
+        self.dev = dev
+
+    def driver_info(self) -> DriverInfo | Unavailable:
+        return self.dev.driver
+
+    def features(self) -> tuple[Feature, ...] | Unavailable:
+        return self.dev.features
+
+    def rings(self) -> Rings | Unavailable:
+        return self.dev.rings
+
+    def coalesce(self) -> Coalesce | Unavailable:
+        return self.dev.coalesce
+
+    def channels(self) -> Channels | Unavailable:
+        return self.dev.channels
+
+    def pause(self) -> Pause | Unavailable:
+        return self.dev.pause
+
+    def stats(self) -> tuple[tuple[str, int], ...] | Unavailable:
+        return self.dev.stats
+
+    def close(self) -> None:
+        pass
+
+    def complete(self, link: Link) -> Link:
+        x = self.dev.link
+        return replace(
+            link,
+            kind=x.kind,
+            perm_address=x.perm_address,
+            min_mtu=x.min_mtu,
+            max_mtu=x.max_mtu,
+        )
+
+
+class NotCaptured:
+    """An interface of a capture whose ethtool state was not captured (only the one named)."""
+
+    def __init__(self, why: Unavailable) -> None:
+        self.why = why
+
+    def driver_info(self) -> DriverInfo | Unavailable:
+        return self.why
+
+    def features(self) -> tuple[Feature, ...] | Unavailable:
+        return self.why
+
+    def rings(self) -> Rings | Unavailable:
+        return self.why
+
+    def coalesce(self) -> Coalesce | Unavailable:
+        return self.why
+
+    def channels(self) -> Channels | Unavailable:
+        return self.why
+
+    def pause(self) -> Pause | Unavailable:
+        return self.why
+
+    def stats(self) -> tuple[tuple[str, int], ...] | Unavailable:
+        return self.why
+
+    def close(self) -> None:
+        pass
+
+
+NOT_CAPTURED = Unavailable("missing", "not recorded in this host tree")
+
+
+def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
+    """The captured device `ifname` of `tree`; a file that is not one is a state naming it."""
+    if ifname_problem(ifname) is not None:
+        return NotCaptured(NOT_CAPTURED)
+    name = f"{DIR}/{ifname}.json"
+    try:
+        text = read_text(tree / DIR / f"{ifname}.json", DEVICE_MAX, follow=False)
+        if text is None:
+            return NotCaptured(NOT_CAPTURED)
+        dev = decode(parse_json(text, name), DeviceCapture, name)
+    except (OSError, DocumentError) as exc:
+        return NotCaptured(Unavailable("error", str(exc)))
+    return CapturedDevice(dev)
+
+
+def captured_netns(tree: Path) -> str | None:
+    """The namespace a capture was taken in (its manifest's), None for none or no capture."""
+    try:
+        text = read_text(tree / "manifest.json", DEVICE_MAX, follow=False)
+        doc = parse_json(text, "manifest.json") if text is not None else None
+    except (OSError, DocumentError):
+        return None
+    netns = doc.get("netns") if isinstance(doc, dict) else None
+    return netns if isinstance(netns, str) and netns_problem(netns) is None else None
+
+
+def device_reader(tree: Path) -> Callable[[str], CapturedDevice | NotCaptured] | None:
+    """The device reader of a capture (None: `tree` holds no ethtool state)."""
+    if not (tree / DIR).is_dir():
+        return None
+    return lambda ifname: load_device(tree, ifname)

@@ -155,10 +155,13 @@ def test_the_installed_screen_s_watchdog_reverts_after_sigkill(
         t.run("send-keys", "3")
         t.wait_for(lambda s: f"NIC {dev}" in s and "Interface MTU" in s)  # the cursor's row
         t.run("send-keys", "e")
-        t.wait_for(lambda s: f"Change {dev} mtu" in s)
+        # Each key once the input shows the one before it: keys sent while the dialog is
+        # still being set up are lost.
+        t.wait_for(lambda s: f"Change {dev} mtu" in s and _typed(s) == "1500")
         t.run("send-keys", "C-u")
+        t.wait_for(lambda s: _typed(s) == "")
         t.run("send-keys", "9000")
-        t.wait_for(lambda s: "9000" in s)
+        t.wait_for(lambda s: _typed(s) == "9000")
         t.run("send-keys", "Enter")
 
         end = time.monotonic() + 30  # bounds a hang; the assertions are on what happened
@@ -192,6 +195,15 @@ def test_the_installed_screen_s_watchdog_reverts_after_sigkill(
         wd.stop(watchdog)
         for left in (path, lock_dir(DEFAULT_DIR, host) / f"{host}.lock"):  # this namespace's
             left.unlink(missing_ok=True)
+
+
+def _typed(screen: str) -> str | None:
+    """What the edit dialog's input holds: the text of its middle line, `▊  TEXT  ▎`."""
+    for line in screen.splitlines():
+        _, bar, rest = line.partition("▊")
+        if bar and "▎" in rest and not rest.lstrip().startswith(("▔", "▁")):
+            return rest.split("▎")[0].strip()
+    return None
 
 
 def test_the_sdist_carries_tests_and_docs_and_the_wheel_its_data() -> None:

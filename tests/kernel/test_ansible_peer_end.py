@@ -1,13 +1,16 @@
 """Issue 17's "tried as a new user would": tune the lab, export `--ansible`, apply the role to
 the lab's peer end with the real ansible-playbook, and see both ends match in `tuitune show`.
+The same run installs tuitune on the far end from the wheelhouse the role ships (issue 39's
+`--install-tuitune`), and that installed command reads the tuned interface.
 
 The peer end is a second host of the fleet here: the same role, its own interface name
 (`tuitune_iface`) and no namespace prefix (`tuitune_netns: ''`, as ansible runs inside the
-peer's namespace). Everything the play writes to /etc lands in a tmpfs-backed overlay of
-/etc inside a private mount namespace, and a systemd-udevd running there (in the peer's
-network namespace, reading only the rules directory the play fills) applies the rules when
-the role's handler replays the device's "add" event. Nothing reaches this machine's /etc,
-udevd or interfaces; the lab is taken down and the udevd stopped even when the test fails.
+peer's namespace). Everything the play writes to /etc (and to /opt, /usr/local and /var/cache,
+where it installs tuitune) lands in a tmpfs-backed overlay inside a private mount namespace,
+and a systemd-udevd running there (in the peer's network namespace, reading only the rules
+directory the play fills) applies the rules when the role's handler replays the device's
+"add" event. Nothing reaches this machine's /etc, /usr/local, udevd or interfaces; the lab is
+taken down and the udevd stopped even when the test fails.
 """
 
 from __future__ import annotations
@@ -23,12 +26,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel.test_export_udev import UDEVD, udevd
+from tests.kernel.test_export_udev import UDEVD, nsenter, udevd
 from tests.support.command import tuitune
-from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook, recap
+from tests.support.wheelhouse import wheelhouse
+from tests.unit.core.export.test_export_ansible import (
+    HOST_PYTHON,
+    ansible_env,
+    ansible_playbook,
+    recap,
+)
 from tuitune.core import lab as labmod
 
 pytestmark = pytest.mark.kernel
+
+HOST_COMMAND = "/usr/local/bin/tuitune"  # where the affinity unit runs tuitune
 
 PROFILE = """
 [sysctl]
@@ -42,13 +53,16 @@ txqueuelen = 5000
 "rx-0" = "1"
 """
 
-# Runs inside `ip netns exec PEER unshare -m`: /etc becomes an overlay whose writes go to a
-# tmpfs, udev's rule directories are emptied, then udevd starts.
+# Runs inside `ip netns exec PEER unshare -m`: /etc, and where the role installs tuitune
+# (/opt, /usr/local, /var/cache), become overlays whose writes go to a tmpfs, udev's rule
+# directories are emptied, then udevd starts.
 START = """set -e
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs "$1"
-mkdir "$1/upper" "$1/work"
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc
+for d in /etc /opt /usr/local /var/cache; do
+  mkdir -p "$1/$d/upper" "$1/$d/work"
+  mount -t overlay overlay -o "lowerdir=$d,upperdir=$1/$d/upper,workdir=$1/$d/work" "$d"
+done
 mount -t tmpfs tmpfs /etc/udev/rules.d
 mount -t tmpfs tmpfs /usr/lib/udev/rules.d
 exec {udevd}
@@ -136,27 +150,50 @@ def test_role_applied_to_the_lab_peer_end_makes_both_ends_match(tmp_path: Path) 
         assert tuned == {"mtu": 9000, "txqlen": 5000, "rx-0 rps": [1], "somaxconn": "8192"}
         assert before != tuned
 
+        # The role also installs tuitune (issue 39), from the wheelhouse it ships, at its
+        # defaults: a venv in /opt/tuitune, the command linked as /usr/local/bin/tuitune.
         play = tmp_path / "play"
         res = tuitune(
             "export", lab.ifname, "--netns", lab.netns, "--journal-dir", journal,
-            "--ansible", "--match", "name", "--out", play,
+            "--ansible", "--match", "name", "--out", play, "--install-tuitune", wheelhouse(),
         )  # fmt: skip
         assert res.returncode == 0, res.stderr
 
+        ours = _lstat(HOST_COMMAND)
         with peer_udevd(lab.peer_netns, tmp_path / "etc-upper") as pid:
-            peer_vars = ("-e", f"tuitune_iface={lab.peer_ifname}", "-e", "tuitune_netns=")
+            peer_vars = (
+                "-e", f"tuitune_iface={lab.peer_ifname}", "-e", "tuitune_netns=",
+                "-e", f"tuitune_install_python={HOST_PYTHON}",
+            )  # fmt: skip
             first = play_in(pid, play, tmp_path, *peer_vars)
             assert first.returncode == 0, first.stdout + first.stderr
             assert recap(first.stdout)["changed"] > 0
             assert shown(*peer) == tuned  # both ends match
-            again = play_in(pid, play, tmp_path, *peer_vars)
+            # The far end's own tuitune, where the unit runs it, reads the tuned interface.
+            link = nsenter(pid, "readlink", HOST_COMMAND).stdout.strip()
+            assert link == "/opt/tuitune/bin/tuitune"
+            theirs = nsenter(pid, HOST_COMMAND, "show", "--json", lab.peer_ifname, check=False)
+            assert theirs.returncode == 0, theirs.stderr
+            assert json.loads(theirs.stdout)["interface"]["link"]["mtu"] == 9000
+            # The tuning's idempotence; the install's is test_export_ansible.py's (its copy of
+            # the wheelhouse is a task per file: a second install here would double the cost).
+            again = play_in(pid, play, tmp_path, *peer_vars, "-e", "tuitune_install=false")
             assert again.returncode == 0, again.stdout + again.stderr
             assert recap(again.stdout)["changed"] == 0  # idempotent
-        # The near end was not touched by the play.
+        # The near end was not touched by the play, nor this machine's /usr/local.
         assert shown(*near) == tuned
+        assert _lstat(HOST_COMMAND) == ours
     finally:
         labmod.down(lab, state)
     assert not Path(f"/run/netns/{lab.peer_netns}").exists()
+
+
+def _lstat(path: str) -> tuple[int, int, float] | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mode, st.st_mtime
 
 
 FAR_PROFILE = """

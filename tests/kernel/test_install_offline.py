@@ -23,14 +23,16 @@ from pathlib import Path
 import pytest
 
 from tests.kernel.conftest import VethNs
-from tests.kernel.test_session_trial import HOLDER, mtu
+from tests.kernel.test_session_trial import mtu
 from tests.kernel.test_tui_tmux import Tmux
 from tests.kernel.test_tui_tmux import _env as tui_env
 from tests.support.bash_complete import complete
 from tests.support.wheelhouse import wheelhouse
 from tuitune import __version__
+from tuitune.core.host.root import HostRoot
 from tuitune.core.session import watchdog_process as wd
-from tuitune.core.session.journal_file import read_records
+from tuitune.core.session.journal_dir import DEFAULT_DIR
+from tuitune.core.session.journal_file import Record, host_id, journal_path, lock_dir, read_records
 
 pytestmark = pytest.mark.kernel
 
@@ -132,45 +134,76 @@ def test_the_offline_install_runs_from_its_own_copy(installed: Installed, tmp_pa
     assert (installed.share / "man" / "man1" / "tuitune.1").read_text().startswith('.\\"')
 
 
-def test_the_installed_watchdog_reverts_after_sigkill(installed: Installed, tmp_path: Path) -> None:
-    """The screen's stand-in (the same one test_session_trial.py uses) runs on the installed
-    interpreter; the watchdog it starts must be the install's too, and revert the MTU."""
-    ns, dev, jdir = installed.ns, installed.ns.a, tmp_path / "journal"
-    python = str(installed.venv / "bin" / "python")
-    holder = subprocess.Popen(
-        [python, "-c", HOLDER, ns.ns, dev, str(jdir)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-        env=_clean_env(),
-        start_new_session=True,
-    )
-    pid = 0
+def test_the_installed_screen_s_watchdog_reverts_after_sigkill(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """The installed command as the real live screen in tmux: the MTU changed on trial with
+    the keys a user presses, the screen SIGKILLed before its countdown ends, and the watchdog
+    it started (the install's interpreter and package, not this checkout's) puts it back."""
+    ns, dev, command = installed.ns, installed.ns.a, str(installed.bin / "tuitune")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux missing")
+    host = host_id(HostRoot(netns=ns.ns))
+    path = journal_path(DEFAULT_DIR, host)
+    t = Tmux(80, 24)
+    watchdog = 0
     try:
-        assert holder.stdout is not None
-        line = holder.stdout.readline().split()
-        assert len(line) == 3, holder.stderr.read() if holder.stderr else ""
-        pid, path = int(line[0]), Path(line[2])
-        assert mtu(ns, dev) == "9000"
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        assert argv[0].decode() == python, argv  # the install's interpreter, not the checkout's
+        # 3 s: time enough to kill the screen after the journal names its watchdog (a poll of
+        # a file), short enough that the revert comes 4.5 s after the change.
+        t.start([command, "--netns", ns.ns, dev, "--trial-seconds", "3"], tui_env(tmp_path))
+        t.wait_for(lambda s: "1 CPUs" in s)
+        t.run("send-keys", "3")
+        t.wait_for(lambda s: f"NIC {dev}" in s and "Interface MTU" in s)  # the cursor's row
+        t.run("send-keys", "e")
+        # Each key once the input shows the one before it: keys sent while the dialog is
+        # still being set up are lost.
+        t.wait_for(lambda s: f"Change {dev} mtu" in s and _typed(s) == "1500")
+        t.run("send-keys", "C-u")
+        t.wait_for(lambda s: _typed(s) == "")
+        t.run("send-keys", "9000")
+        t.wait_for(lambda s: _typed(s) == "9000")
+        t.run("send-keys", "Enter")
 
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=10)
         end = time.monotonic() + 30  # bounds a hang; the assertions are on what happened
+        helper: list[Record] = []
+        while not helper and time.monotonic() < end:
+            helper = [r for r in read_records(path) if r["t"] == "trial-helper"]
+            time.sleep(0.02)
+        assert helper, t.screen()
+        watchdog = int(helper[0]["pid"])
+        [screen] = [int(r["pid"]) for r in read_records(path) if r["t"] == "head"]  # new journal
+        os.kill(screen, signal.SIGKILL)
+        assert mtu(ns, dev) == "9000"
+        # Both from the install: the screen is its command, the watchdog its interpreter
+        # running its package (python -I -c BOOT PKG MODULE SPEC, tuitune/core/proc.py).
+        venv = f"{installed.venv}/"
+        argv = [a.decode() for a in Path(f"/proc/{watchdog}/cmdline").read_bytes().split(b"\0")]
+        assert argv[0].startswith(f"{venv}bin/python") and argv[1:3] == ["-I", "-c"], argv
+        assert argv[4].startswith(venv) and argv[4].endswith("/site-packages/tuitune"), argv
+        assert argv[5] == wd.MODULE
+
         while mtu(ns, dev) != "1500" and time.monotonic() < end:
             time.sleep(0.05)
         assert mtu(ns, dev) == "1500"
-        while wd.is_watchdog(pid) and time.monotonic() < end:
+        t.wait_for(lambda s: f"TUITUNE-EXIT={128 + signal.SIGKILL}" in s)
+        while wd.is_watchdog(watchdog) and time.monotonic() < end:
             time.sleep(0.05)
         [done] = [r for r in read_records(path) if r["t"] == "trial-end"]
-        assert (done["how"], done["by"]) == ("reverted", "watchdog")
+        assert (done["how"], done["by"]) == ("reverted", "watchdog"), "the screen was first"
     finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
-        wd.stop(pid)
+        t.kill()
+        wd.stop(watchdog)
+        for left in (path, lock_dir(DEFAULT_DIR, host) / f"{host}.lock"):  # this namespace's
+            left.unlink(missing_ok=True)
+
+
+def _typed(screen: str) -> str | None:
+    """What the edit dialog's input holds: the text of its middle line, `▊  TEXT  ▎`."""
+    for line in screen.splitlines():
+        _, bar, rest = line.partition("▊")
+        if bar and "▎" in rest and not rest.lstrip().startswith(("▔", "▁")):
+            return rest.split("▎")[0].strip()
+    return None
 
 
 def test_the_sdist_carries_tests_and_docs_and_the_wheel_its_data() -> None:

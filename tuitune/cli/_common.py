@@ -34,6 +34,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_JOURNAL_DIR = paths.RUN_DIR
 
 INTERVAL_MIN, INTERVAL_MAX = 0.1, 60.0  # seconds between samples (iperf3's -i has the same)
+# A trial change's countdown: long enough to read the header and press y; an hour at most, so
+# a forgotten trial (a cut link) still comes back the same day.
+TRIAL_MIN, TRIAL_MAX = 2.0, 3600.0
+TRIAL_DEFAULT = 30.0  # the screen's TRIAL_SECONDS, not imported here: that would load the TUI
 
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -69,6 +73,7 @@ def bounded_float(low: float, high: float, what: str) -> Callable[[str], float]:
 
 
 interval = bounded_float(INTERVAL_MIN, INTERVAL_MAX, "seconds")
+trial_seconds = bounded_float(TRIAL_MIN, TRIAL_MAX, "seconds")
 
 
 def _checked(problem_of: Callable[[str], str | None]) -> Callable[[str], str]:
@@ -304,6 +309,18 @@ def screen_args(parser: argparse.ArgumentParser) -> None:
         help="seconds between refreshes (default 1)",
     )
     parser.add_argument("--theme", metavar="NAME", help="colour theme (themes/*.toml)")
+
+
+def trial_arg(parser: argparse.ArgumentParser) -> None:
+    """--trial-seconds, for the screens that change things (not `replay`)."""
+    parser.add_argument(
+        "--trial-seconds",
+        type=trial_seconds,
+        default=TRIAL_DEFAULT,
+        metavar="SECONDS",
+        help="countdown of a change that can cut the link (MTU, channels, rings, pause, the SSH "
+        "interface) before it is put back unless kept with y (default 30)",
+    )
 
 
 def peer_end_args(p: argparse.ArgumentParser, netns_help: str) -> None:

@@ -34,6 +34,7 @@ def register(subparsers: _common.Subparsers) -> None:
     mode.add_argument("--down", action="store_true", help="remove it and any stale leftovers")
     mode.add_argument("--status", action="store_true", help="show the lab and stale leftovers")
     _common.screen_args(lab)
+    _common.trial_arg(lab)
     lab.add_argument(
         "--state-dir",
         type=Path,
@@ -136,6 +137,7 @@ def _tui(args: argparse.Namespace, lab: Lab) -> int:
         interval=args.interval,
         theme=args.theme,
         lab=lab,
+        trial_seconds=args.trial_seconds,
     )
     if current_lab(lab.state_dir) is None:
         err(f"lab {lab.name} removed")

@@ -50,6 +50,7 @@ def tui_args(parser: argparse.ArgumentParser) -> None:
     """The live screen's options (`tuitune [IFACE] [options]`)."""
     _common.iface_arg(parser, "interface to watch (default: pick from a list)")
     _common.screen_args(parser)
+    _common.trial_arg(parser)
     _common.host_args(parser, netns_help=NETNS_HELP)
     parser.add_argument(
         "--record",
@@ -214,6 +215,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         interval=args.interval,
         theme=args.theme,
         record=args.record,
+        trial_seconds=args.trial_seconds,
     )
 
 
@@ -264,6 +266,7 @@ def run_tui(
     theme: str | None,
     lab: Lab | None = None,
     record: Path | None = None,
+    trial_seconds: float = _common.TRIAL_DEFAULT,
 ) -> int:
     """The live screen on a host tree, a namespace or this machine; with `lab`, leaving it
     offers to remove the lab (`tuitune lab`); with `record`, every sample into that file."""
@@ -298,6 +301,7 @@ def run_tui(
                 theme=theme,
                 lab=lab,
                 cadence=Cadence.in_time(interval),
+                trial_seconds=trial_seconds,
             )
         except ValueError as exc:  # an unknown --theme: say which exist
             err(str(exc))

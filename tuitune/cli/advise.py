@@ -295,7 +295,7 @@ def _held(args: argparse.Namespace, root: HostRoot) -> frozenset[Key]:
 def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice) -> int:
     import os
 
-    from tuitune.cli.session import _ns_flag, _refusal_hint, apply_or_preview, open_session
+    from tuitune.cli.session import apply_or_preview, ns_flag, open_session, refusal_hint
     from tuitune.core.session import InvalidValue, WriteRefused
 
     chosen: list[Finding] = []
@@ -342,7 +342,7 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
             except WriteRefused as exc:
                 # apply's hints: "--host-wide" only for a host-wide sysctl (a process's
                 # affinity is host-scoped too, and --other-users is what allows it)
-                errors.append(exc.state.reason + _refusal_hint(root, key, exc.state))
+                errors.append(exc.state.reason + refusal_hint(root, key, exc.state))
         if errors:
             for line in errors:
                 err(line)
@@ -358,7 +358,7 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
         return outcomes
     names = ", ".join(f.id for f in chosen)
     if all(o.ok for o in outcomes):
-        print(f"applied {names} as one step; `tuitune restore{_ns_flag(root)}` puts it back")
+        print(f"applied {names} as one step; `tuitune restore{ns_flag(root)}` puts it back")
         return EXIT_OK
     print(f"{names} was not applied (see above); anything changed was put back")
     return EXIT_FAILED

@@ -164,7 +164,7 @@ def _checked(kind: str) -> Any:
 
 
 # -- where: interface, namespace, peer ------------------------------------------------------------
-def _lab() -> Any | None:
+def found_lab() -> Any | None:
     """The lab of `tuitune lab`, if there is one (and the lab module exists)."""
     try:
         from tuitune.core import lab
@@ -176,14 +176,14 @@ def _lab() -> Any | None:
         return None
 
 
-def _lab_hint(lab: Any) -> str:
+def lab_hint(lab: Any) -> str:
     return (
         f"`tuitune lab` (it restarts the lab's server), or: ip netns exec {lab.peer_netns} "
         f"iperf3 -s -B {lab.peer_addr} -D"
     )
 
 
-def _notebook(args: argparse.Namespace, ifname: str | None, netns: str | None) -> Notebook:
+def bench_notebook(args: argparse.Namespace, ifname: str | None, netns: str | None) -> Notebook:
     from tuitune.core.bench.notebook import Notebook
 
     if args.notebook is not None:
@@ -228,7 +228,7 @@ def _resolve(args: argparse.Namespace) -> tuple[str | None, str | None, int, str
     lab = None
     peer, netns, ifname = args.peer, args.netns, args.iface
     if peer is None:
-        found = _lab()
+        found = found_lab()
         if found is not None and netns in (None, found.netns):
             lab = found
             peer, netns, ifname = found.peer_addr, found.netns, ifname or found.ifname
@@ -276,11 +276,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             err(f"{problem}; nothing was run")
             return EXIT_USAGE
         try:  # a notebook that cannot take the run is said before it, not after
-            _notebook(args, ifname, netns).check(write=not args.no_record)
+            bench_notebook(args, ifname, netns).check(write=not args.no_record)
         except OSError as exc:
             err(f"notebook: {exc}")
             return EXIT_USAGE
-        hint = _lab_hint(lab) if lab is not None else None
+        hint = lab_hint(lab) if lab is not None else None
         return _bench(args, reader, ifname, spec, hint, lab)
 
 
@@ -421,7 +421,7 @@ def _record(
     from tuitune.core.bench.runtable import build_rows
 
     failed = not results or any(not r.complete for r in results)
-    notebook = _notebook(args, ifname, spec.netns)
+    notebook = bench_notebook(args, ifname, spec.netns)
     try:
         existing = notebook.runs()
     except OSError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_OK, EXIT_USAGE, err
-from tuitune.cli.bench import _lab, _notebook
+from tuitune.cli.bench import bench_notebook, found_lab
 
 
 def register(subparsers: _common.Subparsers) -> None:
@@ -45,13 +45,13 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
     ifname, netns = args.iface, args.netns
     if args.notebook is None and ifname is None:
-        lab = _lab()
+        lab = found_lab()
         if lab is not None and netns in (None, lab.netns):
             ifname, netns = lab.ifname, lab.netns
         else:
             err("name the interface (tuitune runs IFACE) or the file (--notebook FILE)")
             return EXIT_USAGE
-    notebook = _notebook(args, ifname, netns)
+    notebook = bench_notebook(args, ifname, netns)
     try:
         notebook.check(write=bool(args.baseline))
     except OSError as exc:

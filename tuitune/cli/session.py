@@ -58,7 +58,7 @@ def register(subparsers: _common.Subparsers) -> None:
     )
 
 
-def _ns_flag(root: HostRoot) -> str:
+def ns_flag(root: HostRoot) -> str:
     if not root.live:
         return f" --root {root.proc.parent}"
     return f" --netns {root.netns}" if root.netns else ""
@@ -250,7 +250,7 @@ def _host_wide_refused(root: HostRoot, key: Key) -> bool:
     return root.netns is not None and key.kind == "sysctl" and key.scope == "host"
 
 
-def _refusal_hint(root: HostRoot, key: Key, state: Unavailable) -> str:
+def refusal_hint(root: HostRoot, key: Key, state: Unavailable) -> str:
     if _host_wide_refused(root, key):
         return " (--host-wide allows it)"
     if key.kind == "proc_affinity" and state.kind == "permission" and os.geteuid() == 0:
@@ -363,7 +363,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
                     kept = [(k, t) for k, t in pairs if k not in beyond]
                     skipped.append(exc.state.reason + _new_queue_hint(key, kept))
                     continue
-                errors.append(exc.state.reason + _refusal_hint(root, key, exc.state))
+                errors.append(exc.state.reason + refusal_hint(root, key, exc.state))
         pairs = [(k, t) for k, t in pairs if k in targets]
         if errors:
             for line in errors:
@@ -388,11 +388,11 @@ def cmd_apply(args: argparse.Namespace) -> int:
         n = sum(o.status == "changed" for o in outcomes)
         left = f", skipped {len(skipped)} this device does not have" if skipped else ""
         print(
-            f"changed {n} setting(s){left}; `tuitune restore{_ns_flag(root)}` puts the "
+            f"changed {n} setting(s){left}; `tuitune restore{ns_flag(root)}` puts the "
             "originals back"
         )
         return EXIT_OK
-    restore = f"`tuitune restore{_ns_flag(root)}`"
+    restore = f"`tuitune restore{ns_flag(root)}`"
     print(f"{shown(args.file)} was not applied (see above); {restore} puts back")
     print("anything still recorded")
     return EXIT_FAILED

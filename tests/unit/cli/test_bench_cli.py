@@ -29,11 +29,11 @@ def parse(*argv: str) -> argparse.Namespace:
 
 
 def test_the_lab_is_the_default_peer(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_bench, "_lab", lambda: FakeLab())
+    monkeypatch.setattr(cli_bench, "found_lab", lambda: FakeLab())
     ifname, netns, port, peer, lab = cli_bench._resolve(parse("bench"))
     assert (ifname, netns, port, peer) == ("veth-lab", "tuitune-lab-abc123", 5201, "198.18.0.2")
     assert "ip netns exec tuitune-peer-abc123 iperf3 -s -B 198.18.0.2 -D" in (
-        cli_bench._lab_hint(lab)
+        cli_bench.lab_hint(lab)
     )
     # A peer given, or another namespace: the lab is not used.
     given = cli_bench._resolve(parse("bench", "eth2", "--peer", "10.0.0.9"))
@@ -44,7 +44,7 @@ def test_the_lab_is_the_default_peer(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_no_peer_and_no_lab(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(cli_bench, "_lab", lambda: None)
+    monkeypatch.setattr(cli_bench, "found_lab", lambda: None)
     assert cli.main(["bench", "eth2"]) == 2
     err = capsys.readouterr().err
     assert "give --peer ADDR (a host running `iperf3 -s`)" in err and "tuitune lab" in err
@@ -148,7 +148,7 @@ def test_new_options_in_the_spec() -> None:
 
 
 def test_another_engine_takes_its_own_port(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_bench, "_lab", lambda: FakeLab())
+    monkeypatch.setattr(cli_bench, "found_lab", lambda: FakeLab())
     assert cli_bench._resolve(parse("bench", "--engine", "nuttcp"))[2] == 5000
     assert cli_bench._resolve(parse("bench", "--engine", "sockperf"))[2] == 11111
     assert cli_bench._resolve(parse("bench", "--engine", "sockperf", "-p", "9"))[2] == 9
@@ -157,7 +157,7 @@ def test_another_engine_takes_its_own_port(monkeypatch: pytest.MonkeyPatch) -> N
 def test_what_an_engine_cannot_do_is_said_before_anything_runs(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli_bench, "_lab", lambda: None)
+    monkeypatch.setattr(cli_bench, "found_lab", lambda: None)
     code = cli.main(
         ["bench", "lo", "--peer", "127.0.0.1", "--engine", "nuttcp", "-Z",
          "--notebook", str(tmp_path / "n.jsonl")]

@@ -11,10 +11,22 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 
 def register(subparsers: _common.Subparsers) -> None:
     p = _common.command(subparsers, "profile", cmd_profile)
-    p.add_argument("action", choices=("list", "show", "diff"), help="what to do")
-    p.add_argument("name", nargs="?", help="the profile (show, diff)")
-    _common.iface_arg(p, "diff: the interface (default: the default route's)")
-    p.add_argument("--netns", type=_common.netns, metavar="NAME", help="diff: in namespace NAME")
+    p.add_argument("action", choices=("list", "show", "diff", "apply"), help="what to do")
+    p.add_argument("name", nargs="?", help="the profile (show, diff, apply)")
+    _common.iface_arg(p, "diff, apply: the interface (default: the default route's)")
+    p.add_argument(
+        "--netns", type=_common.netns, metavar="NAME", help="diff, apply: in namespace NAME"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="apply: print what would change; change nothing"
+    )
+    p.add_argument(
+        "--host-wide",
+        action="store_true",
+        help="apply with --netns: also change the profile's host-wide sysctls (net.core.*), one "
+        "value for the whole machine (refused without it)",
+    )
+    _common.journal_dir_arg(p)
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -22,7 +34,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     Each value is a catalog entry's own advice: the report it comes from and whether it was
     LAN or WAN advice. `diff NAME IFACE` reads the host and prints what would change.
-    Applying is `tuitune apply` of a profile file, or autotune's job: not done here yet.
+    `apply NAME IFACE` applies it through the change journal as `tuitune apply` does (every
+    value checked first, one step, `tuitune restore` puts it back); on this machine's own
+    link, what can cut it (MTU, rings, the SSH session's interface) goes on trial: kept only
+    when you confirm within 30 s.
     """
     from tuitune.core.profiles import find, shipped
 
@@ -44,7 +59,27 @@ def cmd_profile(args: argparse.Namespace) -> int:
             print(f"  {pick.setting} = {pick.value}   [{a.source}, {a.context}]")
             print(f"      {a.finding}")
         return EXIT_OK
+    if args.action == "apply":
+        return _apply(args, prof)
     return _diff(args, prof)
+
+
+def _apply(args: argparse.Namespace, prof: object) -> int:
+    from tuitune.cli.profile_trial import make_trial
+    from tuitune.cli.session import apply_loaded
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.profiles import ShippedProfile
+
+    assert isinstance(prof, ShippedProfile)
+    if args.iface is None:
+        err(f"name the interface: tuitune profile apply {prof.name} IFACE")
+        return EXIT_USAGE
+    root = HostRoot(netns=args.netns)
+    args.root, args.other_users = None, False  # apply_loaded's options `profile` has not
+    label = f"profile {prof.name}"
+    # A shipped profile names knobs some drivers lack: those are skipped, one line each.
+    trial = make_trial(root)
+    return apply_loaded(args, root, prof.to_profile(), args.iface, label, trial, True)
 
 
 def _diff(args: argparse.Namespace, prof: object) -> int:

@@ -28,6 +28,78 @@ def register(subparsers: _common.Subparsers) -> None:
     )
     _common.journal_dir_arg(p)
 
+    r = _common.command(subparsers, "recommend", cmd_recommend)
+    _common.iface_arg(r, "the interface (default: the default route's)")
+    r.add_argument("--rtt", type=_rtt, metavar="MS", help="the path's round trip in ms (ping's)")
+    r.add_argument(
+        "--goal", choices=("throughput", "latency"), default="throughput", help="what to tune for"
+    )
+    _common.host_args(r)
+
+
+def _rtt(text: str) -> float:
+    from tuitune.core.profiles.recommend import parse_rtt
+
+    try:
+        return parse_rtt(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    """which shipped profile fits this host, why, and its buffers scaled to it
+
+    From the link speed, the NUMA layout, the CPUs, the goal and (--rtt) the path's round
+    trip: the profile whose report measured a host like this one (LAN or WAN), why, and for a
+    WAN path the socket buffers sized from link speed x RTT (LOFAR's bandwidth-delay sizing).
+    Works on a recorded tree too (--root DIR). Changes nothing: `tuitune profile diff` and
+    `apply` come next.
+    """
+    from tuitune.core.host.netdev import default_route_interface, interface_exists, list_interfaces
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.names import ifname_problem
+    from tuitune.core.profiles.recommend import host_facts, recommend
+    from tuitune.core.text import printable
+
+    root = _common.host_root(args)
+    if root is None:
+        return EXIT_USAGE
+    try:
+        reader = HostReader(root)  # inside --netns: its /sys is the namespace's
+    except NetnsError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    with reader:
+        ifname = args.iface or reader.call(default_route_interface, root)
+        if ifname is None:
+            err("no default route: name the interface (tuitune recommend IFACE)")
+            return EXIT_USAGE
+        problem = ifname_problem(ifname)
+        if problem is not None:
+            err(problem)
+            return EXIT_USAGE
+        if not reader.call(interface_exists, root, ifname):
+            names = reader.call(list_interfaces, root)
+            known = ", ".join(printable(n) for n in names) or "none"
+            err(f"no interface {printable(ifname)}; interfaces here: {known}")
+            return EXIT_USAGE
+        facts = reader.call(host_facts, root, ifname)
+    rec = recommend(facts, args.rtt, args.goal)
+    prof = rec.profile
+    print(f"{prof.name}: {prof.title} ({prof.goal}, {prof.context})")
+    for line in rec.why:
+        print(f"  why: {line}")
+    if rec.scaled:
+        print("  scaled to this host (in place of the profile's):")
+        for s in rec.scaled:
+            print(f"    {s.setting} = {s.value}")
+        print(f"      {rec.scaled[0].why}")
+    flag = f" --netns {args.netns}" if args.netns else ""
+    if root.live:
+        print(f"next: tuitune profile diff {prof.name} {ifname}{flag}")
+    return EXIT_OK
+
 
 def cmd_profile(args: argparse.Namespace) -> int:
     """the shipped profiles built from the reports: list them, show one, diff one with a host

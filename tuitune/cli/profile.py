@@ -4,9 +4,13 @@ with the report and the context (LAN/WAN) it comes from (docs/autotune.md, Profi
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
+
+if TYPE_CHECKING:
+    from tuitune.core.profiles import ShippedProfile
 
 
 def register(subparsers: _common.Subparsers) -> None:
@@ -25,6 +29,13 @@ def register(subparsers: _common.Subparsers) -> None:
         action="store_true",
         help="apply with --netns: also change the profile's host-wide sysctls (net.core.*), one "
         "value for the whole machine (refused without it)",
+    )
+    p.add_argument(
+        "--rtt",
+        type=_rtt,
+        metavar="MS",
+        help="diff, apply: a WAN profile's buffers sized for this round trip and the link's "
+        "speed (as `tuitune recommend` shows them)",
     )
     _common.journal_dir_arg(p)
 
@@ -136,32 +147,57 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return _diff(args, prof)
 
 
-def _apply(args: argparse.Namespace, prof: object) -> int:
+def _apply(args: argparse.Namespace, prof: ShippedProfile) -> int:
     from tuitune.cli.profile_trial import make_trial
     from tuitune.cli.session import apply_loaded
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.profiles import ShippedProfile
 
-    assert isinstance(prof, ShippedProfile)
     if args.iface is None:
         err(f"name the interface: tuitune profile apply {prof.name} IFACE")
         return EXIT_USAGE
     root = HostRoot(netns=args.netns)
     args.root, args.other_users = None, False  # apply_loaded's options `profile` has not
+    if args.rtt is not None:
+        got = _scaled(args, prof)
+        if got is None:
+            return EXIT_USAGE
+        prof = got
     label = f"profile {prof.name}"
     # A shipped profile names knobs some drivers lack: those are skipped, one line each.
     trial = make_trial(root)
     return apply_loaded(args, root, prof.to_profile(), args.iface, label, trial, True)
 
 
-def _diff(args: argparse.Namespace, prof: object) -> int:
-    from tuitune.core.profiles import ShippedProfile
+def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | None:
+    """The profile with its buffers sized for --rtt on this host, said first; None (said)
+    when the host cannot be read."""
+    from tuitune.core.profiles.recommend import host_facts, scaled_profile
+
+    opened = _common.reader_on(args.netns, args.iface, "the profile is scaled for")
+    if opened is None:
+        return None
+    reader, ifname = opened
+    with reader:
+        facts = reader.call(host_facts, reader.root, ifname)
+    out, scaled, why = scaled_profile(prof, facts, args.rtt)
+    if why is not None:
+        print(f"not scaled: {why}")
+    for s in scaled:
+        print(f"scaled {s.setting} = {s.value} ({s.why})")
+    return out
+
+
+def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
     from tuitune.core.session import Session
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile
     from tuitune.core.values import Unavailable
 
-    assert isinstance(prof, ShippedProfile)
+    if args.rtt is not None:
+        got = _scaled(args, prof)
+        if got is None:
+            return EXIT_USAGE
+        prof = got
     opened = _common.reader_on(args.netns, args.iface, "the profile is compared with")
     if opened is None:
         return EXIT_USAGE

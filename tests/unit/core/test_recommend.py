@@ -129,3 +129,25 @@ def test_the_cli_on_a_recorded_tree(host_100g: Path) -> None:
     )  # fmt: skip
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "interfaces here: enp1s0f0np0" in bad.stderr
+
+
+def test_a_wan_profile_scaled_for_a_host_keeps_its_sources(host_100g: Path) -> None:
+    from tuitune.core.profiles import find
+    from tuitune.core.profiles.recommend import scaled_profile
+
+    facts = host_facts(HostRoot.fixture(host_100g), "enp1s0f0np0")
+    esnet = find("wan-100g-dtn")
+    assert esnet is not None
+    prof, scaled, why = scaled_profile(esnet, facts, 48.6)
+    assert why is None and len(scaled) == 4
+    picks = {p.setting: p for p in prof.picks}
+    assert picks["net.core.rmem_max"].value == "1215000000"
+    assert picks["net.core.rmem_max"].advice.source == "esnet-100g"  # its own pick, resized
+    # ESnet names no tcp_rmem: the scaled one is LOFAR's method, cited as such.
+    assert picks["net.ipv4.tcp_rmem"].advice.source == "lofar-wan"
+    assert picks["net.ipv4.tcp_rmem"].value == "4096 607500000 1215000000"
+    assert prof.to_profile().requests  # still a profile the journal takes
+    lan = find("lan-10g")
+    assert lan is not None
+    same, none, why = scaled_profile(lan, facts, 48.6)
+    assert same is lan and none == () and why is not None and "LAN advice" in why

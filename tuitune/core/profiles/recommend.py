@@ -129,6 +129,31 @@ def _buffers(prof: ShippedProfile, speed_mbps: int, rtt_ms: float) -> list[Scale
     return out
 
 
+def scaled_profile(
+    prof: ShippedProfile, facts: HostFacts, rtt_ms: float
+) -> tuple[ShippedProfile, tuple[Scaled, ...], str | None]:
+    """`prof` with its buffers sized for this host and round trip (`profile diff/apply
+    --rtt`): the profile to use, what was scaled, and why nothing was (None when scaled or
+    already enough). LOFAR's sizing is WAN advice: a LAN profile is left as it is."""
+    from dataclasses import replace
+
+    from tuitune.core.catalog import entry
+    from tuitune.core.profiles import Pick
+
+    if prof.context != "WAN":
+        return prof, (), f"{prof.name} is LAN advice: its buffers are not sized from an RTT"
+    if facts.speed_mbps is None:
+        return prof, (), f"{facts.ifname} reports no link speed: buffers not scaled"
+    scaled = tuple(_buffers(prof, facts.speed_mbps, rtt_ms))
+    by_name = {s.setting: s.value for s in scaled}
+    picks = [replace(p, value=by_name.pop(p.setting)) if p.setting in by_name else p
+             for p in prof.picks]  # fmt: skip
+    for name, value in by_name.items():  # a buffer the profile has no pick for: LOFAR's
+        advice = next(a for a in entry(name).sources if a.source == "lofar-wan")
+        picks.append(Pick(name, value, advice))
+    return replace(prof, picks=tuple(picks)), scaled, None
+
+
 def recommend(facts: HostFacts, rtt_ms: float | None, goal: str) -> Recommendation:
     name, why = _name(facts, rtt_ms, goal)
     prof = find(name)

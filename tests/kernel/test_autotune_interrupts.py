@@ -91,7 +91,10 @@ def test_ten_random_interruptions_leave_the_host_exactly_as_it_was(
         else:
             assert proc.returncode == 1, f"{where}: {err}"
             journals = (tmp_path / "journal").rglob("*")
-            assert not any(p.stat().st_size for p in journals if p.is_file()), f"{where}: {err}"
+            left = {
+                str(p): p.read_text()[:300] for p in journals if p.is_file() and p.stat().st_size
+            }
+            assert not left, f"{where}: {err} {left}"
             landed.append(f"{sig.name}: {'put back' if 'every change put back' in err else '-'}")
         assert _kernel(pair) == start, where
     print("\n".join(landed))

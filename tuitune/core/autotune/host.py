@@ -19,7 +19,7 @@ from tuitune.core.bench.notebook import Notebook
 from tuitune.core.hostreader import HostReader
 from tuitune.core.session import InvalidValue, Journal, JournalError, Key, Session, WriteRefused
 from tuitune.core.sweep.plan import Combination
-from tuitune.core.sweep.runner import Cell, SweepError, SweepRunner, Target
+from tuitune.core.sweep.runner import Cell, SweepError, SweepRunner, Target, signals_deferred
 from tuitune.core.sweep.spec import BenchParams, SweepSpec, Value
 
 
@@ -44,7 +44,8 @@ class JournalHost:
         if not todo:
             return "every setting already has this value"
         try:
-            outs = self.session.run(partial(Journal.apply_all, changes=todo))
+            with signals_deferred():  # an interruption lands before or after the step
+                outs = self.session.run(partial(Journal.apply_all, changes=todo))
         except JournalError as exc:
             raise AutotuneError(str(exc)) from None
         bad = [o for o in outs if not o.ok]
@@ -54,7 +55,8 @@ class JournalHost:
 
     def undo(self) -> None:
         try:
-            outs = self.session.run(lambda j: j.undo())
+            with signals_deferred():
+                outs = self.session.run(lambda j: j.undo())
         except JournalError as exc:
             raise AutotuneError(str(exc)) from None
         bad = [o for o in outs if not o.ok]

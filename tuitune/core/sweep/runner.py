@@ -507,3 +507,29 @@ def signals_held() -> Iterator[None]:
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl+C, SIGTERM and SIGHUP that arrive inside are delivered at its end, to the handlers
+    that were there: a journal step (opening the journal, recording an original, the write)
+    is never cut in the middle, where the file and the session would disagree. Main thread
+    only, as `signals_held`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        del frame
+        got.append(signum)
+
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {sig: signal.signal(sig, hold) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if got:
+            signal.raise_signal(got[0])  # now, to whoever handled it before

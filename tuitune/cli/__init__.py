@@ -30,6 +30,7 @@ SUBCOMMANDS = (
     "completion",
     "autotune",
     "profile",
+    "recommend",
     "record",
     "replay",
     "capture",

@@ -84,16 +84,16 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     puts it back. docs/autotune.md.
     """
     from tuitune.cli.advise import sample_facts
-    from tuitune.cli.sweep import _say, _sigterm_interrupts, _where, notebook_and_session
+    from tuitune.cli.sweep import bench_where, notebook_and_session, say, sigterm_interrupts
     from tuitune.core.advise import Context, advise
     from tuitune.core.autotune.host import JournalHost, SweepBench, candidates_of
     from tuitune.core.autotune.report import to_markdown
     from tuitune.core.autotune.search import AutotuneError, Budget, search
     from tuitune.core.hostreader import UnknownInterface
-    from tuitune.core.sweep.runner import Target, _signals_held
+    from tuitune.core.sweep.runner import Target, signals_held
     from tuitune.core.sweep.spec import BenchParams
 
-    where = _where(args)
+    where = bench_where(args)
     if isinstance(where, str):
         err(where)
         return EXIT_USAGE
@@ -126,20 +126,20 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         in_lab = netns is not None  # not the machine's own link: nothing to cut
         candidates, skipped = candidates_of(advice.findings, allow_trial=in_lab)
         for line in skipped:
-            _say(f"not tried: {line}")
-        _say(f"{len(candidates)} candidate(s): {', '.join(c.id for c in candidates) or 'none'}")
+            say(f"not tried: {line}")
+        say(f"{len(candidates)} candidate(s): {', '.join(c.id for c in candidates) or 'none'}")
         lab = getattr(args, "lab_found", None)
         target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface, lab)
         stamp = datetime.now().strftime("%Y%m%d%H%M%S")
         run_id = f"autotune-{stamp}"
         bench = BenchParams(seconds=args.seconds, engine="sockperf" if latency else "iperf3")
         jhost = JournalHost(session)
-        sb = SweepBench(session, reader, target, notebook, bench, run_id, args.goal, _say)
+        sb = SweepBench(session, reader, target, notebook, bench, run_id, args.goal, say)
         budget = Budget(args.max_runs, args.budget, args.seconds + 1.5)
         outcome = None
         problem = ""
         try:
-            with _sigterm_interrupts(), sb.sampling():
+            with sigterm_interrupts(), sb.sampling():
                 outcome = search(
                     candidates,
                     sb,
@@ -148,7 +148,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                     budget,
                     higher_better=not latency,
                     goal=args.goal,
-                    say=_say,
+                    say=say,
                 )
         except KeyboardInterrupt:
             problem = "interrupted"
@@ -156,11 +156,11 @@ def cmd_autotune(args: argparse.Namespace) -> int:
             problem = f"stopped: {exc}"
         finally:
             if outcome is None:  # an interruption or an error: everything back
-                with _signals_held():  # a second Ctrl+C must not cut it short
+                with signals_held():  # a second Ctrl+C must not cut it short
                     left = jhost.revert_all()
-                _say(f"{problem or 'stopped'}: every change put back")
+                say(f"{problem or 'stopped'}: every change put back")
                 for line in left:
-                    _say(f"NOT put back {line}")
+                    say(f"NOT put back {line}")
             session.release()  # the kept set stays recorded for `tuitune restore`
             session.close()
         if outcome is None:

@@ -35,7 +35,15 @@ def _host_args(p: argparse.ArgumentParser, journal: bool = False) -> None:
 def register(subparsers: _common.Subparsers) -> None:
     export = _common.command(subparsers, "export", cmd_export)
     _common.iface_arg(export, "the interface whose settings to export", optional=False)
-    export.add_argument("--format", metavar="LIST", help="comma-separated formats to write")
+    export.add_argument(
+        "--format", metavar="LIST", help="comma-separated formats to write (tuned: a tuned profile)"
+    )
+    export.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="export a shipped profile (`tuitune profile list`) as it resolves on this host, "
+        "instead of what tuitune changed",
+    )
     where = export.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, metavar="DIR", help="write the files into DIR")
     where.add_argument(
@@ -175,17 +183,24 @@ def _end_plan(
         if not _check_iface(access, ifname):
             return EXIT_USAGE
         journal = journal_path(args.journal_dir, host_id(root))
-        if not _exists(journal):
+        unreadable: list[str] = []
+        if getattr(args, "profile", None) is not None:
+            got = _profile_changes(access, args.profile, ifname)
+            if isinstance(got, int):
+                return got
+            changes = got
+        elif not _exists(journal):
             print(
                 f"nothing to export: no change journal in {args.journal_dir} for this host "
                 "(tuitune apply and the live screen record what they change there)"
             )
             return EXIT_OK
-        try:
-            changes, unreadable = from_journal(access, args.journal_dir, ifname)
-        except JournalError as exc:
-            err(str(exc))
-            return EXIT_FAILED
+        else:
+            try:
+                changes, unreadable = from_journal(access, args.journal_dir, ifname)
+            except JournalError as exc:
+                err(str(exc))
+                return EXIT_FAILED
         ctx = gather_context(access, ifname)
         keys = [c.key for c in changes]
         ctx = replace(ctx, processes=access.run(process_facts, access.root, keys))
@@ -207,6 +222,33 @@ def _end_plan(
         err(line)
     _report(plan)
     return plan, ctx
+
+
+def _profile_changes(access: HostAccess, name: str, ifname: str) -> list[Change] | int:
+    """A shipped profile's values on this host as changes from what it holds now (a value
+    already so is exported too: the file is the whole profile); what the host cannot take is
+    left out, one line each on stderr."""
+    from tuitune.core.export import Change
+    from tuitune.core.profiles import find, shipped
+    from tuitune.core.session.profile import resolve
+    from tuitune.core.values import Unavailable
+
+    prof = find(name)
+    if prof is None:
+        err(f"no profile {name[:40]!r}; profiles: {', '.join(p.name for p in shipped())}")
+        return EXIT_USAGE
+    pairs, errors = resolve(access, prof.to_profile(), ifname)
+    for line in errors:
+        err(f"left out: {line}")
+    now = access.read_many([k for k, _ in pairs])
+    out = []
+    for key, text in pairs:
+        have = now[key]
+        if isinstance(have, Unavailable):
+            err(f"left out: {key.label}: {have.reason}")
+            continue
+        out.append(Change(key, have, text))
+    return out
 
 
 def _exists(path: Path) -> bool:

@@ -4,17 +4,112 @@ with the report and the context (LAN/WAN) it comes from (docs/autotune.md, Profi
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 
+if TYPE_CHECKING:
+    from tuitune.core.profiles import ShippedProfile
+
 
 def register(subparsers: _common.Subparsers) -> None:
     p = _common.command(subparsers, "profile", cmd_profile)
-    p.add_argument("action", choices=("list", "show", "diff"), help="what to do")
-    p.add_argument("name", nargs="?", help="the profile (show, diff)")
-    _common.iface_arg(p, "diff: the interface (default: the default route's)")
-    p.add_argument("--netns", type=_common.netns, metavar="NAME", help="diff: in namespace NAME")
+    p.add_argument("action", choices=("list", "show", "diff", "apply"), help="what to do")
+    p.add_argument("name", nargs="?", help="the profile (show, diff, apply)")
+    _common.iface_arg(p, "diff, apply: the interface (default: the default route's)")
+    p.add_argument(
+        "--netns", type=_common.netns, metavar="NAME", help="diff, apply: in namespace NAME"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="apply: print what would change; change nothing"
+    )
+    p.add_argument(
+        "--host-wide",
+        action="store_true",
+        help="apply with --netns: also change the profile's host-wide sysctls (net.core.*), one "
+        "value for the whole machine (refused without it)",
+    )
+    p.add_argument(
+        "--rtt",
+        type=_rtt,
+        metavar="MS",
+        help="diff, apply: a WAN profile's buffers sized for this round trip and the link's "
+        "speed (as `tuitune recommend` shows them)",
+    )
+    _common.journal_dir_arg(p)
+
+    r = _common.command(subparsers, "recommend", cmd_recommend)
+    _common.iface_arg(r, "the interface (default: the default route's)")
+    r.add_argument("--rtt", type=_rtt, metavar="MS", help="the path's round trip in ms (ping's)")
+    r.add_argument(
+        "--goal", choices=("throughput", "latency"), default="throughput", help="what to tune for"
+    )
+    _common.host_args(r)
+
+
+def _rtt(text: str) -> float:
+    from tuitune.core.profiles.recommend import parse_rtt
+
+    try:
+        return parse_rtt(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    """which shipped profile fits this host, why, and its buffers scaled to it
+
+    From the link speed, the NUMA layout, the CPUs, the goal and (--rtt) the path's round
+    trip: the profile whose report measured a host like this one (LAN or WAN), why, and for a
+    WAN path the socket buffers sized from link speed x RTT (LOFAR's bandwidth-delay sizing).
+    Works on a recorded tree too (--root DIR). Changes nothing: `tuitune profile diff` and
+    `apply` come next.
+    """
+    from tuitune.core.host.netdev import default_route_interface, interface_exists, list_interfaces
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.names import ifname_problem
+    from tuitune.core.profiles.recommend import host_facts, recommend
+    from tuitune.core.text import printable
+
+    root = _common.host_root(args)
+    if root is None:
+        return EXIT_USAGE
+    try:
+        reader = HostReader(root)  # inside --netns: its /sys is the namespace's
+    except NetnsError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    with reader:
+        ifname = args.iface or reader.call(default_route_interface, root)
+        if ifname is None:
+            err("no default route: name the interface (tuitune recommend IFACE)")
+            return EXIT_USAGE
+        problem = ifname_problem(ifname)
+        if problem is not None:
+            err(problem)
+            return EXIT_USAGE
+        if not reader.call(interface_exists, root, ifname):
+            names = reader.call(list_interfaces, root)
+            known = ", ".join(printable(n) for n in names) or "none"
+            err(f"no interface {printable(ifname)}; interfaces here: {known}")
+            return EXIT_USAGE
+        facts = reader.call(host_facts, root, ifname)
+    rec = recommend(facts, args.rtt, args.goal)
+    prof = rec.profile
+    print(f"{prof.name}: {prof.title} ({prof.goal}, {prof.context})")
+    for line in rec.why:
+        print(f"  why: {line}")
+    if rec.scaled:
+        print("  scaled to this host (in place of the profile's):")
+        for s in rec.scaled:
+            print(f"    {s.setting} = {s.value}")
+        print(f"      {rec.scaled[0].why}")
+    flag = f" --netns {args.netns}" if args.netns else ""
+    if root.live:
+        print(f"next: tuitune profile diff {prof.name} {ifname}{flag}")
+    return EXIT_OK
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -22,7 +117,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     Each value is a catalog entry's own advice: the report it comes from and whether it was
     LAN or WAN advice. `diff NAME IFACE` reads the host and prints what would change.
-    Applying is `tuitune apply` of a profile file, or autotune's job: not done here yet.
+    `apply NAME IFACE` applies it through the change journal as `tuitune apply` does (every
+    value checked first, one step, `tuitune restore` puts it back); on this machine's own
+    link, what can cut it (MTU, rings, the SSH session's interface) goes on trial: kept only
+    when you confirm within 30 s.
     """
     from tuitune.core.profiles import find, shipped
 
@@ -44,17 +142,62 @@ def cmd_profile(args: argparse.Namespace) -> int:
             print(f"  {pick.setting} = {pick.value}   [{a.source}, {a.context}]")
             print(f"      {a.finding}")
         return EXIT_OK
+    if args.action == "apply":
+        return _apply(args, prof)
     return _diff(args, prof)
 
 
-def _diff(args: argparse.Namespace, prof: object) -> int:
-    from tuitune.core.profiles import ShippedProfile
+def _apply(args: argparse.Namespace, prof: ShippedProfile) -> int:
+    from tuitune.cli.profile_trial import make_trial
+    from tuitune.cli.session import apply_loaded
+    from tuitune.core.host.root import HostRoot
+
+    if args.iface is None:
+        err(f"name the interface: tuitune profile apply {prof.name} IFACE")
+        return EXIT_USAGE
+    root = HostRoot(netns=args.netns)
+    args.root, args.other_users = None, False  # apply_loaded's options `profile` has not
+    if args.rtt is not None:
+        got = _scaled(args, prof)
+        if got is None:
+            return EXIT_USAGE
+        prof = got
+    label = f"profile {prof.name}"
+    # A shipped profile names knobs some drivers lack: those are skipped, one line each.
+    trial = make_trial(root)
+    return apply_loaded(args, root, prof.to_profile(), args.iface, label, trial, True)
+
+
+def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | None:
+    """The profile with its buffers sized for --rtt on this host, said first; None (said)
+    when the host cannot be read."""
+    from tuitune.core.profiles.recommend import host_facts, scaled_profile
+
+    opened = _common.reader_on(args.netns, args.iface, "the profile is scaled for")
+    if opened is None:
+        return None
+    reader, ifname = opened
+    with reader:
+        facts = reader.call(host_facts, reader.root, ifname)
+    out, scaled, why = scaled_profile(prof, facts, args.rtt)
+    if why is not None:
+        print(f"not scaled: {why}")
+    for s in scaled:
+        print(f"scaled {s.setting} = {s.value} ({s.why})")
+    return out
+
+
+def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
     from tuitune.core.session import Session
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile
     from tuitune.core.values import Unavailable
 
-    assert isinstance(prof, ShippedProfile)
+    if args.rtt is not None:
+        got = _scaled(args, prof)
+        if got is None:
+            return EXIT_USAGE
+        prof = got
     opened = _common.reader_on(args.netns, args.iface, "the profile is compared with")
     if opened is None:
         return EXIT_USAGE

@@ -16,11 +16,12 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, host_args, host_root
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from tuitune.core.host.root import HostRoot
     from tuitune.core.session import HostAccess, InvalidValue, Session
     from tuitune.core.session.outcome import Outcome
+    from tuitune.core.session.profile_model import Profile
     from tuitune.core.session.settings import Key
     from tuitune.core.values import Unavailable
 
@@ -305,11 +306,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
     the rest applied. `tuitune restore` puts the originals back later.
     """
     from tuitune.core.docfile import shown
-    from tuitune.core.host.netdev import interface_exists, list_interfaces
     from tuitune.core.names import ifname_problem
-    from tuitune.core.session import InvalidValue, WriteRefused
-    from tuitune.core.session.profile import ProfileError, load, resolve
-    from tuitune.core.session.profile_model import one_line
+    from tuitune.core.session.profile import ProfileError, load
 
     root = host_root(args)
     if root is None:
@@ -325,6 +323,28 @@ def cmd_apply(args: argparse.Namespace) -> int:
     if problem is not None:  # the file's name: checked before it is ever part of a path
         err(f"{args.file}: {problem}")
         return EXIT_USAGE
+    return apply_loaded(args, root, profile, ifname, shown(args.file))
+
+
+def apply_loaded(
+    args: argparse.Namespace,
+    root: HostRoot,
+    profile: Profile,
+    ifname: str | None,
+    label: str,
+    trial: Callable[[Session, list[tuple[Key, str]]], list[Outcome] | int] | None = None,
+    skip_unsupported: bool = False,
+) -> int:
+    """`apply`'s checks and its one journaled step for a loaded profile (`label` names it in
+    messages); `trial`, when given, applies the checked changes instead (`profile apply`: what
+    can cut the link goes on trial) and returns the outcomes or an exit status. With
+    `skip_unsupported` a setting this host cannot take (a knob the driver lacks, a host-wide
+    sysctl from a namespace) is skipped with a line, as a missing queue is, not a problem."""
+    from tuitune.core.host.netdev import interface_exists, list_interfaces
+    from tuitune.core.session import InvalidValue, WriteRefused
+    from tuitune.core.session.profile import resolve
+    from tuitune.core.session.profile_model import one_line
+
     opened = open_session(args, root)
     if opened is None:
         return EXIT_USAGE
@@ -338,7 +358,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 # The document knows where it was saved: name the --netns it wants.
                 where = f"network namespace {saved}"
                 err(
-                    f"no interface {ifname!r} here ({known}); {args.file} was saved in "
+                    f"no interface {ifname!r} here ({known}); {label} was saved in "
                     f"{where}: add --netns {saved}"
                 )
             else:
@@ -363,12 +383,15 @@ def cmd_apply(args: argparse.Namespace) -> int:
                     kept = [(k, t) for k, t in pairs if k not in beyond]
                     skipped.append(exc.state.reason + _new_queue_hint(key, kept))
                     continue
+                if skip_unsupported and exc.state.kind == "unsupported":
+                    skipped.append(exc.state.reason + refusal_hint(root, key, exc.state))
+                    continue
                 errors.append(exc.state.reason + refusal_hint(root, key, exc.state))
         pairs = [(k, t) for k, t in pairs if k in targets]
         if errors:
             for line in errors:
                 err(one_line(line))  # names from the file never break a problem in two
-            err(f"nothing was changed: {len(errors)} problem(s) in {shown(args.file)}")
+            err(f"nothing was changed: {len(errors)} problem(s) in {label}")
             return EXIT_FAILED
         for line in skipped:
             print(f"skipped {one_line(line)}")
@@ -376,12 +399,12 @@ def cmd_apply(args: argparse.Namespace) -> int:
         changes = [(k, t) for k, t in pairs if current[k] != targets[k]]
         if not changes:
             which = "other " if skipped else ""
-            print(
-                f"nothing to change: every {which}setting already has its value from "
-                f"{shown(args.file)}"
-            )
+            print(f"nothing to change: every {which}setting already has its value from {label}")
             return EXIT_OK
-        outcomes = apply_or_preview(session, changes, current, args.dry_run)
+        if trial is not None and not args.dry_run:
+            outcomes = trial(session, changes)
+        else:
+            outcomes = apply_or_preview(session, changes, current, args.dry_run)
     if isinstance(outcomes, int):
         return outcomes
     if all(o.ok for o in outcomes):
@@ -393,6 +416,6 @@ def cmd_apply(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     restore = f"`tuitune restore{ns_flag(root)}`"
-    print(f"{shown(args.file)} was not applied (see above); {restore} puts back")
+    print(f"{label} was not applied (see above); {restore} puts back")
     print("anything still recorded")
     return EXIT_FAILED

@@ -105,14 +105,14 @@ def _seed(text: str) -> int:
     return int(t)
 
 
-def _say(text: str) -> None:
+def say(text: str) -> None:
     # After a lost SSH session the terminal is gone: progress is lost, the restore is not.
     with contextlib.suppress(OSError):
         print(text, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
+def sigterm_interrupts() -> Iterator[None]:
     """SIGTERM (a kill) and SIGHUP (a lost SSH session, a closed terminal) end the sweep like
     Ctrl+C: iperf3 stopped and every original put back before tuitune exits."""
 
@@ -128,7 +128,9 @@ def _sigterm_interrupts() -> Iterator[None]:
             signal.signal(sig, was)
 
 
-def _where(args: argparse.Namespace) -> tuple[str | None, str | None, int, str | None, Any] | str:
+def bench_where(
+    args: argparse.Namespace,
+) -> tuple[str | None, str | None, int, str | None, Any] | str:
     """(ifname, netns, port, peer, lab), or why not. Sets args.peer_netns/peer_iface from
     the lab."""
     from tuitune.cli.bench_defaults import current_lab, lab_hint
@@ -218,7 +220,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         spec = replace(spec, order=args.order)
     if spec is not None and args.seconds is not None:
         spec = replace(spec, bench=replace(spec.bench, seconds=args.seconds))
-    where = _where(args)
+    where = bench_where(args)
     if isinstance(where, str):
         err(where)
         return EXIT_USAGE
@@ -238,10 +240,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if spec is None:
             from tuitune.cli import sweep_bisect
 
-            with session, _sigterm_interrupts():
-                return sweep_bisect.run(args, session, reader, target, notebook, _say)
-        runner = SweepRunner(spec, session, reader, target, notebook, say=_say)
-        with session, _sigterm_interrupts():
+            with session, sigterm_interrupts():
+                return sweep_bisect.run(args, session, reader, target, notebook, say)
+        runner = SweepRunner(spec, session, reader, target, notebook, say=say)
+        with session, sigterm_interrupts():
             return _run(args, runner, notebook)
 
 
@@ -272,15 +274,15 @@ def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:
     svg_failed = args.svg is not None and not _write_svg(args.svg, table)
     failed = [c for c in out.cells if c.error]
     for cell in failed:
-        _say(f"cell {cell.combo.label}: {cell.error}")
+        say(f"cell {cell.combo.label}: {cell.error}")
     if out.problems:
         for line in out.problems:
-            _say(f"NOT put back {line}")
-        _say("`tuitune restore` puts back what the journal still holds")
+            say(f"NOT put back {line}")
+        say("`tuitune restore` puts back what the journal still holds")
     else:
-        _say(f"every original is back; runs in {notebook.path} (sweep {out.sweep_id})")
+        say(f"every original is back; runs in {notebook.path} (sweep {out.sweep_id})")
     if out.interrupted or out.error:
-        _say("the sweep did not finish: `tuitune sweep --resume` continues it")
+        say("the sweep did not finish: `tuitune sweep --resume` continues it")
     bad = failed or out.problems or out.interrupted or out.error or svg_failed
     return EXIT_FAILED if bad else EXIT_OK
 
@@ -295,7 +297,7 @@ def _write_svg(path: Path, table: Any) -> bool:
     except OSError as exc:
         err(f"chart not written: {exc}")
         return False
-    _say(f"chart written to {path}")
+    say(f"chart written to {path}")
     return True
 
 

@@ -8,7 +8,7 @@ the kept set is one step too, so `tuitune restore` (or `u` in the screen) puts i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -17,10 +17,9 @@ from tuitune.core.autotune.search import AutotuneError, Candidate
 from tuitune.core.bench.model import BenchResult
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.hostreader import HostReader
-from tuitune.core.sampler import Sampler
 from tuitune.core.session import InvalidValue, Journal, JournalError, Key, Session, WriteRefused
 from tuitune.core.sweep.plan import Combination
-from tuitune.core.sweep.runner import Cell, SweepError, SweepRunner, Target
+from tuitune.core.sweep.runner import Cell, SweepError, SweepRunner, Target, signals_deferred
 from tuitune.core.sweep.spec import BenchParams, SweepSpec, Value
 
 
@@ -45,7 +44,8 @@ class JournalHost:
         if not todo:
             return "every setting already has this value"
         try:
-            outs = self.session.run(partial(Journal.apply_all, changes=todo))
+            with signals_deferred():  # an interruption lands before or after the step
+                outs = self.session.run(partial(Journal.apply_all, changes=todo))
         except JournalError as exc:
             raise AutotuneError(str(exc)) from None
         bad = [o for o in outs if not o.ok]
@@ -55,7 +55,8 @@ class JournalHost:
 
     def undo(self) -> None:
         try:
-            outs = self.session.run(lambda j: j.undo())
+            with signals_deferred():
+                outs = self.session.run(lambda j: j.undo())
         except JournalError as exc:
             raise AutotuneError(str(exc)) from None
         bad = [o for o in outs if not o.ok]
@@ -95,35 +96,26 @@ class SweepBench:
         self.steps = 0
         self.warmed = False
 
-    @contextlib.contextmanager
-    def sampling(self) -> Iterator[None]:
+    def sampling(self) -> contextlib.AbstractContextManager[None]:
         """The per-CPU load sampled while runs go, as a sweep samples it."""
-        r = self.runner
-        sampler = Sampler(r.reader, r.target.ifname, r._deliver, interval=1.0)
-        r._sampler = sampler
-        sampler.start()
-        try:
-            yield
-        finally:
-            sampler.stop()
-            r._sampler = None
+        return self.runner.sampling()
 
     def measure(self, step: str, repeats: int) -> list[float]:
         r = self.runner
         combo = Combination((("autotune", Value(step, ())),))
         cell = Cell(self.steps, combo)
         self.steps += 1
-        spec = r._bench_spec(combo)
+        spec = r.bench_spec(combo)
         spec = replace(spec, repeats=repeats)
-        settings = r._settings([])
+        settings = r.settings([])
         try:
             if not self.warmed:  # caches, ARP, slow start: as a sweep's warm-up, not counted
                 self.warmed = True
-                r._measure(replace(spec, repeats=1))
-            results, loads, started = r._measure(spec)
+                r.measure(replace(spec, repeats=1))
+            results, loads, started = r.measure(spec)
         except SweepError as exc:
             raise AutotuneError(str(exc)) from None
-        r._record(self.run_id, cell, spec, results, loads, started, settings)
+        r.record(self.run_id, cell, spec, results, loads, started, settings)
         if cell.error or len(cell.runs) < repeats:
             raise AutotuneError(f"{step}: {cell.error or 'a run did not finish'}")
         values = [_value(run.result, self.goal) for run in cell.runs]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from tuitune.core.export import affinity, link, nm, procs, safe, sysctld, udev
+from tuitune.core.export import affinity, link, nm, procs, safe, sysctld, tuned, udev
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.files import with_installed
 from tuitune.core.export.model import (
@@ -34,6 +34,7 @@ GENERATORS: dict[Format, Generator] = {
     "nm": nm.generate,
     "affinity": affinity.generate,
     "process": procs.generate,
+    "tuned": tuned.generate,
 }
 # Which format carries which kind, for "add --format X" hints.
 CARRIERS: dict[str, tuple[Format, ...]] = {

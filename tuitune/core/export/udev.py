@@ -106,7 +106,7 @@ def checked_match(match: DeviceMatch, check: Checker) -> DeviceMatch | None:
     return None if value is None else DeviceMatch(match.kind, value, port, match.warning)
 
 
-def _value(c: Change, check: Checker) -> str | None:
+def device_value(c: Change, check: Checker) -> str | None:
     """The value as ethtool or sysfs takes it."""
     form = handler(c.key.kind).form(c.key)
     if form == "count":
@@ -120,7 +120,7 @@ def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], chec
     args = []
     for c in changes:
         name = check(safe.feature if kind == "feature" else safe.field_name, c.key)
-        value = _value(c, check)
+        value = device_value(c, check)
         if name is not None and value is not None:
             args += [name, value]
     return f"{ctx.ethtool} {ETHTOOL_OPTION[kind]} $name {' '.join(args)}"
@@ -163,7 +163,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     lines += device_section(match, end)
     for kind in ("mtu", "txqueuelen"):
         for c in (c for c in device if c.key.kind == kind):
-            value = _value(c, check)
+            value = device_value(c, check)
             attr = "mtu" if kind == "mtu" else "tx_queue_len"
             lines += [f"# {kind}: {was(c)}", f'ATTR{{{attr}}}="{value}"']
             out.covered.add(c.key)
@@ -174,7 +174,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         lines.append("# queues as the device appears (a coldplugged device gets no queue events)")
         for c in queues:
             check(safe.queue, c.key)
-            value = _queue_value(c, ctx, check)
+            value = queue_value(c, ctx, check)
             lines.append(f'ATTR{{queues/{c.key.name}/{QUEUE_ATTR[c.key.kind]}}}="{value}"')
     for kind in ETHTOOL_OPTION:
         group = by_kind(device, kind)
@@ -191,7 +191,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         # does, seen after a reboot in the VM bench); the queues it keeps get no event of
         # their own. So they are written once more after it. Values passed safe.* checks.
         writes = [
-            f"echo {_queue_value(c, ctx, check)} > "
+            f"echo {queue_value(c, ctx, check)} > "
             f"/sys/class/net/$name/queues/{c.key.name}/{QUEUE_ATTR[c.key.kind]}"
             for c in queues
         ]
@@ -214,7 +214,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
             assigns = []
             for c in mine_q:
                 check(safe.queue, c.key)
-                value = _queue_value(c, ctx, check)
+                value = queue_value(c, ctx, check)
                 assigns.append(f'ATTR{{{QUEUE_ATTR[c.key.kind]}}}="{value}"')
                 lines.append(f"# {qname} {c.key.kind}: {was(c)}" + _cpus_note(c))
                 out.covered.add(c.key)
@@ -262,9 +262,9 @@ def _tc(leaf: Leaf) -> str:
     return " ".join(tc_args(leaf))
 
 
-def _queue_value(c: Change, ctx: ExportContext, check: Checker) -> str | None:
+def queue_value(c: Change, ctx: ExportContext, check: Checker) -> str | None:
     if c.key.kind == "rps_flow_cnt":
-        return _value(c, check)
+        return device_value(c, check)
     cpus = check(safe.cpus, c.key, c.current)
     return None if cpus is None else format_mask(cpus, ctx.ncpus)
 

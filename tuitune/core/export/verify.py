@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tuitune.core.export import affinity, link, nm, spread, sysctld, udev
+from tuitune.core.export import affinity, link, nm, spread, sysctld, tuned, udev
 from tuitune.core.export.common import read_mark
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.kinds.table import handler
@@ -26,6 +26,7 @@ INSTALLED_GLOBS = (
     "udev/rules.d/90-tuitune-*.rules",
     "systemd/network/10-tuitune-*.link",
     "tuitune/affinity-*.conf",
+    "tuned/tuitune-*/tuned.conf",
 )
 
 
@@ -100,6 +101,8 @@ def expectations(
         return [Expect(k, v, n) for k, v, n in link.parse(text, iface, device)]
     if fmt == "nm":
         return [Expect(k, v, n) for k, v, n in nm.parse(text, iface)]
+    if fmt == "tuned":
+        return [Expect(k, v, n) for k, v, n in tuned.parse(text, iface)]
     if fmt == "affinity":
         try:
             nic_local = spread.is_nic_local(text)  # the spread, worked out on this host

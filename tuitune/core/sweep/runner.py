@@ -252,20 +252,18 @@ class SweepRunner:
         cells: list[Cell] = []
         interrupted = False
         error: str | None = None
-        sampler = Sampler(self.reader, self.target.ifname, self._deliver, interval=1.0)
-        self._sampler = sampler
-        sampler.start()
         try:
-            for i, (combo, per_end) in enumerate(zip(self.combos, changes, strict=True)):
-                cell = Cell(i, combo)
-                cells.append(cell)
-                if combo.key in done:
-                    cell.skipped = True
-                    self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}: already recorded")
-                    continue
-                self._check_stop()
-                self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}")
-                self._cell(sid, cell, per_end)
+            with self.sampling():  # stopped before the restore, as soon as the cells end
+                for i, (combo, per_end) in enumerate(zip(self.combos, changes, strict=True)):
+                    cell = Cell(i, combo)
+                    cells.append(cell)
+                    if combo.key in done:
+                        cell.skipped = True
+                        self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}: already recorded")
+                        continue
+                    self._check_stop()
+                    self.say(f"[{i + 1}/{len(self.combos)}] {combo.label}")
+                    self._cell(sid, cell, per_end)
         except KeyboardInterrupt:
             interrupted = True
             self.say("interrupted: putting every original back")
@@ -273,8 +271,7 @@ class SweepRunner:
             error = str(exc)
             self.say(f"stopped: {error}")
         finally:
-            sampler.stop()
-            with _signals_held():  # a second Ctrl+C must not cut the restore short
+            with signals_held():  # a second Ctrl+C must not cut the restore short
                 restored, problems = self._restore_all()
             for end in self.ends[1:]:
                 end.session.close()
@@ -295,19 +292,19 @@ class SweepRunner:
                 self.say(f"  {cell.error}")
                 self._put_back()
                 return
-        settings = self._settings(changes)
-        spec = self._bench_spec(cell.combo)
+        settings = self.settings(changes)
+        spec = self.bench_spec(cell.combo)
         try:
             if self.spec.warmup and not self._warmed:
                 self._warmed = True
                 self.say("  warm-up run (not counted):")
-                self._measure(replace(spec, repeats=1))
-            results, loads, started = self._measure(spec)
+                self.measure(replace(spec, repeats=1))
+            results, loads, started = self.measure(spec)
         finally:
             self._put_back()
-        self._record(sid, cell, spec, results, loads, started, settings)
+        self.record(sid, cell, spec, results, loads, started, settings)
 
-    def _settings(self, changes: Sequence[Sequence[tuple[Key, str]]]) -> dict[str, str]:
+    def settings(self, changes: Sequence[Sequence[tuple[Key, str]]]) -> dict[str, str]:
         """What the run runs with: every setting here and at the peer's end (its device and
         its namespace's sysctls), whether the sweep set them or not."""
         try:
@@ -331,7 +328,8 @@ class SweepRunner:
             if bad:
                 raise SweepError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
 
-    def _bench_spec(self, combo: Combination) -> BenchSpec:
+    def bench_spec(self, combo: Combination) -> BenchSpec:
+        """The runs a combination gets: the spec's bench, its test dimensions, this target."""
         p = self.spec.bench
         streams = combo.test("streams")
         client_cpu, server_cpu = pin_cpus(combo.test("pin"))
@@ -358,7 +356,9 @@ class SweepRunner:
             netns=self.target.netns,
         )
 
-    def _measure(self, spec: BenchSpec) -> tuple[list[BenchResult], list[CpuLoad], list[str]]:
+    def measure(self, spec: BenchSpec) -> tuple[list[BenchResult], list[CpuLoad], list[str]]:
+        """`spec`'s repeats run on the host as it is now: each run's result, its CPU load
+        (under `sampling`) and when it started; a lab's servers started and stopped around."""
         loads: list[CpuLoad] = []
         started: list[str] = []
         lines: list[str] = []  # said from this thread: `say` may raise (Ctrl+C in a UI)
@@ -409,6 +409,19 @@ class SweepRunner:
         except LabError as exc:
             raise SweepError(str(exc)) from None
 
+    @contextlib.contextmanager
+    def sampling(self) -> Iterator[None]:
+        """The per-CPU load sampled while the runs go (each run's load is what `measure`
+        returns); `run` samples its cells this way, autotune its steps."""
+        sampler = Sampler(self.reader, self.target.ifname, self._deliver, interval=1.0)
+        self._sampler = sampler
+        sampler.start()
+        try:
+            yield
+        finally:
+            sampler.stop()
+            self._sampler = None
+
     def _deliver(self, sample: Sample) -> None:  # sampler thread
         with self._lock:
             tracker = self._tracker
@@ -417,7 +430,7 @@ class SweepRunner:
         if self._sampler is not None:  # it waits for an ack before its next tick
             self._sampler.ack()
 
-    def _record(
+    def record(
         self,
         sid: str,
         cell: Cell,
@@ -427,6 +440,8 @@ class SweepRunner:
         started: list[str],
         settings: dict[str, str],
     ) -> None:
+        """The complete runs into the notebook, tagged with the sweep and the cell; a run that
+        did not finish is the cell's error, never a row."""
         tags = {
             "sweep": sid,
             "cell": "\x1f".join(cell.combo.key),
@@ -479,7 +494,7 @@ def _repeat_line(event: Finished) -> str:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Ctrl+C, SIGTERM and SIGHUP ignored while the originals go back (main thread only: Python
     handles signals there)."""
     if threading.current_thread() is not threading.main_thread():
@@ -492,3 +507,29 @@ def _signals_held() -> Iterator[None]:
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl+C, SIGTERM and SIGHUP that arrive inside are delivered at its end, to the handlers
+    that were there: a journal step (opening the journal, recording an original, the write)
+    is never cut in the middle, where the file and the session would disagree. Main thread
+    only, as `signals_held`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        del frame
+        got.append(signum)
+
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {sig: signal.signal(sig, hold) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if got:
+            signal.raise_signal(got[0])  # now, to whoever handled it before

@@ -134,5 +134,5 @@ def test_pins_and_plans_this_host_cannot_take_change_nothing(tmp_path: Path) -> 
     with runner.reader:
         runner.plan()
     cell = runner.combos[0]
-    bench = runner._bench_spec(cell)
+    bench = runner.bench_spec(cell)
     assert (bench.client_cpu, bench.server_cpu) == (0, 40)

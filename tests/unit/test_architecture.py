@@ -52,10 +52,12 @@ def test_importing_the_whole_core_loads_no_ui() -> None:
     assert loaded == "", f"tuitune.core pulled in: {loaded}"
 
 
-def test_no_module_is_over_500_lines() -> None:
-    """Issue 19: no file over 500 lines except data (the catalog's data are TOML, not .py).
-    A module that grows past it gets split where its code has a seam, as tui/app.py was."""
+def test_no_module_is_over_800_lines() -> None:
+    """A generous size warning, no longer the seam test (issue 37 step 4): a module is cut
+    where its code has a seam, and tests/unit/test_import_circles.py fails on the circles and
+    the private names a cut at a line count leaves. Issue 19's 500-line cap had begun to cut
+    at size (20 files over 400 lines, lab.py re-importing 12 private names)."""
     sizes = {p: len(p.read_text().splitlines()) for p in (REPO / "tuitune").rglob("*.py")}
     assert len(sizes) > 100  # the walk found the package
-    big = sorted(f"{p.relative_to(REPO)}: {n}" for p, n in sizes.items() if n > 500)
+    big = sorted(f"{p.relative_to(REPO)}: {n}" for p, n in sizes.items() if n > 800)
     assert big == [], big

@@ -64,8 +64,6 @@ WITH_DEFERRED: dict[frozenset[str], str] = {
 # (importer, owner, name) -> why
 PRIVATE: dict[tuple[str, str, str], str] = {}
 _PRIVATE_GROUPS: list[tuple[str, str, tuple[str, ...], str]] = [
-    ("cli.autotune", "cli.sweep", ("_say", "_sigterm_interrupts", "_where"), "sweep's CLI"),
-    ("cli.autotune", "core.sweep.runner", ("_signals_held",), "the sweep's signal guard"),
     (
         "core.host.tickreads",
         "core.host.procfs",

@@ -210,6 +210,7 @@ def test_the_lab_opens_the_live_screen_without_rewriting_its_arguments(
             "interval": 1.0,
             "theme": "mono",
             "lab": lab,
+            "trial_seconds": 30.0,  # the trial's countdown (issue 39's --trial-seconds)
         }
     ]
     assert vars(args) == before

@@ -4,11 +4,44 @@ man page and completions; from the wheelhouse the role ships or from the hosts' 
 
 from __future__ import annotations
 
+import io
+import tarfile
+from collections.abc import Mapping
+
 from tuitune.core.export.wheelhouse import Install
 from tuitune.core.export.yamlout import Comment, Expr, Node
 
 _PREFIX = "{{ tuitune_root | regex_replace('/+$', '') }}"
-WHEELHOUSE = "wheelhouse"  # the role's files/wheelhouse/, from `--install-tuitune DIR`
+WHEELHOUSE_TAR = "wheelhouse.tar"  # the role's files/wheelhouse.tar, from `--install-tuitune DIR`
+# Every member's time: fixed, so two exports of one wheelhouse are the same bytes and the
+# unpacked files compare equal to the archive on the next run (unarchive's idempotence).
+_MTIME = 1_700_000_000
+
+
+def wheelhouse_tar(files: Mapping[str, bytes]) -> bytes:
+    """requirements.txt, wheels/ and share/ as one uncompressed tar (wheels are zips
+    already), its members in name order, owned by root, 0644 in 0755 directories."""
+    out = io.BytesIO()
+    dirs: set[str] = set()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for rel in sorted(files):
+            parts = rel.split("/")
+            for i in range(1, len(parts)):
+                d = "/".join(parts[:i])
+                if d not in dirs:
+                    dirs.add(d)
+                    tar.addfile(_member(d, tarfile.DIRTYPE, 0o755, 0))
+            data = files[rel]
+            tar.addfile(_member(rel, tarfile.REGTYPE, 0o644, len(data)), io.BytesIO(data))
+    return out.getvalue()
+
+
+def _member(name: str, kind: bytes, mode: int, size: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.size, info.mtime = kind, mode, size, _MTIME
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info
 
 
 def install_defaults(install: Install) -> dict[str, Node]:
@@ -43,18 +76,25 @@ def install_tasks(install: Install) -> list[Node]:
     if install.from_index:
         pip["name"] = [f"tuitune=={install.version}"]
     else:
-        items.append(
+        items += [
             {
-                "name": "Tuitune: the wheelhouse on the host",
-                "ansible.builtin.copy": {
-                    "src": f"{WHEELHOUSE}/",
-                    "dest": Expr("{{ tuitune_wheelhouse }}/"),
-                    "mode": "0644",
-                    "directory_mode": "0755",
+                "name": "Tuitune: the wheelhouse's directory on the host",
+                "ansible.builtin.file": {
+                    "path": Expr("{{ tuitune_wheelhouse }}"),
+                    "state": "directory",
+                    "mode": "0755",
                 },
                 "when": when,
-            }
-        )
+            },
+            {
+                "name": "Tuitune: the wheelhouse on the host (one archive, unpacked)",
+                "ansible.builtin.unarchive": {
+                    "src": WHEELHOUSE_TAR,
+                    "dest": Expr("{{ tuitune_wheelhouse }}"),
+                },
+                "when": when_live,
+            },
+        ]
         pip["requirements"] = Expr("{{ tuitune_wheelhouse }}/requirements.txt")
         pip["extra_args"] = Expr(
             "--no-index --require-hashes --find-links {{ tuitune_wheelhouse }}/wheels"
@@ -96,12 +136,13 @@ def install_tasks(install: Install) -> list[Node]:
             {
                 "name": "Tuitune: the man page and the shell completions",
                 "ansible.builtin.copy": {
-                    "src": f"{WHEELHOUSE}/share/",
+                    "src": Expr("{{ tuitune_wheelhouse }}/share/"),
                     "dest": Expr("{{ tuitune_datadir }}/"),
+                    "remote_src": True,  # from the unpacked wheelhouse: one module run
                     "mode": "0644",
                     "directory_mode": "0755",
                 },
-                "when": when,
+                "when": when_live,
             }
         )
     return items

@@ -5,9 +5,11 @@ requirements.txt, and this version of tuitune among them; anything else is one l
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -42,13 +44,23 @@ def test_the_role_gets_the_pinned_wheels_and_the_share_files(tmp_path: Path) -> 
     house = _house(tmp_path / "wh", WHEELS)
     (house / "wheels" / "notes.txt").write_text("not a wheel: not shipped")
     files = install_files(read_wheelhouse(house))
-    base = "roles/tuitune_nic/files/wheelhouse/"
-    assert sorted(files) == sorted(
-        [base + "requirements.txt"]
-        + [base + "wheels/" + n for n in WHEELS]
-        + [base + "share/" + r for r in SHARE]
-    )
-    assert files[base + f"wheels/tuitune-{__version__}-py3-none-any.whl"] == b"tuitune wheel"
+    assert list(files) == ["roles/tuitune_nic/files/wheelhouse.tar"]
+    data = files["roles/tuitune_nic/files/wheelhouse.tar"]
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        members = {m.name: m for m in tar.getmembers()}
+        shipped = sorted(n for n, m in members.items() if m.isfile())
+        assert shipped == sorted(
+            ["requirements.txt"] + ["wheels/" + n for n in WHEELS] + ["share/" + r for r in SHARE]
+        )
+        wheel = tar.extractfile(f"wheels/tuitune-{__version__}-py3-none-any.whl")
+        assert wheel is not None and wheel.read() == b"tuitune wheel"
+        # Nothing a path could use, owned by root, one fixed time (the next run compares).
+        assert all(not n.startswith("/") and ".." not in n.split("/") for n in members)
+        assert {(m.uid, m.gid, m.mode, m.mtime) for m in members.values() if m.isfile()} == {
+            (0, 0, 0o644, 1_700_000_000)
+        }
+    # Two exports of one wheelhouse are the same bytes.
+    assert install_files(read_wheelhouse(house))["roles/tuitune_nic/files/wheelhouse.tar"] == data
 
 
 def test_a_wheel_requirements_does_not_pin_is_refused(tmp_path: Path) -> None:

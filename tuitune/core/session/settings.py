@@ -38,6 +38,8 @@ Kind = Literal[
     "cpu_epp",
     "cstate_disable",
     "module_param",
+    "priv_flag",
+    "fec",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -77,10 +79,14 @@ GROUP_OF: dict[Kind, str] = {
     "cpu_epp": "cpu power",
     "cstate_disable": "cpu power",
     "module_param": "module parameters",
+    "priv_flag": "private flags",
+    "fec": "FEC",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
-# The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
+# The platform's host-wide kinds (CPU power, module parameters), not exported yet.
 PLATFORM_KINDS: tuple[Kind, ...] = (*CPU_POWER_KINDS, "module_param")
+# The driver's settings of one interface (ethtool --set-priv-flags, --set-fec).
+DRIVER_KINDS: tuple[Kind, ...] = ("priv_flag", "fec")
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
 
@@ -198,6 +204,14 @@ class Key:
     @classmethod
     def module_param(cls, module: str, param: str) -> Key:
         return cls("module_param", None, f"{module}/{param}")
+
+    @classmethod
+    def priv_flag(cls, ifname: str, flag: str) -> Key:
+        return cls("priv_flag", ifname, flag)
+
+    @classmethod
+    def fec(cls, ifname: str) -> Key:
+        return cls("fec", ifname)
 
     # ---- self-description --------------------------------------------------------------
     @property

@@ -34,6 +34,8 @@ SAMPLES: dict[str, Key] = {
     "cpu_epp": Key.cpu_epp(0),
     "cstate_disable": Key.cstate_disable(0, 3),
     "module_param": Key.module_param("virtio_net", "napi_tx"),
+    "priv_flag": Key.priv_flag("eth2", "legacy-rx"),
+    "fec": Key.fec("eth2"),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -57,6 +59,8 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "cpu_epp": ("balance_performance", None),
     "cstate_disable": ("1", "on"),
     "module_param": ("Y", None),
+    "priv_flag": ("off", "1"),
+    "fec": ("auto rs", None),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tuitune.core.session.kinds.base import KindHandler
 from tuitune.core.session.kinds.cpupower import CpuPowerKind
+from tuitune.core.session.kinds.driver import FecMode, PrivFlags
 from tuitune.core.session.kinds.ethtool import (
     ChannelCounts,
     Coalescing,
@@ -43,6 +44,8 @@ HANDLERS: dict[Kind, KindHandler] = {
     "cpu_epp": _CPU,
     "cstate_disable": _CPU,
     "module_param": ModuleParam(),
+    "priv_flag": PrivFlags(),
+    "fec": FecMode(),
 }
 
 

@@ -342,5 +342,6 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "parameters": params,
             "private_flags": flags,
             "fec": st(drv.fec),
+            "fec_configured": drv.fec_configured,
         },
     }

@@ -52,7 +52,8 @@ def test_the_documented_example_parses() -> None:
     assert got[("rps_cpus", "*")] == "0-7"
     assert got[("irq_affinity", "eth2-TxRx-1")] == "1"
     assert got[("mtu", "")] == "9000"
-    assert len(profile.requests) == 22
+    assert got[("fec", "")] == "rs" and got[("priv_flag", "legacy-rx")] == "off"
+    assert len(profile.requests) == 24
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from tuitune.core.export import affinity, link, nm, procs, safe, sysctld, udev
+from tuitune.core.export import affinity, link, nm, platform_files, procs, safe, sysctld, udev
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.files import with_installed
 from tuitune.core.export.model import (
@@ -24,7 +24,7 @@ from tuitune.core.export.model import (
 )
 from tuitune.core.export.safe import Checker
 from tuitune.core.session.kinds.table import handler
-from tuitune.core.session.settings import PLATFORM_KINDS
+from tuitune.core.session.settings import CPU_POWER_KINDS, PLATFORM_KINDS
 
 Generator = Callable[[Sequence[Change], ExportContext, Checker], Generated]
 GENERATORS: dict[Format, Generator] = {
@@ -34,6 +34,8 @@ GENERATORS: dict[Format, Generator] = {
     "nm": nm.generate,
     "affinity": affinity.generate,
     "process": procs.generate,
+    "modprobe": platform_files.modprobe,
+    "cpu": platform_files.cpu_unit,
 }
 # Which format carries which kind, for "add --format X" hints.
 CARRIERS: dict[str, tuple[Format, ...]] = {
@@ -43,6 +45,11 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "xps_cpus": ("udev",),
     "rps_flow_cnt": ("udev",),
     "proc_affinity": ("process",),
+    # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
+    "priv_flag": ("udev",),
+    "fec": ("udev",),
+    "module_param": ("modprobe",),
+    **dict.fromkeys(CPU_POWER_KINDS, ("cpu",)),
 }
 DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
 # A daemon tuitune stopped for the session is never written to a file: disabling a service is
@@ -51,9 +58,6 @@ SERVICE_LEFT_OUT = (
     "not exported: tuitune stops a service for one session only and never writes that to a "
     "file (the affinity export tells irqbalance to leave the pinned IRQs alone instead)"
 )
-
-
-PLATFORM_LEFT_OUT = "not exported yet: CPU power and module parameters are for the session"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -98,6 +102,10 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
         chosen.append("affinity")
     if "proc_affinity" in kinds:
         chosen.append("process")
+    if "module_param" in kinds:
+        chosen.append("modprobe")
+    if kinds & set(CPU_POWER_KINDS):
+        chosen.append("cpu")
     return tuple(chosen)
 
 
@@ -147,8 +155,6 @@ def build_plan(
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
     if c.key.kind == "service":
         return SERVICE_LEFT_OUT
-    if c.key.kind in PLATFORM_KINDS:
-        return PLATFORM_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

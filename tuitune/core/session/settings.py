@@ -83,7 +83,8 @@ GROUP_OF: dict[Kind, str] = {
     "fec": "FEC",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
-# The platform's host-wide kinds (CPU power, module parameters), not exported yet.
+# The platform's host-wide kinds (CPU power, module parameters): exported as a systemd unit
+# and modprobe.d files (export/platform_files.py), not as the interface's udev rules.
 PLATFORM_KINDS: tuple[Kind, ...] = (*CPU_POWER_KINDS, "module_param")
 # The driver's settings of one interface (ethtool --set-priv-flags, --set-fec).
 DRIVER_KINDS: tuple[Kind, ...] = ("priv_flag", "fec")

@@ -3,12 +3,15 @@ the App (tui/app.py), so the platform's wiring lives beside its screen (screens/
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, cast
 
 from textual.binding import Binding, BindingType
 
 from tuitune.core.hostreader import HostReader
+from tuitune.core.session import Key, Outcome
 from tuitune.tui.controllers.advisor import COUNT_FROM
+from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.frame import Frame
 from tuitune.tui.shell import Shell
 
@@ -21,6 +24,7 @@ class HostView(Frame):
     BINDINGS: ClassVar[list[BindingType]] = HOST_BINDINGS
 
     reader: HostReader  # set by the App
+    editor: Editor  # set by the App
     ifname: str | None
     samples_drawn: int
     # The NIC panel title's tail: the platform's worst finding, or "" (tui/scene.py).
@@ -41,7 +45,22 @@ class HostView(Frame):
         title, and open the Host view unless `open_view` is False (at start, on a new NIC)."""
         from tuitune.tui.screens.host import refresh_platform  # its module loads on first use
 
-        refresh_platform(cast(Shell, self), self.reader, self._platform_note, open_view=open_view)
+        shell = cast(Shell, self)
+        refresh_platform(
+            shell, self.reader, self._platform_note, open_view=open_view, apply=self._apply
+        )
+
+    def _apply(self, key: Key, text: str, done: Callable[[Outcome], None]) -> None:
+        """A change from the Host view, through the screen's editor (its journal, its undo)."""
+        editor = self.editor
+
+        def finished(out: Outcome) -> None:
+            if out.status == "changed":
+                editor.changes += 1
+                self.post_message(Editor.StateChanged())
+            done(out)
+
+        editor.run_journal(lambda j: j.apply(key, text), finished)
 
     def _platform_note(self, note: str) -> None:
         self.platform_note = note

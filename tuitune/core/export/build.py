@@ -59,6 +59,10 @@ SERVICE_LEFT_OUT = (
     "file (the affinity export tells irqbalance to leave the pinned IRQs alone instead)"
 )
 
+# SMT at boot is the kernel command line's (nosmt): show and the Host view print it, and
+# tuitune never writes the bootloader's configuration.
+SMT_LEFT_OUT = "not exported: SMT at boot is the kernel command line's nosmt (printed by show)"
+
 
 def parse_formats(text: str) -> tuple[Format, ...]:
     """ "sysctl,udev" -> ("sysctl", "udev"); ValueError naming the unknown ones."""
@@ -88,7 +92,8 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    device = bool(kinds - {"sysctl", "irq_affinity", "service", "proc_affinity", *PLATFORM_KINDS})
+    host_kinds = {"sysctl", "irq_affinity", "service", "proc_affinity", "smt", *PLATFORM_KINDS}
+    device = bool(kinds - host_kinds)
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -155,6 +160,8 @@ def build_plan(
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
     if c.key.kind == "service":
         return SERVICE_LEFT_OUT
+    if c.key.kind == "smt":
+        return SMT_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

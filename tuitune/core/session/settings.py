@@ -40,6 +40,7 @@ Kind = Literal[
     "module_param",
     "priv_flag",
     "fec",
+    "smt",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -81,6 +82,7 @@ GROUP_OF: dict[Kind, str] = {
     "module_param": "module parameters",
     "priv_flag": "private flags",
     "fec": "FEC",
+    "smt": "cpu power",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
 # The platform's host-wide kinds (CPU power, module parameters): exported as a systemd unit
@@ -213,6 +215,10 @@ class Key:
     @classmethod
     def fec(cls, ifname: str) -> Key:
         return cls("fec", ifname)
+
+    @classmethod
+    def smt(cls) -> Key:
+        return cls("smt", None, "control")
 
     # ---- self-description --------------------------------------------------------------
     @property

@@ -36,6 +36,7 @@ SAMPLES: dict[str, Key] = {
     "module_param": Key.module_param("virtio_net", "napi_tx"),
     "priv_flag": Key.priv_flag("eth2", "legacy-rx"),
     "fec": Key.fec("eth2"),
+    "smt": Key.smt(),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -61,6 +62,7 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "module_param": ("Y", None),
     "priv_flag": ("off", "1"),
     "fec": ("auto rs", None),
+    "smt": ("on", "1"),
 }
 
 

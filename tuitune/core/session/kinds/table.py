@@ -20,6 +20,7 @@ from tuitune.core.session.kinds.module import ModuleParam
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
 from tuitune.core.session.kinds.queues import Queues
 from tuitune.core.session.kinds.service import Service
+from tuitune.core.session.kinds.smt import SmtControl
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Kind
 
@@ -46,6 +47,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "module_param": ModuleParam(),
     "priv_flag": PrivFlags(),
     "fec": FecMode(),
+    "smt": SmtControl(),
 }
 
 

@@ -26,6 +26,8 @@ class HostEdit:
 
 def host_edit(row: Row, ifname: str | None, module: str | None) -> HostEdit | str:
     """How to edit `row`, or why it cannot be edited."""
+    if row.edit is None and (row.label in ("FEC", "private flags") or "params" in row.label):
+        return f"{row.label}: cannot be changed here ({row.value})"
     if row.edit is None:
         return f"{row.label}: nothing to change here (e on FEC, private flags, module params)"
     if row.edit in ("fec", "priv_flag") and not ifname:

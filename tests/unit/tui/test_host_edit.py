@@ -25,6 +25,10 @@ def test_rows_say_how_they_are_edited() -> None:
         "SMT: nothing to change here (e on FEC, private flags, module params)"
     )
     assert host_edit(PARAMS, "eth2", None) == "igb params (*rw): no module"
+    none = Row("driver", "private flags", "the driver has no private flags", None, True)
+    assert host_edit(none, "eth2", "igb") == (
+        "private flags: cannot be changed here (the driver has no private flags)"
+    )
 
 
 @pytest.mark.parametrize(

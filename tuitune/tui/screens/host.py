@@ -56,6 +56,7 @@ class HostScreen(BoxScreen[None]):
     HostScreen > Vertical { width: 96%; max-width: 160; height: 96%; }
     HostScreen .worst { height: auto; max-height: 3; }
     HostScreen .hint { color: $text-muted; height: 1; }
+    HostScreen #host-notice { height: 1; overflow: hidden; }
     HostScreen OptionList, HostScreen OptionList:focus { height: 1fr; border: none; }
     """
 
@@ -66,7 +67,8 @@ class HostScreen(BoxScreen[None]):
         found: Finding | None,
         module: str | None = None,
         apply: Apply | None = None,
-        reopen: Callable[[], None] | None = None,
+        reopen: Callable[[str], None] | None = None,
+        notice: str = "",
     ) -> None:
         super().__init__()
         self.ifname = ifname
@@ -74,7 +76,8 @@ class HostScreen(BoxScreen[None]):
         self.found = found
         self.module = module
         self.apply = apply  # None: a read-only screen (a replay)
-        self.reopen = reopen  # after a change: read the platform again and show it
+        self.reopen = reopen  # after a change: read the platform again, show it and `notice`
+        self.notice = notice
         self._by_id: dict[str, Row] = {}
 
     def compose(self) -> ComposeResult:
@@ -96,6 +99,7 @@ class HostScreen(BoxScreen[None]):
             warn = "bold" if self.found is not None and self.found.severity != "hint" else ""
             yield Static(Text(worst_line(self.found), style=warn), classes="worst")
             yield OptionList(*options)
+            yield Static(one_line(self.notice), id="host-notice", markup=False)
             yield Static(HINT, classes="hint")
 
     def on_mount(self) -> None:
@@ -121,11 +125,18 @@ class HostScreen(BoxScreen[None]):
         if self.apply is None:
             how = "read-only here: nothing is changed"
         if isinstance(how, str):
-            self.app.notify(how, severity="warning")
+            self.say(how, warn=True)
             return
         start = how.current if typed is None else typed
         screen = EditorScreen(how.label, how.current or "-", how.hint, error, typed=start)
         self.app.push_screen(screen, lambda text: self._submit(how, text))
+
+    def say(self, text: str, warn: bool = False) -> None:
+        """One line under the rows (the screen covers the header, where the App says it),
+        and the App's own notice as the record of it."""
+        line = one_line(("! " if warn else "") + text)
+        self.query_one("#host-notice", Static).update(Text(line, style="bold" if warn else ""))
+        self.app.log(line)
 
     def _submit(self, how: HostEdit, text: str | None) -> None:
         if text is None or self.apply is None:
@@ -139,11 +150,11 @@ class HostScreen(BoxScreen[None]):
             if out.status == "invalid":
                 self.action_edit(error=out.reason or "not valid", typed=text)
                 return
-            ok = out.status in ("changed", "unchanged")
-            self.app.notify(one_line(out.describe()), severity="information" if ok else "warning")
+            ok = out.status in ("changed", "skipped")
+            self.say(out.describe(), warn=not ok)
             if out.status == "changed" and self.reopen is not None:
                 self.dismiss(None)
-                self.reopen()
+                self.reopen(out.describe())
 
         self.apply(got[0], got[1], done)
 
@@ -167,6 +178,7 @@ def refresh_platform(
     *,
     open_view: bool,
     apply: Apply | None = None,
+    notice: str = "",
 ) -> None:
     """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
     the screen has no host state yet); then name the worst finding in the NIC panel's title,
@@ -180,10 +192,12 @@ def refresh_platform(
         if open_view:
             rows = platform_rows(platform, host, nic)
 
-            def reopen() -> None:
-                refresh_platform(shell, reader, set_nic_title, open_view=True, apply=apply)
+            def reopen(said: str) -> None:
+                refresh_platform(
+                    shell, reader, set_nic_title, open_view=True, apply=apply, notice=said
+                )
 
             module = platform.driver.module
-            shell.push_screen(HostScreen(ifname, rows, found, module, apply, reopen))
+            shell.push_screen(HostScreen(ifname, rows, found, module, apply, reopen, notice))
 
     shell.in_thread(lambda: _read(reader, ifname), done, group="platform")

@@ -133,7 +133,9 @@ def platform_rows(
         if isinstance(smt.control, Unavailable)
         else f"{_p(smt.control)}, {'active' if smt.active else 'not active'}"
     )
-    rows.append(Row(s0, "SMT", smt_text, "cpu-power", isinstance(smt.control, Unavailable)))
+    switchable = "smt" if smt.control in ("on", "off") else None
+    refused = isinstance(smt.control, Unavailable)
+    rows.append(Row(s0, "SMT", smt_text, "cpu-power", refused, switchable))
     rows.extend(_pcie_rows(platform.pcie))
     io = platform.iommu
     io_text = {True: "on", False: "off", None: "not read"}[io.enabled]

@@ -20,10 +20,14 @@ def test_rows_say_how_they_are_edited() -> None:
     got = host_edit(FEC, "eth2", "igb")
     assert isinstance(got, HostEdit) and got.current == "auto rs"
     assert isinstance(host_edit(FLAGS, "eth2", "igb"), HostEdit)
-    plain = Row("BIOS / platform", "SMT", "on", None)
+    plain = Row("BIOS / platform", "IOMMU", "off", None)
     assert host_edit(plain, "eth2", "igb") == (
-        "SMT: nothing to change here (e on FEC, private flags, module params)"
+        "IOMMU: nothing to change here (e on SMT, FEC, private flags, module params)"
     )
+    smt = Row("BIOS / platform", "SMT", "on, active", None, False, "smt")
+    got_smt = host_edit(smt, None, None)
+    assert isinstance(got_smt, HostEdit) and got_smt.current == "on"
+    assert parse_host_edit("smt", None, None, "off") == (Key.smt(), "off")
     assert host_edit(PARAMS, "eth2", None) == "igb params (*rw): no module"
     none = Row("driver", "private flags", "the driver has no private flags", None, True)
     assert host_edit(none, "eth2", "igb") == (

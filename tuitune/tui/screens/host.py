@@ -34,6 +34,8 @@ from tuitune.tui.shell import Shell
 HINT = "Enter: help for the row   e: change it   Esc/q: close"
 # What the Host view's `e` runs: the journal's apply off the UI thread, then the outcome.
 Apply = Callable[[Key, str, Callable[[Outcome], None]], None]
+# SMT from the Host view: (key, current, wanted) handed to the screen's editor, on trial.
+Trial = Callable[[Key, str, str], None]
 
 
 def help_body(row: Row) -> tuple[str, str]:
@@ -69,6 +71,7 @@ class HostScreen(BoxScreen[None]):
         apply: Apply | None = None,
         reopen: Callable[[str], None] | None = None,
         notice: str = "",
+        trial: Trial | None = None,
     ) -> None:
         super().__init__()
         self.ifname = ifname
@@ -78,6 +81,7 @@ class HostScreen(BoxScreen[None]):
         self.apply = apply  # None: a read-only screen (a replay)
         self.reopen = reopen  # after a change: read the platform again, show it and `notice`
         self.notice = notice
+        self.trial = trial
         self._by_id: dict[str, Row] = {}
 
     def compose(self) -> ComposeResult:
@@ -123,7 +127,7 @@ class HostScreen(BoxScreen[None]):
             return
         how = host_edit(row, self.ifname, self.module)
         if self.apply is None:
-            how = "read-only here: nothing is changed"
+            how = f"{row.label}: read-only here (the header says why): nothing is changed"
         if isinstance(how, str):
             self.say(how, warn=True)
             return
@@ -144,6 +148,13 @@ class HostScreen(BoxScreen[None]):
         got = parse_host_edit(how.edit, self.ifname, self.module, text)
         if isinstance(got, str):
             self.action_edit(error=got, typed=text)
+            return
+        if how.edit == "smt":  # on trial: the main screen counts down, y keeps it
+            if self.trial is None:
+                self.say("SMT: read-only here", warn=True)
+                return
+            self.dismiss(None)
+            self.trial(got[0], how.current, got[1])
             return
 
         def done(out: Outcome) -> None:
@@ -179,6 +190,7 @@ def refresh_platform(
     open_view: bool,
     apply: Apply | None = None,
     notice: str = "",
+    trial: Trial | None = None,
 ) -> None:
     """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
     the screen has no host state yet); then name the worst finding in the NIC panel's title,
@@ -194,10 +206,16 @@ def refresh_platform(
 
             def reopen(said: str) -> None:
                 refresh_platform(
-                    shell, reader, set_nic_title, open_view=True, apply=apply, notice=said
+                    shell,
+                    reader,
+                    set_nic_title,
+                    open_view=True,
+                    apply=apply,
+                    notice=said,
+                    trial=trial,
                 )
 
             module = platform.driver.module
-            shell.push_screen(HostScreen(ifname, rows, found, module, apply, reopen, notice))
+            shell.push_screen(HostScreen(ifname, rows, found, module, apply, reopen, notice, trial))
 
     shell.in_thread(lambda: _read(reader, ifname), done, group="platform")

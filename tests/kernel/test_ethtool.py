@@ -579,3 +579,17 @@ def test_writes_without_cap_net_admin_say_permission(veth_ns: VethNs) -> None:
     repo = Path(__file__).resolve().parents[2]  # so the child imports this checkout
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=repo).stdout.strip()
     assert out == "permission|channels: changing it needs root (CAP_NET_ADMIN)"
+
+
+def test_veth_has_no_private_flags_or_fec_and_the_kernel_says_so(
+    veth_ns: VethNs, eth: Ethtool
+) -> None:
+    """The kernel's own answers for a driver without them (issue 32): states, never errors."""
+    flags = veth_ns.kt.call(eth.priv_flags)
+    assert flags == Unavailable("unsupported", "private flags: none on veth")
+    fec = veth_ns.kt.call(eth.fec)
+    assert isinstance(fec, Unavailable) and fec.kind == "unsupported"
+    with pytest.raises(EthtoolWriteError) as err:
+        veth_ns.kt.call(eth.set_fec, 1 << 3)  # ETHTOOL_FEC_RS
+    assert err.value.state.reason == "FEC: not supported by veth"
+    assert "not supported" in cli_fails(veth_ns, "ethtool", "--show-fec", veth_ns.a)

@@ -19,12 +19,15 @@ from tuitune.core.host.ethtool import (
     EthtoolWriteError,
     Feature,
     FeatureChange,
+    Fec,
     Pause,
     Rings,
 )
 from tuitune.core.values import Unavailable
 
 TSO = "tx-tcp-segmentation"
+NO_PRIV_FLAGS = Unavailable("unsupported", "private flags: none on fake")
+NO_FEC = Unavailable("unsupported", "FEC: not supported by fake")
 CSUM = "tx-checksum-ip-generic"
 
 
@@ -57,6 +60,10 @@ class FakeDevice:
         default_factory=lambda: {"rx-usecs": 50, "tx-usecs": 50, "adaptive-rx": 1}
     )
     features_: tuple[Feature, ...] = field(default_factory=_features)
+    # A device without private flags or FEC by default (like veth); tests give them from the
+    # captures (tests/support/fakes/ethtool_driver_text.py).
+    priv_flags_: tuple[tuple[str, bool], ...] | Unavailable = NO_PRIV_FLAGS
+    fec_: Fec | Unavailable = NO_FEC
     writes: list[tuple[str, object]] = field(default_factory=list)
     refuse: str | None = None  # a group whose setter fails like a driver would (EINVAL)
 
@@ -78,6 +85,12 @@ class FakeDevice:
 
     def coalesce(self) -> Coalesce | Unavailable:
         return Coalesce(tuple(self.coalesce_.items()), "netlink")
+
+    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
+        return self.priv_flags_
+
+    def fec(self) -> Fec | Unavailable:
+        return self.fec_
 
     # writes
     def _log(self, group: str, what: object) -> None:
@@ -155,6 +168,18 @@ class FakeDevice:
     def set_coalesce(self, values: Mapping[str, int]) -> None:
         self._log("coalesce", dict(values))
         self.coalesce_.update(values)
+
+    def set_priv_flags(self, wanted: Mapping[str, bool]) -> None:
+        flags = self.priv_flags_
+        assert not isinstance(flags, Unavailable), "the kind writes only what it read"
+        self._log("priv_flags", dict(wanted))
+        self.priv_flags_ = tuple((n, wanted.get(n, on)) for n, on in flags)
+
+    def set_fec(self, modes: int) -> None:
+        self._log("fec", modes)
+        # Like a driver: auto (bit 1) lets the link pick; the fake's link picks RS (bit 3).
+        active = 1 << 3 if modes & 2 else modes & -modes
+        self.fec_ = Fec(modes, active)
 
 
 # IRQ 101 is a queue of eno49 (ixgbe capture); 150 and 151 are made up as "managed" queues.

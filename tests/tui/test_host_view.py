@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Input, OptionList
+
 from tests.support.fixture_hosts import host_32cpu
 from tests.support.platform_trees import TREE_OWNS, pcie_config, pepc_tree
 from tests.support.screen_text import screen_text, until
 from tuitune.tui.app import TuituneApp
-from tuitune.tui.screens.dialogs import TextScreen
+from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.screens.host import HostScreen
 
 
-def console_app(tmp_path: Path) -> TuituneApp:
+def console_app(tmp_path: Path, *, editable: bool = False) -> TuituneApp:
     reader, ifname = host_32cpu(tmp_path, samples=5)
     tree = tmp_path / "host_32cpu"
     pepc_tree(tree, "clx2s0", keep=TREE_OWNS)
@@ -31,6 +33,7 @@ def console_app(tmp_path: Path) -> TuituneApp:
         show_cost=False,
         save_settings=False,
         journal_dir=tmp_path / "journal",
+        editable=editable,
     )
 
 
@@ -85,3 +88,104 @@ async def test_h_on_a_host_without_platform_files(tmp_path: Path) -> None:
         await until(pilot, lambda: "no cpufreq" in screen_text(app))
         assert "platform: nothing found" in screen_text(app)
         assert "host:" not in app.platform_note
+
+
+def _with_igb_param(tree: Path) -> Path:
+    """eth0's function bound to igb with one run-time writable parameter, as sysfs has it
+    (the mode's owner write bit is what makes it writable)."""
+    fn = tree / "sys/devices/pci0000:00/0000:02:00.0"
+    drv = tree / "sys/bus/pci/drivers/igb"
+    params = tree / "sys/module/igb/parameters"
+    params.mkdir(parents=True, exist_ok=True)
+    drv.mkdir(parents=True, exist_ok=True)
+    (drv / "module").symlink_to("../../../../module/igb")
+    if not (fn / "driver").exists():
+        (fn / "driver").symlink_to("../../../bus/pci/drivers/igb")
+    (params / "InterruptThrottleRate").write_text("8000\n")
+    (params / "InterruptThrottleRate").chmod(0o644)
+    return params / "InterruptThrottleRate"
+
+
+async def test_e_changes_a_module_parameter_from_the_host_view(tmp_path: Path) -> None:
+    """e on the module parameters row: one word is a one-line message in the editor and
+    nothing is written; "NAME VALUE" goes through the journal and the view shows it."""
+    app = console_app(tmp_path, editable=True)
+    param = _with_igb_param(tmp_path / "host_32cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        screen = app.screen
+        assert isinstance(screen, HostScreen)
+        options = screen.query_one(OptionList)
+        ids = {r.label: oid for oid, r in screen._by_id.items()}
+        options.highlighted = options.get_option_index(ids["igb params (*rw)"])
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await pilot.press(*"InterruptThrottleRate", "enter")
+        await until(pilot, lambda: "type two words" in screen_text(app))
+        assert param.read_text() == "8000\n"
+        app.screen.query_one(Input).value = "InterruptThrottleRate 3"
+        await pilot.press("enter")
+        await until(pilot, lambda: param.read_text() == "3\n")
+        # The view comes back read again (the row is below the fold at 80x24).
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, HostScreen)
+                and app.screen is not screen
+                and any("InterruptThrottleRate=3*" in r.value for r in app.screen.rows)
+            ),
+        )
+
+
+async def test_smt_off_from_the_host_view_names_the_cpus_and_goes_on_trial(
+    tmp_path: Path,
+) -> None:
+    """e on the SMT row, "off": the CPUs it takes offline are named (siblings 4-7 of cores
+    0-3 here) before anything is written; y writes it on trial; u puts it back."""
+    app = console_app(tmp_path, editable=True)
+    cpu = tmp_path / "host_32cpu/sys/devices/system/cpu"
+    (cpu / "smt").mkdir(exist_ok=True)
+    (cpu / "smt/control").write_text("on\n")
+    for n in range(32):
+        (cpu / f"cpu{n}/topology").mkdir(parents=True, exist_ok=True)
+        sib = f"{n % 4},{n % 4 + 4}" if n < 8 else str(n)
+        (cpu / f"cpu{n}/topology/thread_siblings_list").write_text(sib + "\n")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        screen = app.screen
+        assert isinstance(screen, HostScreen)
+        options = screen.query_one(OptionList)
+        ids = {r.label: oid for oid, r in screen._by_id.items()}
+        options.highlighted = options.get_option_index(ids["SMT"])
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        app.screen.query_one(Input).value = "off"
+        await pilot.press("enter")
+        await until(pilot, lambda: "SMT off takes CPUs 4-7 offline now" in screen_text(app))
+        assert (cpu / "smt/control").read_text() == "on\n"  # nothing written before y
+        await pilot.press("y")
+        await until(pilot, lambda: (cpu / "smt/control").read_text() == "off\n")
+        await until(pilot, lambda: app.editor.trial_deadline is not None)
+        await pilot.press("u")
+        await until(pilot, lambda: (cpu / "smt/control").read_text() == "on\n")
+
+
+async def test_e_on_a_read_only_session_changes_nothing(tmp_path: Path) -> None:
+    app = console_app(tmp_path)  # a recorded tree, not made editable: read-only
+    param = _with_igb_param(tmp_path / "host_32cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        screen = app.screen
+        assert isinstance(screen, HostScreen)
+        options = screen.query_one(OptionList)
+        ids = {r.label: oid for oid, r in screen._by_id.items()}
+        options.highlighted = options.get_option_index(ids["igb params (*rw)"])
+        await pilot.press("e")
+        await until(pilot, lambda: "read-only here" in screen_text(app))
+        assert isinstance(app.screen, HostScreen) and param.read_text() == "8000\n"

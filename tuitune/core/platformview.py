@@ -40,6 +40,9 @@ class Row:
     value: str
     help: str | None  # a device catalog entry (catalog_device.device_help)
     unavailable: bool = False  # the value is a state (dim on screen)
+    # What `e` changes from the Host view (tui/host_edit.py): "fec", "priv_flag" (FLAG on|off)
+    # or "module_param" (PARAM VALUE, a writable one); None: nothing to change here.
+    edit: str | None = None
 
 
 def _p(text: object) -> str:
@@ -130,7 +133,9 @@ def platform_rows(
         if isinstance(smt.control, Unavailable)
         else f"{_p(smt.control)}, {'active' if smt.active else 'not active'}"
     )
-    rows.append(Row(s0, "SMT", smt_text, "cpu-power", isinstance(smt.control, Unavailable)))
+    switchable = "smt" if smt.control in ("on", "off") else None
+    refused = isinstance(smt.control, Unavailable)
+    rows.append(Row(s0, "SMT", smt_text, "cpu-power", refused, switchable))
     rows.extend(_pcie_rows(platform.pcie))
     io = platform.iommu
     io_text = {True: "on", False: "off", None: "not read"}[io.enabled]
@@ -156,6 +161,7 @@ def platform_rows(
             _state(fec) if isinstance(fec, Unavailable) else _p(fec),
             None,
             isinstance(fec, Unavailable),
+            "fec" if drv.fec_configured not in (None, "none") else None,
         )
     )
     if isinstance(d, DriverInfo):
@@ -169,13 +175,14 @@ def platform_rows(
             + ("*" if p.writable else "")
             for p in params
         )
-        rows.append(Row(s2, f"{_p(drv.module)} params (*rw)", text or "none", None))
+        rw = "module_param" if any(p.writable for p in params) else None
+        rows.append(Row(s2, f"{_p(drv.module)} params (*rw)", text or "none", None, False, rw))
     flags = drv.priv_flags
     if isinstance(flags, Unavailable):
         rows.append(Row(s2, "private flags", _state(flags), None, True))
     else:
         text = " ".join(f"{_p(n)} {'on' if v else 'off'}" for n, v in flags)
-        rows.append(Row(s2, "private flags", text, None))
+        rows.append(Row(s2, "private flags", text, None, False, "priv_flag" if flags else None))
     if not isinstance(platform.pcie, Unavailable):
         fn = platform.pcie[0]
         table = fn.caps.msix_table if fn.caps is not None else None
@@ -342,5 +349,6 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "parameters": params,
             "private_flags": flags,
             "fec": st(drv.fec),
+            "fec_configured": drv.fec_configured,
         },
     }

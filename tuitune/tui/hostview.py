@@ -4,13 +4,20 @@ screen (screens/host.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, cast
 
 from textual.binding import Binding, BindingType
 
 from tuitune.core.hostreader import HostReader
+from tuitune.core.session import Key, Outcome
+from tuitune.core.session.kinds.smt import offlined
+from tuitune.core.session.settings import cpus_value
 from tuitune.tui.controllers.advisor import COUNT_FROM
+from tuitune.tui.controllers.edit import Editor
+from tuitune.tui.controllers.editing import EditSpec
 from tuitune.tui.frame import Frame
+from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 HOST_BINDINGS: list[BindingType] = [
@@ -24,6 +31,7 @@ class HostView(Frame):
 
     reader: HostReader  # set by the App
     interval: float  # the refresh, seconds (the App's)
+    editor: Editor  # set by the App
     ifname: str | None
     samples_drawn: int
     # The NIC panel title's tail: the platform's worst finding, or "" (tui/scene.py).
@@ -44,7 +52,57 @@ class HostView(Frame):
         title, and open the Host view unless `open_view` is False (at start, on a new NIC)."""
         from tuitune.tui.screens.host import refresh_platform  # its module loads on first use
 
-        refresh_platform(cast(Shell, self), self.reader, self._platform_note, open_view=open_view)
+        shell = cast(Shell, self)
+        # A read-only session (a recorded tree, a replay, not root) changes nothing from
+        # here either: the view then says so on e, as the header says why.
+        editable = not shell.session.read_only
+        refresh_platform(
+            shell,
+            self.reader,
+            self._platform_note,
+            open_view=open_view,
+            apply=self._apply if editable else None,
+            trial=self._smt_trial if editable else None,
+        )
+
+    def _smt_trial(self, key: Key, current: str, wanted: str) -> None:
+        """SMT from the Host view: the CPUs it takes offline named first, then the editor's
+        trial (the header counts down; y keeps it, u or the deadline puts it back)."""
+        spec = EditSpec(key, current, "on or off")
+        if wanted.strip().lower() != "off":
+            self.editor.submit(spec, wanted)
+            return
+        going = offlined(self.reader.root)
+        what = (
+            f"SMT off takes CPUs {cpus_value(going)} offline now: the processes and IRQs on "
+            "them move to the other CPUs."
+            if going
+            else "SMT off takes no CPU offline that the topology shows (no sibling online)."
+        )
+        text = (
+            f"{what} It is on trial: put back after {self.editor.trial_seconds:.0f} s unless "
+            "you press y."
+        )
+
+        def answer(choice: str | None) -> None:
+            if choice == "y":
+                self.editor.submit(spec, wanted)
+
+        cast(Shell, self).push_screen(
+            ChoiceScreen("SMT off, on trial", text, [("y", "turn SMT off on trial")]), answer
+        )
+
+    def _apply(self, key: Key, text: str, done: Callable[[Outcome], None]) -> None:
+        """A change from the Host view, through the screen's editor (its journal, its undo)."""
+        editor = self.editor
+
+        def finished(out: Outcome) -> None:
+            if out.status == "changed":
+                editor.changes += 1
+                self.post_message(Editor.StateChanged())
+            done(out)
+
+        editor.run_journal(lambda j: j.apply(key, text), finished)
 
     def action_connections(self) -> None:
         """The TCP connections on the NIC's addresses, re-read every refresh (screens/conns.py)."""

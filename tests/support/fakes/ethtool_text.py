@@ -784,6 +784,14 @@ class FakeEthtool:
         self.calls.append("stats")
         return self._stats
 
+    # Private flags and FEC have their own captures and fakes (ethtool_driver_text.py):
+    # a capture host has them not recorded.
+    def priv_flags(self) -> Unavailable:
+        return Unavailable("missing", "private flags: not recorded")
+
+    def fec(self) -> Unavailable:
+        return Unavailable("missing", "FEC: not recorded")
+
     # ---- captures the product has no read for ---------------------------------------------
 
     def link_settings(self) -> dict[str, str] | Unavailable:

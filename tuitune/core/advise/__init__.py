@@ -36,6 +36,7 @@ RULES: dict[str, Rule] = {
     "cpu-saturated": rules_cpu.cpu_saturated,
     "irq-remote-node": rules_cpu.irq_remote_node,
     "irqbalance-active": rules_cpu.irqbalance_active,
+    "irqbalance-banned": rules_cpu.irqbalance_banned,
     "softnet-drops": rules_cpu.softnet_drops,
     "softnet-squeeze": rules_cpu.softnet_squeeze,
     "nic-rx-drops": rules_nic.nic_rx_drops,

@@ -215,6 +215,71 @@ def irqbalance_active(f: Facts) -> Iterator[Outcome]:
     )
 
 
+_IRQBALANCE_MAN = SourceRef(
+    "irqbalance-man",
+    "IRQBALANCE_BANNED_CPUS/CPULIST keeps irqbalance's IRQs off those CPUs (it moves them "
+    "away); --banirq leaves an IRQ where it is, balanced by nobody",
+)
+
+
+def irqbalance_banned(f: Facts) -> Iterator[Outcome]:
+    """irqbalance's banning against the NIC's placement: a queue IRQ placed only on banned
+    CPUs and not banned itself is moved off them by irqbalance; a queue IRQ banned from
+    balancing yet still on every CPU (never placed) is left where the kernel put it."""
+    rule = "irqbalance-banned"
+    ib = f.host.irqbalance
+    nic = f.nic
+    if not ib.running or nic is None or not (ib.banned_cpus or ib.banned_irqs):
+        return
+    online = f.host.topology.online
+    fought, unplaced = [], []
+    for q in f.queue_irqs():
+        aff = nic.irq_affinity.get(q.irq)
+        asked = aff.smp_affinity if aff is not None else None
+        if not isinstance(asked, frozenset) or not asked:
+            continue
+        if q.irq not in ib.banned_irqs and ib.banned_cpus and asked <= ib.banned_cpus:
+            fought.append((q, asked))
+        elif q.irq in ib.banned_irqs and online and asked >= online:
+            unplaced.append(q)
+    where = f" ({ib.config_file})" if ib.config_file else ""
+    if fought:
+        shown = ", ".join(f"IRQ {q.irq} on {cpus(a)}" for q, a in fought[:4])
+        yield Finding(
+            id=rule,
+            severity="risk",
+            title=f"irqbalance bans CPUs {cpus(ib.banned_cpus)} and {len(fought)} of "
+            f"{f.ifname}'s IRQs are placed only there: it will move them off",
+            evidence=(
+                f"irqbalance pid {', '.join(map(str, ib.pids))}; banned CPUs "
+                f"{cpus(ib.banned_cpus)}{where}",
+                f"not banned IRQs on banned CPUs: {shown} (/proc/irq/N/smp_affinity_list)",
+            ),
+            change=(Change(Key.service("irqbalance"), "stopped"),),
+            sources=(
+                _IRQBALANCE_MAN,
+                SourceRef("esnet-100g", "turned irqbalance off before binding queues to cores"),
+            ),
+            context="any",
+        )
+        return  # one finding a rule: the worse one
+    if unplaced:
+        shown = ", ".join(f"IRQ {q.irq}" for q in unplaced[:4])
+        yield Finding(
+            id=rule,
+            severity="hint",
+            title=f"{len(unplaced)} of {f.ifname}'s IRQs are banned from irqbalance but never "
+            "placed: nobody spreads them",
+            evidence=(
+                f"--banirq{where}: {shown} still on every online CPU "
+                f"({cpus(online)}; /proc/irq/N/smp_affinity_list)",
+            ),
+            change=(),
+            sources=(_IRQBALANCE_MAN,),
+            context="any",
+        )
+
+
 def _softnet(f: Facts, rule: str, attr: str) -> tuple[float, dict[int, float]] | Note:
     w = f.window
     if w.total is None or w.total.interval <= 0:

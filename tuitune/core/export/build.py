@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from tuitune.core.export import affinity, link, nm, procs, safe, sysctld, tuned, udev
+from tuitune.core.export import (
+    affinity,
+    link,
+    nm,
+    platform_files,
+    procs,
+    safe,
+    sysctld,
+    tuned,
+    udev,
+)
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.files import with_installed
 from tuitune.core.export.model import (
@@ -24,7 +34,7 @@ from tuitune.core.export.model import (
 )
 from tuitune.core.export.safe import Checker
 from tuitune.core.session.kinds.table import handler
-from tuitune.core.session.settings import PLATFORM_KINDS
+from tuitune.core.session.settings import CPU_POWER_KINDS, PLATFORM_KINDS
 
 Generator = Callable[[Sequence[Change], ExportContext, Checker], Generated]
 GENERATORS: dict[Format, Generator] = {
@@ -35,6 +45,8 @@ GENERATORS: dict[Format, Generator] = {
     "affinity": affinity.generate,
     "process": procs.generate,
     "tuned": tuned.generate,
+    "modprobe": platform_files.modprobe,
+    "cpu": platform_files.cpu_unit,
 }
 # Which format carries which kind, for "add --format X" hints.
 CARRIERS: dict[str, tuple[Format, ...]] = {
@@ -45,6 +57,11 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "rps_flow_cnt": ("udev",),
     "proc_affinity": ("process",),
     "qdisc": ("udev",),
+    # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
+    "priv_flag": ("udev",),
+    "fec": ("udev",),
+    "module_param": ("modprobe",),
+    **dict.fromkeys(CPU_POWER_KINDS, ("cpu",)),
 }
 DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
 # A daemon tuitune stopped for the session is never written to a file: disabling a service is
@@ -55,9 +72,11 @@ SERVICE_LEFT_OUT = (
 )
 
 
-PLATFORM_LEFT_OUT = "not exported yet: CPU power and module parameters are for the session"
 RSS_LEFT_OUT = "not exported yet: the RSS table is for the session (no ethtool -X at boot)"
 NTUPLE_LEFT_OUT = "not exported yet: ntuple rules are for the session (no ethtool -N at boot)"
+# SMT at boot is the kernel command line's (nosmt): show and the Host view print it, and
+# tuitune never writes the bootloader's configuration.
+SMT_LEFT_OUT = "not exported: SMT at boot is the kernel command line's nosmt (printed by show)"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -88,11 +107,11 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    session_only = {
-        *("sysctl", "irq_affinity", "service", "proc_affinity", "rss", "ntuple"),
+    host_kinds = {
+        *("sysctl", "irq_affinity", "service", "proc_affinity", "smt", "rss", "ntuple"),
         *PLATFORM_KINDS,
     }
-    device = bool(kinds - session_only)
+    device = bool(kinds - host_kinds)
     chosen: list[Format] = []
     if "sysctl" in kinds:
         chosen.append("sysctl")
@@ -106,6 +125,10 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
         chosen.append("affinity")
     if "proc_affinity" in kinds:
         chosen.append("process")
+    if "module_param" in kinds:
+        chosen.append("modprobe")
+    if kinds & set(CPU_POWER_KINDS):
+        chosen.append("cpu")
     return tuple(chosen)
 
 
@@ -155,12 +178,12 @@ def build_plan(
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
     if c.key.kind == "service":
         return SERVICE_LEFT_OUT
-    if c.key.kind in PLATFORM_KINDS:
-        return PLATFORM_LEFT_OUT
     if c.key.kind == "rss":
         return RSS_LEFT_OUT
     if c.key.kind == "ntuple":
         return NTUPLE_LEFT_OUT
+    if c.key.kind == "smt":
+        return SMT_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
     missing = [f for f in carriers if f not in chosen]
     if missing:

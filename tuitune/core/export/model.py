@@ -26,7 +26,7 @@ def same_text(a: str, b: str) -> bool:
     return a == b or _STAMP.sub(r"\1-", a) == _STAMP.sub(r"\1-", b)
 
 
-Format = Literal["sysctl", "udev", "link", "nm", "affinity", "process", "tuned"]
+Format = Literal["sysctl", "udev", "link", "nm", "affinity", "process", "tuned", "modprobe", "cpu"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 
 

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
+from tuitune.core.host.ethtool_driver import FEC_SETTABLE
 from tuitune.core.host.qdisc_spec import Spec, check_value
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
@@ -43,6 +44,8 @@ _SYSCTL_PART = Token("a-z0-9_", "C+")
 _SYSCTL_VALUE = Token("A-Za-z0-9_.: -", "[A-Za-z0-9_.:-]+( [A-Za-z0-9_.:-]+)*")
 _FEATURE = Token("a-z0-9_-", "[a-z0-9]C*")
 _FIELD = Token("a-z0-9-", "[a-z0-9]C*")
+# Private flag names are the driver's (i40e's "LinkPolling", mlx5's "rx_cqe_moder").
+_PRIV_FLAG = Token("A-Za-z0-9_.-", "[A-Za-z0-9]C{0,31}")
 _QUEUE = Token("a-z0-9-", r"(rx|tx)-\d{1,5}")
 _IRQ_QUEUE = Token("A-Za-z0-9_.:@+-", "C{1,64}")
 _ID_PATH = Token("A-Za-z0-9_.:+-", "C{1,200}")
@@ -154,6 +157,18 @@ def field_name(key: Key) -> str:
     if known is not None and key.name not in known:
         raise UnsafeValue(f"{key.label}: {key.name!r} is not one of {', '.join(known)}")
     return _check(key.label, key.name, _FIELD, "lower-case letters, digits and '-'")
+
+
+def priv_flag(key: Key) -> str:
+    return _check(key.label, key.name, _PRIV_FLAG, "letters, digits, '_', '.' and '-'")
+
+
+def fec_modes(key: Key, value: str) -> str:
+    """Configured FEC modes as `ethtool --set-fec ... encoding` takes them ("auto rs")."""
+    words = value.split() if isinstance(value, str) else []
+    if not words or any(w not in FEC_SETTABLE for w in words):
+        raise UnsafeValue(f"{key.label}: {comment(str(value))!r} is not FEC modes")
+    return " ".join(words)
 
 
 def switch(key: Key, value: str) -> str:

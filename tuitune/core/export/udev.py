@@ -30,9 +30,13 @@ from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import GROUP_OF, NO_CPUS, Key, Kind, cpus_value
 
 # ethtool option per group, in the order the commands run: channels first (the queues and
-# the rings depend on them), features last (a ring change may reset the device).
+# the rings depend on them), then the driver's private flags and FEC (a flag may reset the
+# device, i40e's and ixgbe's do, so what follows is set on the device as it comes back),
+# features last (a ring change may reset the device).
 ETHTOOL_OPTION: dict[Kind, str] = {
     "channels": "-L",
+    "priv_flag": "--set-priv-flags",
+    "fec": "--set-fec",
     "ring": "-G",
     "coalesce": "-C",
     "pause": "-A",
@@ -118,8 +122,12 @@ def device_value(c: Change, check: Checker) -> str | None:
 
 def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], check: Checker) -> str:
     args = []
-    for c in changes:
-        name = check(safe.feature if kind == "feature" else safe.field_name, c.key)
+    if kind == "fec":  # one value per device: ethtool --set-fec DEV encoding auto rs
+        modes = check(safe.fec_modes, changes[-1].key, changes[-1].current)
+        args = ["encoding", modes] if modes is not None else []
+    checker = {"feature": safe.feature, "priv_flag": safe.priv_flag}.get(kind, safe.field_name)
+    for c in changes if kind != "fec" else ():
+        name = check(checker, c.key)
         value = device_value(c, check)
         if name is not None and value is not None:
             args += [name, value]
@@ -182,7 +190,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
             continue
         what = GROUP_OF[kind] + (": first, the queues depend on them" if kind == "channels" else "")
         lines.append(f"# {what}")
-        lines += [f"#   {c.key.name}: {was(c)}" for c in group]
+        lines += [f"#   {c.key.name or 'modes'}: {was(c)}" for c in group]
         lines.append(f'RUN+="{_ethtool_command(ctx, kind, group, check)}"')
         out.covered.update(c.key for c in group)
     if queues and by_kind(device, "channels"):
@@ -319,10 +327,14 @@ def parse_ethtool(command: str, ifname: str) -> list[tuple[Key, str]]:
     if kind is None:
         return []
     args = words[3:]
+    if kind == "fec":
+        return [(Key.fec(ifname), " ".join(args[1:]))] if args[:1] == ["encoding"] else []
     out = []
     for name, value in zip(args[::2], args[1::2], strict=False):
         if kind == "feature":
             out.append((Key.feature(ifname, name), value))
+        elif kind == "priv_flag":
+            out.append((Key.priv_flag(ifname, name), value))
         else:
             out.append((Key.field(ifname, kind, name), value))
     return out

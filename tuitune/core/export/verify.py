@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tuitune.core.export import affinity, link, nm, spread, sysctld, tuned, udev
+from tuitune.core.export import affinity, link, nm, platform_files, spread, sysctld, tuned, udev
 from tuitune.core.export.common import read_mark
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.kinds.table import handler
@@ -27,6 +27,8 @@ INSTALLED_GLOBS = (
     "systemd/network/10-tuitune-*.link",
     "tuitune/affinity-*.conf",
     "tuned/tuitune-*/tuned.conf",
+    "modprobe.d/90-tuitune-*.conf",
+    "systemd/system/tuitune-cpu-power.service",
 )
 
 
@@ -92,6 +94,8 @@ def expectations(
     iface = fields.get("iface", "")
     if fmt == "sysctl":
         return [Expect(k, v, n) for k, v, n in sysctld.parse(text)]
+    if fmt in ("modprobe", "cpu"):  # the host's, whatever interface the export was for
+        return [Expect(k, v, n) for k, v, n in platform_files.parse(text)]
     if not iface or iface == "-":
         return f"no interface named in the {fmt} file"
     if fmt == "udev":

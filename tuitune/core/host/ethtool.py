@@ -17,7 +17,9 @@ import struct
 from collections.abc import Mapping
 
 from tuitune.core.closing import Closing
+from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
+from tuitune.core.host.ethtool_driver import Fec
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME, EthtoolNetlink, NetlinkError
 from tuitune.core.host.ethtool_types import (
     COALESCE_FLAGS,
@@ -47,6 +49,7 @@ __all__ = [
     "EthtoolWriteError",
     "Feature",
     "FeatureChange",
+    "Fec",
     "Pause",
     "Rings",
     "requested_snapshot",
@@ -215,6 +218,23 @@ class Ethtool(Closing):
         except OSError as exc:
             return self._unavailable(exc, "pause")
         return Pause(bool(f[1]), bool(f[2]), bool(f[3]))
+
+    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
+        """The driver's private flags (`ethtool --show-priv-flags`), in its bit order."""
+        try:
+            flags = drv.read_priv_flags(self._io)
+        except OSError as exc:
+            return self._unavailable(exc, "private flags")
+        if flags is None:
+            label = self._driver_label()
+            return Unavailable("unsupported", f"private flags: none on {label}")
+        return tuple(f for f in flags if f[0])
+
+    def fec(self) -> Fec | Unavailable:
+        try:
+            return drv.read_fec(self._io)
+        except OSError as exc:
+            return self._unavailable(exc, "FEC")
 
     def _coalesce_ioctl(self) -> tuple[int, ...]:
         f = self._io.get(io.COALESCE, io.ETHTOOL_GCOALESCE)
@@ -430,3 +450,34 @@ class Ethtool(Closing):
             v[1 + COALESCE_IOCTL_NAMES.index(name)] = value
         v[0] = io.ETHTOOL_SCOALESCE
         self._write(io.COALESCE, v, what)
+
+    def set_priv_flags(self, wanted: Mapping[str, bool]) -> None:
+        """Read-modify-write of the private flags by name; the others keep their bit."""
+        what = "private flags"
+        try:
+            flags = drv.read_priv_flags(self._io)
+        except OSError as exc:
+            raise self._write_error(exc, what) from exc
+        if flags is None:
+            label = self._driver_label()
+            raise EthtoolWriteError(what, Unavailable("unsupported", f"{what}: none on {label}"))
+        names = {n for n, _ in flags if n}
+        for name, value in wanted.items():
+            _check_bool(what, name, value)
+            if name not in names:
+                raise _invalid(what, f"unknown flag {name!r} on {self.ifname}")
+        mask = drv.priv_mask(tuple((n, wanted.get(n, on) if n else on) for n, on in flags))
+        try:
+            drv.write_priv_flags(self._io, mask)
+        except OSError as exc:
+            raise self._write_error(exc, what) from exc
+
+    def set_fec(self, modes: int) -> None:
+        """Configure the FEC modes (an ETHTOOL_FEC_* mask: auto, off, rs, baser, llrs)."""
+        what = "FEC"
+        if not modes or modes & 1 or modes >> len(drv.FEC_MODES):
+            raise _invalid(what, f"not a settable set of modes ({drv.fec_names(modes)})")
+        try:
+            drv.write_fec(self._io, modes)
+        except OSError as exc:
+            raise self._write_error(exc, what) from exc

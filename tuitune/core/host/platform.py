@@ -9,26 +9,22 @@ the host lacks.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import re
 import stat
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
 from tuitune.core.host.cpupower import CpuPower, Smt, read_cpu_power, read_smt
 from tuitune.core.host.pcie import PciFunction, pci_chain, read_pci_chain
 from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.values import Unavailable, from_oserror
 
-ETHTOOL_GPFLAGS = 0x27
-ETHTOOL_GFECPARAM = 0x50
-_FEC_BITS = ("none", "auto", "off", "rs", "baser", "llrs")  # ETHTOOL_FEC_*_BIT order
 _MODULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # The kernel command line words that choose the IOMMU's mode (kernel-parameters.txt).
 _IOMMU_WORDS = ("intel_iommu=", "amd_iommu=", "iommu=", "iommu.passthrough=", "iommu.strict=")
@@ -57,6 +53,8 @@ class DriverPlatform:
     params: tuple[ModuleParam, ...] | Unavailable
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
     fec: str | Unavailable  # "active rs (configured auto)"
+    # The configured modes alone ("auto", "rs"), as the fec kind reads and writes them.
+    fec_configured: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,34 +136,20 @@ def read_iommu(root: HostRoot, ifname: str) -> Iommu:
 def _priv_flags(ifname: str) -> tuple[tuple[str, bool], ...] | Unavailable:
     eth = io.EthtoolIoctl(ifname)
     try:
-        count = eth.sset_count(io.ETH_SS_PRIV_FLAGS)
-        if not count:
-            return Unavailable("unsupported", "the driver has no private flags")
-        names = io.decode_strings(eth.strings_raw(io.ETH_SS_PRIV_FLAGS, count), count)
-        buf = ctypes.create_string_buffer(8)
-        struct.pack_into("=I", buf, 0, ETHTOOL_GPFLAGS)
-        eth.call(buf)
-        (bits,) = struct.unpack_from("=I", buf.raw, 4)
-        return tuple((n, bool(bits >> i & 1)) for i, n in enumerate(names[:32]) if n)
+        flags = drv.read_priv_flags(eth)
     except OSError as exc:
         return from_oserror(exc, "private flags")
     finally:
         eth.close()
+    if flags is None:
+        return Unavailable("unsupported", "the driver has no private flags")
+    return tuple(f for f in flags if f[0])
 
 
-def fec_names(mask: int) -> str:
-    names = [n for i, n in enumerate(_FEC_BITS) if mask >> i & 1]
-    return " ".join(names) or "none"
-
-
-def _fec(ifname: str) -> str | Unavailable:
+def _fec(ifname: str) -> drv.Fec | Unavailable:
     eth = io.EthtoolIoctl(ifname)
     try:
-        buf = ctypes.create_string_buffer(16)
-        struct.pack_into("=I", buf, 0, ETHTOOL_GFECPARAM)
-        eth.call(buf)
-        _, active, configured, _ = struct.unpack_from("=4I", buf.raw)
-        return f"active {fec_names(active)} (configured {fec_names(configured)})"
+        return drv.read_fec(eth)
     except OSError as exc:
         if exc.errno in (errno.EOPNOTSUPP, errno.ENOTSUP):
             return Unavailable("unsupported", "not supported by this driver")
@@ -183,16 +167,21 @@ def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct)
     module = driver_module(root, ifname)
     if root.live:
         flags: tuple[tuple[str, bool], ...] | Unavailable = call(_priv_flags, ifname)
-        fec: str | Unavailable = call(_fec, ifname)
+        got: drv.Fec | Unavailable = call(_fec, ifname)
     else:
-        flags = fec = Unavailable("missing", NOT_IN_TREE)
+        flags = got = Unavailable("missing", NOT_IN_TREE)
         if root.jail is not None:  # a capture holds what the ioctls said (core/capture)
             from tuitune.core.capture.device import CapturedDevice, load_device
 
             dev = load_device(Path(root.jail), ifname)
             if isinstance(dev, CapturedDevice):
-                flags, fec = dev.dev.priv_flags, dev.dev.fec
-    return DriverPlatform(module, read_module_params(root, module), flags, fec)
+                params = read_module_params(root, module)
+                return DriverPlatform(module, params, dev.dev.priv_flags, dev.dev.fec)
+    params = read_module_params(root, module)
+    if isinstance(got, Unavailable):
+        return DriverPlatform(module, params, flags, got)
+    fec = f"active {got.active_names} (configured {got.configured_names})"
+    return DriverPlatform(module, params, flags, fec, got.configured_names)
 
 
 def read_platform(

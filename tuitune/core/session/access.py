@@ -49,7 +49,13 @@ from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.proc_affinity import ProcAffinity, ProcRefused
 from tuitune.core.session.service import ServiceRefused, Services
-from tuitune.core.session.settings import CHANNEL_FIELDS, NO_CPUS, RING_FIELDS, Key
+from tuitune.core.session.settings import (
+    CHANNEL_FIELDS,
+    DRIVER_KINDS,
+    NO_CPUS,
+    RING_FIELDS,
+    Key,
+)
 from tuitune.core.session.validate import HostCpus
 from tuitune.core.values import Unavailable
 
@@ -172,8 +178,8 @@ class HostAccess(Closing):
 
     def device_keys(self, ifname: str) -> list[Key]:
         """Every setting of `ifname` that can be changed here (changeable features, ring and
-        channel fields the device has, coalescing parameters, pause, MTU, txqueuelen, each
-        queue's RPS/XPS, the NIC's IRQs)."""
+        channel fields the device has, coalescing parameters, pause, private flags, FEC, MTU,
+        txqueuelen, each queue's RPS/XPS, the NIC's IRQs)."""
         return self.run(self._device_keys, ifname)
 
     def sysctl_keys(self, *, host_wide: bool = False) -> list[Key]:
@@ -325,7 +331,7 @@ class HostAccess(Closing):
                 keys += [
                     Key.field(ifname, "channels", f) for f in CHANNEL_FIELDS if channel_max(c, f)
                 ]
-            for group in ("coalesce", "pause"):
+            for group in ("coalesce", "pause", *DRIVER_KINDS):
                 got = self.read_group(Key(group, ifname))
                 if not isinstance(got, Unavailable):
                     keys += list(got)

@@ -52,6 +52,15 @@ _TABLES: dict[str, Kind] = {
     "rps_flow_cnt": "rps_flow_cnt",
     "irq_affinity": "irq_affinity",
     "ntuple": "ntuple",  # location = "flow-type tcp4 dst-port 5201 action 2" (or "none")
+    "priv_flags": "priv_flag",
+}
+# Values of [interface] itself: the link's, and the FEC modes ("rs", "auto").
+_SCALARS: dict[str, Kind] = {
+    "mtu": "mtu",
+    "txqueuelen": "txqueuelen",
+    "qdisc": "qdisc",
+    "rss": "rss",
+    "fec": "fec",
 }
 # The order writes happen in: the device's shape (channels) before its queues, IRQs last.
 # No "service": stopping irqbalance is a decision for one session (the TUI asks before the
@@ -63,6 +72,8 @@ _ORDER: tuple[Kind, ...] = (
     "channels",
     "coalesce",
     "pause",
+    "priv_flag",
+    "fec",
     "mtu",
     "txqueuelen",
     "qdisc",  # after channels: an mq gets one child per tx queue there is
@@ -185,13 +196,13 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
     for field, value in iface.items():
         if field == "name":
             continue
-        if field in ("mtu", "txqueuelen", "qdisc", "rss"):
-            link_kind: Kind = field  # type: ignore[assignment]
+        if field in _SCALARS:
+            link_kind = _SCALARS[field]
             origin = f"[interface] {field}"
             requests.append(Request(link_kind, "", _text(link_kind, value, origin), origin))
             continue
         if field not in _TABLES:
-            known = ", ".join(["name", "mtu", "txqueuelen", "qdisc", "rss", *_TABLES])
+            known = ", ".join(["name", *_SCALARS, *_TABLES])
             raise ProfileError(f"[interface] {plain(field)}: unknown (known: {known})")
         kind = _TABLES[field]
         for name, v in _table(iface, field, "interface.").items():
@@ -235,8 +246,10 @@ def resolve(
                 (explicit_features if exact else wanted)[key] = r.text
         elif r.kind in ETHTOOL_GROUPS:
             wanted[Key.field(ifname, r.kind, r.name)] = r.text
-        elif r.kind in ("mtu", "txqueuelen", "qdisc", "rss"):
+        elif r.kind in ("mtu", "txqueuelen", "qdisc", "rss", "fec"):
             wanted[Key(r.kind, ifname)] = r.text
+        elif r.kind == "priv_flag":
+            wanted[Key.priv_flag(ifname, r.name)] = r.text
         elif r.kind in QUEUE_KINDS:
             if r.name == ALL_QUEUES:
                 if device_keys is None:

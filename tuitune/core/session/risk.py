@@ -5,7 +5,8 @@ used through: anything that resets or reshapes a link (MTU, channels, rings, pau
 reset the device for these) on any interface, since the SSH path is not always known (sudo
 drops SSH_CONNECTION from the environment by default), and every change on the interface that
 carries the SSH session, which comes from SSH_CONNECTION ("client port server port") and the
-routing table: the interface of the route to the client.
+routing table: the interface of the route to the client. SMT, which offlines CPUs, is always
+on trial.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from tuitune.core.session.proc_affinity import consent_question
 from tuitune.core.session.settings import Key, Kind, proc_target
 
 LINK_RESETTING: frozenset[Kind] = frozenset({"mtu", "channels", "ring", "pause"})
+# SMT off takes CPUs offline under every process and IRQ: on trial wherever it is changed.
+ALWAYS_ON_TRIAL: frozenset[Kind] = frozenset({"smt"})
 _RTF_UP = 0x1
 
 
 def is_risky(key: Key, ssh_iface: str | None) -> bool:
     """Whether a change to `key` should be applied on trial."""
-    if key.kind in LINK_RESETTING:
+    if key.kind in LINK_RESETTING or key.kind in ALWAYS_ON_TRIAL:
         return True
     return ssh_iface is not None and key.ifname == ssh_iface
 

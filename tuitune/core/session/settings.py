@@ -41,6 +41,9 @@ Kind = Literal[
     "qdisc",
     "rss",
     "ntuple",
+    "priv_flag",
+    "fec",
+    "smt",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
@@ -83,10 +86,16 @@ GROUP_OF: dict[Kind, str] = {
     "qdisc": "qdisc",
     "rss": "rss",
     "ntuple": "ntuple",
+    "priv_flag": "private flags",
+    "fec": "FEC",
+    "smt": "cpu power",
 }
 CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
-# The platform's kinds (CPU power, module parameters): host-wide, not exported yet.
+# The platform's host-wide kinds (CPU power, module parameters): exported as a systemd unit
+# and modprobe.d files (export/platform_files.py), not as the interface's udev rules.
 PLATFORM_KINDS: tuple[Kind, ...] = (*CPU_POWER_KINDS, "module_param")
+# The driver's settings of one interface (ethtool --set-priv-flags, --set-fec).
+DRIVER_KINDS: tuple[Kind, ...] = ("priv_flag", "fec")
 
 NO_CPUS = "none"  # canonical value of an empty RPS/XPS CPU set
 
@@ -219,6 +228,18 @@ class Key:
     @classmethod
     def module_param(cls, module: str, param: str) -> Key:
         return cls("module_param", None, f"{module}/{param}")
+
+    @classmethod
+    def priv_flag(cls, ifname: str, flag: str) -> Key:
+        return cls("priv_flag", ifname, flag)
+
+    @classmethod
+    def fec(cls, ifname: str) -> Key:
+        return cls("fec", ifname)
+
+    @classmethod
+    def smt(cls) -> Key:
+        return cls("smt", None, "control")
 
     # ---- self-description --------------------------------------------------------------
     @property

@@ -6,7 +6,8 @@ refused with one line naming the field. Keys are checked against the snapshot da
 document is generated from (jsondoc.py), so a field `show` writes is never unknown here and a
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
-`queue_rates`, `rss`, `qdiscs`, `connections`, `interface.placement`, `.driver`,
+`queue_rates`, `rss`, `qdiscs`, `connections`, `platform` but for the driver's private flags
+and configured FEC modes, `interface.placement`, `.driver`,
 `.driver_stats`, the link's fields other than ifname, mtu and txqlen, and each sysctl's
 `unavailable`, `note`, `scope` and `summary`.
 """
@@ -22,6 +23,7 @@ from typing import Any
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.ethtool import Channels, Feature, Pause, Rings
+from tuitune.core.host.ethtool_driver import fec_mask, fec_names
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.netdev import Link, QueueMasks
@@ -52,7 +54,8 @@ def _fields(cls: type) -> frozenset[str]:
 _CATALOG_KEYS = frozenset(catalog.keys())
 # "processes" is read and not applied: a PID means nothing once its process is gone (a
 # profile's [processes] section names them by command instead). "platform" (CPU power, PCIe,
-# driver) is a report of the host, not applied either; so are "queue_rates" (per-queue
+# driver) is a report of the host: only the driver's private flags and configured FEC modes
+# are applied from it (settings of the interface); so are "queue_rates" (per-queue
 # counters), "rss", "qdiscs" and "connections": read, nothing to set.
 _TOP = frozenset(
     {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
@@ -173,6 +176,7 @@ def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
             link = _obj(iface["link"], f"{where}.link", _fields(Link), ("ifname",))
             ifname = check_ifname(link["ifname"], f"{where}.link.ifname")
             requests += _interface_requests(iface, link)
+            requests += _driver_requests(doc.get("platform"))
     except ProfileError as exc:
         raise ProfileError(f"malformed show document: {exc}") from None
     return Profile(ifname, tuple(requests), "show --json", _saved_netns(doc))
@@ -241,6 +245,36 @@ def _interface_requests(iface: dict[str, Any], link: dict[str, Any]) -> list[Req
     out += _pause_and_coalesce(iface)
     out += _queues(iface.get("queues", []))
     out += _irqs(iface.get("irqs", []), iface.get("irq_affinity", {}))
+    return out
+
+
+def _driver_requests(platform: object) -> list[Request]:
+    """platform.driver's private flags (name -> bool) and fec_configured ("auto rs"), the
+    interface's driver settings; the rest of `platform` reports the host and is not read."""
+    driver = platform.get("driver") if isinstance(platform, dict) else None
+    if not isinstance(driver, dict):
+        return []
+    where = "platform.driver"
+    out: list[Request] = []
+    flags = driver.get("private_flags")
+    if flags is not None and not (
+        isinstance(flags, dict) and "unavailable" in flags and _is_refusal(flags, where)
+    ):
+        if not isinstance(flags, dict):
+            raise ProfileError(f"{where}.private_flags: expected an object, found {_what(flags)}")
+        for name, on in flags.items():
+            at = f"{where}.private_flags"
+            check_name("field", name, at)
+            state = "on" if _bool(on, f"{at}.{name}") else "off"
+            out.append(Request("priv_flag", name, state, f"{at} {name}"))
+    fec = driver.get("fec_configured")
+    if fec is not None:
+        mask = fec_mask(fec) if isinstance(fec, str) and is_text(fec, 64) else None
+        if not mask or mask & 1:  # "none" is what a driver reports, never what it is set to
+            if fec == "none":
+                return out
+            raise ProfileError(f"{where}.fec_configured: {_what(fec)} is not FEC modes")
+        out.append(Request("fec", "", fec_names(mask), f"{where}.fec_configured"))
     return out
 
 

@@ -22,13 +22,20 @@ from tuitune.core.catalog_device import DEVICE_HELP
 from tuitune.core.host.platform import Platform, read_platform
 from tuitune.core.hostreader import HostReader
 from tuitune.core.platformview import Row, platform_rows, worst
+from tuitune.core.session import Key, Outcome
+from tuitune.core.session.validate import one_line
 from tuitune.core.snapshot import HostState, NicState
+from tuitune.tui.host_edit import HostEdit, host_edit, parse_host_edit
 from tuitune.tui.panels.sysctlpanel import device_help
 from tuitune.tui.screens.box import BoxScreen
-from tuitune.tui.screens.dialogs import TextScreen
+from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.shell import Shell
 
-HINT = "Enter: help for the row   Esc/q: close"
+HINT = "Enter: help for the row   e: change it   Esc/q: close"
+# What the Host view's `e` runs: the journal's apply off the UI thread, then the outcome.
+Apply = Callable[[Key, str, Callable[[Outcome], None]], None]
+# SMT from the Host view: (key, current, wanted) handed to the screen's editor, on trial.
+Trial = Callable[[Key, str, str], None]
 
 
 def help_body(row: Row) -> tuple[str, str]:
@@ -45,19 +52,36 @@ def worst_line(found: Finding | None) -> str:
 class HostScreen(BoxScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,H", "close", "Close"),
+        Binding("e", "edit", "Change the row's setting"),
     ]
     DEFAULT_CSS = """
     HostScreen > Vertical { width: 96%; max-width: 160; height: 96%; }
     HostScreen .worst { height: auto; max-height: 3; }
     HostScreen .hint { color: $text-muted; height: 1; }
+    HostScreen #host-notice { height: 1; overflow: hidden; }
     HostScreen OptionList, HostScreen OptionList:focus { height: 1fr; border: none; }
     """
 
-    def __init__(self, ifname: str | None, rows: list[Row], found: Finding | None) -> None:
+    def __init__(
+        self,
+        ifname: str | None,
+        rows: list[Row],
+        found: Finding | None,
+        module: str | None = None,
+        apply: Apply | None = None,
+        reopen: Callable[[str], None] | None = None,
+        notice: str = "",
+        trial: Trial | None = None,
+    ) -> None:
         super().__init__()
         self.ifname = ifname
         self.rows = rows
         self.found = found
+        self.module = module
+        self.apply = apply  # None: a read-only screen (a replay)
+        self.reopen = reopen  # after a change: read the platform again, show it and `notice`
+        self.notice = notice
+        self.trial = trial
         self._by_id: dict[str, Row] = {}
 
     def compose(self) -> ComposeResult:
@@ -79,6 +103,7 @@ class HostScreen(BoxScreen[None]):
             warn = "bold" if self.found is not None and self.found.severity != "hint" else ""
             yield Static(Text(worst_line(self.found), style=warn), classes="worst")
             yield OptionList(*options)
+            yield Static(one_line(self.notice), id="host-notice", markup=False)
             yield Static(HINT, classes="hint")
 
     def on_mount(self) -> None:
@@ -92,6 +117,57 @@ class HostScreen(BoxScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_edit(self, error: str = "", typed: str | None = None) -> None:
+        options = self.query_one(OptionList)
+        index = options.highlighted
+        oid = options.get_option_at_index(index).id if index is not None else None
+        row = self._by_id.get(oid or "")
+        if row is None:
+            return
+        how = host_edit(row, self.ifname, self.module)
+        if self.apply is None:
+            how = f"{row.label}: read-only here (the header says why): nothing is changed"
+        if isinstance(how, str):
+            self.say(how, warn=True)
+            return
+        start = how.current if typed is None else typed
+        screen = EditorScreen(how.label, how.current or "-", how.hint, error, typed=start)
+        self.app.push_screen(screen, lambda text: self._submit(how, text))
+
+    def say(self, text: str, warn: bool = False) -> None:
+        """One line under the rows (the screen covers the header, where the App says it),
+        and the App's own notice as the record of it."""
+        line = one_line(("! " if warn else "") + text)
+        self.query_one("#host-notice", Static).update(Text(line, style="bold" if warn else ""))
+        self.app.log(line)
+
+    def _submit(self, how: HostEdit, text: str | None) -> None:
+        if text is None or self.apply is None:
+            return
+        got = parse_host_edit(how.edit, self.ifname, self.module, text)
+        if isinstance(got, str):
+            self.action_edit(error=got, typed=text)
+            return
+        if how.edit == "smt":  # on trial: the main screen counts down, y keeps it
+            if self.trial is None:
+                self.say("SMT: read-only here", warn=True)
+                return
+            self.dismiss(None)
+            self.trial(got[0], how.current, got[1])
+            return
+
+        def done(out: Outcome) -> None:
+            if out.status == "invalid":
+                self.action_edit(error=out.reason or "not valid", typed=text)
+                return
+            ok = out.status in ("changed", "skipped")
+            self.say(out.describe(), warn=not ok)
+            if out.status == "changed" and self.reopen is not None:
+                self.dismiss(None)
+                self.reopen(out.describe())
+
+        self.apply(got[0], got[1], done)
 
 
 def nic_note(found: Finding | None) -> str:
@@ -107,7 +183,14 @@ def _read(reader: HostReader, ifname: str | None) -> tuple[Platform, HostState, 
 
 
 def refresh_platform(
-    shell: Shell, reader: HostReader, set_nic_title: Callable[[str], None], *, open_view: bool
+    shell: Shell,
+    reader: HostReader,
+    set_nic_title: Callable[[str], None],
+    *,
+    open_view: bool,
+    apply: Apply | None = None,
+    notice: str = "",
+    trial: Trial | None = None,
 ) -> None:
     """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
     the screen has no host state yet); then name the worst finding in the NIC panel's title,
@@ -119,6 +202,20 @@ def refresh_platform(
         found = worst(host, nic, platform)
         set_nic_title(nic_note(found))
         if open_view:
-            shell.push_screen(HostScreen(ifname, platform_rows(platform, host, nic), found))
+            rows = platform_rows(platform, host, nic)
+
+            def reopen(said: str) -> None:
+                refresh_platform(
+                    shell,
+                    reader,
+                    set_nic_title,
+                    open_view=True,
+                    apply=apply,
+                    notice=said,
+                    trial=trial,
+                )
+
+            module = platform.driver.module
+            shell.push_screen(HostScreen(ifname, rows, found, module, apply, reopen, notice, trial))
 
     shell.in_thread(lambda: _read(reader, ifname), done, group="platform")

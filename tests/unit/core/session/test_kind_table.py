@@ -37,6 +37,9 @@ SAMPLES: dict[str, Key] = {
     "qdisc": Key.qdisc("eth2"),
     "rss": Key.rss("eth2"),
     "ntuple": Key.ntuple("eth2", 1023),
+    "priv_flag": Key.priv_flag("eth2", "legacy-rx"),
+    "fec": Key.fec("eth2"),
+    "smt": Key.smt(),
 }
 
 # A value of each sample as the reader gives it, and one no reader gives (None: any text is
@@ -63,6 +66,9 @@ READ_AND_BAD: dict[str, tuple[str, str | None]] = {
     "qdisc": ("mq fq limit 10000 flow_limit 100 quantum 3028 initial_quantum 15140", None),
     "rss": ("table 0*64 1*64", None),
     "ntuple": ("flow-type tcp4 dst-port 5201 action 2", None),
+    "priv_flag": ("off", "1"),
+    "fec": ("auto rs", None),
+    "smt": ("on", "1"),
 }
 
 

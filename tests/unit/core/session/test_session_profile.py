@@ -55,7 +55,8 @@ def test_the_documented_example_parses() -> None:
     assert got[("qdisc", "")] == "mq fq maxrate 5gbit"
     assert got[("rss", "")] == "equal 4"
     assert got[("ntuple", "1023")] == "flow-type tcp4 dst-port 5201 action 2"
-    assert len(profile.requests) == 25
+    assert got[("fec", "")] == "rs" and got[("priv_flag", "legacy-rx")] == "off"
+    assert len(profile.requests) == 27
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tuitune.core.session.kinds.base import KindHandler
 from tuitune.core.session.kinds.cpupower import CpuPowerKind
+from tuitune.core.session.kinds.driver import FecMode, PrivFlags
 from tuitune.core.session.kinds.ethtool import (
     ChannelCounts,
     Coalescing,
@@ -22,6 +23,7 @@ from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
 from tuitune.core.session.kinds.rss import RssIndirection
 from tuitune.core.session.kinds.service import Service
+from tuitune.core.session.kinds.smt import SmtControl
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Kind
 
@@ -49,6 +51,9 @@ HANDLERS: dict[Kind, KindHandler] = {
     "qdisc": RootQdisc(),
     "rss": RssIndirection(),
     "ntuple": NtupleRule(),
+    "priv_flag": PrivFlags(),
+    "fec": FecMode(),
+    "smt": SmtControl(),
 }
 
 

@@ -1,0 +1,101 @@
+"""A driver's private flags and FEC mode as journaled settings (issue 32), through the device's
+ethtool handle like rings and pause.
+
+Private flags: one key per flag, "on"/"off". The ioctl writes the whole mask, and some drivers
+move one flag with another (i40e's rs-fec and base-r-fec), so the journal records every flag
+of the device first (`related` is the whole group) and a restore puts each back.
+
+FEC: one key per device whose value is the configured modes in the kernel's order ("auto",
+"rs", "auto rs baser"), not the active encoding (that is the link's answer). A driver that
+reports no configuration ("none") is refused before any write: the kernel takes no "none" in
+a set, so its original could not be put back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tuitune.core.host.ethtool_driver import FEC_SETTABLE, fec_mask, fec_names
+from tuitune.core.session import validate as v
+from tuitune.core.session.kinds.base import (
+    EthtoolLike,
+    Form,
+    GroupRead,
+    WriteRefused,
+    own_related,
+    switch,
+    switch_word,
+)
+from tuitune.core.session.kinds.ethtool import _Ethtool, device
+from tuitune.core.session.outcome import Effect
+from tuitune.core.session.settings import Key
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.session.access import HostAccess
+
+
+class PrivFlags(_Ethtool):
+    value_form: Form = "switch"
+
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        flags = et.priv_flags()
+        if isinstance(flags, Unavailable):
+            return flags
+        return {Key.priv_flag(dev, name): switch(on) for name, on in flags}
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("missing", f"{key.label}: no such private flag")
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        device(acc, key)
+        acc.current(key)  # the device has such a flag, read now: or refused with the reason
+        return v.parse_switch(key, text)
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        et.set_priv_flags({key.name: value == "on"})
+        return ()
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} private flag {key.name}"
+
+    def canonical(self, key: Key, text: str) -> str:
+        return switch_word(text)
+
+
+class FecMode(_Ethtool):
+    value_form: Form = "text"
+
+    def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
+        fec = et.fec()
+        if isinstance(fec, Unavailable):
+            return fec
+        return {Key.fec(dev): fec.configured_names}
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        device(acc, key)
+        if acc.current(key) == "none":
+            why = "the driver reports no FEC configuration, which could not be put back"
+            raise WriteRefused(key, Unavailable("unsupported", why))
+        one_line = isinstance(text, str) and text.isprintable()
+        mask = fec_mask(text) if one_line else None
+        if not mask or mask & 1:
+            shown = text.strip()[:32] if isinstance(text, str) else str(text)[:32]
+            raise v.InvalidValue(
+                key, f"{key.label}: {shown!r}: give one or more of {', '.join(FEC_SETTABLE)}"
+            )
+        return fec_names(mask)
+
+    def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
+        et.set_fec(fec_mask(value) or 0)
+        return ()
+
+    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+        return own_related(acc, key, whole_group=False)
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} FEC"
+
+    def canonical(self, key: Key, text: str) -> str:
+        mask = fec_mask(text)
+        return fec_names(mask) if mask else text

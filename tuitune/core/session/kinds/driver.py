@@ -26,7 +26,7 @@ from tuitune.core.session.kinds.base import (
     switch,
     switch_word,
 )
-from tuitune.core.session.kinds.ethtool import _Ethtool, device
+from tuitune.core.session.kinds.ethtool import EthtoolFamily, device
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from tuitune.core.session.access import HostAccess
 
 
-class PrivFlags(_Ethtool):
+class PrivFlags(EthtoolFamily):
     value_form: Form = "switch"
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
@@ -63,7 +63,7 @@ class PrivFlags(_Ethtool):
         return switch_word(text)
 
 
-class FecMode(_Ethtool):
+class FecMode(EthtoolFamily):
     value_form: Form = "text"
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:

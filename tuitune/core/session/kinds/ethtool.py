@@ -50,7 +50,7 @@ def device(acc: HostAccess, key: Key) -> EthtoolLike:
     return et
 
 
-class _Ethtool(Family):
+class EthtoolFamily(Family):
     """What every ethtool family shares: the group is one read, a write reports its fields."""
 
     def read(self, acc: HostAccess, key: Key) -> GroupRead:
@@ -82,7 +82,7 @@ class _Ethtool(Family):
         return f"{key.ifname or '?'} {GROUP_OF[key.kind]} {key.name}"
 
 
-class _Switches(_Ethtool):
+class _Switches(EthtoolFamily):
     """A family whose every field is on or off (features, pause)."""
 
     value_form: Form = "switch"
@@ -164,7 +164,7 @@ def _with_max(key: Key, got: C | Unavailable, top_of: Callable[[C, str], int]) -
     return got, top
 
 
-class RingSizes(_Ethtool):
+class RingSizes(EthtoolFamily):
     value_form: Form = "count"
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
@@ -183,7 +183,7 @@ class RingSizes(_Ethtool):
         return ()
 
 
-class ChannelCounts(_Ethtool):
+class ChannelCounts(EthtoolFamily):
     value_form: Form = "count"
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
@@ -260,7 +260,7 @@ class PauseFrames(_Switches):
         return ()
 
 
-class Coalescing(_Ethtool):
+class Coalescing(EthtoolFamily):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         co = et.coalesce()
         if isinstance(co, Unavailable):

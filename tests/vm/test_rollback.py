@@ -135,7 +135,10 @@ def test_a_cpu_taken_offline_between_plan_and_write(
     IRQ's affinity files and the sysctl are byte for byte as before."""
     dev, key = nics.virtio, "net.core.netdev_max_backlog"
     queue, irq = sorted(queue_irqs(dev).items())[0]
-    cpu = "3" if affinity_list(irq) != "3" else "2"
+    # A CPU no IRQ has to itself: the kernel breaks such an IRQ's affinity when its only CPU
+    # goes offline (it is all online CPUs after), which is the kernel's doing, not tuitune's.
+    alone = {v.decode().strip() for k, v in irq_snapshot().items() if k.endswith("_list")}
+    cpu = next(c for c in ("3", "2", "1") if c not in alone and affinity_list(irq) != c)
     online = Path(f"/sys/devices/system/cpu/cpu{cpu}/online")
     before, before_irqs = sysctl(key), irq_snapshot()
     write = IrqAffinity.write

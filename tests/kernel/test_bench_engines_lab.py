@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,6 +63,13 @@ def run(lab: Lab, spec: BenchSpec) -> tuple[BenchResult, list[IntervalEvent], tu
         commands = ()
     assert result.complete, result.error
     return result, [e for e in events if isinstance(e, IntervalEvent)], commands
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def _pids_in(ns: str) -> list[int]:
@@ -159,7 +167,13 @@ def test_lab_down_stops_a_server_a_crash_left(tmp_path: Path) -> None:
         argv = ["ip", "netns", "exec", built.peer_netns]
         argv += engines.get("sockperf").server_argv("/usr/bin/sockperf", built.peer_addr, 11111)
         left = proc.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        assert left.pid in _pids_in(built.peer_netns)
+        # `ip netns exec` joins the namespace, then execs the server: right after the fork it
+        # is still in this one (a run under load saw only the lab's iperf3 there). No event
+        # says "joined and exec'd", so the kernel's state is read until it holds.
+        end = time.monotonic() + 30
+        while not (left.pid in _pids_in(built.peer_netns) and _comm(left.pid) == "sockperf"):
+            assert time.monotonic() < end and left.poll() is None, "sockperf never started"
+            time.sleep(0.01)
     finally:
         removed = labmod.down(built, state)
     assert left is not None

@@ -17,12 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import build_tree, hyperv_2cpu
 from tuitune.cli import main
 from tuitune.core.capture import unpack as unpack_mod
 from tuitune.core.capture.unpack import CaptureError, unpack
-
-CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 
 
 def _archive(path: Path, members: list[tarfile.TarInfo | tuple[tarfile.TarInfo, bytes]]) -> Path:
@@ -132,13 +130,7 @@ def test_show_root_hostile_archive_one_line(tmp_path: Path) -> None:
 
 def test_root_archive_reads_as_its_tree(tmp_path: Path) -> None:
     """The same tree, as a directory and as a tar.gz: the same show --json."""
-    spec = TreeSpec(
-        ncpus=2,
-        interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
-        stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
-        softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
-        softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
-        ifname="eth0",
+    spec = hyperv_2cpu(
         sysctls={"net.core.somaxconn": "4096"},
     )
     tree = build_tree(tmp_path / "tree", spec)

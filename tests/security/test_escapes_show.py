@@ -13,22 +13,15 @@ from pathlib import Path
 import pytest
 
 from tests.security.hostile_text import ALL, raw_in
-from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import build_tree, hyperv_2cpu
 from tuitune.cli import main
 
-CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 NOBODY = 65534
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    spec = TreeSpec(
-        ncpus=2,
-        interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
-        stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
-        softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
-        softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
-        ifname="eth0",
+    spec = hyperv_2cpu(
         hostname="host" + ALL,
     )
     root = build_tree(tmp_path / "tree", spec)

@@ -20,10 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import build_tree, hyperv_2cpu
 from tuitune.cli import main
 
-CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 NOBODY = 65534
 MARKER = "s3cr3t-0f-r00t"
 
@@ -31,13 +30,7 @@ MARKER = "s3cr3t-0f-r00t"
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     """The real 2-CPU Hyper-V captures as a host tree with interface eth0, owned by nobody."""
-    spec = TreeSpec(
-        ncpus=2,
-        interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
-        stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
-        softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
-        softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
-        ifname="eth0",
+    spec = hyperv_2cpu(
         sysctls={"net.core.somaxconn": "4096"},
     )
     return build_tree(tmp_path / "tree", spec)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tuitune.core.cpulist import format_cpulist
@@ -220,3 +220,20 @@ def write_samples(dest: Path, samples: Sequence[Sample], ifname: str | None = No
             stats = dest / "samples" / str(n) / "sys/class/net" / ifname / "statistics"
             for name, count in sample.link_stats.items():
                 _write(stats / name, f"{count}\n")
+
+
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
+
+
+def hyperv_2cpu(**fields: object) -> TreeSpec:
+    """The real 2-CPU Hyper-V captures (no NIC IRQs) with interface eth0; `fields` override
+    any of the spec's (sysctls, hostname, ...)."""
+    spec = TreeSpec(
+        ncpus=2,
+        interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
+        stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
+        softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
+        softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
+        ifname="eth0",
+    )
+    return replace(spec, **fields)  # type: ignore[arg-type]

@@ -9,11 +9,9 @@ import json
 import tarfile
 from pathlib import Path
 
-from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import build_tree, hyperv_2cpu
 from tests.unit.core.record.recorded import record
 from tuitune.cli import main
-
-CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
 
 
 def _advise(*argv: str) -> dict[str, object]:
@@ -25,14 +23,7 @@ def _advise(*argv: str) -> dict[str, object]:
 
 
 def test_advise_root_capture_judges_its_recording(tmp_path: Path) -> None:
-    spec = TreeSpec(
-        ncpus=2,
-        interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
-        stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
-        softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
-        softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
-        ifname="eth0",
-    )
+    spec = hyperv_2cpu()
     tree = build_tree(tmp_path / "tree", spec)
     rec = tmp_path / "recording.rec"
     record(tmp_path, rec, samples=4)

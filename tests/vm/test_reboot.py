@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import selectors
+import select
 import shlex
 import subprocess
 import tempfile
@@ -218,23 +218,32 @@ mtu = 1480
     )
 
 
-def wait_for_line(proc: subprocess.Popen[str], prefix: str, limit: float) -> list[str]:
+def wait_for_line(proc: subprocess.Popen[bytes], prefix: str, limit: float) -> list[str]:
     """The lines `proc` printed until one starting with `prefix` (bounded: a Python start
-    takes tens of seconds under TCG)."""
+    takes tens of seconds under TCG).
+
+    Reads the pipe's fd itself: a buffered `readline()` may pull two lines in one read, and
+    a `select` on the fd then waits for bytes already in Python's buffer (boot 2 hung 600 s
+    on that when a follower printed its IRQ line and "following" together)."""
     assert proc.stdout is not None
+    fd = proc.stdout.fileno()
     seen: list[str] = []
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    pending = b""
     end = time.monotonic() + limit
     while time.monotonic() < end:
-        if not sel.select(timeout=1.0):
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if not ready:
             continue
-        line = proc.stdout.readline()
-        if not line:
+        chunk = os.read(fd, 65536)
+        if not chunk:
             pytest.fail(f"{proc.args!r} ended (exit {proc.wait()}) before {prefix!r}: {seen}")
-        seen.append(line.rstrip("\n"))
-        if line.startswith(prefix):
-            return seen
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for raw in lines:
+            line = raw.decode(errors="replace")
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
     pytest.fail(f"{proc.args!r}: no {prefix!r} within {limit} s: {seen}")
 
 
@@ -298,7 +307,6 @@ def test_reboot_second_half_boot_applies_the_installed_files() -> None:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                text=True,
                 cwd="/",
             )
             for ifname in (e, v)

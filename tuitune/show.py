@@ -94,7 +94,9 @@ def _header(snap: Snapshot, rates: Rates | None) -> Table:
         speed = link.speed_mbps
         speed_s = f"{speed} Mb/s" if isinstance(speed, int) else str(speed)
         carrier = {True: "carrier up", False: "NO CARRIER", None: "carrier ?"}[link.carrier]
-        t.add_row("link", f"{link.operstate}  {carrier}  {speed_s}  duplex {_v(link.duplex)}")
+        # A refusal names itself ("duplex: not reported"); a value needs its label.
+        duplex = link.duplex if isinstance(link.duplex, Unavailable) else f"duplex {link.duplex}"
+        t.add_row("link", f"{link.operstate}  {carrier}  {speed_s}  {_v(duplex)}")
         t.add_row(
             "device",
             f"mtu {link.mtu} (min {link.min_mtu or '?'}, max {link.max_mtu or '?'})  "

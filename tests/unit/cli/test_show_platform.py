@@ -127,3 +127,12 @@ def test_advise_on_a_recorded_host_judges_its_platform(tmp_path: Path, fixtures_
     ids = {f["id"] for f in doc["findings"]}
     assert {"cpu-governor", "cstates-deep"} <= ids  # powersave; C6 enabled
     assert "pcie-payload" in ids  # MPS 256 where the NIC and its bridge both support 512
+
+
+def test_the_link_row_names_an_unreported_duplex_once(tmp_path: Path) -> None:
+    """A NIC whose duplex file is unreadable (lo, a veth, a VM's virtio) reads "duplex: not
+    reported", not "duplex duplex: not reported" (seen as a plain user, 2026-12-07)."""
+    tree = vm_host(tmp_path)
+    (tree / "sys/class/net/eth0/duplex").unlink(missing_ok=True)
+    link = next(ln for ln in run(tree, "eth0").stdout.splitlines() if ln.startswith("link"))
+    assert "duplex: not reported" in link and "duplex duplex" not in link

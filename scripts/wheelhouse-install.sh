@@ -32,6 +32,19 @@ command -v "$python" >/dev/null 2>&1 || die "no $python: install Python 3.11 or 
 "$python" -c 'import venv, ensurepip' 2>/dev/null \
   || die "$python has no venv module (Debian, Ubuntu: apt-get install python3-venv)"
 
+# A venv runs its base interpreter: one under a private directory (root's pyenv in /root, say)
+# leaves tuitune to root alone, "Permission denied" for every other user. Say so now.
+real=$(readlink -f "$(command -v "$python")")
+d=$real
+while [ "$d" != / ]; do
+  case "$(stat -Lc %A "$d")" in
+    *x) d=$(dirname "$d") ;;
+    *) echo "install.sh: warning: $real is not reachable by other users ($d is not o+x):" \
+         "only root can run this tuitune; --python /usr/bin/python3 installs one for all" >&2
+       break ;;
+  esac
+done
+
 # The unit runs this venv's tuitune as root at boot: nobody else may own or write any of it.
 umask 022
 if [ "$(id -u)" -eq 0 ] && [ -e "$venv" ] && [ "$(stat -c %u "$venv")" != 0 ]; then

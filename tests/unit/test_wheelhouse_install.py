@@ -51,3 +51,19 @@ def test_a_venv_another_user_owns_is_refused(tmp_path: Path) -> None:
     done = _run(tmp_path)
     assert done.returncode == 1
     assert "is not root's" in done.stderr and not (tmp_path / "bin").exists()
+
+
+def test_a_python_other_users_cannot_reach_is_named(tmp_path: Path) -> None:
+    """Root's own interpreter (pyenv under /root, say) makes a venv only root can run: every
+    other user then gets "Permission denied" from the link (seen 2026-12-07). Said before the
+    venv is made; the install goes on, since a root-only tuitune is a choice."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    py = private / "python3"
+    py.write_text("#!/bin/sh\nexit 0\n")  # answers every check; makes no venv
+    py.chmod(0o755)
+    done = _run(tmp_path, "--python", str(py))
+    assert done.stderr.startswith(
+        f"install.sh: warning: {py} is not reachable by other users ({private} is not o+x)"
+    ), done.stderr
+    assert "--python /usr/bin/python3" in done.stderr.splitlines()[0]

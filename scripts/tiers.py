@@ -330,7 +330,7 @@ def main() -> int:
     # The install tests' wheelhouse: built once, in the background from the start (it is
     # mostly waiting on pip), and waited for by the first test that needs it.
     os.environ["TUITUNE_TEST_WHEELHOUSE"] = str(out / "wheelhouse")
-    needs_house = args.only is None or bool({"unit", "kernel"} & set(args.only))
+    needs_house = args.only is None or bool({"unit", "kernel", "vm"} & set(args.only))
     house = Wheelhouse(out / "wheelhouse") if needs_house else None
     want_vm = not args.no_vm and vm_wanted() and (args.only is None or "vm" in args.only)
     guest = Guest(out) if want_vm else None

@@ -6,7 +6,9 @@ The NIC is tuned through `tuitune apply`, exported with `--ansible` (matched by 
 default), and put back with `tuitune restore`. Then the real run installs the files and the
 kernel holds the values (the handlers load the sysctl file and replay the device's add event
 for udevd), and `tuitune verify --installed` finds no difference. The NIC is renamed
-between the export and the run: the rules find it by ID_PATH.
+between the export and the run: the rules find it by ID_PATH. The same run installs tuitune
+itself (`--install-tuitune`, issue 39) from the wheelhouse the role ships, with the guest's own
+Python and no index, and that installed command verifies the host.
 
 One real run in all: under TCG each `ansible-playbook` costs minutes. That `--check` (and
 `--check --diff`) writes nothing and that a second run has changed=0 is proven on the host by
@@ -20,8 +22,11 @@ out every file it installed and puts the kernel's values back, even when it fail
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,7 +110,8 @@ def tune_export_restore(dev: str, tmp: Path, before: dict[str, str]) -> Path:
     tuitune("apply", str(write_profile(tmp / "tuned.toml", PROFILE)), dev)
     assert kernel(dev) == TUNED
     book = tmp / "play"
-    ran = tuitune("export", dev, "--ansible", "--out", str(book))
+    house = str(host_wheelhouse())
+    ran = tuitune("export", dev, "--ansible", "--out", str(book), "--install-tuitune", house)
     assert "matching the NIC by ID_PATH" in ran.stderr  # the fleet default, on a real PCI NIC
     rules = book / f"roles/tuitune_nic/templates/etc/udev/rules.d/90-tuitune-{dev}.rules.j2"
     text = rules.read_text()
@@ -121,8 +127,8 @@ def test_ansible_playbook_installs_finds_a_renamed_nic_and_verifies(
     """Exported while the NIC had one name, run once it has another (as on a host that names
     the same slot's card otherwise): udev's rules match ID_PATH, not the name. The one real
     run installs the files, the kernel holds the values under the new name, and `verify
-    --installed` finds no difference. (These were two tests with a
-    run each; under TCG a run costs ~500 s, so one run now carries both checks.)"""
+    --installed`, run by the tuitune the same run installed, finds no difference. (These were
+    two tests with a run each; under TCG a run costs ~500 s, so one run carries every check.)"""
     old, new = nics.e1000e, "tt-renamed0"
     with put_back(old) as before:
         book = tune_export_restore(old, tmp_path, before)
@@ -130,17 +136,54 @@ def test_ansible_playbook_installs_finds_a_renamed_nic_and_verifies(
         sh("ip", "link", "set", old, "name", new)
         try:
             sh("ip", "link", "set", new, "up")
-            done = play(book, tmp_path, "-e", f"tuitune_iface={new}")
+            done = play(book, tmp_path, "-e", f"tuitune_iface={new}", *install_vars(tmp_path))
             assert done.returncode == 0, done.stdout + done.stderr
             assert recap(done.stdout)["changed"] > 0
             assert kernel(new) == TUNED
-            # The files carry the name the run was given, and verify reads them as written.
+            # The files carry the name the run was given.
             assert Path(f"/etc/udev/rules.d/90-tuitune-{new}.rules").is_file()
             assert Path("/etc/sysctl.d/90-tuitune.conf").is_file()
-            verified = tuitune("verify", "--installed")
-            assert "every setting matches" in verified.stdout, verified.stdout
+            # Issue 39: the same run installed tuitune from the wheelhouse the role ships (no
+            # index), with the guest's own Python; that install's `verify --installed` reads
+            # the files as written and the renamed NIC on the guest's kernel as tuned.
+            command = tmp_path / "inst/bin/tuitune"
+            assert os.readlink(command) == str(tmp_path / "inst/venv/bin/tuitune")
+            verified = subprocess.run(
+                [str(command), "verify", "--installed"], capture_output=True, text=True, timeout=900
+            )
+            assert "every setting matches" in verified.stdout, verified.stdout + verified.stderr
+            shown = subprocess.run(
+                [str(command), "show", "--json", new], capture_output=True, text=True, timeout=900
+            )
+            assert shown.returncode == 0, shown.stderr
+            assert json.loads(shown.stdout)["interface"]["link"]["mtu"] == int(TUNED["mtu"])
         finally:
             name_back(new, old)
+
+
+def install_vars(tmp: Path) -> tuple[str, ...]:
+    """The install under `tmp`, not the guest's /opt and /usr/local: the guest's
+    /usr/local/bin/tuitune is the checkout's, which the reboot test's unit runs in boot 2."""
+    inst = tmp / "inst"
+    return (
+        "-e", f"tuitune_venv={inst}/venv",
+        "-e", f"tuitune_command={inst}/bin/tuitune",
+        "-e", f"tuitune_datadir={inst}/share",
+        "-e", f"tuitune_wheelhouse={inst}/wheelhouse",
+        "-e", "tuitune_install_python=/usr/bin/python3",
+    )  # fmt: skip
+
+
+def host_wheelhouse(limit: float = 900) -> Path:
+    """The wheelhouse the host's test command builds from the start (scripts/tiers.py, or
+    scripts/vm when run alone), in the run's directory the guest shares: its `built` marker
+    is written once the build is whole. The guest has no index to build one from."""
+    top = Path(os.environ["TUITUNE_VM_OUT"]) / "wheelhouse"
+    end = time.monotonic() + limit
+    while not (top / "built").is_file():
+        assert time.monotonic() < end, f"no wheelhouse built in {top} within {limit} s"
+        time.sleep(2)  # the host writes it through the shared directory: no event reaches us
+    return top / "wheelhouse"
 
 
 def name_back(new: str, old: str) -> None:

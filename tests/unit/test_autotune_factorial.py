@@ -53,7 +53,7 @@ def test_a_pair_that_gains_only_together_is_kept_by_the_factorial() -> None:
         "kept set",
     ]  # fmt: skip
     assert [t.kept for t in out.tried] == [True, True]
-    assert all("(the factorial)" in t.why for t in out.tried)
+    assert all("(the factorial); alone: " in t.why for t in out.tried)
     (f,) = out.factorials
     assert f.values == [1390.0, 1400.0, 1410.0]
     assert "interaction +40.0 points" in f.why
@@ -84,7 +84,9 @@ def test_the_weaker_of_a_pair_that_adds_nothing_on_top_is_put_back() -> None:
     pairs = [("offload-disabled", "profile:mtu")]
     out = search(PAIR, Additive(host), host, 3, ROOMY, say=lambda _: None, pairs=pairs)
     assert [t.kept for t in out.tried] == [True, False]
-    assert "adds nothing to offload-disabled (the factorial)" in out.tried[1].why
+    assert out.tried[1].why.startswith(
+        "put back: adds nothing to offload-disabled (the factorial); alone: +3.0%"
+    )
     assert host.state["mtu"] == "1500" and host.state["tso"] == "on"
 
 

@@ -251,6 +251,10 @@ def profile_candidates(
         if errors or not pairs:
             skipped.append(f"{cid}: {errors[0] if errors else 'nothing to set here'}")
             continue
+        refused = _refused(access, pairs)
+        if refused is not None:  # a veth's rings, a host-wide sysctl from a namespace
+            skipped.append(f"{cid}: {refused}")
+            continue
         if not allow_trial and any(k.kind in LINK_RESETTING for k, _ in pairs):
             skipped.append(f"{cid}: its change can cut the link (not tried headless)")
             continue
@@ -263,6 +267,18 @@ def profile_candidates(
     # Link-level first: the budget may end the list, and these are the ones that move a link.
     out.sort(key=lambda c: 0 if any(k.kind in ("mtu", "feature") for k, _ in c.changes) else 1)
     return out, skipped
+
+
+def _refused(access: Any, pairs: Sequence[tuple[Key, str]]) -> str | None:
+    """Why this host cannot take these values (checked as the journal checks them)."""
+    for key, text in pairs:
+        try:
+            access.validate(key, text)
+        except InvalidValue as exc:
+            return exc.message
+        except WriteRefused as exc:
+            return exc.state.reason
+    return None
 
 
 SEGMENTATION = ("segmentation", "scatter-gather")

@@ -121,7 +121,8 @@ def to_markdown(
             f"**Final: {mid:+.1f}% against the baseline** (interval {low:+.1f}%..{high:+.1f}%: "
             "the worst and best pairing of the two min..max ranges of the repeats). "
             f"Kept: {_t(names)} ({_t(out.note)}). The change journal holds them: "
-            f"`tuitune restore{ns_flag}` puts them back; nothing is persisted "
+            f"`tuitune restore{ns_flag}` {'put' if '` and `' in ns_flag else 'puts'} them "
+            "back; nothing is persisted "
             "(`tuitune export` writes them for the next boot)."
         )
     else:

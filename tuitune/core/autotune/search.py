@@ -235,13 +235,23 @@ def _factorial(
         for t in (ta, tb):
             if not t.kept:
                 t.kept = True
-                t.why = (
-                    f"kept with {(tb if t is ta else ta).candidate.id} (the factorial): " + t.why
-                )
+                partner = (tb if t is ta else ta).candidate.id
+                t.why = f"kept with {partner} (the factorial); alone: {_bare(t.why)}"
     elif other.kept and best.kept:  # on top of the better one it adds nothing beyond the noise
         other.kept = False
-        other.why = f"put back: adds nothing to {best.candidate.id} (the factorial); " + other.why
+        other.why = (
+            f"put back: adds nothing to {best.candidate.id} (the factorial); alone: "
+            f"{_bare(other.why)}"
+        )
     say(f"{a} x {b}: {_spread(f.values)}; {f.why}")
+
+
+def _bare(why: str) -> str:
+    """A single's verdict without its word (kept / put back): the factorial decides that."""
+    for word in ("kept: ", "put back: "):
+        if why.startswith(word):
+            return why[len(word) :]
+    return why
 
 
 def _spread(values: Sequence[float]) -> str:

@@ -84,6 +84,7 @@ def to_markdown(
     run_id: str,
     skipped: Sequence[str],
     ns_flag: str = "",
+    chart_width: int = 32,
 ) -> str:
     unit = "Mb/s" if out.higher_better else "us round trip (median)"
     lines = [
@@ -111,7 +112,7 @@ def to_markdown(
     for line in skipped:
         lines.append(f"- not tried: {line}")
     lines += factorial_lines(out)
-    drawn = chart(out)
+    drawn = chart(out, chart_width)
     lines += ["", *drawn, ""] if drawn else [""]
     g = out.final_gain()
     if out.kept and g is not None:

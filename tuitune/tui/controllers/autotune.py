@@ -31,11 +31,14 @@ MAX_RUNS = 40
 
 class AutotuneController:
     class News(Message):
-        """From the autotune thread: a progress `line`, or the end (`done`, with `lines`)."""
+        """From the autotune thread: a progress `line`, or the end (`done`, with its last
+        `lines` and the whole `report`, Markdown)."""
 
-        def __init__(self, line: str = "", done: bool = False, lines: tuple[str, ...] = ()):
+        def __init__(
+            self, line: str = "", done: bool = False, lines: tuple[str, ...] = (), report: str = ""
+        ):
             super().__init__()
-            self.line, self.done, self.lines = line, done, lines
+            self.line, self.done, self.lines, self.report = line, done, lines, report
 
     def __init__(
         self,
@@ -138,8 +141,8 @@ class AutotuneController:
         shell.notify_line(f"autotune {run_id}: {len(candidates)} candidate(s): {names}")
 
         def work() -> None:
-            lines = _run(bench, jhost, candidates, reader)
-            shell.post_message(AutotuneController.News(done=True, lines=lines))
+            lines, report = _run(bench, jhost, candidates, reader, ifname, peer, run_id)
+            shell.post_message(AutotuneController.News(done=True, lines=lines, report=report))
 
         shell.in_thread(work, group="autotune")
 
@@ -171,6 +174,10 @@ class AutotuneController:
             self.last_lines = news.lines
             for line in news.lines[-1:]:
                 self.shell.notify_line(line, line.startswith("autotune stopped"))
+            if news.report:  # the report with its chart, as the CLI prints it
+                from tuitune.tui.screens.dialogs import TextScreen
+
+                self.shell.push_screen(TextScreen("autotune: the report", news.report))
             return
         line = news.line.strip()
         if line:  # each step and each repeat: the progress
@@ -178,11 +185,17 @@ class AutotuneController:
 
 
 def _run(
-    bench: SweepBench, jhost: JournalHost, candidates: list[Candidate[Any]], reader: HostReader
-) -> tuple[str, ...]:
+    bench: SweepBench,
+    jhost: JournalHost,
+    candidates: list[Candidate[Any]],
+    reader: HostReader,
+    ifname: str,
+    peer: str,
+    run_id: str,
+) -> tuple[tuple[str, ...], str]:
     """The search on the worker thread; every change not kept put back when it stops or
     fails. Its report's chart and last line, for the screen."""
-    from tuitune.core.autotune.report import chart
+    from tuitune.core.autotune.report import chart, to_markdown
     from tuitune.core.autotune.search import AutotuneError, Budget, search
 
     budget = Budget(MAX_RUNS, BUDGET_S, SECONDS + 1.5)
@@ -199,11 +212,11 @@ def _run(
     if problem:
         left = jhost.revert_all()
         end = f"NOT put back: {left[0]} (`tuitune restore`)" if left else "every change is back"
-        return (f"autotune stopped ({problem}): {end}",)
+        return (f"autotune stopped ({problem}): {end}",), ""
     g = out.final_gain()
     if out.kept and g is not None:
         kept = ", ".join(c.id for c in out.kept)
         last = f"autotune: kept {kept}: {g[0]:+.1f}% ({g[1]:+.1f}..{g[2]:+.1f}%); u undoes it"
     else:
         last = f"autotune: nothing kept ({out.note}); the host is as it was"
-    return (*chart(out, width=24), last)
+    return (*chart(out, width=24), last), to_markdown(out, ifname, peer, run_id, [], chart_width=12)

@@ -82,3 +82,42 @@ def test_an_unknown_profile_or_interface_changes_nothing(veth: tuple[str, str]) 
         bad = _tuitune("profile", "apply", *args, "--netns", ns)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
     assert _state(ns, dev) == before
+
+
+def _channels(ns: str, dev: str) -> str:
+    return run("ip", "netns", "exec", ns, "ethtool", "-l", dev).split("Current hardware")[1]
+
+
+def test_recommend_measures_the_rtt_to_the_peer_and_diff_shows_the_scaled_queues(
+    veth: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tuitune import cli  # in this process: four CLI starts would cost ~10 s loaded
+
+    ns, dev = veth
+    peer = dev[:-1] + "b"
+    run("ip", "-n", ns, "addr", "add", "10.77.0.1/24", "dev", dev)
+    run("ip", "-n", ns, "addr", "add", "10.77.0.2/24", "dev", peer)
+    run("ip", "-n", ns, "link", "set", peer, "up")
+    run("ip", "-n", ns, "link", "set", "lo", "up")  # both ends are local: the reply is on lo
+    assert cli.main(["recommend", dev, "--netns", ns, "--peer", "10.77.0.2"]) == 0
+    rec = capsys.readouterr().out
+    # ping's average, said as measured, then used: a veth's round trip is a LAN's.
+    assert rec.startswith("measured: RTT to 10.77.0.2: ")
+    assert "5 of 5 replies; ping)" in rec
+    assert "lan-10g: " in rec and "ms is a LAN" in rec
+    # A veth has no speed of its own (its 10000 is nominal) and no rings: said, not guessed.
+    assert "the link is of unknown speed" in rec
+    assert "reports no rings (ethtool -g)" in rec
+    # The queue count scaled to the CPUs (veth: rx/tx channels up to the possible CPUs),
+    # shown before anything changes, then applied and put back.
+    before = _channels(ns, dev)
+    assert cli.main(["profile", "diff", "lan-10g", dev, "--netns", ns]) == 1  # no rings here
+    diff = capsys.readouterr().out
+    assert "because one queue per CPU" in diff, diff
+    assert "channels rx: 1 -> " in diff and "scaled to this host]" in diff
+    assert _channels(ns, dev) == before
+    journal = ["--netns", ns, "--journal-dir", str(tmp_path / "j")]
+    assert cli.main(["profile", "apply", "lan-10g", dev, *journal]) == 0
+    assert "channels rx" in capsys.readouterr().out and _channels(ns, dev) != before
+    assert cli.main(["restore", *journal]) == 0
+    assert _channels(ns, dev) == before

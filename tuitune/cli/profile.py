@@ -10,7 +10,10 @@ from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tuitune.core.profiles import ShippedProfile
+    from tuitune.core.profiles.scale import Scaled
 
 
 def register(subparsers: _common.Subparsers) -> None:
@@ -37,11 +40,24 @@ def register(subparsers: _common.Subparsers) -> None:
         help="diff, apply: a WAN profile's buffers sized for this round trip and the link's "
         "speed (as `tuitune recommend` shows them)",
     )
+    p.add_argument(
+        "--as-written",
+        action="store_true",
+        help="diff, apply: the reports' values as written, not scaled to this host's rings, "
+        "queues and link",
+    )
     _common.journal_dir_arg(p)
 
     r = _common.command(subparsers, "recommend", cmd_recommend)
     _common.iface_arg(r, "the interface (default: the default route's)")
-    r.add_argument("--rtt", type=_rtt, metavar="MS", help="the path's round trip in ms (ping's)")
+    rtt = r.add_mutually_exclusive_group()
+    rtt.add_argument("--rtt", type=_rtt, metavar="MS", help="the path's round trip in ms (ping's)")
+    rtt.add_argument(
+        "--peer",
+        type=_common.peer,
+        metavar="HOST",
+        help="measure the round trip to HOST (5 pings, their average), from --netns if given",
+    )
     r.add_argument(
         "--goal", choices=("throughput", "latency"), default="throughput", help="what to tune for"
     )
@@ -70,7 +86,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.hostreader import HostReader
     from tuitune.core.names import ifname_problem
-    from tuitune.core.profiles.recommend import host_facts, recommend
+    from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.text import printable
 
     root = _common.host_root(args)
@@ -96,20 +112,56 @@ def cmd_recommend(args: argparse.Namespace) -> int:
             err(f"no interface {printable(ifname)}; interfaces here: {known}")
             return EXIT_USAGE
         facts = reader.call(host_facts, root, ifname)
-    rec = recommend(facts, args.rtt, args.goal)
+        limits = nic_limits(reader, ifname)
+    rtt = args.rtt
+    if args.peer is not None:
+        if not root.live:
+            err("--peer measures from this machine: not with --root (give --rtt MS)")
+            return EXIT_USAGE
+        rtt = _measured_rtt(args.peer, args.netns)
+        if rtt is None:
+            return EXIT_FAILED
+    rec = recommend(facts, rtt, args.goal, limits)
     prof = rec.profile
     print(f"{prof.name}: {prof.title} ({prof.goal}, {prof.context})")
     for line in rec.why:
         print(f"  why: {line}")
-    if rec.scaled:
-        print("  scaled to this host (in place of the profile's):")
-        for s in rec.scaled:
-            print(f"    {s.setting} = {s.value}")
-        print(f"      {rec.scaled[0].why}")
+    _say_scaling(rec.scaled, rec.kept, ifname)
     flag = f" --netns {args.netns}" if args.netns else ""
+    rtt_flag = f" --rtt {rtt:g}" if rtt is not None and prof.context == "WAN" else ""
     if root.live:
-        print(f"next: tuitune profile diff {prof.name} {ifname}{flag}")
+        print(f"next: tuitune profile diff {prof.name} {ifname}{flag}{rtt_flag}")
     return EXIT_OK
+
+
+def _measured_rtt(host: str, netns: str | None) -> float | None:
+    """The round trip to `host` by ping (ICMP echo, as LOFAR measured its path and as the
+    advisor's --peer does: no listening port is needed and no accept queue is timed), said
+    as measured; None after one line saying why it could not be."""
+    from tuitune.core.advise.peer import BadPeer, probe_peer
+
+    try:
+        probe = probe_peer(host, netns, None)
+    except BadPeer as exc:
+        err(str(exc))
+        return None
+    if probe.rtt_ms is None:
+        err(f"{probe.evidence()}: give the round trip with --rtt MS")
+        return None
+    print(f"measured: {probe.evidence()}")
+    return probe.rtt_ms
+
+
+def _say_scaling(scaled: Sequence[Scaled], kept: Sequence[str], ifname: str) -> None:
+    """What the host changes in the profile, and what it leaves as the report has it."""
+    if scaled:
+        print(f"  scaled to {ifname} (in place of the report's values):")
+    for s in scaled:
+        was = f"{s.was} -> " if s.was is not None else "+ "
+        print(f"    {s.setting}: {was}{s.value}")
+        print(f"      because {s.why}")
+    for line in kept:
+        print(f"  as the report: {line}")
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -157,11 +209,10 @@ def _apply(args: argparse.Namespace, prof: ShippedProfile) -> int:
         return EXIT_USAGE
     root = HostRoot(netns=args.netns)
     args.root, args.other_users = None, False  # apply_loaded's options `profile` has not
-    if args.rtt is not None:
-        got = _scaled(args, prof)
-        if got is None:
-            return EXIT_USAGE
-        prof = got
+    got = _scaled(args, prof)
+    if got is None:
+        return EXIT_USAGE
+    prof = got
     label = f"profile {prof.name}"
     # A shipped profile names knobs some drivers lack: those are skipped, one line each.
     trial = make_trial(root)
@@ -169,22 +220,27 @@ def _apply(args: argparse.Namespace, prof: ShippedProfile) -> int:
 
 
 def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | None:
-    """The profile with its buffers sized for --rtt on this host, said first; None (said)
-    when the host cannot be read."""
-    from tuitune.core.profiles.recommend import host_facts, scaled_profile
+    """The profile scaled to this host (rings, queue count, NIC-local CPUs, and with --rtt a
+    WAN profile's buffers), each scaled value said with why before anything is compared or
+    applied; the report's values with --as-written. None (said) when the host cannot be read."""
+    from tuitune.core.profiles.recommend import host_facts, nic_limits
+    from tuitune.core.profiles.scale import scale_to_host
 
+    if args.as_written:
+        print(f"{prof.name}: the reports' values as written (--as-written), not scaled")
+        return prof
     opened = _common.reader_on(args.netns, args.iface, "the profile is scaled for")
     if opened is None:
         return None
     reader, ifname = opened
     with reader:
         facts = reader.call(host_facts, reader.root, ifname)
-    out, scaled, why = scaled_profile(prof, facts, args.rtt)
-    if why is not None:
-        print(f"not scaled: {why}")
-    for s in scaled:
-        print(f"scaled {s.setting} = {s.value} ({s.why})")
-    return out
+        limits = nic_limits(reader, ifname)
+    got = scale_to_host(prof, facts, limits, args.rtt)
+    if not got.scaled:
+        print(f"{prof.name} on {ifname}: nothing to scale, the reports' values")
+    _say_scaling(got.scaled, got.kept, ifname)
+    return got.profile
 
 
 def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
@@ -193,11 +249,11 @@ def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
     from tuitune.core.session.profile_model import Profile
     from tuitune.core.values import Unavailable
 
-    if args.rtt is not None:
-        got = _scaled(args, prof)
-        if got is None:
-            return EXIT_USAGE
-        prof = got
+    written = {p.setting: p.value for p in prof.picks}
+    got = _scaled(args, prof)
+    if got is None:
+        return EXIT_USAGE
+    prof = got
     opened = _common.reader_on(args.netns, args.iface, "the profile is compared with")
     if opened is None:
         return EXIT_USAGE
@@ -207,7 +263,8 @@ def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
         access = session.access()
         whole = prof.to_profile()
         for pick, request in zip(prof.picks, whole.requests, strict=True):
-            cite = f"[{pick.advice.source}, {pick.advice.context}]"
+            scaled = ", scaled to this host" if written.get(pick.setting) != pick.value else ""
+            cite = f"[{pick.advice.source}, {pick.advice.context}{scaled}]"
             one = Profile(None, (request,), whole.source)
             pairs, errors = resolve(access, one, ifname)
             for line in errors:

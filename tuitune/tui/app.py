@@ -35,6 +35,7 @@ from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.tui.controllers.advisor import Advisor
+from tuitune.tui.controllers.autotune import AutotuneController
 from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.controllers.export import Exporter
@@ -108,7 +109,7 @@ def bench_event(event: object) -> dict[str, object] | None:
 
 
 # Keys that act on a live host only, hidden in replay (the footer shows replay's keys).
-REPLAY_HIDES = frozenset({"bench", "runs", "sweep", "export", "procs", "bench_stop"})
+REPLAY_HIDES = frozenset({"bench", "runs", "sweep", "export", "procs", "bench_stop", "autotune"})
 
 
 class TuituneApp(Leaving):
@@ -164,6 +165,10 @@ class TuituneApp(Leaving):
         Binding("left_square_bracket", "replay_event(-1)", "Last change", show=False),
         Binding("right_square_bracket", "replay_event(1)", "Next change"),
         Binding("T", "replay_time", "Time"),
+        # On a live host T is autotune (replay_time is off there: check_action)
+        Binding(
+            "T", "autotune", "Autotune: try the findings, keep what beats the noise", show=False
+        ),
         Binding("greater_than_sign", "replay_speed(2)", "Twice as fast", show=False),
         Binding("less_than_sign", "replay_speed(0.5)", "Half as fast", show=False),
     ]
@@ -258,6 +263,10 @@ class TuituneApp(Leaving):
             recording=self._recording_at,
         )
         self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
+        # T: the advisor's findings tried one at a time, judged by the benchmark
+        self.app_autotune = AutotuneController(
+            self, lambda: self.advisor.counted, lab=lab, notebook_path=notebook_path
+        )
         # export_root: tests stage under tmp
         self.exporter = Exporter(self, export_root, lab=lab is not None)
         # A: findings over the last seconds, in the context remembered for each interface
@@ -412,6 +421,9 @@ class TuituneApp(Leaving):
         if not message.problem:
             self.hint.run_recorded(self.editor.changes)
             self._draw_hint()
+
+    def on_autotune_controller_news(self, message: AutotuneController.News) -> None:
+        self.app_autotune.on_message(message)
 
     def on_sweep_controller_news(self, message: SweepController.News) -> None:
         self.app_sweep.on_message(message)

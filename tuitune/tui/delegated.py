@@ -22,6 +22,7 @@ DELEGATED = {
     "confirm_trial": ("editor", "confirm_trial"),
     "bench": ("app_bench", "open_form"),
     "sweep": ("app_sweep", "open"),
+    "autotune": ("app_autotune", "open"),
     "bench_stop": ("app_bench", "stop_or_close"),
     "advise": ("advisor", "open"),
     "export": ("exporter", "open"),

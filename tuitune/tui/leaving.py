@@ -12,6 +12,7 @@ from tuitune.tui.shell import Shell
 
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
+    from tuitune.tui.controllers.autotune import AutotuneController
     from tuitune.tui.controllers.edit import Editor
     from tuitune.tui.controllers.sweep import SweepController
 
@@ -20,6 +21,7 @@ class Leaving(HostView):
     lab: Lab | None  # set by the App: `tuitune lab`
     lab_down: Callable[[Lab], list[str]] | None
     app_sweep: SweepController
+    app_autotune: AutotuneController
     editor: Editor
     farewell_lines: list[str]  # what quitting kept or reverted, for the shell
 
@@ -27,6 +29,9 @@ class Leaving(HostView):
         self.farewell_lines = list(lines)  # printed by the command after the screen closes
 
     async def action_quit(self) -> None:
+        if self.app_autotune.running:  # its thread puts back what it changed, then quit
+            self.app_autotune.refuse_quit()
+            return
         if self.app_sweep.running:  # its thread would go on changing the host after the revert
             self.app_sweep.refuse_quit()
             return

@@ -105,7 +105,9 @@ def test_a_link_without_speed_keeps_the_profiles_buffers_and_says_so(host_10g: P
 
     rec = recommend(replace(facts, speed_mbps=None), 30.0, "throughput")
     assert rec.profile.name == "wan-10g" and rec.scaled == ()
-    assert any("no link speed" in w for w in rec.why)
+    # The title names LOFAR's own sizing, and the line under it says they are kept as such.
+    assert "for 10 Gb/s x 3.77 ms" in rec.profile.title
+    assert any("buffers: the report's own" in k and "no link speed" in k for k in rec.kept)
 
 
 @pytest.mark.parametrize("text", ["0", "-3", "x", "nan", "inf", "20000"])
@@ -122,7 +124,8 @@ def test_the_cli_on_a_recorded_tree(host_100g: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("wan-100g-dtn: ")
-    assert "scaled to this host" in done.stdout and "next:" not in done.stdout
+    assert "scaled to enp1s0f0np0" in done.stdout and "next:" not in done.stdout
+    assert "net.core.rmem_max: 67108864 -> 1215000000" in done.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "tuitune", "recommend", "nosuch0", "--root", str(host_100g)],
         capture_output=True, text=True, cwd=REPO, timeout=60,
@@ -133,13 +136,14 @@ def test_the_cli_on_a_recorded_tree(host_100g: Path) -> None:
 
 def test_a_wan_profile_scaled_for_a_host_keeps_its_sources(host_100g: Path) -> None:
     from tuitune.core.profiles import find
-    from tuitune.core.profiles.recommend import scaled_profile
+    from tuitune.core.profiles.scale import NO_LIMITS, scale_to_host
 
     facts = host_facts(HostRoot.fixture(host_100g), "enp1s0f0np0")
     esnet = find("wan-100g-dtn")
     assert esnet is not None
-    prof, scaled, why = scaled_profile(esnet, facts, 48.6)
-    assert why is None and len(scaled) == 4
+    got = scale_to_host(esnet, facts, NO_LIMITS, 48.6)
+    assert len(got.scaled) == 4
+    prof = got.profile
     picks = {p.setting: p for p in prof.picks}
     assert picks["net.core.rmem_max"].value == "1215000000"
     assert picks["net.core.rmem_max"].advice.source == "esnet-100g"  # its own pick, resized
@@ -149,5 +153,31 @@ def test_a_wan_profile_scaled_for_a_host_keeps_its_sources(host_100g: Path) -> N
     assert prof.to_profile().requests  # still a profile the journal takes
     lan = find("lan-10g")
     assert lan is not None
-    same, none, why = scaled_profile(lan, facts, 48.6)
-    assert same is lan and none == () and why is not None and "LAN advice" in why
+    same = scale_to_host(lan, facts, NO_LIMITS, 48.6)
+    assert same.scaled == () and same.profile.picks == lan.picks
+    assert any("LAN advice" in k for k in same.kept)
+
+
+def test_peer_rtt_is_pings_average_and_no_reply_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tuitune.cli import profile as cli_profile
+    from tuitune.core.advise import peer
+
+    seen: list[tuple[str, str | None]] = []
+
+    def fake(host: str, netns: str | None, mtu: int | None) -> peer.PeerProbe:
+        seen.append((host, netns))
+        if host == "far":
+            return peer.PeerProbe(host, peer.Rtt(5, 5, 47.9, 48.6, 49.8))
+        return peer.PeerProbe(host, None, problem="no reply to ping")
+
+    monkeypatch.setattr(peer, "probe_peer", fake)
+    assert cli_profile._measured_rtt("far", "lab") == 48.6
+    assert "measured: RTT to far: 48.6 ms average (47.9-49.8, 5 of 5 replies" in (
+        capsys.readouterr().out
+    )
+    assert cli_profile._measured_rtt("near", None) is None
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "no reply to ping" in said and "--rtt MS" in said
+    assert seen == [("far", "lab"), ("near", None)]  # from the namespace asked for

@@ -9,69 +9,127 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 from tuitune.core.advise.model import Finding
 from tuitune.core.autotune.search import AutotuneError, Candidate
 from tuitune.core.bench.model import BenchResult
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.hostreader import HostReader
+from tuitune.core.profiles import ShippedProfile
 from tuitune.core.session import InvalidValue, Journal, JournalError, Key, Session, WriteRefused
 from tuitune.core.sweep.plan import Combination
 from tuitune.core.sweep.runner import Cell, SweepError, SweepRunner, Target, signals_deferred
 from tuitune.core.sweep.spec import BenchParams, SweepSpec, Value
 
 
+@dataclass(frozen=True, slots=True)
+class AtPeer:
+    """A setting at the far end (the lab's peer namespace), applied through its own journal."""
+
+    key: Key
+
+    @property
+    def label(self) -> str:
+        return f"peer {self.key.label}"
+
+
+Change = tuple["Key | AtPeer", str]
+
+
 class JournalHost:
-    """`search.Host` through the session's journal."""
+    """`search.Host` through the session's journal, and the far end's when there is one: a
+    candidate's changes at both ends are one step each, this end's first; if the far end
+    refuses, this end's step is put back, so a candidate is on at both ends or at none."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, peer: Session | None = None) -> None:
         self.session = session
+        self.peer = peer
+        self._stack: list[list[Session]] = []  # per applied candidate, its steps' sessions
 
-    def apply(self, changes: Sequence[tuple[Key, str]]) -> str | None:
-        access = self.session.access()
-        checked = []
-        for key, text in changes:
-            try:
-                checked.append((key, access.validate(key, text)))
-            except InvalidValue as exc:
-                return exc.message
-            except WriteRefused as exc:
-                return exc.state.reason
-        now = access.read_many([k for k, _ in checked])
-        todo = [(k, t) for k, t in checked if now[k] != t]
-        if not todo:
+    def apply(self, changes: Sequence[Change]) -> str | None:
+        near = [(k, t) for k, t in changes if isinstance(k, Key)]
+        far = [(k.key, t) for k, t in changes if isinstance(k, AtPeer)]
+        if far and self.peer is None:
+            return "the far end is not reachable here"
+        done: list[Session] = []
+        for session, pairs, where in ((self.session, near, ""), (self.peer, far, " at the peer")):
+            if not pairs or session is None:
+                continue
+            got = _step(session, pairs)
+            if got is None:
+                done.append(session)
+                continue
+            if got == SAME:
+                continue
+            for s in reversed(done):
+                _undo(s)
+            return f"{got}{where}"
+        if not done:
             return "every setting already has this value"
-        try:
-            with signals_deferred():  # an interruption lands before or after the step
-                outs = self.session.run(partial(Journal.apply_all, changes=todo))
-        except JournalError as exc:
-            raise AutotuneError(str(exc)) from None
-        bad = [o for o in outs if not o.ok]
-        if bad:  # apply_all put back what it had changed of the step
-            return f"{bad[0].key.label}: {bad[0].reason}"
+        self._stack.append(done)
         return None
 
     def undo(self) -> None:
-        try:
-            with signals_deferred():
-                outs = self.session.run(lambda j: j.undo())
-        except JournalError as exc:
-            raise AutotuneError(str(exc)) from None
-        bad = [o for o in outs if not o.ok]
-        if bad:
-            raise AutotuneError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
+        for session in reversed(self._stack.pop() if self._stack else []):
+            _undo(session)
 
     def revert_all(self) -> list[str]:
-        """Every original back (an interruption, an error): what could not be, in lines."""
-        if self.session.journal is None and not self.session.pending:
-            return []
+        """Every original back at both ends (an interruption, an error): what could not be."""
+        out: list[str] = []
+        for session, where in ((self.session, ""), (self.peer, "peer ")):
+            if session is None or (session.journal is None and not session.pending):
+                continue
+            try:
+                done = session.restore()
+            except JournalError as exc:
+                out.append(f"{where}{exc}; `tuitune restore` puts back what the journal holds")
+                continue
+            out += [f"{where}{o.key.label}: {o.reason}" for o in done if not o.ok]
+        self._stack.clear()
+        return out
+
+
+SAME = "every setting already has this value"
+
+
+def _step(session: Session, changes: Sequence[tuple[Key, str]]) -> str | None:
+    """One journal step on `session`: None when applied, else why not (nothing changed)."""
+    access = session.access()
+    checked = []
+    for key, text in changes:
         try:
-            done = self.session.restore()
-        except JournalError as exc:
-            return [f"{exc}; `tuitune restore` puts back what the journal holds"]
-        return [f"{o.key.label}: {o.reason}" for o in done if not o.ok]
+            checked.append((key, access.validate(key, text)))
+        except InvalidValue as exc:
+            return exc.message
+        except WriteRefused as exc:
+            return exc.state.reason
+    now = access.read_many([k for k, _ in checked])
+    todo = [(k, t) for k, t in checked if now[k] != t]
+    if not todo:
+        return SAME
+    try:
+        with signals_deferred():  # an interruption lands before or after the step
+            outs = session.run(partial(Journal.apply_all, changes=todo))
+    except JournalError as exc:
+        raise AutotuneError(str(exc)) from None
+    bad = [o for o in outs if not o.ok]
+    if bad:  # apply_all put back what it had changed of the step
+        return f"{bad[0].key.label}: {bad[0].reason}"
+    return None
+
+
+def _undo(session: Session) -> None:
+    try:
+        with signals_deferred():
+            outs = session.run(lambda j: j.undo())
+    except JournalError as exc:
+        raise AutotuneError(str(exc)) from None
+    bad = [o for o in outs if not o.ok]
+    if bad:
+        raise AutotuneError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
 
 
 class SweepBench:
@@ -146,3 +204,97 @@ def candidates_of(
             continue
         out.append(Candidate(f.id, f.title, tuple((c.key, c.value) for c in f.change)))
     return out, skipped
+
+
+# Settings the far end must share for the change to count: LOFAR (WAN) tunes both ends (MTU,
+# buffers), and TCP's segment size follows the smaller MTU of the two. Offloads are each end's
+# own business (TSO is the sender's), so features are not mirrored.
+MIRRORED_KINDS = frozenset({"mtu", "sysctl"})
+
+
+def at_both_ends(
+    cands: Sequence[Candidate[Key]], peer_ifname: str, host_wide: Callable[[Key], bool]
+) -> list[Candidate[Any]]:
+    """Each candidate whose change the far end must share, with the same change there too
+    (its own interface, its namespace's sysctls; never a host-wide one: one value for both)."""
+    out: list[Candidate[Any]] = []
+    for c in cands:
+        far = [
+            (AtPeer(replace(k, ifname=peer_ifname) if k.ifname else k), v)
+            for k, v in c.changes
+            if k.kind in MIRRORED_KINDS and not host_wide(k)
+        ]
+        if not far:
+            out.append(c)
+            continue
+        changes: tuple[tuple[Any, str], ...] = (*c.changes, *far)
+        out.append(Candidate(c.id, f"{c.title} (both ends)", changes))
+    return out
+
+
+def profile_candidates(
+    session: Session, prof: ShippedProfile, ifname: str, allow_trial: bool
+) -> tuple[list[Candidate[Key]], list[str]]:
+    """The profile's values one at a time (as `profile diff` resolves them on this host): each
+    a candidate `profile:SETTING`; what cannot be set here, or is already so, is a line."""
+    from tuitune.core.session.profile import resolve
+    from tuitune.core.session.profile_model import Profile
+    from tuitune.core.session.risk import LINK_RESETTING
+
+    access = session.access()
+    whole = prof.to_profile()
+    out: list[Candidate[Key]] = []
+    skipped: list[str] = []
+    for pick, request in zip(prof.picks, whole.requests, strict=True):
+        cid = f"profile:{pick.setting}"
+        pairs, errors = resolve(access, Profile(None, (request,), whole.source), ifname)
+        if errors or not pairs:
+            skipped.append(f"{cid}: {errors[0] if errors else 'nothing to set here'}")
+            continue
+        refused = _refused(access, pairs)
+        if refused is not None:  # a veth's rings, a host-wide sysctl from a namespace
+            skipped.append(f"{cid}: {refused}")
+            continue
+        if not allow_trial and any(k.kind in LINK_RESETTING for k, _ in pairs):
+            skipped.append(f"{cid}: its change can cut the link (not tried headless)")
+            continue
+        now = access.read_many([k for k, _ in pairs])
+        if all(now[k] == t for k, t in pairs):
+            continue  # already as the profile has it: nothing to try
+        a = pick.advice
+        title = f"{prof.name}'s {pick.setting} = {pick.value} ({a.source}, {a.context})"
+        out.append(Candidate(cid, title, tuple(pairs)))
+    # Link-level first: the budget may end the list, and these are the ones that move a link.
+    out.sort(key=lambda c: 0 if any(k.kind in ("mtu", "feature") for k, _ in c.changes) else 1)
+    return out, skipped
+
+
+def _refused(access: Any, pairs: Sequence[tuple[Key, str]]) -> str | None:
+    """Why this host cannot take these values (checked as the journal checks them)."""
+    for key, text in pairs:
+        try:
+            access.validate(key, text)
+        except InvalidValue as exc:
+            return exc.message
+        except WriteRefused as exc:
+            return exc.state.reason
+    return None
+
+
+SEGMENTATION = ("segmentation", "scatter-gather")
+
+
+def interacting(cands: Sequence[Candidate[Any]]) -> list[tuple[str, str]]:
+    """Pairs of candidates whose gains are known not to add: one that turns segmentation
+    offloads (TSO/GSO/SG) and one that changes the MTU. With TSO off, every packet costs the
+    CPU and a 9000 MTU cuts their number by six; with TSO on the NIC (or GSO) already sends
+    64 KiB per call, so the MTU matters far less (NASA's Table 2 measures offloads at 1500 and
+    9000). Such a pair gets the 2x2 factorial's fourth cell: both together."""
+
+    def keys(c: Candidate[Any]) -> list[Key]:
+        return [k.key if isinstance(k, AtPeer) else k for k, _ in c.changes]
+
+    seg = [c for c in cands if any(k.kind == "feature" and any(w in k.name for w in SEGMENTATION)
+                                   for k in keys(c))]  # fmt: skip
+    mtu = [c for c in cands if any(k.kind == "mtu" for k in keys(c))]
+    return [(a.id, b.id) for a in seg[:1] for b in mtu[:1] if a.id != b.id]

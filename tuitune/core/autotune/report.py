@@ -23,6 +23,60 @@ def _cells(values: Sequence[float]) -> str:
     return f"{statistics.median(values):.1f} | {min(values):.1f}..{max(values):.1f} | {runs}"
 
 
+def factorial_lines(out: Outcome[Any]) -> list[str]:
+    """Each interacting pair as its 2x2 table of medians, and what was made of it."""
+    med = {t.candidate.id: t.values for t in out.tried}
+    lines: list[str] = []
+    for f in out.factorials:
+        a, b = _t(f.a), _t(f.b)
+
+        def m(vs: Sequence[float]) -> str:
+            return f"{statistics.median(vs):.1f}" if vs else "-"
+
+        lines += [
+            "",
+            f"Factorial {a} x {b} (medians; the two may not add):",
+            "",
+            f"| | {b} as found | {b} on |",
+            "| --- | --- | --- |",
+            f"| {a} as found | {m(out.baseline)} | {m(med.get(f.b, []))} |",
+            f"| {a} on | {m(med.get(f.a, []))} | {m(f.values)} |",
+            "",
+            f"- {_t(f.why)}",
+        ]
+    return lines
+
+
+def chart(out: Outcome[Any], width: int = 32, ascii_only: bool = False) -> list[str]:
+    """Each measured step as a bar (its median) with its min..max as a whisker, on one scale,
+    in a fenced block (Markdown keeps it as drawn; the screen shows the same lines)."""
+    from tuitune.core.sweep.chart import Item, draw
+
+    steps = [("baseline", out.baseline), *((t.candidate.id, t.values) for t in out.tried)]
+    if out.final:
+        steps.append(("kept set together", out.final))
+    measured = [(name, vs) for name, vs in steps if vs]
+    if not measured:
+        return []
+    base = statistics.median(out.baseline) if out.baseline else None
+    items = []
+    for name, vs in measured:
+        mid = statistics.median(vs)
+        pct = None if base is None or name == "baseline" else (mid / base - 1) * 100
+        items.append(Item(printable(name, 40), mid, min(vs), max(vs), pct))
+    unit = "Mb/s" if out.higher_better else "us"
+    bars = draw(items, width, ascii_only, fmt=lambda v: f"{v:.1f}", unit=unit)
+    pad = max(len(b.label) for b in bars)
+    better = "longer" if out.higher_better else "shorter"
+    return [
+        f"Chart (median, min..max whisker; {better} is better):",
+        "",
+        "```text",
+        *(f"{b.label:<{pad}}  {b.bar}  {b.value}" for b in bars),
+        "```",
+    ]
+
+
 def to_markdown(
     out: Outcome[Any],
     ifname: str,
@@ -30,6 +84,7 @@ def to_markdown(
     run_id: str,
     skipped: Sequence[str],
     ns_flag: str = "",
+    chart_width: int = 32,
 ) -> str:
     unit = "Mb/s" if out.higher_better else "us round trip (median)"
     lines = [
@@ -56,7 +111,9 @@ def to_markdown(
         lines.append(f"- `{t.candidate.id}` ({t.candidate.title}): {changes}")
     for line in skipped:
         lines.append(f"- not tried: {line}")
-    lines.append("")
+    lines += factorial_lines(out)
+    drawn = chart(out, chart_width)
+    lines += ["", *drawn, ""] if drawn else [""]
     g = out.final_gain()
     if out.kept and g is not None:
         mid, low, high = g
@@ -65,7 +122,8 @@ def to_markdown(
             f"**Final: {mid:+.1f}% against the baseline** (interval {low:+.1f}%..{high:+.1f}%: "
             "the worst and best pairing of the two min..max ranges of the repeats). "
             f"Kept: {_t(names)} ({_t(out.note)}). The change journal holds them: "
-            f"`tuitune restore{ns_flag}` puts them back; nothing is persisted "
+            f"`tuitune restore{ns_flag}` {'put' if '` and `' in ns_flag else 'puts'} them "
+            "back; nothing is persisted "
             "(`tuitune export` writes them for the next boot)."
         )
     else:

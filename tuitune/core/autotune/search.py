@@ -75,6 +75,17 @@ class Tried(Generic[K]):
 
 
 @dataclass
+class Factorial:
+    """Two candidates whose gains may not add (tso x MTU), and the 2x2 design's fourth cell:
+    both together. The other three cells are the baseline and each alone."""
+
+    a: str
+    b: str
+    values: list[float] = field(default_factory=list)  # both on
+    why: str = ""
+
+
+@dataclass
 class Outcome(Generic[K]):
     goal: str
     higher_better: bool
@@ -85,6 +96,7 @@ class Outcome(Generic[K]):
     kept: list[Candidate[K]] = field(default_factory=list)  # what the journal holds at the end
     runs: int = 0
     note: str = ""  # why the kept set was dropped, or the budget's word
+    factorials: list[Factorial] = field(default_factory=list)
 
     def final_gain(self) -> tuple[float, float, float] | None:
         """Median change in % and its min..max interval, None without a final measurement."""
@@ -103,6 +115,7 @@ def search(
     goal: str = "throughput",
     say: Say = print,
     clock: Callable[[], float] = time.monotonic,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> Outcome[K]:
     started = clock()
     baseline = bench.measure("baseline", repeats)
@@ -132,6 +145,11 @@ def search(
         word = "kept" if tried.kept else "put back"
         tried.why = f"{word}: {mid:+.1f}% of the median, {tried.verdict.why}"
         say(f"{cand.id}: {_spread(tried.values)}; {tried.why}")
+        # A pair's fourth cell as soon as both are measured: before the budget goes to the
+        # candidates after them.
+        for a, b in pairs:
+            if cand.id in (a, b) and not any((f.a, f.b) == (a, b) for f in out.factorials):
+                _factorial(out, a, b, bench, host, repeats, budget, started, clock, say)
     chosen = [t.candidate for t in out.tried if t.kept]
     if not chosen:
         out.note = "nothing beat the noise: the host is as it was"
@@ -165,6 +183,75 @@ def search(
         out.note = f"together {mid:+.1f}% of the median: no gain, put back"
         say(f"kept set: {_spread(out.final)}; {out.note}")
     return out
+
+
+def _factorial(
+    out: Outcome[K],
+    a: str,
+    b: str,
+    bench: Bench,
+    host: Host[K],
+    repeats: int,
+    budget: Budget,
+    started: float,
+    clock: Callable[[], float],
+    say: Say,
+) -> None:
+    """Both of an interacting pair together, judged against the better of the two alone: both
+    are kept only when the pair beats that one beyond the noise (the second adds something on
+    top of the first); when it does not, only the better one can stay."""
+    by_id = {t.candidate.id: t for t in out.tried}
+    ta, tb = by_id.get(a), by_id.get(b)
+    if ta is None or tb is None or not ta.values or not tb.values:
+        return
+    f = Factorial(a, b)
+    out.factorials.append(f)
+    if not budget.fits(out.runs, started, clock(), 2 * repeats):
+        f.why = "not measured: the budget (time or runs) would be spent"
+        say(f"{a} x {b}: {f.why}")
+        return
+    refused = host.apply([*ta.candidate.changes, *tb.candidate.changes])
+    if refused is not None:
+        f.why = f"not applied together: {refused}"
+        say(f"{a} x {b}: {f.why}")
+        return
+    try:
+        f.values = bench.measure(f"{a} x {b}", repeats)
+        out.runs += repeats
+    finally:
+        host.undo()
+    sign = 1 if out.higher_better else -1
+    best, other = sorted((ta, tb), key=lambda t: -sign * statistics.median(t.values))
+    over = judge(f.values, best.values, out.higher_better)
+    over_base = judge(f.values, out.baseline, out.higher_better)
+    together = gain(f.values, out.baseline)[0]
+    inter = together - gain(ta.values, out.baseline)[0] - gain(tb.values, out.baseline)[0]
+    f.why = (
+        f"together {together:+.1f}% of the median (interaction {inter:+.1f} points: the sum "
+        f"of the two alone would be {together - inter:+.1f}%); against {best.candidate.id} "
+        f"alone: {over.why}"
+    )
+    if over.better and over_base.better:
+        for t in (ta, tb):
+            if not t.kept:
+                t.kept = True
+                partner = (tb if t is ta else ta).candidate.id
+                t.why = f"kept with {partner} (the factorial); alone: {_bare(t.why)}"
+    elif other.kept and best.kept:  # on top of the better one it adds nothing beyond the noise
+        other.kept = False
+        other.why = (
+            f"put back: adds nothing to {best.candidate.id} (the factorial); alone: "
+            f"{_bare(other.why)}"
+        )
+    say(f"{a} x {b}: {_spread(f.values)}; {f.why}")
+
+
+def _bare(why: str) -> str:
+    """A single's verdict without its word (kept / put back): the factorial decides that."""
+    for word in ("kept: ", "put back: "):
+        if why.startswith(word):
+            return why[len(word) :]
+    return why
 
 
 def _spread(values: Sequence[float]) -> str:

@@ -7,11 +7,8 @@ trip above `WAN_MS` is a WAN path: `wan-100g-dtn` from 40G up (ESnet, WAN), else
 (LOFAR, WAN); a LAN (no RTT given, or a short one) takes `lan-40g` from 25G up (NASA, LAN),
 else `lan-10g` (CERN, LAN).
 
-Scaling, for a WAN path only: LOFAR sizes socket buffers from the bandwidth-delay product
-(link speed x RTT / 8 bytes) and sets the maximum a little above twice it; ESnet's 64 MiB is
-that product for one 10G stream at its 48.6 ms. So tcp_rmem/tcp_wmem get the product as their
-default and twice it as their maximum, and rmem_max/wmem_max twice it: never below what the
-profile itself says, never above what the kernel takes (an int).
+What the host has scales the profile's values (rings, queue count, NIC-local CPUs, link speed
+x round trip for a WAN profile's buffers): scale.py, each value with why.
 """
 
 from __future__ import annotations
@@ -19,37 +16,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist, parse_cpulist
+from tuitune.core.host.ethtool_types import Channels, Rings
 from tuitune.core.host.root import HostRoot, read_int, read_parsed
+from tuitune.core.hostreader import HostReader
 from tuitune.core.profiles import ShippedProfile, find
+from tuitune.core.profiles.scale import NO_LIMITS, HostFacts, NicLimits, Scaled, scale_to_host
 from tuitune.core.values import Unavailable
 
 WAN_MS = 1.0  # above a LAN's switch hops; LOFAR's 3.77 ms path is a WAN
-INT_MAX = 2**31 - 1
-BUFFERS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max")
-
-
-@dataclass(frozen=True, slots=True)
-class HostFacts:
-    ifname: str
-    speed_mbps: int | None  # None: the link reports none (a veth, a down link)
-    cpus: int  # online
-    numa_nodes: int
-    nic_node: int | None  # the NIC's NUMA node; None: none (one node, a virtual device)
-    nic_cpus: frozenset[int]  # the NIC-local CPUs (its local_cpulist); empty: unknown
-
-
-@dataclass(frozen=True, slots=True)
-class Scaled:
-    setting: str
-    value: str
-    why: str
 
 
 @dataclass(frozen=True, slots=True)
 class Recommendation:
     profile: ShippedProfile
     why: tuple[str, ...]
-    scaled: tuple[Scaled, ...]  # values that replace the profile's on this host
+    scaled: tuple[Scaled, ...]  # values that replace (or join) the profile's on this host
+    kept: tuple[str, ...] = ()  # what was left as the report has it, and why
 
 
 def host_facts(root: HostRoot, ifname: str) -> HostFacts:
@@ -62,17 +44,30 @@ def host_facts(root: HostRoot, ifname: str) -> HostFacts:
         names = []
     nodes = sum(1 for n in names if n.startswith("node") and n[4:].isdigit())
     node = read_int(root, root.sys_path(f"class/net/{ifname}/device/numa_node"), "numa_node")
+    try:  # a virtual device (a veth) has no device link, and its speed is nominal (10000)
+        physical = "device" in root.listdir(root.sys_path(f"class/net/{ifname}"))
+    except OSError:
+        physical = False
     local = read_parsed(
         root, root.sys_path(f"class/net/{ifname}/device/local_cpulist"), "cpus", parse_cpulist
     )
     return HostFacts(
         ifname,
-        speed if isinstance(speed, int) and speed > 0 else None,
+        speed if physical and isinstance(speed, int) and speed > 0 else None,
         len(online) if not isinstance(online, Unavailable) else 1,
         max(nodes, 1),
         node if isinstance(node, int) and node >= 0 else None,
         local if not isinstance(local, Unavailable) else frozenset(),
     )
+
+
+def nic_limits(reader: HostReader, ifname: str) -> NicLimits:
+    """The device's ring and channel maxima (ethtool -g/-l), None where it reports none (a
+    veth has no rings; a recorded tree without ethtool captures has neither)."""
+    nic = reader.nic_state(ifname, with_stats=False)
+    rings = nic.rings if isinstance(nic.rings, Rings) else None
+    channels = nic.channels if isinstance(nic.channels, Channels) else None
+    return NicLimits(rings, channels)
 
 
 def _name(facts: HostFacts, rtt_ms: float | None, goal: str) -> tuple[str, list[str]]:
@@ -108,67 +103,15 @@ def _placement(facts: HostFacts) -> list[str]:
     ]
 
 
-def _buffers(prof: ShippedProfile, speed_mbps: int, rtt_ms: float) -> list[Scaled]:
-    bdp = int(speed_mbps * 1e6 * rtt_ms / 1e3 / 8)
-    top = min(2 * bdp, INT_MAX)
-    why = (
-        f"{speed_mbps / 1000:g} Gb/s x {rtt_ms:g} ms / 8 = {bdp} bytes in flight; maximum "
-        "twice it (LOFAR's sizing, WAN)"
-    )
-    picked = {p.setting: p.value for p in prof.picks}
-    out = []
-    for name in BUFFERS:
-        have = picked.get(name)
-        if name.startswith("net.ipv4."):
-            low, _mid, high = (have or "4096 87380 6291456").split()
-            if int(high) >= top:
-                continue
-            out.append(Scaled(name, f"{low} {min(bdp, INT_MAX)} {top}", why))
-        elif have is None or int(have) < top:
-            out.append(Scaled(name, str(top), why))
-    return out
-
-
-def scaled_profile(
-    prof: ShippedProfile, facts: HostFacts, rtt_ms: float
-) -> tuple[ShippedProfile, tuple[Scaled, ...], str | None]:
-    """`prof` with its buffers sized for this host and round trip (`profile diff/apply
-    --rtt`): the profile to use, what was scaled, and why nothing was (None when scaled or
-    already enough). LOFAR's sizing is WAN advice: a LAN profile is left as it is."""
-    from dataclasses import replace
-
-    from tuitune.core.catalog import entry
-    from tuitune.core.profiles import Pick
-
-    if prof.context != "WAN":
-        return prof, (), f"{prof.name} is LAN advice: its buffers are not sized from an RTT"
-    if facts.speed_mbps is None:
-        return prof, (), f"{facts.ifname} reports no link speed: buffers not scaled"
-    scaled = tuple(_buffers(prof, facts.speed_mbps, rtt_ms))
-    by_name = {s.setting: s.value for s in scaled}
-    picks = [replace(p, value=by_name.pop(p.setting)) if p.setting in by_name else p
-             for p in prof.picks]  # fmt: skip
-    for name, value in by_name.items():  # a buffer the profile has no pick for: LOFAR's
-        advice = next(a for a in entry(name).sources if a.source == "lofar-wan")
-        picks.append(Pick(name, value, advice))
-    return replace(prof, picks=tuple(picks)), scaled, None
-
-
-def recommend(facts: HostFacts, rtt_ms: float | None, goal: str) -> Recommendation:
+def recommend(
+    facts: HostFacts, rtt_ms: float | None, goal: str, limits: NicLimits = NO_LIMITS
+) -> Recommendation:
     name, why = _name(facts, rtt_ms, goal)
     prof = find(name)
     assert prof is not None, name  # a shipped name
     why += _placement(facts)
-    scaled: list[Scaled] = []
-    if prof.context == "WAN" and rtt_ms is not None:
-        if facts.speed_mbps is None:
-            why.append(
-                "no link speed (a veth or a down link reports none): buffers left as the "
-                "profile has them"
-            )
-        else:
-            scaled = _buffers(prof, facts.speed_mbps, rtt_ms)
-    return Recommendation(prof, tuple(why), tuple(scaled))
+    got = scale_to_host(prof, facts, limits, rtt_ms)
+    return Recommendation(prof, tuple(why), got.scaled, got.kept)
 
 
 def parse_rtt(text: str) -> float:
@@ -183,4 +126,4 @@ def parse_rtt(text: str) -> float:
     return value
 
 
-__all__ = ["HostFacts", "Recommendation", "Scaled", "host_facts", "recommend"]
+__all__ = ["HostFacts", "Recommendation", "Scaled", "host_facts", "nic_limits", "recommend"]

@@ -6,7 +6,7 @@ only; the screen colours them (core code draws no widgets).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tuitune.core.bench.runtable import RunRow
@@ -37,8 +37,19 @@ class Item:
 GLYPHS = {False: ("█", "─", "┤", "├"), True: ("#", "-", "|", "|")}
 
 
-def draw(items: Sequence[Item], width: int, ascii_only: bool = False) -> list[Bar]:
-    """Each item as a bar of `width` characters, scaled to the largest maximum."""
+def mbps(value: float) -> str:
+    return f"{value / 1e6:.0f}"
+
+
+def draw(
+    items: Sequence[Item],
+    width: int,
+    ascii_only: bool = False,
+    fmt: Callable[[float], str] = mbps,
+    unit: str = "Mb/s",
+) -> list[Bar]:
+    """Each item as a bar of `width` characters, scaled to the largest maximum; `fmt` and
+    `unit` write its numbers (bits/s as Mb/s unless told)."""
     full, line, right, left = GLYPHS[ascii_only]
     top = max((i.high or i.median or 0.0 for i in items), default=0.0)
     width = max(4, width)
@@ -62,9 +73,9 @@ def draw(items: Sequence[Item], width: int, ascii_only: bool = False) -> list[Ba
                 cells[i] = line
         if hi > lo:
             cells[lo], cells[hi] = left, right
-        value = f"{item.median / 1e6:.0f} Mb/s"
+        value = f"{fmt(item.median)} {unit}"
         if high > low:
-            value += f" ({low / 1e6:.0f}..{high / 1e6:.0f})"
+            value += f" ({fmt(low)}..{fmt(high)})"
         if item.note:
             value += f" {item.note}"
         elif item.pct is not None:

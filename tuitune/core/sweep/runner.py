@@ -284,7 +284,8 @@ class SweepRunner:
             todo = [(k, t) for k, t in pairs if now[k] != t]
             if not todo:
                 continue
-            outs = end.session.run(partial(Journal.apply_all, changes=todo))
+            with signals_deferred():  # an interruption lands before or after the step
+                outs = end.session.run(partial(Journal.apply_all, changes=todo))
             bad = [o for o in outs if not o.ok]
             if bad:
                 at = " at the peer" if end.name else ""
@@ -323,7 +324,8 @@ class SweepRunner:
         for end in self.ends:
             if end.session.journal is None or not end.session.pending:
                 continue
-            outs = end.session.run(lambda j: j.revert_all())
+            with signals_deferred():  # never cut between the journal file and the session
+                outs = end.session.run(lambda j: j.revert_all())
             bad = [o for o in outs if not o.ok]
             if bad:
                 raise SweepError(f"could not put back {bad[0].key.label}: {bad[0].reason}")

@@ -1,0 +1,222 @@
+"""Autotune from the live screen (T): the advisor's findings of the moving window tried one at
+a time with the benchmark as the judge (tuitune.core.autotune, as `tuitune autotune` does),
+on a worker thread through the screen's own Session (its journal: one writer a host). The
+peer is the lab's far end, or typed. Progress goes to the notification line; T again, or
+quitting, stops it, and every change not yet kept is put back before anything else happens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from tuitune.tui.shell import Shell
+
+if TYPE_CHECKING:
+    from tuitune.core.advise.model import Advice
+    from tuitune.core.autotune.host import JournalHost, SweepBench
+    from tuitune.core.autotune.search import Candidate
+    from tuitune.core.hostreader import HostReader
+    from tuitune.core.lab import Lab
+
+REPEATS = 3
+SECONDS = 2
+BUDGET_S = 300.0
+MAX_RUNS = 40
+
+
+class AutotuneController:
+    class News(Message):
+        """From the autotune thread: a progress `line`, or the end (`done`, with its last
+        `lines` and the whole `report`, Markdown)."""
+
+        def __init__(
+            self, line: str = "", done: bool = False, lines: tuple[str, ...] = (), report: str = ""
+        ):
+            super().__init__()
+            self.line, self.done, self.lines, self.report = line, done, lines, report
+
+    def __init__(
+        self,
+        shell: Shell,
+        advice: Callable[[], Advice | None],
+        *,
+        lab: Lab | None = None,
+        notebook_path: Path | None = None,
+    ) -> None:
+        self.shell = shell
+        self.advice = advice  # the advisor's last judgement of the moving window
+        self.lab = lab
+        self.notebook_path = notebook_path
+        self.bench: SweepBench | None = None
+        self.last_lines: tuple[str, ...] = ()  # the last run's end: its chart and verdict
+
+    @property
+    def running(self) -> bool:
+        return self.bench is not None
+
+    def open(self) -> None:
+        """T: stop a run under way; else start one (asking for the peer outside the lab)."""
+        if self.bench is not None:
+            self.stop()
+            return
+        if self.lab is not None:
+            self._start(self.lab.peer_addr)
+            return
+        from tuitune.tui.screens.dialogs import EditorScreen
+
+        def done(typed: str | None) -> None:
+            if typed is not None:
+                self._start(typed.strip())
+
+        self.shell.push_screen(
+            EditorScreen(
+                "autotune: the peer running `iperf3 -s`",
+                "",
+                "a host name or address; every change is tried, measured, and kept only "
+                "when it beats the noise",
+            ),
+            done,
+        )
+
+    def stop(self) -> None:
+        if self.bench is not None:
+            self.bench.runner.cancel()
+            self.shell.notify_line("autotune: stopping; every change not kept goes back", True)
+
+    def refuse_quit(self) -> None:
+        """Quitting mid-run: stop it (everything not kept goes back), then quit."""
+        self.stop()
+        self.shell.notify_line(
+            "autotune is putting every change back: quit again when it says so", True
+        )
+
+    # -- the run -------------------------------------------------------------------------------
+    def _start(self, peer: str) -> None:
+        problem = self._problem(peer)
+        if problem is not None:
+            self.shell.notify_line(f"autotune: {problem}", True)
+            return
+        from tuitune.core.autotune.host import JournalHost, SweepBench, candidates_of
+        from tuitune.core.bench.notebook import Notebook
+        from tuitune.core.hostreader import HostReader
+        from tuitune.core.sweep.runner import Target
+        from tuitune.core.sweep.spec import BenchParams
+
+        shell = self.shell
+        session = shell.session
+        ifname = shell.selection().ifname
+        assert ifname is not None  # _problem said so otherwise
+        advice = self.advice()
+        findings = advice.findings if advice is not None else ()
+        in_ns = session.root.netns is not None
+        candidates, skipped = candidates_of(findings, allow_trial=in_ns)
+        for line in skipped:
+            shell.notify_line(f"autotune: not tried: {line}")
+        lab = self.lab
+        target = Target(
+            ifname,
+            peer,
+            lab.port if lab is not None else 5201,
+            session.root.netns,
+            None,
+            lab.peer_netns if lab is not None else None,
+            lab.peer_ifname if lab is not None else None,
+            lab,
+        )
+        path = self.notebook_path or Notebook.default_path(ifname, netns=session.root.netns)
+        run_id = f"autotune-{datetime.now().strftime('%Y%m%d%H%M%S')}"
+        reader = HostReader(session.root)
+        bench = SweepBench(
+            session, reader, target, Notebook(path), BenchParams(seconds=SECONDS), run_id,
+            "throughput", self._say,
+        )  # fmt: skip
+        self.bench = bench
+        jhost = JournalHost(session)
+        names = ", ".join(c.id for c in candidates) or "none"
+        shell.notify_line(f"autotune {run_id}: {len(candidates)} candidate(s): {names}")
+
+        def work() -> None:
+            lines, report = _run(bench, jhost, candidates, reader, ifname, peer, run_id)
+            shell.post_message(AutotuneController.News(done=True, lines=lines, report=report))
+
+        shell.in_thread(work, group="autotune")
+
+    def _problem(self, peer: str) -> str | None:
+        from tuitune.core.advise.peer import peer_problem
+
+        shell = self.shell
+        if shell.selection().ifname is None:
+            return "pick an interface first (n): autotune tunes one"
+        if shell.session.pending:
+            return (
+                "changes of yours are pending: undo (u) or revert them (R) first; autotune "
+                "puts back everything the journal holds when it stops"
+            )
+        advice = self.advice()
+        if advice is None:
+            return "the advisor has not judged the interface yet: wait a few seconds"
+        if not any(f.change for f in advice.findings):
+            return "no finding proposes a change (A shows them): nothing to try"
+        return peer_problem(peer)
+
+    def _say(self, line: str) -> None:  # the autotune thread
+        self.shell.post_message(AutotuneController.News(line=line))
+
+    # -- back on the UI thread ------------------------------------------------------------------
+    def on_message(self, news: AutotuneController.News) -> None:
+        if news.done:
+            self.bench = None
+            self.last_lines = news.lines
+            for line in news.lines[-1:]:
+                self.shell.notify_line(line, line.startswith("autotune stopped"))
+            if news.report:  # the report with its chart, as the CLI prints it
+                from tuitune.tui.screens.dialogs import TextScreen
+
+                self.shell.push_screen(TextScreen("autotune: the report", news.report))
+            return
+        line = news.line.strip()
+        if line:  # each step and each repeat: the progress
+            self.shell.notify_line(f"autotune: {line}")
+
+
+def _run(
+    bench: SweepBench,
+    jhost: JournalHost,
+    candidates: list[Candidate[Any]],
+    reader: HostReader,
+    ifname: str,
+    peer: str,
+    run_id: str,
+) -> tuple[tuple[str, ...], str]:
+    """The search on the worker thread; every change not kept put back when it stops or
+    fails. Its report's chart and last line, for the screen."""
+    from tuitune.core.autotune.report import chart, to_markdown
+    from tuitune.core.autotune.search import AutotuneError, Budget, search
+
+    budget = Budget(MAX_RUNS, BUDGET_S, SECONDS + 1.5)
+    problem = ""
+    try:
+        with reader, bench.sampling():
+            out = search(candidates, bench, jhost, REPEATS, budget, say=bench.runner.say)
+    except KeyboardInterrupt:  # T again, or quit: the runner's cancel
+        problem = "by T or quit"
+    except AutotuneError as exc:
+        problem = f"stopped: {exc}"
+    except Exception as exc:  # a traceback is never the user's answer
+        problem = f"failed: {exc}"
+    if problem:
+        left = jhost.revert_all()
+        end = f"NOT put back: {left[0]} (`tuitune restore`)" if left else "every change is back"
+        return (f"autotune stopped ({problem}): {end}",), ""
+    g = out.final_gain()
+    if out.kept and g is not None:
+        kept = ", ".join(c.id for c in out.kept)
+        last = f"autotune: kept {kept}: {g[0]:+.1f}% ({g[1]:+.1f}..{g[2]:+.1f}%); u undoes it"
+    else:
+        last = f"autotune: nothing kept ({out.note}); the host is as it was"
+    return (*chart(out, width=24), last), to_markdown(out, ifname, peer, run_id, [], chart_width=12)

@@ -7,8 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+# No timing decides a test: Hypothesis' default 200 ms deadline failed property tests of the
+# parsers and rates (tests/unit/core/host/test_interrupts.py, test_rates.py) at load 13 while
+# they passed on the retry. A test that wants a deadline sets one itself.
+settings.register_profile("tuitune", deadline=None)
+settings.load_profile("tuitune")
 # Real captures vendored from the team's shared fixtures (see tests/fixtures/captures/SOURCES.md),
 # so a plain clone runs the suite with nothing beside it.
 SHARED_FIXTURES = REPO / "tests" / "fixtures" / "captures"

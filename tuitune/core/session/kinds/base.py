@@ -1,9 +1,10 @@
-"""What every kind handler shares: the handler Protocol, the refusal in plain words, the file
-writer, and the device Protocol the ethtool families talk to.
+"""What every kind handler shares: the handler Protocol, the refusal in plain words and the
+file writer.
 
-A handler gets the `HostAccess` (`acc`) it serves: the kernel thread's helpers (ethtool
-handles, netlink, CPU sets, the IRQ parse cache) stay there; what is particular to a family
-(how its group reads, how a typed value is checked, how it is written) lives in its module.
+A handler gets a `KernelPort` (`acc`, port.py; `HostAccess` is the one the program passes):
+the kernel thread's helpers (ethtool handles, netlink, CPU sets, the IRQ parse cache) stay
+behind it; what is particular to a family (how its group reads, how a typed value is checked,
+how it is written) lives in its module.
 """
 
 from __future__ import annotations
@@ -11,35 +12,25 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
-from tuitune.core.host.ethtool import (
-    Channels,
-    Coalesce,
-    Feature,
-    FeatureChange,
-    Fec,
-    Pause,
-    Rings,
-)
+
+# EthtoolLike, FileWriter, GroupRead, Values: re-exported, where the kinds have always found them.
+from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
 from tuitune.core.host.root import KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
+from tuitune.core.session.kinds.port import FileWriter as FileWriter
+from tuitune.core.session.kinds.port import GroupRead as GroupRead
+from tuitune.core.session.kinds.port import KernelPort
+from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import NO_CPUS, Key
 from tuitune.core.values import Unavailable, errno_state
 
-if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
-
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
-
-Values = dict[Key, str]
-GroupRead = Values | Unavailable
-FileWriter = Callable[[Path, str], None]
 
 
 class KindHandler(Protocol):
@@ -53,11 +44,11 @@ class KindHandler(Protocol):
     calling_thread: bool
     of_interface: bool
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead: ...
+    def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str: ...
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]: ...
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]: ...
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str: ...
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]: ...
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]: ...
     def label(self, key: Key) -> str: ...
     def scope(self, key: Key) -> catalog.Scope: ...
     def group(self, key: Key) -> tuple[object, ...]: ...
@@ -121,7 +112,7 @@ class Family:
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: not present")
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=False)
 
     def scope(self, key: Key) -> catalog.Scope:
@@ -136,7 +127,7 @@ class Family:
         return yes_is_on(text)
 
 
-def own_related(acc: HostAccess, key: Key, *, whole_group: bool) -> dict[Key, str | None]:
+def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:
     """`key` with its value (None: absent); `whole_group`: every key of its group too (the
     other fields of an ethtool struct; each thread of a process)."""
     group = acc.read_group(key)
@@ -168,40 +159,6 @@ def _labelled(key: Key, state: Unavailable) -> Unavailable:
     head, sep, rest = state.reason.partition(": ")
     reason = rest if sep and head in (key.group, key.kind) else state.reason
     return Unavailable(state.kind, f"{key.label}: {reason}")
-
-
-class EthtoolLike(Protocol):
-    """What `HostAccess` needs of a device: `Ethtool`, or a fake in tests."""
-
-    def features(self) -> tuple[Feature, ...] | Unavailable: ...
-    def rings(self) -> Rings | Unavailable: ...
-    def coalesce(self) -> Coalesce | Unavailable: ...
-    def channels(self) -> Channels | Unavailable: ...
-    def pause(self) -> Pause | Unavailable: ...
-    def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange: ...
-    def set_rings(
-        self,
-        rx: int | None = None,
-        tx: int | None = None,
-        rx_mini: int | None = None,
-        rx_jumbo: int | None = None,
-    ) -> None: ...
-    def set_channels(
-        self,
-        rx: int | None = None,
-        tx: int | None = None,
-        other: int | None = None,
-        combined: int | None = None,
-    ) -> None: ...
-    def set_pause(
-        self, autoneg: bool | None = None, rx: bool | None = None, tx: bool | None = None
-    ) -> None: ...
-    def set_coalesce(self, values: Mapping[str, int]) -> None: ...
-    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable: ...
-    def set_priv_flags(self, wanted: Mapping[str, bool]) -> None: ...
-    def fec(self) -> Fec | Unavailable: ...
-    def set_fec(self, modes: int) -> None: ...
-    def close(self) -> None: ...
 
 
 def write_file(path: Path, text: str, jail: str | None = None) -> None:

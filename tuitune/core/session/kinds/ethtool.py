@@ -36,15 +36,15 @@ from tuitune.core.session.settings import (
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 C = TypeVar("C", Rings, Channels)
 FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
 
 
-def device(acc: HostAccess, key: Key) -> EthtoolLike:
+def device(acc: KernelPort, key: Key) -> EthtoolLike:
     """The device's ethtool handle, or WriteRefused: a recorded tree has none."""
-    et = acc._eth(key.ifname or "")
+    et = acc.ethtool(key.ifname or "")
     if et is None:
         raise WriteRefused(key, NOT_RECORDED)
     return et
@@ -53,8 +53,8 @@ def device(acc: HostAccess, key: Key) -> EthtoolLike:
 class EthtoolFamily(Family):
     """What every ethtool family shares: the group is one read, a write reports its fields."""
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
-        et = acc._eth(key.ifname or "")
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
+        et = acc.ethtool(key.ifname or "")
         if et is None:
             return NOT_RECORDED
         return self.read_device(et, key.ifname or "")
@@ -65,7 +65,7 @@ class EthtoolFamily(Family):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("unsupported", f"{key.label}: not supported by this device")
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         et = device(acc, key)
         try:
             return self.write_device(et, key, value)
@@ -75,7 +75,7 @@ class EthtoolFamily(Family):
     def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
         raise NotImplementedError
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=True)
 
     def label(self, key: Key) -> str:
@@ -101,7 +101,7 @@ class Features(_Switches):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: no such feature")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         feats = device(acc, key).features()
         if isinstance(feats, Unavailable):
             raise WriteRefused(key, feats)
@@ -126,7 +126,7 @@ class Features(_Switches):
             if name != key.name
         )
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=False)
 
     def label(self, key: Key) -> str:
@@ -171,7 +171,7 @@ class RingSizes(EthtoolFamily):
         r = et.rings()
         return r if isinstance(r, Unavailable) else rings_values(dev, r)
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         et = device(acc, key)
         if key.name not in RING_FIELDS:
             raise v.InvalidValue(key, f"{key.label}: no such ring ({', '.join(RING_FIELDS)})")
@@ -196,7 +196,7 @@ class ChannelCounts(EthtoolFamily):
             for n, x in zip(CHANNEL_FIELDS, counts, strict=True)
         }
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         et = device(acc, key)
         if key.name not in CHANNEL_FIELDS:
             known = ", ".join(CHANNEL_FIELDS)
@@ -218,7 +218,7 @@ class ChannelCounts(EthtoolFamily):
         et.set_channels(**{key.name: int(value)})
         return ()
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         group = acc.read_group(key)
         out: dict[Key, str | None] = {key: None}
         if isinstance(group, Unavailable):
@@ -250,7 +250,7 @@ class PauseFrames(_Switches):
             Key.field(dev, "pause", n): switch(b) for n, b in zip(PAUSE_FIELDS, flags, strict=True)
         }
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         device(acc, key)
         acc.current(key)
         return v.parse_switch(key, text)
@@ -270,7 +270,7 @@ class Coalescing(EthtoolFamily):
             for n, x in co.params
         }
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         device(acc, key)
         if key.name not in COALESCE_BY_NAME:
             known = ", ".join(sorted(COALESCE_BY_NAME))

@@ -21,23 +21,23 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class IrqAffinity(Family):
     value_form: Form = "some_cpus"  # an IRQ always has a CPU
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_irq(acc, key)
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         current = acc.current(key)  # the IRQ must exist
         cpus = acc.host_cpus().parse(key, text, allow_empty=False, current=current)
         if irq_managed(acc.root, irq_number(acc, key)):  # the kernel says so: no write tried
             raise WriteRefused(key, managed_irq(key.label))
         return cpus
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         irq = irq_number(acc, key)
         acc.writer(acc.root.proc_path(f"irq/{irq}/smp_affinity_list"), value)
         return ()
@@ -53,7 +53,7 @@ class IrqAffinity(Family):
         return (key.kind, key.name, key.queue)
 
 
-def irq_number(acc: HostAccess, key: Key) -> str:
+def irq_number(acc: KernelPort, key: Key) -> str:
     """Where the queue of `key` is now: IRQ numbers change across driver reloads, queue
     names do not. Raises WriteRefused if the queue has no IRQ any more."""
     if key.queue is None:
@@ -75,7 +75,7 @@ def irq_number(acc: HostAccess, key: Key) -> str:
     raise WriteRefused(key, Unavailable("missing", f"{key.label}: no IRQ serves {key.queue} now"))
 
 
-def read_irq(acc: HostAccess, key: Key) -> GroupRead:
+def read_irq(acc: KernelPort, key: Key) -> GroupRead:
     try:
         irq = irq_number(acc, key)
     except WriteRefused as exc:

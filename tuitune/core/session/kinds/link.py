@@ -14,7 +14,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 MTU_MIN_IPV4 = 68
 
@@ -22,10 +22,10 @@ MTU_MIN_IPV4 = 68
 class Link(Family):
     value_form: Form = "count"
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_link(acc, key.ifname or "")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         link = read_attrs(acc, key.ifname or "")
         if isinstance(link, Unavailable):
             raise WriteRefused(key, link)
@@ -34,7 +34,7 @@ class Link(Family):
         low = link["min_mtu"] or MTU_MIN_IPV4
         return v.parse_count(key, text, minimum=low, maximum=link["max_mtu"] or v.U32_MAX)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         _write_link(acc, key, int(value))
         return ()
 
@@ -45,13 +45,13 @@ class Link(Family):
         return ("link", key.ifname)
 
 
-def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavailable:
+def read_attrs(acc: KernelPort, ifname: str) -> dict[str, int | None] | Unavailable:
     """mtu, min_mtu, max_mtu, txqlen, index: rtnetlink on a live host, sysfs on a tree."""
     if acc.root.live:
         from pyroute2.netlink.exceptions import NetlinkError
 
         try:
-            msg = acc._iproute().link("get", ifname=ifname)[0]
+            msg = acc.iproute().link("get", ifname=ifname)[0]
         except NetlinkError as exc:
             if exc.code == errno.ENODEV:
                 return Unavailable("missing", f"{ifname}: no such interface")
@@ -77,7 +77,7 @@ def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavaila
     }
 
 
-def read_link(acc: HostAccess, ifname: str) -> GroupRead:
+def read_link(acc: KernelPort, ifname: str) -> GroupRead:
     link = read_attrs(acc, ifname)
     if isinstance(link, Unavailable):
         return link
@@ -89,7 +89,7 @@ def read_link(acc: HostAccess, ifname: str) -> GroupRead:
     return out
 
 
-def _write_link(acc: HostAccess, key: Key, value: int) -> None:
+def _write_link(acc: KernelPort, key: Key, value: int) -> None:
     attr = "mtu" if key.kind == "mtu" else "txqlen"
     if not acc.root.live:
         sysfs = "mtu" if key.kind == "mtu" else "tx_queue_len"
@@ -97,7 +97,7 @@ def _write_link(acc: HostAccess, key: Key, value: int) -> None:
         return
     from pyroute2.netlink.exceptions import NetlinkError
 
-    ipr = acc._iproute()
+    ipr = acc.iproute()
     try:
         index = ipr.link_lookup(ifname=key.ifname)
         if not index:

@@ -19,26 +19,26 @@ from tuitune.core.session.settings import Key, cpus_of, cpus_value
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 RPS_FLOW_CNT_MAX = 1 << 30  # the largest power of two the kernel accepts (count <= INT_MAX)
 
 
 class Queues(Family):
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_device_queues(acc, key.ifname or "")
 
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: no queue {key.name} (now)")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         if key.kind == "rps_flow_cnt":
             acc.current(key)
             return v.parse_power_of_two(key, text, RPS_FLOW_CNT_MAX)
         current = acc.current(key)  # the queue must exist
         return acc.host_cpus().parse(key, text, allow_empty=True, current=current)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         if key.kind == "rps_flow_cnt":
             acc.writer(_queue_path(acc, key), value)
         else:
@@ -57,7 +57,7 @@ class Queues(Family):
         return "count" if key.kind == "rps_flow_cnt" else "cpus"
 
 
-def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:
+def read_device_queues(acc: KernelPort, ifname: str) -> GroupRead:
     if not acc.root.sys_path(f"class/net/{ifname}").exists():
         return Unavailable("missing", f"{ifname}: no such interface")
     out: Values = {}
@@ -71,5 +71,5 @@ def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:
     return out
 
 
-def _queue_path(acc: HostAccess, key: Key) -> Path:
+def _queue_path(acc: KernelPort, key: Key) -> Path:
     return acc.root.sys_path(f"class/net/{key.ifname}/queues/{key.name}/{key.kind}")

@@ -17,14 +17,14 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class Sysctl(Family):
     value_form: Form = "text"  # the kernel judges it
     of_interface = False
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         raw = read_sysctl(acc.root, key.name)
         if isinstance(raw, Unavailable):
             return raw
@@ -34,7 +34,7 @@ class Sysctl(Family):
             return {key: raw}
         return {key: v.canonical_sysctl(entry, raw)}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         try:
             entry = catalog.entry(key.name)
         except KeyError as exc:
@@ -51,7 +51,7 @@ class Sysctl(Family):
             raise v.InvalidValue(key, refused)
         return v.parse_sysctl(key, entry, text, choices)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         try:
             acc.writer(acc.root.proc_path(sysctl_path(key.name)), value)
         except OSError as exc:
@@ -80,7 +80,7 @@ class Sysctl(Family):
             return text
 
 
-def _congestion_refused(acc: HostAccess, key: Key, value: str) -> Unavailable:
+def _congestion_refused(acc: KernelPort, key: Key, value: str) -> Unavailable:
     """EPERM on tcp_congestion_control: the namespace's allowed list, named."""
     if not kernel_said.privileged():
         return refusal(key, OSError(errno.EPERM, "not permitted"), value)

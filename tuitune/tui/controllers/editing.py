@@ -14,6 +14,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, pars
 from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Key, Outcome
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import ring_minimum
 from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
@@ -162,26 +163,9 @@ def _flag(value: object, name: str) -> str:
     return "on" if raw else "off"
 
 
-_ROW_OF_GROUP = {"ring": "rings", "coalesce": "coalesce", "channels": "channels", "pause": "pause"}
-
-
 def row_key_of(key: Key) -> str:
-    """The panel row that shows a setting (the inverse of edit_spec)."""
-    k = key.kind
-    if k == "sysctl":
-        return f"sysctl:{key.name}"
-    if k == "feature":
-        return f"feature:{key.name}"
-    if k in _ROW_OF_GROUP:
-        name = key.name.replace("-", "_") if k == "ring" else key.name
-        return f"{_ROW_OF_GROUP[k]}:{name}"
-    if k in ("mtu", "txqueuelen"):
-        return f"link:{k}"
-    if k in ("rps_cpus", "xps_cpus"):
-        return f"queue:{key.name}"
-    if k == "irq_affinity":
-        return f"irq:{key.name}"
-    return f"{k}:{key.name}"
+    """The panel row that shows a setting (the inverse of edit_spec): its kind's handler says."""
+    return handler(key.kind).row_key(key)
 
 
 def state_note(out: Outcome, locked: str = "") -> str | None:

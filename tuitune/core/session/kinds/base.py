@@ -28,6 +28,7 @@ from tuitune.core.session.kinds.port import KernelPort
 from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import NO_CPUS, Key
+from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable, errno_state
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
@@ -39,7 +40,9 @@ class KindHandler(Protocol):
     `key` and what a write to it may change as well. `calling_thread`: validated and written
     on the caller's thread, not the kernel thread (a daemon started from a thread inside a
     namespace would run in it). `of_interface`: its keys are settings of one interface (or
-    its queues and IRQs), exported with it; False: the host's, in every interface's export."""
+    its queues and IRQs), exported with it; False: the host's, in every interface's export.
+    `row_key`: the live screen's panel row that shows `key` ("rings:rx"). `patch`: a NIC's
+    state with `value` that a write read back (session/readback.py), before the re-read."""
 
     calling_thread: bool
     of_interface: bool
@@ -54,6 +57,8 @@ class KindHandler(Protocol):
     def group(self, key: Key) -> tuple[object, ...]: ...
     def form(self, key: Key) -> Form: ...
     def canonical(self, key: Key, text: str) -> str: ...
+    def row_key(self, key: Key) -> str: ...
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -125,6 +130,12 @@ class Family:
         if self.form(key) in ("cpus", "some_cpus"):
             return cpus_canonical(text)
         return yes_is_on(text)
+
+    def row_key(self, key: Key) -> str:
+        return f"{key.kind}:{key.name}"
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        return nic  # the re-read that follows every change shows it
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from tuitune.core.host.ethtool import Channels, EthtoolWriteError, Rings
+from tuitune.core.host.ethtool import Channels, Coalesce, EthtoolWriteError, Pause, Rings
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
@@ -33,6 +34,7 @@ from tuitune.core.session.settings import (
     Key,
     ring_minimum,
 )
+from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -132,6 +134,21 @@ class Features(_Switches):
     def label(self, key: Key) -> str:
         return f"{key.ifname or '?'} {key.name}"
 
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if isinstance(nic.features, Unavailable):
+            return nic
+        # The journal reads the requested bit; the device's active bit follows it unless the
+        # kernel held it back (a dependency), which the re-read then shows. A side effect
+        # (`effect`) is the active bit only (Effect's docstring).
+        on = value == "on"
+        feats = tuple(
+            (replace(f, active=on) if effect else replace(f, requested=on, active=on))
+            if f.name == key.name
+            else f
+            for f in nic.features
+        )
+        return replace(nic, features=feats)
+
 
 def rings_values(ifname: str, r: Rings) -> Values:
     f = Key.field
@@ -182,6 +199,14 @@ class RingSizes(EthtoolFamily):
         et.set_rings(**{key.name.replace("-", "_"): int(value)})
         return ()
 
+    def row_key(self, key: Key) -> str:
+        return f"rings:{key.name.replace('-', '_')}"
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.rings, Rings):
+            return nic
+        return replace(nic, rings=replace(nic.rings, **{key.name.replace("-", "_"): int(value)}))
+
 
 class ChannelCounts(EthtoolFamily):
     value_form: Form = "count"
@@ -217,6 +242,11 @@ class ChannelCounts(EthtoolFamily):
     def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
         et.set_channels(**{key.name: int(value)})
         return ()
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.channels, Channels):
+            return nic
+        return replace(nic, channels=replace(nic.channels, **{key.name: int(value)}))
 
     def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         group = acc.read_group(key)
@@ -259,6 +289,11 @@ class PauseFrames(_Switches):
         et.set_pause(**{key.name: value == "on"})
         return ()
 
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.pause, Pause):
+            return nic
+        return replace(nic, pause=replace(nic.pause, **{key.name: value == "on"}))
+
 
 class Coalescing(EthtoolFamily):
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
@@ -290,3 +325,10 @@ class Coalescing(EthtoolFamily):
 
     def canonical(self, key: Key, text: str) -> str:
         return switch_word(text)  # "no" is "off" for its counts too, as verify always read it
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.coalesce, Coalesce):
+            return nic
+        number = int(value == "on") if value in ("on", "off") else int(value)
+        params = tuple((n, number if n == key.name else x) for n, x in nic.coalesce.params)
+        return replace(nic, coalesce=replace(nic.coalesce, params=params))

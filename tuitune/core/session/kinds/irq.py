@@ -52,6 +52,9 @@ class IrqAffinity(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
+    def row_key(self, key: Key) -> str:
+        return f"irq:{key.name}"
+
 
 def irq_number(acc: KernelPort, key: Key) -> str:
     """Where the queue of `key` is now: IRQ numbers change across driver reloads, queue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tuitune.core.host.root import read_int
@@ -11,6 +12,7 @@ from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, WriteRefused
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
+from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -43,6 +45,14 @@ class Link(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return ("link", key.ifname)
+
+    def row_key(self, key: Key) -> str:
+        return f"link:{key.kind}"
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if key.kind == "mtu":
+            return replace(nic, link=replace(nic.link, mtu=int(value)))
+        return replace(nic, link=replace(nic.link, txqlen=int(value)))
 
 
 def read_attrs(acc: KernelPort, ifname: str) -> dict[str, int | None] | Unavailable:

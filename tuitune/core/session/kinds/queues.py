@@ -56,6 +56,10 @@ class Queues(Family):
     def form(self, key: Key) -> Form:
         return "count" if key.kind == "rps_flow_cnt" else "cpus"
 
+    def row_key(self, key: Key) -> str:
+        # A queue's row edits its CPU set; its flow count has no row of its own.
+        return f"{key.kind}:{key.name}" if key.kind == "rps_flow_cnt" else f"queue:{key.name}"
+
 
 def read_device_queues(acc: KernelPort, ifname: str) -> GroupRead:
     if not acc.root.sys_path(f"class/net/{ifname}").exists():

@@ -22,6 +22,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
 from tuitune.core.host.root import KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
+from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import KernelPort
@@ -42,10 +43,13 @@ class KindHandler(Protocol):
     namespace would run in it). `of_interface`: its keys are settings of one interface (or
     its queues and IRQs), exported with it; False: the host's, in every interface's export.
     `row_key`: the live screen's panel row that shows `key` ("rings:rx"). `patch`: a NIC's
-    state with `value` that a write read back (session/readback.py), before the re-read."""
+    state with `value` that a write read back (session/readback.py), before the re-read.
+    `rows`: the panel rows' kinds ("rings" of "rings:rx") it edits; `edit`: how to edit the
+    setting behind row "ROW:REST", or why it cannot be (kinds/edit.py)."""
 
     calling_thread: bool
     of_interface: bool
+    rows: tuple[str, ...]
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -59,6 +63,7 @@ class KindHandler(Protocol):
     def canonical(self, key: Key, text: str) -> str: ...
     def row_key(self, key: Key) -> str: ...
     def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState: ...
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -109,6 +114,7 @@ class Family:
 
     calling_thread = False
     of_interface = True
+    rows: tuple[str, ...] = ()  # no panel row edits it
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:
@@ -136,6 +142,9 @@ class Family:
 
     def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
         return nic  # the re-read that follows every change shows it
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return CANNOT_CHANGE
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

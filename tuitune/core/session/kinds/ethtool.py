@@ -23,6 +23,7 @@ from tuitune.core.session.kinds.base import (
     switch,
     switch_word,
 )
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec, switch_spec
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.kinds.queues import read_device_queues
 from tuitune.core.session.outcome import Effect
@@ -32,6 +33,7 @@ from tuitune.core.session.settings import (
     PAUSE_FIELDS,
     RING_FIELDS,
     Key,
+    Kind,
     ring_minimum,
 )
 from tuitune.core.snapshot import NicState
@@ -134,6 +136,21 @@ class Features(_Switches):
     def label(self, key: Key) -> str:
         return f"{key.ifname or '?'} {key.name}"
 
+    rows: tuple[str, ...] = ("feature",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        if isinstance(nic.features, Unavailable):
+            return nic.features.reason
+        f = next((f for f in nic.features if f.name == rest), None)
+        if f is None:
+            return f"{rest}: no such feature"
+        if f.fixed:
+            return f"{rest} is fixed by the driver ([fixed] in ethtool -k): it cannot change"
+        return switch_spec(Key.feature(ifname, rest), switch(f.active))
+
     def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
         if isinstance(nic.features, Unavailable):
             return nic
@@ -181,8 +198,45 @@ def _with_max(key: Key, got: C | Unavailable, top_of: Callable[[C, str], int]) -
     return got, top
 
 
+_RING_ROW = {"rx": "rx", "rx_mini": "rx-mini", "rx_jumbo": "rx-jumbo", "tx": "tx"}
+
+
+def struct_edit(kind: Kind, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+    """A field of one of the NIC's ethtool structs (rings, coalescing, channels, pause): row
+    `row` ("rings") shows field `rest` ("rx_mini") of the NicState attribute of that name."""
+    ifname, nic = ctx.ifname, ctx.nic
+    if ifname is None or nic is None:
+        return PICK_INTERFACE
+    field = _RING_ROW.get(rest, rest) if kind == "ring" else rest.replace("_", "-")
+    value = getattr(nic, row)
+    if isinstance(value, Unavailable):
+        return str(value.reason)
+    key = Key.field(ifname, kind, field)
+    if kind == "pause" or (kind == "coalesce" and rest.startswith(("adaptive", "cqe"))):
+        return switch_spec(key, switch(bool(_field(value, rest))))
+    current = str(_field(value, rest))
+    hint = "an integer"
+    if isinstance(value, (Rings, Channels)):
+        top = getattr(value, f"{rest}_max", None)
+        low = ring_minimum(field) if isinstance(value, Rings) else 0
+        hint = f"{low}..{top} (the device's maximum)" if top is not None else hint
+    return EditSpec(key, current, hint)
+
+
+def _field(value: object, name: str) -> object:
+    """A struct's field (Rings.rx), or a parameter of one that holds them by name (Coalesce)."""
+    get = getattr(value, "get", None)
+    if callable(get) and not hasattr(value, name):
+        return get(name)
+    return getattr(value, name)
+
+
 class RingSizes(EthtoolFamily):
     value_form: Form = "count"
+    rows: tuple[str, ...] = ("rings",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("ring", row, rest, ctx)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         r = et.rings()
@@ -210,6 +264,10 @@ class RingSizes(EthtoolFamily):
 
 class ChannelCounts(EthtoolFamily):
     value_form: Form = "count"
+    rows: tuple[str, ...] = ("channels",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("channels", row, rest, ctx)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         c = et.channels()
@@ -271,6 +329,11 @@ class ChannelCounts(EthtoolFamily):
 
 
 class PauseFrames(_Switches):
+    rows: tuple[str, ...] = ("pause",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("pause", row, rest, ctx)
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         p = et.pause()
         if isinstance(p, Unavailable):
@@ -296,6 +359,11 @@ class PauseFrames(_Switches):
 
 
 class Coalescing(EthtoolFamily):
+    rows: tuple[str, ...] = ("coalesce",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("coalesce", row, rest, ctx)
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         co = et.coalesce()
         if isinstance(co, Unavailable):

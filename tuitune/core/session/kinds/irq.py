@@ -16,6 +16,7 @@ from tuitune.core.session.kinds.base import (
     WriteRefused,
     managed_irq,
 )
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -54,6 +55,29 @@ class IrqAffinity(Family):
 
     def row_key(self, key: Key) -> str:
         return f"irq:{key.name}"
+
+    rows: tuple[str, ...] = ("irq",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        if not (rest.isascii() and rest.isdigit()):
+            # NMI, LOC, TLB...: counted per CPU by the kernel itself; /proc/irq has no entry.
+            return f"{rest} is not a device IRQ (the kernel counts it per CPU): no affinity to set"
+        nic, ifname = ctx.nic, ctx.ifname
+        if nic is None and ifname is None:
+            return PICK_INTERFACE
+        queue = next((q.name for q in nic.irqs if q.irq == rest), None) if nic else None
+        shown = ctx.irq_affinity
+        aff = (shown if shown is not None else (nic.irq_affinity if nic else {})).get(rest)
+        current = ""
+        if aff is not None and not isinstance(aff.smp_affinity, Unavailable):
+            current = format_cpulist(aff.smp_affinity)
+        return EditSpec(
+            Key.irq(rest, queue, ifname if queue else None),
+            current,
+            ctx.cpus_hint,
+            cpus=ctx.ncpus,
+            possible=ctx.possible,
+        )
 
 
 def irq_number(acc: KernelPort, key: Key) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from tuitune.core.host.root import read_int
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, WriteRefused
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.snapshot import NicState
@@ -48,6 +49,20 @@ class Link(Family):
 
     def row_key(self, key: Key) -> str:
         return f"link:{key.kind}"
+
+    rows: tuple[str, ...] = ("link",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        if rest == "mtu":
+            lo, hi = nic.link.min_mtu, nic.link.max_mtu
+            hint = f"{lo}..{hi} bytes" if lo is not None and hi is not None else "bytes"
+            return EditSpec(Key.mtu(ifname), str(nic.link.mtu), hint)
+        if rest == "txqueuelen":
+            return EditSpec(Key.txqueuelen(ifname), str(nic.link.txqlen), "packets, 0..")
+        return f"{rest} is read-only"
 
     def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
         if key.kind == "mtu":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.core.cpulist import format_mask
+from tuitune.core.cpulist import format_cpulist, format_mask
 from tuitune.core.host.netdev import read_queues
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
@@ -14,6 +14,7 @@ from tuitune.core.session.kinds.base import (
     GroupRead,
     Values,
 )
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key, cpus_of, cpus_value
 from tuitune.core.values import Unavailable
@@ -59,6 +60,22 @@ class Queues(Family):
     def row_key(self, key: Key) -> str:
         # A queue's row edits its CPU set; its flow count has no row of its own.
         return f"{key.kind}:{key.name}" if key.kind == "rps_flow_cnt" else f"queue:{key.name}"
+
+    rows: tuple[str, ...] = ("queue",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        q = next((q for q in nic.queues if q.name == rest), None)
+        if q is None:
+            return f"{rest}: no such queue"
+        if isinstance(q.cpus, Unavailable):
+            return q.cpus.reason
+        key = Key.rps_cpus(ifname, rest) if rest.startswith("rx") else Key.xps_cpus(ifname, rest)
+        current = format_cpulist(q.cpus) or "none"
+        hint = ctx.cpus_hint + ", or none"
+        return EditSpec(key, current, hint, cpus=ctx.ncpus, possible=ctx.possible)
 
 
 def read_device_queues(acc: KernelPort, ifname: str) -> GroupRead:

@@ -1,6 +1,7 @@
 """What tuitune asks of one interface's ethtool device: the real `Ethtool`, a capture's
-recorded device, or a fake in tests. One Protocol for every caller (the session's kind
-handlers, the host reader), so a fake written against it fits them all."""
+recorded device, or a fake in tests. One place for both sides: `EthtoolReads`, what the host
+reader reads (a capture's device has only this), and `EthtoolLike`, the same plus what the
+session's kind handlers read and write."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tuitune.core.host.ethtool_driver import Fec
 from tuitune.core.host.ethtool_types import (
     Channels,
     Coalesce,
+    DriverInfo,
     Feature,
     FeatureChange,
     Pause,
@@ -19,14 +21,23 @@ from tuitune.core.host.ethtool_types import (
 from tuitune.core.values import Unavailable
 
 
-class EthtoolLike(Protocol):
-    """What `HostAccess` needs of a device: `Ethtool`, or a fake in tests."""
+class EthtoolReads(Protocol):
+    """The read side of `Ethtool`: what a HostReader asks of a device."""
 
+    def driver_info(self) -> DriverInfo | Unavailable: ...
     def features(self) -> tuple[Feature, ...] | Unavailable: ...
     def rings(self) -> Rings | Unavailable: ...
     def coalesce(self) -> Coalesce | Unavailable: ...
     def channels(self) -> Channels | Unavailable: ...
     def pause(self) -> Pause | Unavailable: ...
+    def stats(self) -> tuple[tuple[str, int], ...] | Unavailable: ...
+    def close(self) -> None: ...
+
+
+class EthtoolLike(EthtoolReads, Protocol):
+    """What the session's kind handlers need of a device (through `KernelPort.ethtool`):
+    `Ethtool`, or a fake in tests."""
+
     def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange: ...
     def set_rings(
         self,
@@ -50,4 +61,3 @@ class EthtoolLike(Protocol):
     def set_priv_flags(self, wanted: Mapping[str, bool]) -> None: ...
     def fec(self) -> Fec | Unavailable: ...
     def set_fec(self, modes: int) -> None: ...
-    def close(self) -> None: ...

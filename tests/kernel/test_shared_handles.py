@@ -20,10 +20,10 @@ def test_reader_and_session_share_handles(veth_ns: VethNs, tmp_path: Path) -> No
         assert access.read(Key.mtu(veth_ns.a)) == str(nic.link.mtu)
         handle = reader.call(reader.handles.ethtool, veth_ns.a)
         # The write side asks the same owner: the very handle the reader opened.
-        assert reader.call(access._eth, veth_ns.a) is handle
-        assert reader.call(access._iproute) is reader.call(reader.handles.iproute)
+        assert reader.call(access.ethtool, veth_ns.a) is handle
+        assert reader.call(access.iproute) is reader.call(reader.handles.iproute)
         reader.forget(veth_ns.a)
-        assert reader.call(access._eth, veth_ns.a) is not handle  # fresh for both
+        assert reader.call(access.ethtool, veth_ns.a) is not handle  # fresh for both
         session.close()
     finally:
         reader.close()

@@ -23,38 +23,9 @@ def _names(*short: str) -> frozenset[str]:
     return frozenset(f"tuitune.{s}" for s in short)
 
 
-# The circle of the kinds table: the handlers take the whole HostAccess, and `Key` reaches back
-# up to the table. Issue 37 step 1 gives the handlers a narrow port; that branch deletes this.
-_KINDS = _names(
-    "core.session.access",
-    "core.session.kernel_said",
-    "core.session.kinds.base",
-    "core.session.kinds.cpupower",
-    "core.session.kinds.driver",
-    "core.session.kinds.ethtool",
-    "core.session.kinds.irq",
-    "core.session.kinds.link",
-    "core.session.kinds.module",
-    "core.session.kinds.ntuple",
-    "core.session.kinds.proc_affinity",
-    "core.session.kinds.qdisc",
-    "core.session.kinds.queues",
-    "core.session.kinds.rss",
-    "core.session.kinds.service",
-    "core.session.kinds.smt",
-    "core.session.kinds.sysctl",
-    "core.session.kinds.table",
-    "core.session.outcome",
-    "core.session.proc_affinity",
-    "core.session.service",
-    "core.session.settings",
-    "core.session.validate",
-)
-
-# circle -> why it is still there
-MODULE_LEVEL: dict[frozenset[str], str] = {
-    _KINDS: "kinds <-> access: issue 37 step 1 (narrow port for the handlers)",
-}
+# circle -> why it is still there (none: the kinds table's circle went with issue 37 step 1,
+# the handlers' narrow port, kinds/port.py)
+MODULE_LEVEL: dict[frozenset[str], str] = {}
 
 # Circles of the graph with deferred imports too (the module-level ones appear here as well).
 WITH_DEFERRED: dict[frozenset[str], str] = {

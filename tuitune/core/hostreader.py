@@ -13,22 +13,15 @@ import socket
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from tuitune.core import catalog
 from tuitune.core.capture.device import CapturedDevice, captured_netns, device_reader
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
-from tuitune.core.host.ethtool import (
-    Channels,
-    Coalesce,
-    DriverInfo,
-    Ethtool,
-    Feature,
-    Pause,
-    Rings,
-)
+from tuitune.core.host.ethtool import Ethtool
+from tuitune.core.host.ethtool_device import EthtoolReads as EthtoolReads  # tests find it here
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
 from tuitune.core.host.ethtool_netlink import NetlinkError
 from tuitune.core.host.handles import KernelHandles
@@ -69,19 +62,6 @@ def _not_traffic(name: str) -> bool:
         return True
     kind = measure_of(got[2])
     return kind is None or kind[0] not in ("packets", "bytes")
-
-
-class EthtoolReads(Protocol):
-    """The read side of `Ethtool`: what a HostReader asks of a device."""
-
-    def driver_info(self) -> DriverInfo | Unavailable: ...
-    def features(self) -> tuple[Feature, ...] | Unavailable: ...
-    def rings(self) -> Rings | Unavailable: ...
-    def coalesce(self) -> Coalesce | Unavailable: ...
-    def channels(self) -> Channels | Unavailable: ...
-    def pause(self) -> Pause | Unavailable: ...
-    def stats(self) -> tuple[tuple[str, int], ...] | Unavailable: ...
-    def close(self) -> None: ...
 
 
 class UnknownInterface(LookupError):

@@ -17,8 +17,6 @@ from tuitune.core.rates import Rates
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import Session
 from tuitune.core.snapshot import HostState, NicState
-from tuitune.tui.controllers.advisor import Advisor
-from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import Palette
 from tuitune.tui.panels.headerview import HeaderView
@@ -29,6 +27,29 @@ from tuitune.tui.panels.rowview import RowView
 @dataclass
 class Baseline:
     sysctls: dict[str, str]
+
+
+class EditsShown(Protocol):
+    """What the presenters read of the editor (controllers/edit.py's Editor): the trial under
+    way, the "was" baseline a change compares with, and each changed row's note."""
+
+    @property
+    def trial_deadline(self) -> float | None: ...
+    @property
+    def trial_label(self) -> str: ...
+    @property
+    def compare_nic(self) -> NicState | None: ...
+    @property
+    def compare_sysctls(self) -> dict[str, str] | None: ...
+    def row_notes(self) -> dict[str, str]: ...
+
+
+class FindingsShown(Protocol):
+    """What the presenters ask of the advisor (controllers/advisor.py): every sample drawn, and
+    the counts the header shows."""
+
+    def feed(self, sample: Sample) -> None: ...
+    def counts(self) -> tuple[int, int, int] | None: ...
 
 
 class Scene(Protocol):
@@ -53,12 +74,17 @@ class Scene(Protocol):
     panels: dict[str, Panel]
     header: HeaderView
     body: Container
-    editor: Editor
-    advisor: Advisor
     sampler: Sampler
 
     @property
     def session(self) -> Session: ...
+
+    # Not the controllers: only what the presenters read of them (read-only, so the App's
+    # Editor and Advisor fit).
+    @property
+    def editor(self) -> EditsShown: ...
+    @property
+    def advisor(self) -> FindingsShown: ...
 
     def has_class(self, *class_names: str) -> bool: ...
 

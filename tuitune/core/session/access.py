@@ -27,7 +27,7 @@ from tuitune.core.host.cpus import possible_cpus
 from tuitune.core.host.ethtool import LEGACY_FEATURE_ALIASES, Ethtool, requested_snapshot
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.interrupts import parse_interrupts
-from tuitune.core.host.irqmap import nic_irqs
+from tuitune.core.host.irqmap import NicIrq, nic_irqs
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot, read_value
@@ -228,16 +228,16 @@ class HostAccess(Closing):
             raise WriteRefused(key, Unavailable("unsupported", reason))
         return self._on_host
 
-    # ---- kernel thread: device objects -----------------------------------------------------
-    def _eth(self, ifname: str) -> EthtoolLike | None:
+    # ---- kernel thread: the handlers' port (kinds/port.py: KernelPort) ---------------------
+    def ethtool(self, ifname: str) -> EthtoolLike | None:
         et: EthtoolLike | None = self.handles.ethtool(ifname)
         return et
 
-    def _iproute(self) -> Any:
+    def iproute(self) -> Any:
         return self.handles.iproute()
 
     def cpus(self) -> tuple[frozenset[int], frozenset[int]]:
-        """(online, present) CPUs of the host (see _possible for the bound of a typed list)."""
+        """(online, present) CPUs of the host (see `possible` for the bound of a typed list)."""
 
         def one(name: str) -> frozenset[int]:
             text = read_value(self.root, self.root.sys_path(f"devices/system/cpu/{name}"), name)
@@ -318,7 +318,7 @@ class HostAccess(Closing):
         link = read_link(self, ifname)
         if not isinstance(link, Unavailable):
             keys += list(link)
-        et = self._eth(ifname)
+        et = self.ethtool(ifname)
         if et is not None:
             feats = et.features()
             if not isinstance(feats, Unavailable):
@@ -357,7 +357,7 @@ class HostAccess(Closing):
         return out
 
     def _feature_keys(self, ifname: str, name: str) -> list[Key]:
-        et = self._eth(ifname)
+        et = self.ethtool(ifname)
         if et is None:
             return [Key.feature(ifname, name)]
         feats = et.features()
@@ -371,7 +371,7 @@ class HostAccess(Closing):
         chosen = [f for f in members if not f.fixed] or members
         return [Key.feature(ifname, f.name) for f in chosen]
 
-    def nic_irqs(self, ifname: str) -> list[Any]:
+    def nic_irqs(self, ifname: str) -> list[NicIrq]:
         try:
             interrupts = parse_interrupts(self.root.read_proc("interrupts"))
         except OSError:

@@ -6,9 +6,10 @@ instead of waiting for the re-read of the whole NIC and host state that follows 
 (a forced sample: about 30 ms more, a frame and the reads). That re-read still comes and
 replaces this state whole; what is patched here is only what the journal itself saw.
 
-Kinds patched: features, rings, coalescing, channels, pause, MTU, txqueuelen and sysctls.
-RPS/XPS masks and IRQ affinities wait for the re-read: their rows are built from more than
-the one value (the queue's IRQ, its effective CPUs).
+Each kind's handler patches its own (`patch`, kinds/): features, rings, coalescing, channels,
+pause, MTU and txqueuelen; sysctls are the host's, patched here. RPS/XPS masks and IRQ
+affinities wait for the re-read: their rows are built from more than the one value (the
+queue's IRQ, its effective CPUs); so do the kinds whose handler keeps Family's default.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from tuitune.core.host.ethtool_types import Channels, Coalesce, Feature, Pause, Rings
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
 from tuitune.core.snapshot import HostState, NicState
-from tuitune.core.values import Unavailable
 
 # (key, value the kernel holds now, side effect): a feature's side effect is its active bit
 # only (Effect's docstring); the setting itself was read back as the value it holds.
@@ -47,7 +47,7 @@ def patch_nic(nic: NicState | None, values: Iterable[ReadBack]) -> NicState | No
         if key.ifname != nic.link.ifname:
             continue
         try:
-            nic = _patch_one(nic, key, value, effect)
+            nic = handler(key.kind).patch(nic, key, value, effect)
         except ValueError:  # not a number where one was expected: leave it to the re-read
             continue
     return nic
@@ -62,37 +62,3 @@ def patch_host(host: HostState | None, values: Iterable[ReadBack]) -> HostState 
         return host
     sysctls = tuple(replace(s, value=wanted[s.key]) if s.key in wanted else s for s in host.sysctls)
     return replace(host, sysctls=sysctls)
-
-
-def _on(value: str) -> bool:
-    return value == "on"
-
-
-def _patch_one(nic: NicState, key: Key, value: str, effect: bool) -> NicState:
-    kind, name = key.kind, key.name
-    if kind == "feature" and not isinstance(nic.features, Unavailable):
-        # The journal reads the requested bit; the device's active bit follows it unless the
-        # kernel held it back (a dependency), which the re-read then shows.
-        feats = tuple(_feature(f, value, effect) if f.name == name else f for f in nic.features)
-        return replace(nic, features=feats)
-    if kind == "ring" and isinstance(nic.rings, Rings):
-        return replace(nic, rings=replace(nic.rings, **{name.replace("-", "_"): int(value)}))
-    if kind == "channels" and isinstance(nic.channels, Channels):
-        return replace(nic, channels=replace(nic.channels, **{name: int(value)}))
-    if kind == "pause" and isinstance(nic.pause, Pause):
-        return replace(nic, pause=replace(nic.pause, **{name: _on(value)}))
-    if kind == "coalesce" and isinstance(nic.coalesce, Coalesce):
-        number = int(_on(value)) if value in ("on", "off") else int(value)
-        params = tuple((n, number if n == name else v) for n, v in nic.coalesce.params)
-        return replace(nic, coalesce=replace(nic.coalesce, params=params))
-    if kind == "mtu":
-        return replace(nic, link=replace(nic.link, mtu=int(value)))
-    if kind == "txqueuelen":
-        return replace(nic, link=replace(nic.link, txqlen=int(value)))
-    return nic
-
-
-def _feature(f: Feature, value: str, effect: bool) -> Feature:
-    if effect:
-        return replace(f, active=_on(value))
-    return replace(f, requested=_on(value), active=_on(value))

@@ -8,16 +8,13 @@ form the user reads and types: "on"/"off" for switches, decimal integers for cou
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist, parse_cpulist
 from tuitune.core.procs.model import printable
-
-if TYPE_CHECKING:
-    from tuitune.core.session.kinds.base import KindHandler
 
 Kind = Literal[
     "sysctl",
@@ -318,14 +315,22 @@ def cpus_value(cpus: frozenset[int], empty: str = NO_CPUS) -> str:
     return format_cpulist(cpus) if cpus else empty
 
 
-_HANDLERS: dict[Kind, KindHandler] = {}
+class Describes(Protocol):
+    """What a key asks of its kind's handler to name itself (every `KindHandler` has it)."""
+
+    def label(self, key: Key) -> str: ...
+    def scope(self, key: Key) -> catalog.Scope: ...
 
 
-def _handler(kind: Kind) -> KindHandler:
-    # Deferred (the kind handlers in kinds/ are built on this module's Key), then kept: a
-    # label is asked for on every row of every refresh.
-    if not _HANDLERS:
-        from tuitune.core.session.kinds.table import HANDLERS
+_HANDLERS: dict[Kind, Describes] = {}
 
-        _HANDLERS.update(HANDLERS)
+
+def describe_kinds(handlers: Mapping[Kind, Describes]) -> None:
+    """Bind each kind to the handler that names its keys. The handlers (kinds/) are built on
+    `Key`, so this module cannot import them: the package (session/__init__.py) binds
+    kinds/table.py's once, before any of its modules can be used."""
+    _HANDLERS.update(handlers)
+
+
+def _handler(kind: Kind) -> Describes:
     return _HANDLERS[kind]

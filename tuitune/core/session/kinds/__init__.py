@@ -4,5 +4,6 @@ touches, how a key names itself, the shape of its values (`form`, `canonical`: a
 journal's check of an original, `verify` and the udev and NetworkManager writers) and
 whether an export carries it with its interface (`of_interface`). `table.HANDLERS` maps each
 `Kind` to its handler; `session/access.py` keeps thread hopping and host-wide routing.
-Imports core.host, the catalog and session's value modules; never access.py at run time
-(only for types)."""
+A handler is given a `KernelPort` (port.py: the kernel calls it may make), which HostAccess
+satisfies. Imports core.host, the catalog and session's value modules; never access.py, not
+even for types (the import-linter contract "kinds-below-access" holds it)."""

@@ -1,9 +1,10 @@
-"""What every kind handler shares: the handler Protocol, the refusal in plain words, the file
-writer, and the device Protocol the ethtool families talk to.
+"""What every kind handler shares: the handler Protocol, the refusal in plain words and the
+file writer.
 
-A handler gets the `HostAccess` (`acc`) it serves: the kernel thread's helpers (ethtool
-handles, netlink, CPU sets, the IRQ parse cache) stay there; what is particular to a family
-(how its group reads, how a typed value is checked, how it is written) lives in its module.
+A handler gets a `KernelPort` (`acc`, port.py; `HostAccess` is the one the program passes):
+the kernel thread's helpers (ethtool handles, netlink, CPU sets, the IRQ parse cache) stay
+behind it; what is particular to a family (how its group reads, how a typed value is checked,
+how it is written) lives in its module.
 """
 
 from __future__ import annotations
@@ -11,35 +12,27 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
-from tuitune.core.host.ethtool import (
-    Channels,
-    Coalesce,
-    Feature,
-    FeatureChange,
-    Fec,
-    Pause,
-    Rings,
-)
+
+# EthtoolLike, FileWriter, GroupRead, Values: re-exported, where the kinds have always found them.
+from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
 from tuitune.core.host.root import KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
+from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec
+from tuitune.core.session.kinds.port import FileWriter as FileWriter
+from tuitune.core.session.kinds.port import GroupRead as GroupRead
+from tuitune.core.session.kinds.port import KernelPort
+from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import NO_CPUS, Key
+from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable, errno_state
 
-if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
-
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
-
-Values = dict[Key, str]
-GroupRead = Values | Unavailable
-FileWriter = Callable[[Path, str], None]
 
 
 class KindHandler(Protocol):
@@ -48,21 +41,29 @@ class KindHandler(Protocol):
     `key` and what a write to it may change as well. `calling_thread`: validated and written
     on the caller's thread, not the kernel thread (a daemon started from a thread inside a
     namespace would run in it). `of_interface`: its keys are settings of one interface (or
-    its queues and IRQs), exported with it; False: the host's, in every interface's export."""
+    its queues and IRQs), exported with it; False: the host's, in every interface's export.
+    `row_key`: the live screen's panel row that shows `key` ("rings:rx"). `patch`: a NIC's
+    state with `value` that a write read back (session/readback.py), before the re-read.
+    `rows`: the panel rows' kinds ("rings" of "rings:rx") it edits; `edit`: how to edit the
+    setting behind row "ROW:REST", or why it cannot be (kinds/edit.py)."""
 
     calling_thread: bool
     of_interface: bool
+    rows: tuple[str, ...]
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead: ...
+    def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str: ...
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]: ...
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]: ...
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str: ...
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]: ...
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]: ...
     def label(self, key: Key) -> str: ...
     def scope(self, key: Key) -> catalog.Scope: ...
     def group(self, key: Key) -> tuple[object, ...]: ...
     def form(self, key: Key) -> Form: ...
     def canonical(self, key: Key, text: str) -> str: ...
+    def row_key(self, key: Key) -> str: ...
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState: ...
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -113,6 +114,7 @@ class Family:
 
     calling_thread = False
     of_interface = True
+    rows: tuple[str, ...] = ()  # no panel row edits it
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:
@@ -121,7 +123,7 @@ class Family:
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: not present")
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=False)
 
     def scope(self, key: Key) -> catalog.Scope:
@@ -135,8 +137,17 @@ class Family:
             return cpus_canonical(text)
         return yes_is_on(text)
 
+    def row_key(self, key: Key) -> str:
+        return f"{key.kind}:{key.name}"
 
-def own_related(acc: HostAccess, key: Key, *, whole_group: bool) -> dict[Key, str | None]:
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        return nic  # the re-read that follows every change shows it
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return CANNOT_CHANGE
+
+
+def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:
     """`key` with its value (None: absent); `whole_group`: every key of its group too (the
     other fields of an ethtool struct; each thread of a process)."""
     group = acc.read_group(key)
@@ -168,40 +179,6 @@ def _labelled(key: Key, state: Unavailable) -> Unavailable:
     head, sep, rest = state.reason.partition(": ")
     reason = rest if sep and head in (key.group, key.kind) else state.reason
     return Unavailable(state.kind, f"{key.label}: {reason}")
-
-
-class EthtoolLike(Protocol):
-    """What `HostAccess` needs of a device: `Ethtool`, or a fake in tests."""
-
-    def features(self) -> tuple[Feature, ...] | Unavailable: ...
-    def rings(self) -> Rings | Unavailable: ...
-    def coalesce(self) -> Coalesce | Unavailable: ...
-    def channels(self) -> Channels | Unavailable: ...
-    def pause(self) -> Pause | Unavailable: ...
-    def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange: ...
-    def set_rings(
-        self,
-        rx: int | None = None,
-        tx: int | None = None,
-        rx_mini: int | None = None,
-        rx_jumbo: int | None = None,
-    ) -> None: ...
-    def set_channels(
-        self,
-        rx: int | None = None,
-        tx: int | None = None,
-        other: int | None = None,
-        combined: int | None = None,
-    ) -> None: ...
-    def set_pause(
-        self, autoneg: bool | None = None, rx: bool | None = None, tx: bool | None = None
-    ) -> None: ...
-    def set_coalesce(self, values: Mapping[str, int]) -> None: ...
-    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable: ...
-    def set_priv_flags(self, wanted: Mapping[str, bool]) -> None: ...
-    def fec(self) -> Fec | Unavailable: ...
-    def set_fec(self, modes: int) -> None: ...
-    def close(self) -> None: ...
 
 
 def write_file(path: Path, text: str, jail: str | None = None) -> None:

@@ -22,7 +22,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 _CPUFREQ = "devices/system/cpu/cpufreq"
 _POLICY = re.compile(r"policy[0-9]{1,5}")
@@ -51,7 +51,7 @@ class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:
             rel = _path(key)
         except WriteRefused as exc:
@@ -64,7 +64,7 @@ class CpuPowerKind(Family):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: not present")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         acc.current(key)  # present, readable: or refused with the reason
         value = text.strip()
         if key.kind == "cstate_disable":
@@ -79,11 +79,11 @@ class CpuPowerKind(Family):
             raise WriteRefused(key, Unavailable("error", f"{value[:32]!r}: choose {choice}"))
         return value
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         acc.writer(acc.root.sys_path(_path(key)), value)
         return ()
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         out: dict[Key, str | None] = {}
         keys = [key]
         if key.kind == "cpu_governor":

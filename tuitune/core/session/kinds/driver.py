@@ -32,7 +32,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class PrivFlags(EthtoolFamily):
@@ -47,7 +47,7 @@ class PrivFlags(EthtoolFamily):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: no such private flag")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         device(acc, key)
         acc.current(key)  # the device has such a flag, read now: or refused with the reason
         return v.parse_switch(key, text)
@@ -72,7 +72,7 @@ class FecMode(EthtoolFamily):
             return fec
         return {Key.fec(dev): fec.configured_names}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         device(acc, key)
         if acc.current(key) == "none":
             why = "the driver reports no FEC configuration, which could not be put back"
@@ -90,7 +90,7 @@ class FecMode(EthtoolFamily):
         et.set_fec(fec_mask(value) or 0)
         return ()
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=False)
 
     def label(self, key: Key) -> str:

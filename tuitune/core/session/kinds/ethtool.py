@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from tuitune.core.host.ethtool import Channels, EthtoolWriteError, Rings
+from tuitune.core.host.ethtool import Channels, Coalesce, EthtoolWriteError, Pause, Rings
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
@@ -22,6 +23,7 @@ from tuitune.core.session.kinds.base import (
     switch,
     switch_word,
 )
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec, switch_spec
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.kinds.queues import read_device_queues
 from tuitune.core.session.outcome import Effect
@@ -31,20 +33,22 @@ from tuitune.core.session.settings import (
     PAUSE_FIELDS,
     RING_FIELDS,
     Key,
+    Kind,
     ring_minimum,
 )
+from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 C = TypeVar("C", Rings, Channels)
 FLAGS = frozenset(n for n, (_, flag) in COALESCE_BY_NAME.items() if flag)
 
 
-def device(acc: HostAccess, key: Key) -> EthtoolLike:
+def device(acc: KernelPort, key: Key) -> EthtoolLike:
     """The device's ethtool handle, or WriteRefused: a recorded tree has none."""
-    et = acc._eth(key.ifname or "")
+    et = acc.ethtool(key.ifname or "")
     if et is None:
         raise WriteRefused(key, NOT_RECORDED)
     return et
@@ -53,8 +57,8 @@ def device(acc: HostAccess, key: Key) -> EthtoolLike:
 class EthtoolFamily(Family):
     """What every ethtool family shares: the group is one read, a write reports its fields."""
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
-        et = acc._eth(key.ifname or "")
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
+        et = acc.ethtool(key.ifname or "")
         if et is None:
             return NOT_RECORDED
         return self.read_device(et, key.ifname or "")
@@ -65,7 +69,7 @@ class EthtoolFamily(Family):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("unsupported", f"{key.label}: not supported by this device")
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         et = device(acc, key)
         try:
             return self.write_device(et, key, value)
@@ -75,7 +79,7 @@ class EthtoolFamily(Family):
     def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
         raise NotImplementedError
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=True)
 
     def label(self, key: Key) -> str:
@@ -101,7 +105,7 @@ class Features(_Switches):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: no such feature")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         feats = device(acc, key).features()
         if isinstance(feats, Unavailable):
             raise WriteRefused(key, feats)
@@ -126,11 +130,41 @@ class Features(_Switches):
             if name != key.name
         )
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=False)
 
     def label(self, key: Key) -> str:
         return f"{key.ifname or '?'} {key.name}"
+
+    rows: tuple[str, ...] = ("feature",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        if isinstance(nic.features, Unavailable):
+            return nic.features.reason
+        f = next((f for f in nic.features if f.name == rest), None)
+        if f is None:
+            return f"{rest}: no such feature"
+        if f.fixed:
+            return f"{rest} is fixed by the driver ([fixed] in ethtool -k): it cannot change"
+        return switch_spec(Key.feature(ifname, rest), switch(f.active))
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if isinstance(nic.features, Unavailable):
+            return nic
+        # The journal reads the requested bit; the device's active bit follows it unless the
+        # kernel held it back (a dependency), which the re-read then shows. A side effect
+        # (`effect`) is the active bit only (Effect's docstring).
+        on = value == "on"
+        feats = tuple(
+            (replace(f, active=on) if effect else replace(f, requested=on, active=on))
+            if f.name == key.name
+            else f
+            for f in nic.features
+        )
+        return replace(nic, features=feats)
 
 
 def rings_values(ifname: str, r: Rings) -> Values:
@@ -164,14 +198,51 @@ def _with_max(key: Key, got: C | Unavailable, top_of: Callable[[C, str], int]) -
     return got, top
 
 
+_RING_ROW = {"rx": "rx", "rx_mini": "rx-mini", "rx_jumbo": "rx-jumbo", "tx": "tx"}
+
+
+def struct_edit(kind: Kind, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+    """A field of one of the NIC's ethtool structs (rings, coalescing, channels, pause): row
+    `row` ("rings") shows field `rest` ("rx_mini") of the NicState attribute of that name."""
+    ifname, nic = ctx.ifname, ctx.nic
+    if ifname is None or nic is None:
+        return PICK_INTERFACE
+    field = _RING_ROW.get(rest, rest) if kind == "ring" else rest.replace("_", "-")
+    value = getattr(nic, row)
+    if isinstance(value, Unavailable):
+        return str(value.reason)
+    key = Key.field(ifname, kind, field)
+    if kind == "pause" or (kind == "coalesce" and rest.startswith(("adaptive", "cqe"))):
+        return switch_spec(key, switch(bool(_field(value, rest))))
+    current = str(_field(value, rest))
+    hint = "an integer"
+    if isinstance(value, (Rings, Channels)):
+        top = getattr(value, f"{rest}_max", None)
+        low = ring_minimum(field) if isinstance(value, Rings) else 0
+        hint = f"{low}..{top} (the device's maximum)" if top is not None else hint
+    return EditSpec(key, current, hint)
+
+
+def _field(value: object, name: str) -> object:
+    """A struct's field (Rings.rx), or a parameter of one that holds them by name (Coalesce)."""
+    get = getattr(value, "get", None)
+    if callable(get) and not hasattr(value, name):
+        return get(name)
+    return getattr(value, name)
+
+
 class RingSizes(EthtoolFamily):
     value_form: Form = "count"
+    rows: tuple[str, ...] = ("rings",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("ring", row, rest, ctx)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         r = et.rings()
         return r if isinstance(r, Unavailable) else rings_values(dev, r)
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         et = device(acc, key)
         if key.name not in RING_FIELDS:
             raise v.InvalidValue(key, f"{key.label}: no such ring ({', '.join(RING_FIELDS)})")
@@ -182,9 +253,21 @@ class RingSizes(EthtoolFamily):
         et.set_rings(**{key.name.replace("-", "_"): int(value)})
         return ()
 
+    def row_key(self, key: Key) -> str:
+        return f"rings:{key.name.replace('-', '_')}"
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.rings, Rings):
+            return nic
+        return replace(nic, rings=replace(nic.rings, **{key.name.replace("-", "_"): int(value)}))
+
 
 class ChannelCounts(EthtoolFamily):
     value_form: Form = "count"
+    rows: tuple[str, ...] = ("channels",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("channels", row, rest, ctx)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         c = et.channels()
@@ -196,7 +279,7 @@ class ChannelCounts(EthtoolFamily):
             for n, x in zip(CHANNEL_FIELDS, counts, strict=True)
         }
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         et = device(acc, key)
         if key.name not in CHANNEL_FIELDS:
             known = ", ".join(CHANNEL_FIELDS)
@@ -218,7 +301,12 @@ class ChannelCounts(EthtoolFamily):
         et.set_channels(**{key.name: int(value)})
         return ()
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.channels, Channels):
+            return nic
+        return replace(nic, channels=replace(nic.channels, **{key.name: int(value)}))
+
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         group = acc.read_group(key)
         out: dict[Key, str | None] = {key: None}
         if isinstance(group, Unavailable):
@@ -241,6 +329,11 @@ class ChannelCounts(EthtoolFamily):
 
 
 class PauseFrames(_Switches):
+    rows: tuple[str, ...] = ("pause",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("pause", row, rest, ctx)
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         p = et.pause()
         if isinstance(p, Unavailable):
@@ -250,7 +343,7 @@ class PauseFrames(_Switches):
             Key.field(dev, "pause", n): switch(b) for n, b in zip(PAUSE_FIELDS, flags, strict=True)
         }
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         device(acc, key)
         acc.current(key)
         return v.parse_switch(key, text)
@@ -259,8 +352,18 @@ class PauseFrames(_Switches):
         et.set_pause(**{key.name: value == "on"})
         return ()
 
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.pause, Pause):
+            return nic
+        return replace(nic, pause=replace(nic.pause, **{key.name: value == "on"}))
+
 
 class Coalescing(EthtoolFamily):
+    rows: tuple[str, ...] = ("coalesce",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        return struct_edit("coalesce", row, rest, ctx)
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         co = et.coalesce()
         if isinstance(co, Unavailable):
@@ -270,7 +373,7 @@ class Coalescing(EthtoolFamily):
             for n, x in co.params
         }
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         device(acc, key)
         if key.name not in COALESCE_BY_NAME:
             known = ", ".join(sorted(COALESCE_BY_NAME))
@@ -290,3 +393,10 @@ class Coalescing(EthtoolFamily):
 
     def canonical(self, key: Key, text: str) -> str:
         return switch_word(text)  # "no" is "off" for its counts too, as verify always read it
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if not isinstance(nic.coalesce, Coalesce):
+            return nic
+        number = int(value == "on") if value in ("on", "off") else int(value)
+        params = tuple((n, number if n == key.name else x) for n, x in nic.coalesce.params)
+        return replace(nic, coalesce=replace(nic.coalesce, params=params))

@@ -16,28 +16,29 @@ from tuitune.core.session.kinds.base import (
     WriteRefused,
     managed_irq,
 )
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class IrqAffinity(Family):
     value_form: Form = "some_cpus"  # an IRQ always has a CPU
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_irq(acc, key)
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         current = acc.current(key)  # the IRQ must exist
         cpus = acc.host_cpus().parse(key, text, allow_empty=False, current=current)
         if irq_managed(acc.root, irq_number(acc, key)):  # the kernel says so: no write tried
             raise WriteRefused(key, managed_irq(key.label))
         return cpus
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         irq = irq_number(acc, key)
         acc.writer(acc.root.proc_path(f"irq/{irq}/smp_affinity_list"), value)
         return ()
@@ -52,8 +53,34 @@ class IrqAffinity(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 
+    def row_key(self, key: Key) -> str:
+        return f"irq:{key.name}"
 
-def irq_number(acc: HostAccess, key: Key) -> str:
+    rows: tuple[str, ...] = ("irq",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        if not (rest.isascii() and rest.isdigit()):
+            # NMI, LOC, TLB...: counted per CPU by the kernel itself; /proc/irq has no entry.
+            return f"{rest} is not a device IRQ (the kernel counts it per CPU): no affinity to set"
+        nic, ifname = ctx.nic, ctx.ifname
+        if nic is None and ifname is None:
+            return PICK_INTERFACE
+        queue = next((q.name for q in nic.irqs if q.irq == rest), None) if nic else None
+        shown = ctx.irq_affinity
+        aff = (shown if shown is not None else (nic.irq_affinity if nic else {})).get(rest)
+        current = ""
+        if aff is not None and not isinstance(aff.smp_affinity, Unavailable):
+            current = format_cpulist(aff.smp_affinity)
+        return EditSpec(
+            Key.irq(rest, queue, ifname if queue else None),
+            current,
+            ctx.cpus_hint,
+            cpus=ctx.ncpus,
+            possible=ctx.possible,
+        )
+
+
+def irq_number(acc: KernelPort, key: Key) -> str:
     """Where the queue of `key` is now: IRQ numbers change across driver reloads, queue
     names do not. Raises WriteRefused if the queue has no IRQ any more."""
     if key.queue is None:
@@ -75,7 +102,7 @@ def irq_number(acc: HostAccess, key: Key) -> str:
     raise WriteRefused(key, Unavailable("missing", f"{key.label}: no IRQ serves {key.queue} now"))
 
 
-def read_irq(acc: HostAccess, key: Key) -> GroupRead:
+def read_irq(acc: KernelPort, key: Key) -> GroupRead:
     try:
         irq = irq_number(acc, key)
     except WriteRefused as exc:

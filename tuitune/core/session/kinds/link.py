@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tuitune.core.host.root import read_int
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, WriteRefused
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
+from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 MTU_MIN_IPV4 = 68
 
@@ -22,10 +25,10 @@ MTU_MIN_IPV4 = 68
 class Link(Family):
     value_form: Form = "count"
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_link(acc, key.ifname or "")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         link = read_attrs(acc, key.ifname or "")
         if isinstance(link, Unavailable):
             raise WriteRefused(key, link)
@@ -34,7 +37,7 @@ class Link(Family):
         low = link["min_mtu"] or MTU_MIN_IPV4
         return v.parse_count(key, text, minimum=low, maximum=link["max_mtu"] or v.U32_MAX)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         _write_link(acc, key, int(value))
         return ()
 
@@ -44,14 +47,36 @@ class Link(Family):
     def group(self, key: Key) -> tuple[object, ...]:
         return ("link", key.ifname)
 
+    def row_key(self, key: Key) -> str:
+        return f"link:{key.kind}"
 
-def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavailable:
+    rows: tuple[str, ...] = ("link",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        if rest == "mtu":
+            lo, hi = nic.link.min_mtu, nic.link.max_mtu
+            hint = f"{lo}..{hi} bytes" if lo is not None and hi is not None else "bytes"
+            return EditSpec(Key.mtu(ifname), str(nic.link.mtu), hint)
+        if rest == "txqueuelen":
+            return EditSpec(Key.txqueuelen(ifname), str(nic.link.txqlen), "packets, 0..")
+        return f"{rest} is read-only"
+
+    def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState:
+        if key.kind == "mtu":
+            return replace(nic, link=replace(nic.link, mtu=int(value)))
+        return replace(nic, link=replace(nic.link, txqlen=int(value)))
+
+
+def read_attrs(acc: KernelPort, ifname: str) -> dict[str, int | None] | Unavailable:
     """mtu, min_mtu, max_mtu, txqlen, index: rtnetlink on a live host, sysfs on a tree."""
     if acc.root.live:
         from pyroute2.netlink.exceptions import NetlinkError
 
         try:
-            msg = acc._iproute().link("get", ifname=ifname)[0]
+            msg = acc.iproute().link("get", ifname=ifname)[0]
         except NetlinkError as exc:
             if exc.code == errno.ENODEV:
                 return Unavailable("missing", f"{ifname}: no such interface")
@@ -77,7 +102,7 @@ def read_attrs(acc: HostAccess, ifname: str) -> dict[str, int | None] | Unavaila
     }
 
 
-def read_link(acc: HostAccess, ifname: str) -> GroupRead:
+def read_link(acc: KernelPort, ifname: str) -> GroupRead:
     link = read_attrs(acc, ifname)
     if isinstance(link, Unavailable):
         return link
@@ -89,7 +114,7 @@ def read_link(acc: HostAccess, ifname: str) -> GroupRead:
     return out
 
 
-def _write_link(acc: HostAccess, key: Key, value: int) -> None:
+def _write_link(acc: KernelPort, key: Key, value: int) -> None:
     attr = "mtu" if key.kind == "mtu" else "txqlen"
     if not acc.root.live:
         sysfs = "mtu" if key.kind == "mtu" else "tx_queue_len"
@@ -97,7 +122,7 @@ def _write_link(acc: HostAccess, key: Key, value: int) -> None:
         return
     from pyroute2.netlink.exceptions import NetlinkError
 
-    ipr = acc._iproute()
+    ipr = acc.iproute()
     try:
         index = ipr.link_lookup(ifname=key.ifname)
         if not index:

@@ -20,13 +20,13 @@ from tuitune.core.values import Unavailable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 _NAME = re.compile(r"([A-Za-z0-9_]{1,64})/([A-Za-z0-9_]{1,64})")
 _VALUE = re.compile(r"[ -~]{0,256}")  # printable ASCII, one line: the kernel parses the rest
 
 
-def _path(acc: HostAccess, key: Key) -> Path:
+def _path(acc: KernelPort, key: Key) -> Path:
     m = _NAME.fullmatch(key.name)
     if m is None:
         raise WriteRefused(key, Unavailable("error", f"{key.name!r} is not MODULE/PARAMETER"))
@@ -37,7 +37,7 @@ class ModuleParam(Family):
     value_form: Form = "text"
     of_interface = False
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:
             path = _path(acc, key)
         except WriteRefused as exc:
@@ -45,7 +45,7 @@ class ModuleParam(Family):
         value = read_value(acc.root, path, key.label)
         return value if isinstance(value, Unavailable) else {key: value}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         acc.current(key)
         path = _path(acc, key)
         try:
@@ -60,7 +60,7 @@ class ModuleParam(Family):
             raise WriteRefused(key, Unavailable("error", "one line of printable ASCII"))
         return value
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         acc.writer(_path(acc, key), value)
         return ()
 

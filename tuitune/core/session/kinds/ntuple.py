@@ -27,13 +27,13 @@ from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 NTUPLE_OFF = "the driver refused: is ntuple filtering on (ethtool -K IF ntuple on)?"
 
 
-def _io(acc: HostAccess, key: Key) -> Any:
-    et = acc._eth(key.ifname or "")
+def _io(acc: KernelPort, key: Key) -> Any:
+    et = acc.ethtool(key.ifname or "")
     return getattr(et, "ioctl", None) if et is not None else None
 
 
@@ -46,7 +46,7 @@ def _location(key: Key) -> int:
 class NtupleRule(Family):
     value_form: Form = "text"
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         io = _io(acc, key)
         if io is None:
             return NOT_RECORDED
@@ -57,7 +57,7 @@ class NtupleRule(Family):
         except OSError as exc:
             return Unavailable("unsupported", f"ntuple rules: not supported ({exc.strerror})")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         current = acc.current(key)
         if current.startswith(OTHER):
             why = f"the rule there is {current.removeprefix(OTHER)}: tuitune leaves it alone"
@@ -74,7 +74,7 @@ class NtupleRule(Family):
         except RuleError as exc:
             raise InvalidValue(key, f"{key.label}: {exc}") from None
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         io = _io(acc, key)
         if io is None:
             raise WriteRefused(key, NOT_RECORDED)

@@ -11,17 +11,17 @@ from tuitune.core.session.proc_affinity import ProcRefused
 from tuitune.core.session.settings import Key, proc_label
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class ProcAffinityKind(Family):
     value_form: Form = "text"  # a CPU list the process check judges
     of_interface = False
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return acc.procs.read_group(key)
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         try:
             online, present = acc.cpus()
             return acc.procs.validate(
@@ -30,11 +30,11 @@ class ProcAffinityKind(Family):
         except ProcRefused as exc:
             raise WriteRefused(key, exc.state) from None
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         acc.procs.write(key, value)
         return ()
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         return own_related(acc, key, whole_group=True)  # a process: each thread's too
 
     def label(self, key: Key) -> str:

@@ -33,7 +33,7 @@ from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 NOT_LIVE = Unavailable("missing", "root qdisc: only read from a live host, not a recorded tree")
 
@@ -41,9 +41,9 @@ NOT_LIVE = Unavailable("missing", "root qdisc: only read from a live host, not a
 class RootQdisc(Family):
     value_form: Form = "text"
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         ifname = key.ifname or ""
-        ipr = acc._iproute()
+        ipr = acc.iproute()
         if ipr is None or not acc.root.live:
             return NOT_LIVE
         try:
@@ -54,7 +54,7 @@ class RootQdisc(Family):
             return Unavailable("error", f"{ifname} qdisc: {exc.strerror or exc}")
         return {key: tree_value(tree)}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         current = acc.current(key)
         if not rebuildable(current):
             why = (
@@ -76,7 +76,7 @@ class RootQdisc(Family):
         except SpecError as exc:
             raise InvalidValue(key, f"{key.label}: {exc}") from None
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         ifname = key.ifname or ""
         spec = spec_of(value)
         _, tx = queue_names(acc.root, ifname)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuitune.core.cpulist import format_mask
+from tuitune.core.cpulist import format_cpulist, format_mask
 from tuitune.core.host.netdev import read_queues
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
@@ -14,31 +14,32 @@ from tuitune.core.session.kinds.base import (
     GroupRead,
     Values,
 )
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key, cpus_of, cpus_value
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 RPS_FLOW_CNT_MAX = 1 << 30  # the largest power of two the kernel accepts (count <= INT_MAX)
 
 
 class Queues(Family):
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_device_queues(acc, key.ifname or "")
 
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: no queue {key.name} (now)")
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         if key.kind == "rps_flow_cnt":
             acc.current(key)
             return v.parse_power_of_two(key, text, RPS_FLOW_CNT_MAX)
         current = acc.current(key)  # the queue must exist
         return acc.host_cpus().parse(key, text, allow_empty=True, current=current)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         if key.kind == "rps_flow_cnt":
             acc.writer(_queue_path(acc, key), value)
         else:
@@ -56,8 +57,28 @@ class Queues(Family):
     def form(self, key: Key) -> Form:
         return "count" if key.kind == "rps_flow_cnt" else "cpus"
 
+    def row_key(self, key: Key) -> str:
+        # A queue's row edits its CPU set; its flow count has no row of its own.
+        return f"{key.kind}:{key.name}" if key.kind == "rps_flow_cnt" else f"queue:{key.name}"
 
-def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:
+    rows: tuple[str, ...] = ("queue",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        q = next((q for q in nic.queues if q.name == rest), None)
+        if q is None:
+            return f"{rest}: no such queue"
+        if isinstance(q.cpus, Unavailable):
+            return q.cpus.reason
+        key = Key.rps_cpus(ifname, rest) if rest.startswith("rx") else Key.xps_cpus(ifname, rest)
+        current = format_cpulist(q.cpus) or "none"
+        hint = ctx.cpus_hint + ", or none"
+        return EditSpec(key, current, hint, cpus=ctx.ncpus, possible=ctx.possible)
+
+
+def read_device_queues(acc: KernelPort, ifname: str) -> GroupRead:
     if not acc.root.sys_path(f"class/net/{ifname}").exists():
         return Unavailable("missing", f"{ifname}: no such interface")
     out: Values = {}
@@ -71,5 +92,5 @@ def read_device_queues(acc: HostAccess, ifname: str) -> GroupRead:
     return out
 
 
-def _queue_path(acc: HostAccess, key: Key) -> Path:
+def _queue_path(acc: KernelPort, key: Key) -> Path:
     return acc.root.sys_path(f"class/net/{key.ifname}/queues/{key.name}/{key.kind}")

@@ -26,12 +26,12 @@ from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
-def _table(acc: HostAccess, key: Key) -> tuple[Any, RssTable] | Unavailable:
+def _table(acc: KernelPort, key: Key) -> tuple[Any, RssTable] | Unavailable:
     """(the ioctl handle, the table now) or why there is none."""
-    et = acc._eth(key.ifname or "")
+    et = acc.ethtool(key.ifname or "")
     io = getattr(et, "ioctl", None)
     if et is None or io is None:
         return NOT_RECORDED
@@ -59,14 +59,14 @@ def _defaults(size: int, rings: int) -> tuple[tuple[int, ...], ...]:
 class RssIndirection(Family):
     value_form: Form = "text"
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         got = _table(acc, key)
         if isinstance(got, Unavailable):
             return got
         _, t = got
         return {key: table_value(t.indir, t.rings)}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         got = _table(acc, key)
         if isinstance(got, Unavailable):
             raise WriteRefused(key, got)
@@ -76,7 +76,7 @@ class RssIndirection(Family):
         except RssSpecError as exc:
             raise InvalidValue(key, f"{key.label}: {exc}") from None
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         got = _table(acc, key)
         if isinstance(got, Unavailable):
             raise WriteRefused(key, got)

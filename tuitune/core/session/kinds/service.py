@@ -12,7 +12,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class Service(Family):
@@ -20,17 +20,17 @@ class Service(Family):
     of_interface = False
     calling_thread = True
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         value = acc.services.read(key)
         return value if isinstance(value, Unavailable) else {key: value}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         try:
             return acc.services.validate(key, text)
         except ServiceRefused as exc:
             raise WriteRefused(key, exc.state) from None
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         acc.services.write(key, value)
         return ()
 

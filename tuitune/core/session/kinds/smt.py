@@ -27,7 +27,7 @@ from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 CONTROL = "devices/system/cpu/smt/control"
 
@@ -56,22 +56,22 @@ class SmtControl(Family):
     value_form: Form = "switch"
     of_interface = False
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         value = read_value(acc.root, acc.root.sys_path(CONTROL), key.label)
         return value if isinstance(value, Unavailable) else {key: value}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         now = acc.current(key)
         if now not in ("on", "off"):
             why = f"the kernel says {now!r}: SMT cannot be switched at run time here"
             raise WriteRefused(key, Unavailable("unsupported", why))
         return v.parse_switch(key, text)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         acc.writer(acc.root.sys_path(CONTROL), value)
         return ()
 
-    def related(self, acc: HostAccess, key: Key) -> dict[Key, str | None]:
+    def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         got = self.read(acc, key)
         out: dict[Key, str | None] = {key: None if isinstance(got, Unavailable) else got[key]}
         try:

@@ -11,20 +11,48 @@ from tuitune.core.session import kernel_said
 from tuitune.core.session import validate as v
 from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, refusal
+from tuitune.core.session.kinds.edit import EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.kinds.port import KernelPort
 
 
 class Sysctl(Family):
     value_form: Form = "text"  # the kernel judges it
     of_interface = False
+    rows: tuple[str, ...] = ("sysctl",)
 
-    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        host = ctx.host
+        e = catalog.entry(rest)
+        value = next((v.value for v in host.sysctls if v.key == rest), None) if host else None
+        if not e.writable:
+            return f"{rest} cannot be written"
+        if not isinstance(value, str):
+            return f"{rest}: {value.reason if isinstance(value, Unavailable) else 'not read'}"
+        hint = {
+            "int": "an integer",
+            "bool": "0 or 1",
+            "int_triple": f"three integers: {' '.join(e.parts)}",
+            "choice": "one of the values the kernel lists",
+            "string": "a value",
+        }.get(e.kind, "a value")
+        if e.minimum is not None or e.maximum is not None:
+            hint += f", {e.minimum if e.minimum is not None else ''}..{e.maximum or ''}"
+        if e.unit:
+            hint += f" ({e.unit})"
+        if e.choices_key and host is not None:
+            choices = next((v.value for v in host.sysctls if v.key == e.choices_key), None)
+            if isinstance(choices, str):
+                hint = f"one of: {choices}"
+        toggle = ("0" if value.strip() == "1" else "1") if e.kind == "bool" else None
+        return EditSpec(Key.sysctl(rest), value, hint, toggle)
+
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
         raw = read_sysctl(acc.root, key.name)
         if isinstance(raw, Unavailable):
             return raw
@@ -34,7 +62,7 @@ class Sysctl(Family):
             return {key: raw}
         return {key: v.canonical_sysctl(entry, raw)}
 
-    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         try:
             entry = catalog.entry(key.name)
         except KeyError as exc:
@@ -51,7 +79,7 @@ class Sysctl(Family):
             raise v.InvalidValue(key, refused)
         return v.parse_sysctl(key, entry, text, choices)
 
-    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         try:
             acc.writer(acc.root.proc_path(sysctl_path(key.name)), value)
         except OSError as exc:
@@ -80,7 +108,7 @@ class Sysctl(Family):
             return text
 
 
-def _congestion_refused(acc: HostAccess, key: Key, value: str) -> Unavailable:
+def _congestion_refused(acc: KernelPort, key: Key, value: str) -> Unavailable:
     """EPERM on tcp_congestion_control: the namespace's allowed list, named."""
     if not kernel_said.privileged():
         return refusal(key, OSError(errno.EPERM, "not permitted"), value)

@@ -1,0 +1,63 @@
+"""What tuitune asks of one interface's ethtool device: the real `Ethtool`, a capture's
+recorded device, or a fake in tests. One place for both sides: `EthtoolReads`, what the host
+reader reads (a capture's device has only this), and `EthtoolLike`, the same plus what the
+session's kind handlers read and write."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from tuitune.core.host.ethtool_driver import Fec
+from tuitune.core.host.ethtool_types import (
+    Channels,
+    Coalesce,
+    DriverInfo,
+    Feature,
+    FeatureChange,
+    Pause,
+    Rings,
+)
+from tuitune.core.values import Unavailable
+
+
+class EthtoolReads(Protocol):
+    """The read side of `Ethtool`: what a HostReader asks of a device."""
+
+    def driver_info(self) -> DriverInfo | Unavailable: ...
+    def features(self) -> tuple[Feature, ...] | Unavailable: ...
+    def rings(self) -> Rings | Unavailable: ...
+    def coalesce(self) -> Coalesce | Unavailable: ...
+    def channels(self) -> Channels | Unavailable: ...
+    def pause(self) -> Pause | Unavailable: ...
+    def stats(self) -> tuple[tuple[str, int], ...] | Unavailable: ...
+    def close(self) -> None: ...
+
+
+class EthtoolLike(EthtoolReads, Protocol):
+    """What the session's kind handlers need of a device (through `KernelPort.ethtool`):
+    `Ethtool`, or a fake in tests."""
+
+    def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange: ...
+    def set_rings(
+        self,
+        rx: int | None = None,
+        tx: int | None = None,
+        rx_mini: int | None = None,
+        rx_jumbo: int | None = None,
+    ) -> None: ...
+    def set_channels(
+        self,
+        rx: int | None = None,
+        tx: int | None = None,
+        other: int | None = None,
+        combined: int | None = None,
+    ) -> None: ...
+    def set_pause(
+        self, autoneg: bool | None = None, rx: bool | None = None, tx: bool | None = None
+    ) -> None: ...
+    def set_coalesce(self, values: Mapping[str, int]) -> None: ...
+    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable: ...
+    def set_priv_flags(self, wanted: Mapping[str, bool]) -> None: ...
+    def fec(self) -> Fec | Unavailable: ...
+    def set_fec(self, modes: int) -> None: ...

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tuitune.core.host.rss import RssTable, read_rss
+from tuitune.core.host.rss import RssTable, read_rss, table_value
 from tuitune.core.host.rss_spec import (
     RssSpecError,
     indir_of,
     parse_rss,
-    table_value,
     weight_fill,
     write_indir,
 )

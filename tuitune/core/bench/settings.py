@@ -72,6 +72,8 @@ def setting_name(key: Key) -> str:
         return k
     if k == "ntuple":
         return f"ntuple {key.name}"  # the rule's location
+    if k == "flow_hash":
+        return f"rss {key.name} hash"  # rss tcp4 hash: beside the table
     if k == "irq_affinity":
         return f"{key.queue} affinity" if key.queue else f"irq {key.name} affinity"
     return f"{key.name} {k}"  # rx-0 rps_cpus, tx-1 xps_cpus, rx-0 rps_flow_cnt

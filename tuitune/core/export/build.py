@@ -58,6 +58,7 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "proc_affinity": ("process",),
     "qdisc": ("udev",),
     "rss": ("udev",),
+    "flow_hash": ("udev",),
     "ntuple": ("udev",),
     # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
     "priv_flag": ("udev",),

@@ -26,6 +26,7 @@ from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker, comment
 from tuitune.core.export.udev_steering import (
+    flow_hash_lines,
     ntuple_lines,
     parse_n,
     parse_tc,
@@ -147,7 +148,8 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     device = [c for c in mine if c.key.kind in DEVICE_KINDS]
     queues = by_kind(mine, *QUEUE_ATTR)
     qdiscs = by_kind(mine, "qdisc")
-    steering = by_kind(mine, "rss") + by_kind(mine, "ntuple")  # the table, then the rules
+    # The table, its hash fields, then the rules.
+    steering = by_kind(mine, "rss") + by_kind(mine, "flow_hash") + by_kind(mine, "ntuple")
     if not device and not queues and not qdiscs and not steering:
         return out
     match = checked_match(ctx.match, check)
@@ -214,8 +216,9 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         lines.append("# the queues again, after ethtool -L (a driver may re-spread XPS)")
         lines.append(f"RUN+=\"/bin/sh -c '{'; '.join(writes)}'\"")
     for c in steering:  # after ethtool -L: the table and the rules name rx queues
-        if c.key.kind == "ntuple":
-            lines += ntuple_lines(c, ctx, check)
+        if c.key.kind in ("ntuple", "flow_hash"):
+            make = ntuple_lines if c.key.kind == "ntuple" else flow_hash_lines
+            lines += make(c, ctx, check)
             out.covered.add(c.key)
             continue
         got, why = rss_lines(c, ctx, check)

@@ -19,7 +19,7 @@ from tuitune.core.export.model import Change
 from tuitune.core.export.safe import Checker, UnsafeValue
 from tuitune.core.host.ntuple import NONE, RuleError, parse_rule
 from tuitune.core.host.qdisc_spec import OPTIONS, RATE, Leaf, check_value
-from tuitune.core.host.rss import DEFAULT, MAX_SLOTS, table_value
+from tuitune.core.host.rss import DEFAULT, FIELD_LETTERS, FLOW_TYPES, MAX_SLOTS, table_value
 from tuitune.core.session.settings import Key
 
 _RUN = r"[0-9]{1,5}(\*[0-9]{1,5})?"
@@ -61,6 +61,20 @@ def rss_lines(c: Change, ctx: ExportContext, check: Checker) -> tuple[list[str],
     if args == [DEFAULT]:
         return [*head, "#   the driver's default: nothing to run when the device appears"], None
     return [*head, f'RUN+="{ctx.ethtool} -X $name {" ".join(args)}"'], None
+
+
+def _fields(key: Key, value: str) -> str:
+    if key.name not in FLOW_TYPES or not re.fullmatch(f"[{FIELD_LETTERS}]{{1,8}}", value):
+        raise UnsafeValue(f"{key.label}: not hash fields as tuitune writes them")
+    return value
+
+
+def flow_hash_lines(c: Change, ctx: ExportContext, check: Checker) -> list[str]:
+    head = [f"# RSS hash fields of {c.key.name}: {was(c)}"]
+    fields = check(_fields, c.key, c.current)
+    if fields is None:
+        return head
+    return [*head, f'RUN+="{ctx.ethtool} -N $name rx-flow-hash {c.key.name} {fields}"']
 
 
 def _rule(key: Key, value: str) -> str:
@@ -107,7 +121,10 @@ def parse_x(args: list[str], ifname: str) -> list[tuple[Key, str]]:
 
 
 def parse_n(args: list[str], ifname: str) -> list[tuple[Key, str]]:
-    """`ethtool -N $name flow-type ... action Q loc L` -> the rule at L."""
+    """`ethtool -N $name flow-type ... action Q loc L` -> the rule at L; `ethtool -N $name
+    rx-flow-hash tcp4 sdfn` -> the fields of tcp4."""
+    if len(args) == 3 and args[0] == "rx-flow-hash":
+        return [(Key.flow_hash(ifname, args[1]), args[2])]
     if len(args) < 2 or args[-2] != "loc" or not (args[-1].isascii() and args[-1].isdigit()):
         return []
     try:

@@ -75,6 +75,34 @@ def hash_fields(data: int) -> str:
     return "".join(ch for bit, ch in _RXH if data & bit)
 
 
+_KNOWN_RXH = sum(bit for bit, _ in _RXH)
+ETHTOOL_SRXFH = 0x2A
+FIELD_LETTERS = "".join(ch for _, ch in _RXH)
+
+
+def fields_value(data: int) -> str:
+    """The journal's value of GRXFH's answer: the letters, or "other: 0x..." when the driver
+    hashes on a field tuitune has no letter for (it could not be written back exactly)."""
+    if data & ~_KNOWN_RXH:
+        return f"other: {data:#x}"
+    return hash_fields(data)
+
+
+def fields_bits(letters: str) -> int:
+    """`ethtool -N rx-flow-hash` letters -> RXH_* bits (ValueError: a letter it has not)."""
+    bits = dict((ch, bit) for bit, ch in _RXH)
+    if not letters or any(ch not in bits for ch in letters) or len(set(letters)) < len(letters):
+        raise ValueError(f"fields are letters of {FIELD_LETTERS}, each once")
+    return sum(bits[ch] for ch in letters)
+
+
+def write_flow_hash(io: EthtoolIoctl, flow_type: int, bits: int) -> None:
+    """ETHTOOL_SRXFH: hash `flow_type` on the fields `bits` (RSS context 0)."""
+    buf = ctypes.create_string_buffer(_RXNFC_SIZE)
+    _RXNFC_HEAD.pack_into(buf, 0, ETHTOOL_SRXFH, flow_type, bits)
+    io.call(buf)
+
+
 def hfunc_name(bits: int) -> str | None:
     names = [n for i, n in enumerate(HFUNCS) if bits & (1 << i)]
     return names[0] if len(names) == 1 else None

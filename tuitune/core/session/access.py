@@ -357,6 +357,9 @@ class HostAccess(Closing):
         keys = []
         if not isinstance(self.read_group(Key.rss(ifname)), Unavailable):
             keys.append(Key.rss(ifname))
+        hashed = self.read_group(Key.flow_hash(ifname, "tcp4"))
+        if not isinstance(hashed, Unavailable):
+            keys += list(hashed)
         io = getattr(self._eth(ifname), "ioctl", None)
         if io is not None:
             with contextlib.suppress(OSError):  # no ntuple table (veth, virtio): none listed

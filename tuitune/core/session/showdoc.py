@@ -27,6 +27,7 @@ from tuitune.core.host.ethtool_driver import fec_mask, fec_names
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.netdev import Link, QueueMasks
+from tuitune.core.host.rss import FLOW_TYPES as RSS_FLOW_TYPES
 from tuitune.core.jsondoc import SCHEMA, SCHEMA_VERSION
 from tuitune.core.names import netns_problem
 from tuitune.core.session.profile_model import (
@@ -251,8 +252,9 @@ def _interface_requests(iface: dict[str, Any], link: dict[str, Any]) -> list[Req
 
 
 def _steering_requests(qdisc: object, rss: object) -> list[Request]:
-    """`qdisc` (the root qdisc's line), `rss.setting` (the table) and `rss.ntuple` (location
-    -> rule): the journal's values, checked in full when applied; the rest of `rss` reports."""
+    """`qdisc` (the root qdisc's line), `rss.setting` (the table), `rss.flow_hash` (flow type
+    -> fields) and `rss.ntuple` (location -> rule): the journal's values, checked in full when
+    applied; the rest of `rss` reports."""
     out: list[Request] = []
     if qdisc is not None:
         if not isinstance(qdisc, str) or not is_text(qdisc, 4096):
@@ -268,6 +270,18 @@ def _steering_requests(qdisc: object, rss: object) -> list[Request]:
         if not isinstance(setting, str) or not is_text(setting):
             raise ProfileError(f"rss.setting: {_what(setting)} is not an RSS table")
         out.append(Request("rss", "", setting, "rss.setting"))
+    hashed = rss.get("flow_hash")
+    if hashed is not None:
+        if not isinstance(hashed, dict):
+            raise ProfileError(f"rss.flow_hash: expected an object, found {_what(hashed)}")
+        for flow, fields in hashed.items():
+            where = f"rss.flow_hash.{shown(flow)}"
+            if flow not in RSS_FLOW_TYPES:
+                raise ProfileError(f"{where}: not a flow type ({', '.join(RSS_FLOW_TYPES)})")
+            if not isinstance(fields, str) or not is_text(fields, 16):
+                raise ProfileError(f"{where}: {_what(fields)} is not hash fields")
+            if fields:  # "" is a flow type hashed on nothing: nothing tuitune sets
+                out.append(Request("flow_hash", flow, fields, where))
     rules = rss.get("ntuple")
     if rules is None:
         return out

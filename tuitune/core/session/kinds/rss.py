@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tuitune.core.host.rss import RssTable, read_rss, table_value
+from tuitune.core.host.rss import (
+    ETHTOOL_GRXFH,
+    FIELD_LETTERS,
+    FLOW_TYPES,
+    RssTable,
+    fields_bits,
+    fields_value,
+    read_rss,
+    rxnfc,
+    table_value,
+    write_flow_hash,
+)
 from tuitune.core.host.rss_spec import (
     RssSpecError,
     indir_of,
@@ -96,3 +107,55 @@ class RssIndirection(Family):
 
     def label(self, key: Key) -> str:
         return f"{key.ifname or '?'} RSS table"
+
+
+class FlowHash(Family):
+    """The header fields hashed per flow type (`ethtool -n IF rx-flow-hash tcp4`): one key
+    per flow type the driver answers, all read together (ETHTOOL_GRXFH), written one at a
+    time (ETHTOOL_SRXFH). The value is the letters ("sdfn"); a driver hashing on a field
+    tuitune has no letter for reads "other: 0x..." and is left alone."""
+
+    value_form: Form = "text"
+
+    def read(self, acc: HostAccess, key: Key) -> GroupRead:
+        ifname = key.ifname or ""
+        io = getattr(acc._eth(ifname), "ioctl", None)
+        if io is None:
+            return NOT_RECORDED
+        out: dict[Key, str] = {}
+        for name, ft in FLOW_TYPES.items():
+            try:
+                out[Key.flow_hash(ifname, name)] = fields_value(rxnfc(io, ETHTOOL_GRXFH, ft))
+            except OSError:
+                continue  # a flow type the driver does not answer is not a setting
+        if not out:
+            return Unavailable("unsupported", f"{ifname} rx-flow-hash: not reported")
+        return out
+
+    def validate(self, acc: HostAccess, key: Key, text: str) -> str:
+        current = acc.current(key)
+        if current.startswith("other: "):
+            why = f"hashed on fields tuitune has no letter for ({current[7:]}): left alone"
+            raise WriteRefused(key, Unavailable("unsupported", why))
+        letters = text.strip() if isinstance(text, str) else ""
+        try:
+            bits = fields_bits(letters)
+        except ValueError as exc:
+            raise InvalidValue(key, f"{key.label}: {exc} (e.g. sdfn)") from None
+        return fields_value(bits)  # canonical order: the kernel's bit order
+
+    def write(self, acc: HostAccess, key: Key, value: str) -> tuple[Effect, ...]:
+        io = getattr(acc._eth(key.ifname or ""), "ioctl", None)
+        if io is None or key.name not in FLOW_TYPES:
+            raise WriteRefused(key, NOT_RECORDED)
+        write_flow_hash(io, FLOW_TYPES[key.name], fields_bits(value))
+        return ()
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("unsupported", f"{key.label}: the driver does not report it")
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} rx-flow-hash {key.name}"
+
+
+__all__ = ["FIELD_LETTERS", "FlowHash", "RssIndirection"]

@@ -18,7 +18,7 @@ from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change
 from tuitune.core.export.safe import Checker, UnsafeValue
 from tuitune.core.host.ntuple import NONE, RuleError, parse_rule
-from tuitune.core.host.qdisc_spec import OPTIONS, RATE, Leaf, check_value
+from tuitune.core.host.qdisc_spec import OPTIONAL, OPTIONS, RATE, Leaf, check_value
 from tuitune.core.host.rss import DEFAULT, FIELD_LETTERS, FLOW_TYPES, MAX_SLOTS, table_value
 from tuitune.core.session.settings import Key
 
@@ -134,13 +134,15 @@ def parse_n(args: list[str], ifname: str) -> list[tuple[Key, str]]:
     return [(Key.ntuple(ifname, int(args[-1])), value)]
 
 
-_CHILD = re.compile(r"\+ 1\)\)\) ([a-z_]+(?: [a-z_]+ [0-9]+(?:bit)?)*); done")
+_CHILD = re.compile(r"\+ 1\)\)\) ([a-z_]+(?: [a-z_]+(?: [0-9]+(?:bit|us|ns)?)?)*); done")
 
 
 def tc_leaf(words: list[str]) -> str | None:
     """`tc qdisc` words of one leaf (tc_args) -> its canonical text, or None."""
     if not words or words[0] not in OPTIONS:
         return None
+    flags = {"horizon_drop": ["horizon_drop", "1"], "horizon_cap": ["horizon_drop", "0"]}
+    words = [words[0], *(w for word in words[1:] for w in flags.get(word, [word]))]
     kind, given = words[0], dict(zip(words[1::2], words[2::2], strict=False))
     opts: list[tuple[str, int | str]] = []
     for name, form in OPTIONS[kind]:
@@ -154,6 +156,13 @@ def tc_leaf(words: list[str]) -> str | None:
         if not (raw.isascii() and raw.isdigit()):
             return None
         opts.append((name, int(raw)))
+    for name, unit, _default, *_ in OPTIONAL.get(kind, ()):
+        raw = given.get(name)
+        if raw is not None:
+            raw = raw.removesuffix(unit) if unit else raw
+            if not (raw.isascii() and raw.isdigit()):
+                return None
+            opts.append((name, int(raw)))
     return Leaf(kind, tuple(opts)).text()
 
 

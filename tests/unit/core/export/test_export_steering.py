@@ -83,7 +83,8 @@ def test_a_value_not_of_tuitunes_making_is_refused(change: Change) -> None:
 
 def test_verify_reads_back_what_the_rules_ask_for() -> None:
     tbf = "tbf rate 100000000 burst 4000 limit 30000"
-    for qdisc in ("mq " + FQ, tbf, "mq", "mq pfifo_fast"):
+    paced = f"mq {FQ} ce_threshold 2000 timer_slack 20000 horizon_drop 0"
+    for qdisc in ("mq " + FQ, tbf, "mq", "mq pfifo_fast", paced):
         text, _ = export(
             Change(Key.rss(DEV), "default", "table 0*64 1*64"),
             Change(Key.ntuple(DEV, 1023), "none", RULE),
@@ -97,3 +98,9 @@ def test_verify_reads_back_what_the_rules_ask_for() -> None:
         }
     text, _ = export(Change(Key.rss(DEV), "default", "equal 3"))
     assert udev.parse(text, DEV)[0][:2] == (Key.rss(DEV), "equal 3")
+
+
+def test_fqs_own_options_in_tcs_words() -> None:
+    text, _ = export(Change(Key.qdisc(DEV), "default", f"{FQ} horizon 1000000 horizon_drop 0"))
+    (run,) = runs(text)
+    assert run.endswith('initial_quantum 15140 horizon 1000000us horizon_cap"')

@@ -133,6 +133,12 @@ def test_show_json_carries_them_back_to_apply() -> None:
     assert asked[("qdisc", "")] == "mq fq maxrate 1000000000"
     assert asked[("rss", "")] == doc["setting"]
     assert asked[("ntuple", "1")] == "flow-type udp4 src-ip 10.0.0.1 action 0"
+    hashed = parse_show_json(_doc({"flow_hash": {"udp4": "sdfn", "tcp6": ""}}))
+    assert [(r.kind, r.name, r.text) for r in hashed.requests][1:] == [
+        ("flow_hash", "udp4", "sdfn")
+    ]
+    with pytest.raises(ProfileError, match="not a flow type"):
+        parse_show_json(_doc({"flow_hash": {"sctp4": "sd"}}))
     # what tuitune could not put back exactly is left as the host has it
     other = parse_show_json(_doc({"ntuple": {"2": "other: flow-type tcp4 ..."}}, "other: htb"))
     assert not other.requests

@@ -49,6 +49,7 @@ from tuitune.core.host.netdev import (
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
 from tuitune.core.host.qdisc import Qdisc, read_qdiscs
+from tuitune.core.host.qdisc_spec import tree_value
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot
@@ -379,7 +380,12 @@ class HostReader(Closing):
             irqs=irqs,
             irq_affinity={i.irq: read_irq_affinity(root, i.irq, debugfs) for i in irqs},
             driver_stats=stats,
+            qdisc=self._root_qdisc(ifname),
         )
+
+    def _root_qdisc(self, ifname: str) -> str | Unavailable:
+        tree = self._qdiscs(ifname)
+        return tree if isinstance(tree, Unavailable) else tree_value(tree)
 
     def _host_state(self, host_wide: dict[str, str | Unavailable] | None = None) -> HostState:
         root = self.root

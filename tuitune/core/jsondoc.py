@@ -16,7 +16,6 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.conns import Connection
 from tuitune.core.host.qdisc import Qdisc
-from tuitune.core.host.qdisc_spec import tree_value
 from tuitune.core.host.queuestats import QueueRates, rows_json
 from tuitune.core.host.rss import RssState, state_json
 from tuitune.core.procs.model import NicProcess
@@ -141,10 +140,6 @@ def show_document(
     doc["queue_rates"] = _queue_rates(snap, rates, queues)
     doc["rss"] = state_json(rss) if rss is not None and snap.nic is not None else None
     doc["qdiscs"] = None if qdiscs is None or snap.nic is None else jsonable(qdiscs)
-    # The root qdisc as the journal's value, what `apply` takes back (docs/qdisc.md).
-    doc["qdisc"] = (
-        tree_value(qdiscs) if isinstance(qdiscs, tuple) and snap.nic is not None else None
-    )
     doc["connections"] = None if connections is None or snap.nic is None else jsonable(connections)
     return doc
 

@@ -48,6 +48,9 @@ class SysctlValue:
     note: str | None = None  # e.g. "no effect since Linux 4.14": present but inert
 
 
+QDISC_NOT_READ = Unavailable("missing", "root qdisc: not read")
+
+
 @dataclass(frozen=True, slots=True)
 class NicState:
     link: Link
@@ -62,6 +65,8 @@ class NicState:
     irqs: tuple[NicIrq, ...]
     irq_affinity: dict[str, IrqAffinity]
     driver_stats: tuple[tuple[str, int], ...] | Unavailable
+    # The root qdisc as the journal's value (core/host/qdisc_spec.py): the NIC panel's row.
+    qdisc: str | Unavailable = QDISC_NOT_READ
 
     @property
     def driver_name(self) -> str:

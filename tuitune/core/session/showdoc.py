@@ -6,7 +6,8 @@ refused with one line naming the field. Keys are checked against the snapshot da
 document is generated from (jsondoc.py), so a field `show` writes is never unknown here and a
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
-`queue_rates`, `rss` but for `setting` and `ntuple`, `qdiscs` (`qdisc` is applied),
+`queue_rates`, `rss` but for `setting`, `flow_hash` and `ntuple`, `qdiscs` (`interface.qdisc`
+is applied),
 `connections`, `platform` but for the driver's private flags and configured FEC modes,
 `interface.placement`, `.driver`, `.driver_stats`, the link's fields other than ifname, mtu
 and txqlen, and each sysctl's `unavailable`, `note`, `scope` and `summary`.
@@ -57,11 +58,11 @@ _CATALOG_KEYS = frozenset(catalog.keys())
 # profile's [processes] section names them by command instead). "platform" (CPU power, PCIe,
 # driver) is a report of the host: only the driver's private flags and configured FEC modes
 # are applied from it (settings of the interface); so are "queue_rates" (per-queue
-# counters), "qdiscs" and "connections": read, nothing to set ("qdisc", "rss.setting" and
-# "rss.ntuple" are the journal's values, applied).
+# counters), "qdiscs" and "connections": read, nothing to set ("interface.qdisc",
+# "rss.setting", "rss.flow_hash" and "rss.ntuple" are the journal's values, applied).
 _TOP = frozenset(
     {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
-    | {"platform", "queue_rates", "rss", "qdiscs", "qdisc", "connections"}
+    | {"platform", "queue_rates", "rss", "qdiscs", "connections"}
 )
 _SYSCTL = frozenset({"key", "value", "unavailable", "note", "scope", "summary"})
 _COALESCE = frozenset({"params", "source"})
@@ -179,7 +180,11 @@ def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
             ifname = check_ifname(link["ifname"], f"{where}.link.ifname")
             requests += _interface_requests(iface, link)
             requests += _driver_requests(doc.get("platform"))
-            requests += _steering_requests(doc.get("qdisc"), doc.get("rss"))
+            qdisc = iface.get("qdisc")
+            if isinstance(qdisc, dict):
+                _refusal(qdisc, "interface.qdisc")  # not read on that host: nothing to set
+                qdisc = None
+            requests += _steering_requests(qdisc, doc.get("rss"))
     except ProfileError as exc:
         raise ProfileError(f"malformed show document: {exc}") from None
     return Profile(ifname, tuple(requests), "show --json", _saved_netns(doc))
@@ -252,15 +257,15 @@ def _interface_requests(iface: dict[str, Any], link: dict[str, Any]) -> list[Req
 
 
 def _steering_requests(qdisc: object, rss: object) -> list[Request]:
-    """`qdisc` (the root qdisc's line), `rss.setting` (the table), `rss.flow_hash` (flow type
-    -> fields) and `rss.ntuple` (location -> rule): the journal's values, checked in full when
-    applied; the rest of `rss` reports."""
+    """`interface.qdisc` (the root qdisc's line), `rss.setting` (the table), `rss.flow_hash`
+    (flow type -> fields) and `rss.ntuple` (location -> rule): the journal's values, checked in
+    full when applied; the rest of `rss` reports."""
     out: list[Request] = []
     if qdisc is not None:
         if not isinstance(qdisc, str) or not is_text(qdisc, 4096):
-            raise ProfileError(f"qdisc: {_what(qdisc)} is not a qdisc line")
+            raise ProfileError(f"interface.qdisc: {_what(qdisc)} is not a qdisc line")
         if not qdisc.startswith("other: "):  # a tree tuitune cannot rebuild: left alone
-            out.append(Request("qdisc", "", qdisc, "qdisc"))
+            out.append(Request("qdisc", "", qdisc, "interface.qdisc"))
     if rss is None:
         return out
     if not isinstance(rss, dict):

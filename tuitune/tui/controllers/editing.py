@@ -13,6 +13,7 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, format_mask, parse_cpulist
 from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.host.qdisc_spec import LEAVES
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.settings import ring_minimum
 from tuitune.core.snapshot import HostState, NicState
@@ -136,6 +137,18 @@ def edit_spec(
         if rest == "txqueuelen":
             return EditSpec(Key.txqueuelen(ifname), str(nic.link.txqlen), "packets, 0..")
         return f"{rest} is read-only"
+    if kind == "qdisc":
+        if isinstance(nic.qdisc, Unavailable):
+            return nic.qdisc.reason
+        if nic.qdisc.startswith("other: "):
+            return f"the root qdisc is {nic.qdisc[7:]}: tuitune could not build it again exactly"
+        multi = (nic.link.num_tx_queues or 0) > 1
+        hint = (
+            f"default, {'mq, mq LEAF or ' if multi else ''}LEAF: {', '.join(LEAVES)} with "
+            "options (fq maxrate 1gbit; tbf rate 1gbit burst 64k); a kind this kernel lacks "
+            "is refused"
+        )
+        return EditSpec(Key.qdisc(ifname), nic.qdisc, hint)
     if kind == "queue":
         q = next((q for q in nic.queues if q.name == rest), None)
         if q is None:
@@ -179,6 +192,8 @@ def row_key_of(key: Key) -> str:
         return f"link:{k}"
     if k in ("rps_cpus", "xps_cpus"):
         return f"queue:{key.name}"
+    if k == "qdisc":
+        return "qdisc:root"
     if k == "irq_affinity":
         return f"irq:{key.name}"
     return f"{k}:{key.name}"

@@ -114,8 +114,7 @@ def _doc(rss: object, qdisc: object = "mq fq maxrate 1000000000") -> dict[str, o
     return {
         "schema": "tuitune.show",
         "version": 1,
-        "interface": {"link": {"ifname": DEV}},
-        "qdisc": qdisc,
+        "interface": {"link": {"ifname": DEV}, "qdisc": qdisc},
         "rss": rss,
     }
 

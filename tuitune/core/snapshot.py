@@ -49,6 +49,7 @@ class SysctlValue:
 
 
 QDISC_NOT_READ = Unavailable("missing", "root qdisc: not read")
+RSS_NOT_READ = Unavailable("missing", "RSS table: not read")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,11 @@ class NicState:
     driver_stats: tuple[tuple[str, int], ...] | Unavailable
     # The root qdisc as the journal's value (core/host/qdisc_spec.py): the NIC panel's row.
     qdisc: str | Unavailable = QDISC_NOT_READ
+    # Receive steering as the journal's values (kinds/rss.py, kinds/ntuple.py): the RSS table,
+    # the hash fields per flow type, the ntuple rules by location.
+    rss: str | Unavailable = RSS_NOT_READ
+    flow_hash: tuple[tuple[str, str], ...] = ()
+    ntuple: tuple[tuple[int, str], ...] = ()
 
     @property
     def driver_name(self) -> str:

@@ -49,3 +49,33 @@ def test_the_editor_starts_from_the_line_and_names_the_kinds(tmp_path: Path) -> 
     left = edit_spec(QDISC_ROW, "eno49", nic(tmp_path, "other: htb"), None)
     assert isinstance(left, str) and "could not build it again" in left
     assert row_key_of(Key.qdisc("eno49")) == QDISC_ROW
+
+
+def test_steering_rows_and_their_editors(tmp_path: Path) -> None:
+    rule = "flow-type tcp4 dst-port 5201 action 2"
+    n = dataclasses.replace(
+        nic(tmp_path, "default"),
+        rss="table 0*64 1*64",
+        flow_hash=(("tcp4", "sdfn"), ("udp4", "sd")),
+        ntuple=((1023, rule),),
+    )
+    rows = {e.key: (e.value, e.note) for e in nic_entries(n, 4) if e.section == "steering"}
+    assert rows == {
+        "rss:table": ("table", "0*64 1*64"),
+        "flow_hash:tcp4": ("sdfn", ""),
+        "flow_hash:udp4": ("sd", ""),
+        "ntuple:1023": ("action 2", rule),
+    }
+    for row_key, key, now in [
+        ("rss:table", Key.rss("eno49"), "table 0*64 1*64"),
+        ("flow_hash:udp4", Key.flow_hash("eno49", "udp4"), "sd"),
+        ("ntuple:1023", Key.ntuple("eno49", 1023), rule),
+    ]:
+        spec = edit_spec(row_key, "eno49", n, None)
+        assert isinstance(spec, EditSpec) and (spec.key, spec.current) == (key, now)
+        assert row_key_of(key) == row_key
+    refused = dataclasses.replace(n, rss=Unavailable("unsupported", "RSS table: not by veth"))
+    assert [e.note for e in nic_entries(refused, 4) if e.key == "rss:table"] == [
+        "RSS table: not by veth"
+    ]
+    assert edit_spec("rss:table", "eno49", refused, None) == "RSS table: not by veth"

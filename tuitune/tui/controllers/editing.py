@@ -149,6 +149,8 @@ def edit_spec(
             "is refused"
         )
         return EditSpec(Key.qdisc(ifname), nic.qdisc, hint)
+    if kind in ("rss", "flow_hash", "ntuple"):
+        return _steering_spec(kind, rest, ifname, nic)
     if kind == "queue":
         q = next((q for q in nic.queues if q.name == rest), None)
         if q is None:
@@ -161,6 +163,27 @@ def edit_spec(
         current = format_cpulist(q.cpus) or "none"
         return EditSpec(key, current, cpus_hint + ", or none", cpus=ncpus, possible=possible)
     return "this line cannot be changed"
+
+
+def _steering_spec(kind: str, rest: str, ifname: str, nic: NicState) -> EditSpec | str:
+    if kind == "rss":
+        if isinstance(nic.rss, Unavailable):
+            return nic.rss.reason
+        hint = "default, equal N, weight W0 W1 ... or table Q*N ... (ethtool -X's words)"
+        return EditSpec(Key.rss(ifname), nic.rss, hint)
+    if kind == "flow_hash":
+        now = dict(nic.flow_hash).get(rest)
+        if now is None:
+            return f"rx-flow-hash {rest}: not reported by the driver"
+        hint = "letters of ethtool -N rx-flow-hash: s d (addresses) f n (ports), t v m"
+        return EditSpec(Key.flow_hash(ifname, rest), now, hint)
+    rule = dict(nic.ntuple).get(int(rest)) if rest.isdigit() else None
+    if rule is None:
+        return f"no ntuple rule at location {rest[:8]}"
+    hint = (
+        "flow-type tcp4|udp4 [src-ip A] [dst-ip A] [src-port P] [dst-port P] action Q|drop, or none"
+    )
+    return EditSpec(Key.ntuple(ifname, int(rest)), rule, hint)
 
 
 def _field(value: object, name: str) -> object:
@@ -194,6 +217,8 @@ def row_key_of(key: Key) -> str:
         return f"queue:{key.name}"
     if k == "qdisc":
         return "qdisc:root"
+    if k == "rss":
+        return "rss:table"
     if k == "irq_affinity":
         return f"irq:{key.name}"
     return f"{k}:{key.name}"

@@ -149,6 +149,27 @@ def qdisc_entry(value: str | Unavailable) -> Entry:
     return Entry("link", QDISC_ROW, "root qdisc", " ".join(kinds), note=" ".join(rest))
 
 
+def steering_entries(nic: NicState) -> list[Entry]:
+    """The RSS table, its hash fields per flow type and the ntuple rules: each a setting the
+    journal changes (docs/rss.md). A device tuitune could not ask (a recorded tree) has none."""
+    sec = "steering"
+    if isinstance(nic.rss, Unavailable):
+        if nic.rss.kind == "missing":
+            return []
+        out = [Entry(sec, "rss:table", "RSS table", "-", note=nic.rss.reason)]
+    else:
+        head, _, runs = nic.rss.partition(" ")
+        shown = nic.rss if head in ("default", "equal") else head
+        out = [Entry(sec, "rss:table", "RSS table", shown, note=runs if head == "table" else "")]
+    for flow, fields in nic.flow_hash:
+        out.append(Entry(sec, f"flow_hash:{flow}", f"rx-flow-hash {flow}", fields or "none"))
+    for loc, rule in nic.ntuple:
+        words = rule.split()
+        action = " ".join(words[-2:]) if rule.startswith("flow-type") else "other"
+        out.append(Entry(sec, f"ntuple:{loc}", f"ntuple loc {loc}", action, note=rule))
+    return out
+
+
 def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
     link, place = nic.link, nic.placement
     e: list[Entry] = []
@@ -186,6 +207,7 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
     e.append(Entry("link", "link:numa", "NUMA node", numa, note=f"local CPUs {local}"))
     if place.bus:
         e.append(Entry("link", "link:bus", "bus", place.bus, note=place.subsystem or ""))
+    e += steering_entries(nic)
     e += _group_entries("rings", nic.rings)
     e += _group_entries("coalescing", nic.coalesce)
     e += _group_entries("channels", nic.channels)

@@ -75,7 +75,7 @@ def test_steering_rows_and_their_editors(tmp_path: Path) -> None:
         assert isinstance(spec, EditSpec) and (spec.key, spec.current) == (key, now)
         assert row_key_of(key) == row_key
     refused = dataclasses.replace(n, rss=Unavailable("unsupported", "RSS table: not by veth"))
-    assert [e.note for e in nic_entries(refused, 4) if e.key == "rss:table"] == [
-        "RSS table: not by veth"
+    assert [(e.label, e.state) for e in nic_entries(refused, 4) if e.key == "rss:table"] == [
+        ("RSS table: not by veth", "unavailable")
     ]
     assert edit_spec("rss:table", "eno49", refused, None) == "RSS table: not by veth"

@@ -156,7 +156,8 @@ def steering_entries(nic: NicState) -> list[Entry]:
     if isinstance(nic.rss, Unavailable):
         if nic.rss.kind == "missing":
             return []
-        out = [Entry(sec, "rss:table", "RSS table", "-", note=nic.rss.reason)]
+        # A reason, shown as the whole line like "rings: not supported by veth".
+        out = [Entry(sec, "rss:table", nic.rss.reason, "", state="unavailable")]
     else:
         head, _, runs = nic.rss.partition(" ")
         shown = nic.rss if head in ("default", "equal") else head

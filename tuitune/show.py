@@ -321,9 +321,10 @@ def print_show(
 
             out(queues_table(nic, queues, rates))
         if rss is not None:
-            from tuitune.show_queues import rss_table
+            from tuitune.show_queues import ntuple_text, rss_table
 
             out(rss_table(rss, queues))
+            out(ntuple_text(rss))
         if qdiscs is not None:
             from tuitune.show_queues import qdisc_text
 

@@ -105,6 +105,18 @@ def rss_table(st: RssState, qr: QueueRates | None) -> Table | Text:
     return out
 
 
+def ntuple_text(st: RssState) -> Text:
+    """The ntuple rules (`ethtool -n`) by location, as `ethtool -N` words."""
+    if st.rules is None:
+        return Text("ntuple rules: none readable (no ntuple table, or filtering off)", style="dim")
+    if not st.rules:
+        return Text("ntuple rules (ethtool -n): none", style="dim")
+    line = Text("ntuple rules (ethtool -n):", style="bold")
+    for loc, rule in st.rules.items():
+        line.append(f"\n  loc {loc}: {printable(rule, 200)}", style="")
+    return line
+
+
 def qdisc_text(qs: tuple[Qdisc, ...] | Unavailable) -> Text:
     """The qdisc tree in one line per qdisc (a mq's children folded when alike)."""
     if isinstance(qs, Unavailable):

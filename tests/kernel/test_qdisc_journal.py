@@ -91,3 +91,33 @@ def test_a_tree_with_classes_is_left_alone(
     assert out.status == "refused" and "leaves it alone" in out.reason
     assert "htb 1: root" in tc(veth_ns, dev)
     journal.close_restoring(False)
+
+
+def test_the_exported_tc_lines_verify_against_the_kernel(
+    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
+) -> None:
+    """The udev rules' tc lines read back by `verify`: equal while the tree is as exported,
+    one difference once someone else changes it. The device's settings list the qdisc."""
+    from tuitune.core.export import Change, DeviceMatch, ExportContext, build_plan, verify
+
+    dev, access = dev_access
+    assert Key.qdisc(dev) in access.device_keys(dev)
+    journal = Journal.open(access, tmp_path / "journal")
+    assert journal.apply(Key.qdisc(dev), "mq tbf rate 10mbit burst 5k").status == "changed"
+    live = access.read(Key.qdisc(dev))
+    assert isinstance(live, str)
+    ctx = ExportContext(ifname=dev, match=DeviceMatch("name", dev), etc=tmp_path / "etc")
+    (rules,) = build_plan([Change(Key.qdisc(dev), "default", live)], ctx, ("udev",)).files
+    rules.path.parent.mkdir(parents=True)
+    rules.path.write_text(rules.text)
+
+    def check() -> list[str]:
+        report = verify([rules.path], lambda _ns: HostAccess(HostRoot(netns=veth_ns.ns)))
+        assert report.checked == 1 and not report.problems
+        return [str(d) for d in report.differences]
+
+    assert check() == []
+    veth_ns.nsexec("tc", "qdisc", "replace", "dev", dev, "parent", "1:1", "pfifo")
+    (diff,) = check()
+    assert "root qdisc: file says mq tbf rate 10000000" in diff
+    journal.close_restoring(False)

@@ -7,6 +7,7 @@ pyroute2's own loop. Netlink and ethtool sockets are opened once, on that thread
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import socket
@@ -42,6 +43,7 @@ from tuitune.core.host.netdev import (
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
 from tuitune.core.host.qdisc import Qdisc, read_qdiscs
+from tuitune.core.host.qdisc_spec import tree_value
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot
@@ -346,7 +348,7 @@ class HostReader(Closing):
             bus_info=bus,
             virtio_dev=placement.virtio_dev,
         )
-        return NicState(
+        nic = NicState(
             link=link,
             placement=placement,
             driver=driver,
@@ -359,7 +361,27 @@ class HostReader(Closing):
             irqs=irqs,
             irq_affinity={i.irq: read_irq_affinity(root, i.irq, debugfs) for i in irqs},
             driver_stats=stats,
+            qdisc=self._root_qdisc(ifname),
         )
+        return self._with_steering(nic, et)
+
+    def _with_steering(self, nic: NicState, et: object) -> NicState:
+        """The RSS table, hash fields and ntuple rules as the journal's values (a device
+        without the ioctl, a recorded tree's, has none: no rows)."""
+        io = getattr(et, "ioctl", None)
+        if io is None:
+            return nic
+        driver = getattr(et, "driver_label", None) or "this driver"
+        st = read_rss_state(io, driver)
+        rss: str | Unavailable = st.setting or Unavailable("unsupported", st.why or "RSS: none")
+        rules = tuple(sorted((st.rules or {}).items()))
+        return dataclasses.replace(
+            nic, rss=rss, flow_hash=tuple(st.flow_hash.items()), ntuple=rules
+        )
+
+    def _root_qdisc(self, ifname: str) -> str | Unavailable:
+        tree = self._qdiscs(ifname)
+        return tree if isinstance(tree, Unavailable) else tree_value(tree)
 
     def _host_state(self, host_wide: dict[str, str | Unavailable] | None = None) -> HostState:
         root = self.root

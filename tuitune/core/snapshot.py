@@ -48,6 +48,10 @@ class SysctlValue:
     note: str | None = None  # e.g. "no effect since Linux 4.14": present but inert
 
 
+QDISC_NOT_READ = Unavailable("missing", "root qdisc: not read")
+RSS_NOT_READ = Unavailable("missing", "RSS table: not read")
+
+
 @dataclass(frozen=True, slots=True)
 class NicState:
     link: Link
@@ -62,6 +66,13 @@ class NicState:
     irqs: tuple[NicIrq, ...]
     irq_affinity: dict[str, IrqAffinity]
     driver_stats: tuple[tuple[str, int], ...] | Unavailable
+    # The root qdisc as the journal's value (core/host/qdisc_spec.py): the NIC panel's row.
+    qdisc: str | Unavailable = QDISC_NOT_READ
+    # Receive steering as the journal's values (kinds/rss.py, kinds/ntuple.py): the RSS table,
+    # the hash fields per flow type, the ntuple rules by location.
+    rss: str | Unavailable = RSS_NOT_READ
+    flow_hash: tuple[tuple[str, str], ...] = ()
+    ntuple: tuple[tuple[int, str], ...] = ()
 
     @property
     def driver_name(self) -> str:

@@ -1,5 +1,6 @@
 """A driver's ntuple table at the SIOCETHTOOL port: answers GRXCLSRULE, SRXCLSRLINS,
-SRXCLSRLDEL and GRXRINGS like idpf after its 2025 fix (tests/fixtures/captures/ethtool_n):
+SRXCLSRLDEL, GRXCLSRLCNT/ALL and GRXRINGS like idpf after its 2025 fix
+(tests/fixtures/captures/ethtool_n):
 ENOENT for an empty location, EEXIST for a second rule at one, EINVAL for a queue past the
 rings, EOPNOTSUPP while ntuple filtering is off. Rules are kept as the kernel's raw
 struct ethtool_rx_flow_spec bytes, so a rule reads back exactly as it was written."""
@@ -12,6 +13,8 @@ import struct
 
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
 from tuitune.core.host.ntuple import (
+    ETHTOOL_GRXCLSRLALL,
+    ETHTOOL_GRXCLSRLCNT,
     ETHTOOL_GRXCLSRULE,
     ETHTOOL_SRXCLSRLDEL,
     ETHTOOL_SRXCLSRLINS,
@@ -40,6 +43,17 @@ class FakeNtuplePort(EthtoolIoctl):
         self.calls.append((cmd, loc))
         if cmd == ETHTOOL_GRXRINGS:
             struct.pack_into("=Q", buf, 8, self.rings)
+            return 0
+        if cmd == ETHTOOL_GRXCLSRLCNT:
+            struct.pack_into("=I", buf, _FS_END, len(self.specs))
+            return 0
+        if cmd == ETHTOOL_GRXCLSRLALL:
+            room = struct.unpack_from("=I", buf.raw, _FS_END)[0]
+            if room < len(self.specs):
+                raise OSError(errno.EMSGSIZE, "Message too long")  # as the kernel's core says
+            locs = sorted(self.specs)
+            struct.pack_into(f"={len(locs)}I", buf, _FS_END + 4, *locs)
+            struct.pack_into("=I", buf, _FS_END, len(locs))
             return 0
         if cmd == ETHTOOL_GRXCLSRULE:
             if loc not in self.specs:

@@ -1,6 +1,6 @@
-"""A driver's RSS at the SIOCETHTOOL port: answers ETHTOOL_GRSSH, GRXRINGS and SRSSH like the
-kernel's ethtool core over a driver (struct layouts of <linux/ethtool.h>), starting from a
-table read off a real `ethtool -x` capture.
+"""A driver's RSS at the SIOCETHTOOL port: answers ETHTOOL_GRSSH, GRXRINGS, SRSSH (and
+GRXFH/SRXFH when given hash fields) like the kernel's ethtool core over a driver (struct
+layouts of <linux/ethtool.h>), starting from a table read off a real `ethtool -x` capture.
 
 What it keeps from the kernel: a table set by the user is "configured" (netif_is_rxfh_
 configured) and stays put when the channel count changes, so new queues get no slot; an
@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable
 
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
-from tuitune.core.host.rss import ETHTOOL_GRSSH, ETHTOOL_GRXRINGS
+from tuitune.core.host.rss import ETHTOOL_GRSSH, ETHTOOL_GRXFH, ETHTOOL_GRXRINGS, ETHTOOL_SRXFH
 from tuitune.core.host.rss_spec import ETHTOOL_SRSSH
 
 Fill = Callable[[int, int], list[int]]
@@ -39,6 +39,9 @@ class FakeRssPort(EthtoolIoctl):
         self.indir, self.rings, self.key, self.fill = list(indir), rings, key, fill
         self.configured = False
         self.writes: list[list[int] | None] = []
+        # flow type -> RXH_* bits (ETHTOOL_GRXFH/SRXFH); None: the driver answers neither.
+        self.hashes: dict[int, int] | None = None
+        self.hashable = 0xF0 | (1 << 3)  # s d f n and t: what most drivers take (not m, v)
 
     def set_channels(self, rings: int) -> None:
         if self.configured and max(self.indir) >= rings:
@@ -55,6 +58,17 @@ class FakeRssPort(EthtoolIoctl):
             if n_indir == len(self.indir) and n_key == len(self.key):
                 struct.pack_into(f"={n_indir}I", buf, 24, *self.indir)
                 ctypes.memmove(ctypes.addressof(buf) + 24 + 4 * n_indir, self.key, n_key)
+            return 0
+        if cmd in (ETHTOOL_GRXFH, ETHTOOL_SRXFH) and self.hashes is not None:
+            ft, data = struct.unpack_from("=IQ", buf.raw, 4)
+            if ft not in self.hashes:
+                raise OSError(errno.EINVAL, "Invalid argument")
+            if cmd == ETHTOOL_GRXFH:
+                struct.pack_into("=Q", buf, 8, self.hashes[ft])
+            elif data & ~self.hashable:
+                raise OSError(errno.EINVAL, "Invalid argument")  # as igb, ixgbe refuse m/v
+            else:
+                self.hashes[ft] = data
             return 0
         if cmd == ETHTOOL_GRXRINGS:
             struct.pack_into("=Q", buf, 8, self.rings)

@@ -13,6 +13,7 @@ from tuitune.core.advise.facts import Facts, Outcome, rate
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
 from tuitune.core.host.ethtool import Channels, Rings
 from tuitune.core.host.queuestats import QueueRates, queue_rates
+from tuitune.core.host.rss_spec import RssSpecError, parse_rss
 from tuitune.core.session.settings import Key
 
 # A queue is "hot" when its share of the received packets is at least this many times its
@@ -157,10 +158,21 @@ def rss_uncovered(f: Facts) -> Iterator[Outcome]:
             f"rx queues with no slot: {shown} (ethtool -x: {len(table.indir)} slots)",
             f"spread it again: ethtool -X {f.ifname} equal {n}",
         ),
-        change=(),
+        change=_respread(f.ifname, len(table.indir), n, table.rings),
         sources=(_KERNEL_SCALING,),
         context="any",
     )
+
+
+def _respread(ifname: str, slots: int, queues: int | None, rings: int | None) -> tuple[Change, ...]:
+    """The table spread equally over the queues, as the journal's value (one step)."""
+    if queues is None:
+        return ()
+    try:
+        value = parse_rss(f"equal {queues}", slots, rings or queues)
+    except RssSpecError:
+        return ()  # more queues than the driver's rings: the user decides
+    return (Change(Key.rss(ifname), value),)
 
 
 def udp_hash_addresses(f: Facts) -> Iterator[Outcome]:
@@ -187,7 +199,8 @@ def udp_hash_addresses(f: Facts) -> Iterator[Outcome]:
             f"ports too: ethtool -N {f.ifname} rx-flow-hash udp4 sdfn (drivers leave them out "
             "by default because fragments carry no ports and could be reordered)",
         ),
-        change=(),
+        # One journaled step per flow type; the driver may refuse (a state on the row).
+        change=tuple(Change(Key.flow_hash(f.ifname, t), "sdfn") for t in only),
         sources=(_KERNEL_SCALING,),
         context="any",
     )

@@ -24,6 +24,8 @@ GONE = "(gone)"
 PEER = "peer "  # the prefix of the far end's settings in a run's record
 _GROUP_NAMES = {"ring": "rings", "coalesce": "coalesce", "channels": "channels", "pause": "pause"}
 _DEVICE_RANK = {"mtu": 0, "txqueuelen": 1, "rings": 2, "channels": 3, "coalesce": 4, "pause": 5}
+# After the queues' RPS/XPS (6), before the IRQs (9): the sending and steering settings.
+_DEVICE_RANK |= {"qdisc": 7, "rss": 7, "ntuple": 8}
 _NUMBER = re.compile(r"(\d+)")
 
 
@@ -66,8 +68,12 @@ def setting_name(key: Key) -> str:
         return key.name
     if k in _GROUP_NAMES:
         return f"{_GROUP_NAMES[k]} {key.name}"
-    if k in ("mtu", "txqueuelen"):
+    if k in ("mtu", "txqueuelen", "qdisc", "rss"):
         return k
+    if k == "ntuple":
+        return f"ntuple {key.name}"  # the rule's location
+    if k == "flow_hash":
+        return f"rss {key.name} hash"  # rss tcp4 hash: beside the table
     if k == "irq_affinity":
         return f"{key.queue} affinity" if key.queue else f"irq {key.name} affinity"
     return f"{key.name} {k}"  # rx-0 rps_cpus, tx-1 xps_cpus, rx-0 rps_flow_cnt
@@ -162,7 +168,7 @@ def order_key(name: str) -> tuple[object, ...]:
     if kind == "device":
         first = name.split(" ", 1)[0]
         if name.endswith(" affinity"):
-            rank = 7
+            rank = 9
         elif first in _DEVICE_RANK:
             rank = _DEVICE_RANK[first]
         else:

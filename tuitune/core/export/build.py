@@ -57,6 +57,9 @@ CARRIERS: dict[str, tuple[Format, ...]] = {
     "rps_flow_cnt": ("udev",),
     "proc_affinity": ("process",),
     "qdisc": ("udev",),
+    "rss": ("udev",),
+    "flow_hash": ("udev",),
+    "ntuple": ("udev",),
     # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
     "priv_flag": ("udev",),
     "fec": ("udev",),
@@ -72,8 +75,6 @@ SERVICE_LEFT_OUT = (
 )
 
 
-RSS_LEFT_OUT = "not exported yet: the RSS table is for the session (no ethtool -X at boot)"
-NTUPLE_LEFT_OUT = "not exported yet: ntuple rules are for the session (no ethtool -N at boot)"
 # SMT at boot is the kernel command line's (nosmt): show and the Host view print it, and
 # tuitune never writes the bootloader's configuration.
 SMT_LEFT_OUT = "not exported: SMT at boot is the kernel command line's nosmt (printed by show)"
@@ -108,7 +109,7 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
     host_kinds = {
-        *("sysctl", "irq_affinity", "service", "proc_affinity", "smt", "rss", "ntuple"),
+        *("sysctl", "irq_affinity", "service", "proc_affinity", "smt"),
         *PLATFORM_KINDS,
     }
     device = bool(kinds - host_kinds)
@@ -178,10 +179,6 @@ def build_plan(
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
     if c.key.kind == "service":
         return SERVICE_LEFT_OUT
-    if c.key.kind == "rss":
-        return RSS_LEFT_OUT
-    if c.key.kind == "ntuple":
-        return NTUPLE_LEFT_OUT
     if c.key.kind == "smt":
         return SMT_LEFT_OUT
     carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)

@@ -25,6 +25,14 @@ from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker, comment
+from tuitune.core.export.udev_steering import (
+    flow_hash_lines,
+    ntuple_lines,
+    parse_n,
+    parse_tc,
+    parse_x,
+    rss_lines,
+)
 from tuitune.core.host.qdisc_spec import Leaf, spec_of, tc_args
 from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import GROUP_OF, NO_CPUS, Key, Kind, cpus_value
@@ -140,7 +148,9 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     device = [c for c in mine if c.key.kind in DEVICE_KINDS]
     queues = by_kind(mine, *QUEUE_ATTR)
     qdiscs = by_kind(mine, "qdisc")
-    if not device and not queues and not qdiscs:
+    # The table, its hash fields, then the rules.
+    steering = by_kind(mine, "rss") + by_kind(mine, "flow_hash") + by_kind(mine, "ntuple")
+    if not device and not queues and not qdiscs and not steering:
         return out
     match = checked_match(ctx.match, check)
     check(safe.abs_path, "ethtool", ctx.ethtool)
@@ -205,6 +215,18 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         ]
         lines.append("# the queues again, after ethtool -L (a driver may re-spread XPS)")
         lines.append(f"RUN+=\"/bin/sh -c '{'; '.join(writes)}'\"")
+    for c in steering:  # after ethtool -L: the table and the rules name rx queues
+        if c.key.kind in ("ntuple", "flow_hash"):
+            make = ntuple_lines if c.key.kind == "ntuple" else flow_hash_lines
+            lines += make(c, ctx, check)
+            out.covered.add(c.key)
+            continue
+        got, why = rss_lines(c, ctx, check)
+        lines += got
+        if why is None:
+            out.covered.add(c.key)
+        else:
+            out.left_out[c.key] = why
     for c in qdiscs:
         lines += _qdisc_lines(c, ctx, check)
         out.covered.add(c.key)
@@ -314,6 +336,14 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
                     out.append((maker(ifname, queue), cpus_value(cpus), n))
             elif key == "RUN" and op in ("+=", "="):
                 out += [(k, v, n) for k, v in parse_ethtool(value, ifname)]
+                tc = parse_tc(value, ifname)
+                if tc is None:
+                    continue
+                qkey, qvalue, children = tc
+                if children and out and out[-1][0] == qkey and out[-1][1] == "mq":
+                    out[-1] = (qkey, qvalue, out[-1][2])  # the mq's line, with its children
+                elif not children:
+                    out.append((qkey, qvalue, n))
     return out
 
 
@@ -324,9 +354,13 @@ def parse_ethtool(command: str, ifname: str) -> list[tuple[Key, str]]:
         return []
     kinds = {opt: kind for kind, opt in ETHTOOL_OPTION.items()}
     kind = kinds.get(words[1])
+    args = words[3:]
+    if words[1] == "-X":
+        return parse_x(args, ifname)
+    if words[1] == "-N":
+        return parse_n(args, ifname)
     if kind is None:
         return []
-    args = words[3:]
     if kind == "fec":
         return [(Key.fec(ifname), " ".join(args[1:]))] if args[:1] == ["encoding"] else []
     out = []

@@ -25,7 +25,10 @@ from dataclasses import dataclass
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
 
 ETHTOOL_GRXCLSRULE, ETHTOOL_SRXCLSRLDEL, ETHTOOL_SRXCLSRLINS = 0x2F, 0x31, 0x32
+ETHTOOL_GRXCLSRLCNT, ETHTOOL_GRXCLSRLALL = 0x2E, 0x30
 RXNFC_SIZE = 192
+_RULE_CNT = 184  # struct ethtool_rxnfc: rule_cnt after fs, then rule_locs[]
+MAX_RULES = 4096  # bounds what a driver may claim (the largest ntuple tables hold ~8k)
 FLOW_TYPES = {"tcp4": 0x01, "udp4": 0x02}
 _FLOW_NAMES = {v: k for k, v in FLOW_TYPES.items()}
 FLOW_EXT, FLOW_MAC_EXT, FLOW_RSS = 0x80000000, 0x40000000, 0x20000000
@@ -131,6 +134,24 @@ def read_rule(io: EthtoolIoctl, location: int) -> str:
             return NONE
         raise
     return decode(buf.raw)
+
+
+def rule_locations(io: EthtoolIoctl) -> tuple[int, ...]:
+    """The locations that hold a rule (GRXCLSRLCNT, then GRXCLSRLALL: `ethtool -n`'s own
+    way); OSError when the driver has no ntuple table (EOPNOTSUPP)."""
+    head = ctypes.create_string_buffer(RXNFC_SIZE)
+    struct.pack_into("=I", head, 0, ETHTOOL_GRXCLSRLCNT)
+    io.call(head)
+    count = min(struct.unpack_from("=I", head.raw, _RULE_CNT)[0], MAX_RULES)
+    if count == 0:
+        return ()
+    buf = ctypes.create_string_buffer(RXNFC_SIZE + 4 * count)
+    struct.pack_into("=I", buf, 0, ETHTOOL_GRXCLSRLALL)
+    struct.pack_into("=I", buf, _RULE_CNT, count)
+    io.call(buf)
+    got = min(struct.unpack_from("=I", buf.raw, _RULE_CNT)[0], count)
+    locs = struct.unpack_from(f"={got}I", buf.raw, _RULE_CNT + 4)
+    return tuple(sorted(loc for loc in set(locs) if loc < MAX_LOCATION))
 
 
 def delete_rule(io: EthtoolIoctl, location: int) -> None:

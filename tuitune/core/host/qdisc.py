@@ -31,7 +31,11 @@ FQ_ATTRS: dict[int, str] = {
     9: "refill_delay",
     10: "orphan_mask",
     11: "low_rate_threshold",
+    12: "ce_threshold",  # usecs; ~0U: no CE marking
+    13: "timer_slack",  # ns
+    14: "horizon",  # usecs
 }
+TCA_FQ_HORIZON_DROP = 15  # u8: 1 drops packets past the horizon, 0 caps their time
 FQ_NO_MAXRATE = 0xFFFFFFFF  # ~0U: unlimited
 PSCHED_TICK_NS = 64  # the kernel's psched tick (1 << PSCHED_SHIFT ns): tbf keeps its burst so
 _FQ_RATES = frozenset({"maxrate", "flow_default_rate", "low_rate_threshold"})
@@ -69,6 +73,9 @@ def fq_options(raw: bytes) -> dict[str, int | str]:
     """fq's TCA_OPTIONS payload (nested TCA_FQ_* u32 attributes)."""
     out: dict[str, int | str] = {}
     for atype, payload in iter_attrs(raw):
+        if atype == TCA_FQ_HORIZON_DROP and payload:
+            out["horizon_drop"] = payload[0]
+            continue
         name = FQ_ATTRS.get(atype)
         if name is not None and len(payload) >= 4:
             value = struct.unpack_from("=I", payload)[0]

@@ -50,6 +50,18 @@ OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "pfifo_fast": (),
 }
 LEAVES = tuple(OPTIONS)
+# Options carried only when set away from the kernel's default (sch_fq.c fq_init), after the
+# others in this order: a value read from an fq left at its defaults stays short, and one
+# with a CE threshold, a horizon or a timer slack of its own is put back with them.
+# (name, tc's unit for the export, the kernel's default, the TCA_FQ_* type, u8 or u32).
+OPTIONAL: dict[str, tuple[tuple[str, str, int, int, str], ...]] = {
+    "fq": (
+        ("ce_threshold", "us", U32, 12, "I"),
+        ("timer_slack", "ns", 10_000, 13, "I"),
+        ("horizon", "us", 10_000_000, 14, "I"),
+        ("horizon_drop", "", 1, 15, "B"),
+    ),
+}
 # fq options the value does not carry, at the kernel's defaults (net/sched/sch_fq.c fq_init):
 # anything else cannot be rebuilt by tuitune, so the tree reads as "other".
 _FQ_FIXED: dict[str, int | str] = {
@@ -120,14 +132,17 @@ def leaf_of(q: Qdisc) -> Leaf | str:
     kind, o = q.kind, dict(q.options)
     if kind not in OPTIONS:
         return f"{kind} is not a qdisc tuitune builds"
-    carried = {n for n, _ in OPTIONS[kind]}
+    optional = OPTIONAL.get(kind, ())
+    carried = {n for n, _ in OPTIONS[kind]} | {n for n, *_ in optional}
     for name, value in o.items():
         if name not in carried and _FQ_FIXED.get(name) != value:
             return f"{kind} {name} {value} is not an option tuitune carries"
     missing = [n for n, _ in OPTIONS[kind] if n not in o]
     if missing:
         return f"{kind}: the kernel did not give {', '.join(missing)}"
-    return Leaf(kind, tuple((n, o[n]) for n, _ in OPTIONS[kind]))
+    opts = [(n, o[n]) for n, _ in OPTIONS[kind]]
+    opts += [(n, o[n]) for n, _u, default, *_ in optional if n in o and o[n] != default]
+    return Leaf(kind, tuple(opts))
 
 
 def tree_value(tree: Sequence[Qdisc]) -> str:
@@ -198,13 +213,17 @@ def parse_leaf(words: Sequence[str], mtu: int, txqueuelen: int) -> Leaf:
     if len(rest) % 2:
         raise SpecError(f"{kind}: options come in pairs (name value), got {' '.join(rest)}")
     known = dict(OPTIONS[kind])
+    optional = {n: (unit, default) for n, unit, default, *_ in OPTIONAL.get(kind, ())}
     got: dict[str, int | str] = {}
     for name, raw in zip(rest[::2], rest[1::2], strict=True):
-        if name not in known:
-            raise SpecError(f"{kind}: no option {name[:20]!r} (it takes {', '.join(known)})")
+        if name not in known and name not in optional:
+            takes = ", ".join([*known, *optional])
+            raise SpecError(f"{kind}: no option {name[:20]!r} (it takes {takes})")
         if name in got:
             raise SpecError(f"{kind}: {name} given twice")
-        if known[name] == RATE:
+        if name in optional:
+            got[name] = _optional_value(name, raw, optional[name][0])
+        elif known[name] == RATE:
             got[name] = "unlimited" if raw == "unlimited" and kind == "fq" else parse_rate(raw)
         else:
             got[name] = parse_size(raw)
@@ -222,7 +241,30 @@ def parse_leaf(words: Sequence[str], mtu: int, txqueuelen: int) -> Leaf:
         # tc asks for a limit or a latency: without one, 50 ms of queue at the rate.
         values.setdefault("limit", int(values["burst"]) + int(values["rate"]) // 8 // 20)
     _bounds(kind, values)
-    return Leaf(kind, tuple((n, values[n]) for n, _ in OPTIONS[kind]))
+    opts = [(n, values[n]) for n, _ in OPTIONS[kind]]
+    opts += [(n, got[n]) for n in optional if n in got and got[n] != optional[n][1]]
+    return Leaf(kind, tuple(opts))
+
+
+_TIME_WORD = re.compile(r"([0-9]{1,12})(ns|us|ms|s)?")
+_TIME_NS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
+
+
+def _optional_value(name: str, raw: str, unit: str) -> int:
+    """fq's optional options as typed: a time (ce_threshold 2ms, horizon 10s, timer_slack
+    10us; a bare number is in the kernel's unit) or horizon_drop 0/1."""
+    if not unit:
+        if raw not in ("0", "1"):
+            raise SpecError(f"{name} is 1 (drop past the horizon) or 0 (cap the time)")
+        return int(raw)
+    m = _TIME_WORD.fullmatch(raw.lower())
+    if m is None:
+        raise SpecError(f"{name} {raw[:20]!r} is not a time (e.g. 2ms, 500us)")
+    ns = int(m.group(1)) * _TIME_NS[m.group(2) or unit]
+    value = ns // _TIME_NS[unit]
+    if value * _TIME_NS[unit] != ns or not 0 <= value < U32:
+        raise SpecError(f"{name} {raw[:20]} is not a whole number of {unit} below 2^32")
+    return value
 
 
 def _bounds(kind: str, values: Mapping[str, int | str]) -> None:
@@ -232,7 +274,7 @@ def _bounds(kind: str, values: Mapping[str, int | str]) -> None:
         top = MAX_RATE_BITS if name in ("rate", "maxrate") else U32
         if value > top:
             raise SpecError(f"{kind} {name} {value} is above the kernel's maximum {top}")
-        if value < 1 and name != "maxrate":
+        if value < 1 and name not in ("maxrate", *(n for n, *_ in OPTIONAL.get(kind, ()))):
             raise SpecError(f"{kind} {name} must be at least 1")
 
 
@@ -280,7 +322,10 @@ def check_value(value: str) -> Spec | None:
         return Spec(None, True)
     kind, pairs = rest[0], rest[1:]
     names = [n for n, _ in OPTIONS.get(kind, ())]
-    if kind not in OPTIONS or pairs[::2] != names:
+    extra = pairs[2 * len(names) :: 2]
+    order = [n for n, *_ in OPTIONAL.get(kind, ())]
+    in_order = extra == [n for n in order if n in extra]
+    if kind not in OPTIONS or pairs[: 2 * len(names) : 2] != names or not in_order:
         raise ValueError(f"not a qdisc tuitune writes: {value[:80]!r}")
     for raw in pairs[1::2]:
         if not (raw == "unlimited" or (raw.isascii() and raw.isdigit() and len(raw) <= 20)):
@@ -291,10 +336,16 @@ def check_value(value: str) -> Spec | None:
 def tc_args(leaf: Leaf) -> list[str]:
     """`tc qdisc` words for `leaf` ("fq limit 10000 ... maxrate 1000000000bit")."""
     out = [leaf.kind]
+    optional = {n: unit for n, unit, *_ in OPTIONAL.get(leaf.kind, ())}
     for name, value in leaf.options:
         if value == "unlimited":
             continue  # a new fq has no maxrate; tc has no word for "unlimited"
-        out += [name, f"{value}bit" if dict(OPTIONS[leaf.kind])[name] == RATE else str(value)]
+        if name == "horizon_drop":
+            out.append("horizon_drop" if value else "horizon_cap")  # tc's words for it
+        elif name in optional:
+            out += [name, f"{value}{optional[name]}"]
+        else:
+            out += [name, f"{value}bit" if dict(OPTIONS[leaf.kind])[name] == RATE else str(value)]
     return out
 
 
@@ -317,7 +368,7 @@ def options_payload(leaf: Leaf) -> bytes:
         maxrate = o["maxrate"]
         rate = FQ_NO_MAXRATE if maxrate == "unlimited" else int(maxrate) // 8
         # TCA_FQ_PLIMIT 1, FLOW_PLIMIT 2, QUANTUM 3, INITIAL_QUANTUM 4, FLOW_MAX_RATE 7
-        return _u32s(
+        payload = _u32s(
             [
                 (1, int(o["limit"])),
                 (2, int(o["flow_limit"])),
@@ -326,6 +377,12 @@ def options_payload(leaf: Leaf) -> bytes:
                 (7, rate),
             ]
         )
+        # Only those set away from the default: the fq is made anew (set_root), so it starts
+        # from its defaults, and a kernel before 5.7 (no horizon) is not sent what it lacks.
+        for name, _unit, _default, atype, fmt in OPTIONAL["fq"]:
+            if name in o:
+                payload += pack_attr(atype, struct.pack(f"={fmt}", int(o[name])))
+        return payload
     if leaf.kind == "fq_codel":
         # TCA_FQ_CODEL_LIMIT 2, FLOWS 5, QUANTUM 6
         return _u32s([(2, int(o["limit"])), (5, int(o["flows"])), (6, int(o["quantum"]))])

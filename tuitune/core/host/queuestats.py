@@ -13,6 +13,7 @@ else off the driver's ethtool source (marked "source" below):
     [N]: rx_ucast_packets  [N]: tx_bytes       bnx2x, bnxt_en (packets = ucast+mcast+bcast)
     rxqN: rx_pkts  txqN: tx_pkts               be2net
     rx_bytes[N]  rx_completed_desc[N]          gve (source; completions stand for packets)
+    Rx Queue#: N, then ucast pkts rx ...       vmxnet3 (one block per queue, names repeated)
 
 A name none of these match is left to `unknown_deltas`: the caller shows such a driver's raw
 rises, never nothing. The kernel's netdev qstats (genetlink, 6.10+) would give the same in one
@@ -58,6 +59,9 @@ _PRIMARY: Final[dict[str, Measure]] = {
     "mcast_packets": "packets",
     "bcast_packets": "packets",
     "bytes": "bytes",
+    "ucast_bytes": "bytes",  # vmxnet3 (by unicast, multicast, broadcast: they add up)
+    "mcast_bytes": "bytes",
+    "bcast_bytes": "bytes",
     "drops": "drops",
     "dropped": "drops",
     "discards": "drops",
@@ -134,9 +138,51 @@ def measure_of(rest: str, driver: str | None = None) -> tuple[Measure, bool] | N
     return None
 
 
+# vmxnet3 names each queue's counters the same way under a "Tx Queue#" / "Rx Queue#" line
+# whose value is the queue (vmxnet3_ethtool.c; tests/fixtures/captures/ethtool_S): its names
+# without the direction -> the scheme's names. The sub-counters of "drv dropped ... total"
+# (too many frags, hdr err, ...) and the TSO/LRO subsets are left out: they would count twice.
+_VMXNET3: Final[dict[str, str]] = {
+    "ucast pkts": "ucast_packets",
+    "mcast pkts": "mcast_packets",
+    "bcast pkts": "bcast_packets",
+    "ucast bytes": "ucast_bytes",
+    "mcast bytes": "mcast_bytes",
+    "bcast bytes": "bcast_bytes",
+    "drv dropped total": "dropped",
+    "pkts discard": "discards",  # tx: the device discarded
+    "pkts OOB": "drops",  # rx: out of buffers
+    "pkts err": "errors",
+    "buf alloc fail": "alloc_fail",
+}
+_VMXNET3_HEADS: Final[dict[str, Direction]] = {"Tx Queue#": "tx", "Rx Queue#": "rx"}
+
+
+def vmxnet3_names(stats: DriverStats) -> DriverStats:
+    """vmxnet3's per-queue blocks as rx_queue_N_... names; any other driver's as they are."""
+    if not any(name.strip() in _VMXNET3_HEADS for name, _ in stats):
+        return stats
+    out: list[tuple[str, int]] = []
+    where: tuple[Direction, int] | None = None
+    for name, value in stats:
+        plain = name.strip()
+        if plain in _VMXNET3_HEADS:
+            where = (_VMXNET3_HEADS[plain], value)
+            continue
+        words = plain.split()
+        if where is None or where[0] not in words:
+            out.append((name, value))  # no queue's counter ("tx timeout count", "ring full")
+            continue
+        rest = _VMXNET3.get(" ".join(w for w in words if w != where[0]))
+        if rest is not None:
+            out.append((f"{where[0]}_queue_{where[1]}_{rest}", value))
+    return tuple(out)
+
+
 def per_queue(stats: DriverStats, driver: str | None = None) -> tuple[QueueCounters, ...]:
     """The per-queue counters, rx queues then tx, by queue number. `driver`: as `ethtool -i`
     names it (veth's xdp_* counters count every packet; other drivers' do not)."""
+    stats = vmxnet3_names(stats)
     primary: dict[tuple[Direction, int], dict[Measure, int]] = {}
     fallback: dict[tuple[Direction, int], dict[Measure, int]] = {}
     names: dict[tuple[Direction, int], list[str]] = {}

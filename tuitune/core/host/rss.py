@@ -30,6 +30,7 @@ _RXNFC_HEAD = struct.Struct("=IIQ")
 _RXNFC_SIZE = 192
 MAX_SLOTS = 1 << 16  # bounds what a driver may claim (mlx5's largest table is 2048 x 8)
 MAX_KEY = 1024
+DEFAULT = "default"  # the journal's value of a table as the driver fills it (rss_spec.py)
 
 # ETH_RSS_HASH_* bits, as `ethtool -x` names them.
 HFUNCS: Final[tuple[str, ...]] = ("toeplitz", "xor", "crc32")
@@ -72,6 +73,34 @@ class RssTable:
 def hash_fields(data: int) -> str:
     """RXH_* bits as `ethtool -N rx-flow-hash` letters ("sdfn")."""
     return "".join(ch for bit, ch in _RXH if data & bit)
+
+
+_KNOWN_RXH = sum(bit for bit, _ in _RXH)
+ETHTOOL_SRXFH = 0x2A
+FIELD_LETTERS = "".join(ch for _, ch in _RXH)
+
+
+def fields_value(data: int) -> str:
+    """The journal's value of GRXFH's answer: the letters, or "other: 0x..." when the driver
+    hashes on a field tuitune has no letter for (it could not be written back exactly)."""
+    if data & ~_KNOWN_RXH:
+        return f"other: {data:#x}"
+    return hash_fields(data)
+
+
+def fields_bits(letters: str) -> int:
+    """`ethtool -N rx-flow-hash` letters -> RXH_* bits (ValueError: a letter it has not)."""
+    bits = dict((ch, bit) for bit, ch in _RXH)
+    if not letters or any(ch not in bits for ch in letters) or len(set(letters)) < len(letters):
+        raise ValueError(f"fields are letters of {FIELD_LETTERS}, each once")
+    return sum(bits[ch] for ch in letters)
+
+
+def write_flow_hash(io: EthtoolIoctl, flow_type: int, bits: int) -> None:
+    """ETHTOOL_SRXFH: hash `flow_type` on the fields `bits` (RSS context 0)."""
+    buf = ctypes.create_string_buffer(_RXNFC_SIZE)
+    _RXNFC_HEAD.pack_into(buf, 0, ETHTOOL_SRXFH, flow_type, bits)
+    io.call(buf)
 
 
 def hfunc_name(bits: int) -> str | None:
@@ -171,6 +200,26 @@ def table_vs_traffic(
     ]
 
 
+def table_value(indir: Sequence[int], rings: int | None) -> str:
+    """The canonical value of a table read from a device with `rings` rx rings."""
+    n = len(indir)
+    if rings and all(indir[i] == i % rings for i in range(n)):
+        return DEFAULT
+    top = max(indir, default=0) + 1
+    for m in range(1, min(top, n) + 1):
+        if all(indir[i] == i % m for i in range(n)):
+            return f"equal {m}"
+    runs: list[str] = []
+    i = 0
+    while i < n:
+        j = i
+        while j < n and indir[j] == indir[i]:
+            j += 1
+        runs.append(f"{indir[i]}*{j - i}" if j - i > 1 else str(indir[i]))
+        i = j
+    return "table " + " ".join(runs)
+
+
 @dataclass(frozen=True, slots=True)
 class RssState:
     """What `show` and the advisor read: the table (None: the driver has none, `why` says
@@ -179,6 +228,25 @@ class RssState:
     table: RssTable | None
     flow_hash: dict[str, str]
     why: str | None = None
+    # ntuple rules by location, as the journal's values (core/host/ntuple.py); None: the
+    # driver has no ntuple table (veth, virtio) or filtering is off.
+    rules: dict[int, str] | None = None
+
+    @property
+    def setting(self) -> str | None:
+        """The table as the journal's value (`rss` of a profile), None when there is none."""
+        t = self.table
+        return table_value(t.indir, t.rings) if t is not None else None
+
+
+def read_rules(io: EthtoolIoctl) -> dict[int, str] | None:
+    """Every ntuple rule by location, or None when the driver has no table."""
+    from tuitune.core.host.ntuple import read_rule, rule_locations
+
+    try:
+        return {loc: read_rule(io, loc) for loc in rule_locations(io)}
+    except OSError:
+        return None
 
 
 def read_state(io: EthtoolIoctl, driver: str) -> RssState:
@@ -189,7 +257,7 @@ def read_state(io: EthtoolIoctl, driver: str) -> RssState:
         table, why = None, f"RSS table: not supported by {driver} ({exc.strerror or exc})"
     if table is not None and not table.indir:
         table, why = None, f"RSS table: {driver} reports none (no RSS, or one queue)"
-    return RssState(table, read_flow_hash(io), why)
+    return RssState(table, read_flow_hash(io), why, read_rules(io))
 
 
 def state_json(st: RssState) -> dict[str, object]:
@@ -203,4 +271,7 @@ def state_json(st: RssState) -> dict[str, object]:
         "slots_per_queue": {str(q): n for q, n in t.slots_per_queue().items()} if t else None,
         "flow_hash": dict(st.flow_hash),
         "unavailable": st.why,
+        # What `apply` takes back (docs/profile.md): the journal's values.
+        "setting": st.setting,
+        "ntuple": None if st.rules is None else {str(k): v for k, v in st.rules.items()},
     }

@@ -28,9 +28,8 @@ import struct
 from collections.abc import Sequence
 
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
-from tuitune.core.host.rss import MAX_SLOTS, RXFH
+from tuitune.core.host.rss import DEFAULT, MAX_SLOTS, RXFH, table_value
 
-DEFAULT = "default"
 ETHTOOL_SRSSH = 0x47
 ETH_RSS_HASH_NO_CHANGE = 0
 MAX_WORDS = 4096  # a table of 2048 slots alternating queues is 2049 words
@@ -38,26 +37,6 @@ MAX_WORDS = 4096  # a table of 2048 slots alternating queues is 2049 words
 
 class RssSpecError(ValueError):
     """Typed text that is no table for this device; the message says why."""
-
-
-def table_value(indir: Sequence[int], rings: int | None) -> str:
-    """The canonical value of a table read from a device with `rings` rx rings."""
-    n = len(indir)
-    if rings and all(indir[i] == i % rings for i in range(n)):
-        return DEFAULT
-    top = max(indir, default=0) + 1
-    for m in range(1, min(top, n) + 1):
-        if all(indir[i] == i % m for i in range(n)):
-            return f"equal {m}"
-    runs: list[str] = []
-    i = 0
-    while i < n:
-        j = i
-        while j < n and indir[j] == indir[i]:
-            j += 1
-        runs.append(f"{indir[i]}*{j - i}" if j - i > 1 else str(indir[i]))
-        i = j
-    return "table " + " ".join(runs)
 
 
 def weight_fill(weights: Sequence[int], size: int) -> list[int]:

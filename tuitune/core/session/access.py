@@ -14,6 +14,7 @@ here: unsupported, fixed, gone); `write` raises `WriteRefused` with the kernel's
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 from collections.abc import Callable, Iterable
@@ -30,6 +31,7 @@ from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import NicIrq, nic_irqs
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.host.netns import KernelThread
+from tuitune.core.host.ntuple import rule_locations
 from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.host.sysctl import sysctl_path
 from tuitune.core.session.kinds.base import (
@@ -179,7 +181,8 @@ class HostAccess(Closing):
     def device_keys(self, ifname: str) -> list[Key]:
         """Every setting of `ifname` that can be changed here (changeable features, ring and
         channel fields the device has, coalescing parameters, pause, private flags, FEC, MTU,
-        txqueuelen, each queue's RPS/XPS, the NIC's IRQs)."""
+        txqueuelen, the root qdisc, the RSS table, each ntuple rule, each queue's RPS/XPS,
+        the NIC's IRQs)."""
         return self.run(self._device_keys, ifname)
 
     def sysctl_keys(self, *, host_wide: bool = False) -> list[Key]:
@@ -335,6 +338,9 @@ class HostAccess(Closing):
                 got = self.read_group(Key(group, ifname))
                 if not isinstance(got, Unavailable):
                     keys += list(got)
+            keys += self._steering_keys(ifname)
+        if not isinstance(self.read_group(Key.qdisc(ifname)), Unavailable):
+            keys.append(Key.qdisc(ifname))
         queues = read_device_queues(self, ifname)
         if not isinstance(queues, Unavailable):
             keys += list(queues)
@@ -343,6 +349,21 @@ class HostAccess(Closing):
             for q in self.nic_irqs(ifname)
             if self.root.proc_path(f"irq/{q.irq}/smp_affinity_list").exists()
         ]
+        return keys
+
+    def _steering_keys(self, ifname: str) -> list[Key]:
+        """The RSS table where the driver reports one, and each location holding an ntuple
+        rule (a free location is no setting of the device: a profile names it to add one)."""
+        keys = []
+        if not isinstance(self.read_group(Key.rss(ifname)), Unavailable):
+            keys.append(Key.rss(ifname))
+        hashed = self.read_group(Key.flow_hash(ifname, "tcp4"))
+        if not isinstance(hashed, Unavailable):
+            keys += list(hashed)
+        io = getattr(self.ethtool(ifname), "ioctl", None)
+        if io is not None:
+            with contextlib.suppress(OSError):  # no ntuple table (veth, virtio): none listed
+                keys += [Key.ntuple(ifname, loc) for loc in rule_locations(io)]
         return keys
 
     def _sysctl_keys(self) -> list[Key]:

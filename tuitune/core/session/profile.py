@@ -12,6 +12,7 @@ from typing import Any
 
 from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.docfile import shown as shown_path
+from tuitune.core.host.rss import FLOW_TYPES as RSS_FLOW_TYPES
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.profile_model import (
     ALL_QUEUES,
@@ -51,6 +52,7 @@ _TABLES: dict[str, Kind] = {
     "xps_cpus": "xps_cpus",
     "rps_flow_cnt": "rps_flow_cnt",
     "irq_affinity": "irq_affinity",
+    "rx_flow_hash": "flow_hash",  # tcp4 = "sdfn" (ethtool -N IF rx-flow-hash tcp4 sdfn)
     "ntuple": "ntuple",  # location = "flow-type tcp4 dst-port 5201 action 2" (or "none")
     "priv_flags": "priv_flag",
 }
@@ -78,6 +80,7 @@ _ORDER: tuple[Kind, ...] = (
     "txqueuelen",
     "qdisc",  # after channels: an mq gets one child per tx queue there is
     "rss",  # after channels: the table names rx queues
+    "flow_hash",
     "ntuple",  # after channels: a rule names an rx queue
     "rps_cpus",
     "rps_flow_cnt",
@@ -163,6 +166,10 @@ def _check_key(kind: Kind, name: str, origin: str) -> None:
         raise ProfileError(f"{origin}: unknown (known: {', '.join(fields)})")
     if kind == "coalesce" and name not in COALESCE_NAMES:
         raise ProfileError(f"{origin}: not a coalescing parameter (ethtool -C names)")
+    if kind == "flow_hash":
+        if name not in RSS_FLOW_TYPES:
+            raise ProfileError(f"{origin}: a flow type ({', '.join(RSS_FLOW_TYPES)})")
+        return
     if kind == "ntuple":
         if not (name.isascii() and name.isdigit() and len(name) <= 7):
             raise ProfileError(f"{origin}: a rule location is a number (ethtool -N ... loc N)")
@@ -261,7 +268,7 @@ def resolve(
                 key = Key(r.kind, ifname, r.name)
                 wanted[key] = r.text
                 named_queues[key] = r.origin
-        elif r.kind == "ntuple":
+        elif r.kind in ("ntuple", "flow_hash"):
             wanted[Key(r.kind, ifname, r.name)] = r.text
         elif r.kind == "irq_affinity":
             irq_key = access.irq_key(ifname, r.name)

@@ -37,6 +37,7 @@ Kind = Literal[
     "module_param",
     "qdisc",
     "rss",
+    "flow_hash",
     "ntuple",
     "priv_flag",
     "fec",
@@ -82,6 +83,7 @@ GROUP_OF: dict[Kind, str] = {
     "module_param": "module parameters",
     "qdisc": "qdisc",
     "rss": "rss",
+    "flow_hash": "rss",
     "ntuple": "ntuple",
     "priv_flag": "private flags",
     "fec": "FEC",
@@ -176,6 +178,12 @@ class Key:
     def rss(cls, ifname: str) -> Key:
         """The interface's RSS indirection table, context 0 (kinds/rss.py)."""
         return cls("rss", ifname)
+
+    @classmethod
+    def flow_hash(cls, ifname: str, flow: str) -> Key:
+        """The header fields RSS hashes for one flow type ("tcp4"; `ethtool -N IF
+        rx-flow-hash tcp4 sdfn`; kinds/rss.py)."""
+        return cls("flow_hash", ifname, flow)
 
     @classmethod
     def ntuple(cls, ifname: str, location: int) -> Key:

@@ -6,10 +6,11 @@ refused with one line naming the field. Keys are checked against the snapshot da
 document is generated from (jsondoc.py), so a field `show` writes is never unknown here and a
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
-`queue_rates`, `rss`, `qdiscs`, `connections`, `platform` but for the driver's private flags
-and configured FEC modes, `interface.placement`, `.driver`,
-`.driver_stats`, the link's fields other than ifname, mtu and txqlen, and each sysctl's
-`unavailable`, `note`, `scope` and `summary`.
+`queue_rates`, `rss` but for `setting`, `flow_hash` and `ntuple`, `qdiscs` (`interface.qdisc`
+is applied),
+`connections`, `platform` but for the driver's private flags and configured FEC modes,
+`interface.placement`, `.driver`, `.driver_stats`, the link's fields other than ifname, mtu
+and txqlen, and each sysctl's `unavailable`, `note`, `scope` and `summary`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tuitune.core.host.ethtool_driver import fec_mask, fec_names
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.netdev import Link, QueueMasks
+from tuitune.core.host.rss import FLOW_TYPES as RSS_FLOW_TYPES
 from tuitune.core.jsondoc import SCHEMA, SCHEMA_VERSION
 from tuitune.core.names import netns_problem
 from tuitune.core.session.profile_model import (
@@ -56,7 +58,8 @@ _CATALOG_KEYS = frozenset(catalog.keys())
 # profile's [processes] section names them by command instead). "platform" (CPU power, PCIe,
 # driver) is a report of the host: only the driver's private flags and configured FEC modes
 # are applied from it (settings of the interface); so are "queue_rates" (per-queue
-# counters), "rss", "qdiscs" and "connections": read, nothing to set.
+# counters), "qdiscs" and "connections": read, nothing to set ("interface.qdisc",
+# "rss.setting", "rss.flow_hash" and "rss.ntuple" are the journal's values, applied).
 _TOP = frozenset(
     {"schema", "version", "tuitune", "host", "sysctls", "interface", "rates", "processes"}
     | {"platform", "queue_rates", "rss", "qdiscs", "connections"}
@@ -177,6 +180,11 @@ def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
             ifname = check_ifname(link["ifname"], f"{where}.link.ifname")
             requests += _interface_requests(iface, link)
             requests += _driver_requests(doc.get("platform"))
+            qdisc = iface.get("qdisc")
+            if isinstance(qdisc, dict):
+                _refusal(qdisc, "interface.qdisc")  # not read on that host: nothing to set
+                qdisc = None
+            requests += _steering_requests(qdisc, doc.get("rss"))
     except ProfileError as exc:
         raise ProfileError(f"malformed show document: {exc}") from None
     return Profile(ifname, tuple(requests), "show --json", _saved_netns(doc))
@@ -245,6 +253,54 @@ def _interface_requests(iface: dict[str, Any], link: dict[str, Any]) -> list[Req
     out += _pause_and_coalesce(iface)
     out += _queues(iface.get("queues", []))
     out += _irqs(iface.get("irqs", []), iface.get("irq_affinity", {}))
+    return out
+
+
+def _steering_requests(qdisc: object, rss: object) -> list[Request]:
+    """`interface.qdisc` (the root qdisc's line), `rss.setting` (the table), `rss.flow_hash`
+    (flow type -> fields) and `rss.ntuple` (location -> rule): the journal's values, checked in
+    full when applied; the rest of `rss` reports."""
+    out: list[Request] = []
+    if qdisc is not None:
+        if not isinstance(qdisc, str) or not is_text(qdisc, 4096):
+            raise ProfileError(f"interface.qdisc: {_what(qdisc)} is not a qdisc line")
+        if not qdisc.startswith("other: "):  # a tree tuitune cannot rebuild: left alone
+            out.append(Request("qdisc", "", qdisc, "interface.qdisc"))
+    if rss is None:
+        return out
+    if not isinstance(rss, dict):
+        raise ProfileError(f"rss: expected an object, found {_what(rss)}")
+    setting = rss.get("setting")
+    if setting is not None:
+        if not isinstance(setting, str) or not is_text(setting):
+            raise ProfileError(f"rss.setting: {_what(setting)} is not an RSS table")
+        out.append(Request("rss", "", setting, "rss.setting"))
+    hashed = rss.get("flow_hash")
+    if hashed is not None:
+        if not isinstance(hashed, dict):
+            raise ProfileError(f"rss.flow_hash: expected an object, found {_what(hashed)}")
+        for flow, fields in hashed.items():
+            where = f"rss.flow_hash.{shown(flow)}"
+            if flow not in RSS_FLOW_TYPES:
+                raise ProfileError(f"{where}: not a flow type ({', '.join(RSS_FLOW_TYPES)})")
+            if not isinstance(fields, str) or not is_text(fields, 16):
+                raise ProfileError(f"{where}: {_what(fields)} is not hash fields")
+            if fields:  # "" is a flow type hashed on nothing: nothing tuitune sets
+                out.append(Request("flow_hash", flow, fields, where))
+    rules = rss.get("ntuple")
+    if rules is None:
+        return out
+    if not isinstance(rules, dict):
+        raise ProfileError(f"rss.ntuple: expected an object, found {_what(rules)}")
+    for loc, rule in rules.items():
+        where = f"rss.ntuple.{shown(loc)}"
+        if not (loc.isascii() and loc.isdigit() and len(loc) <= 7):
+            raise ProfileError(f"{where}: not a rule location")
+        if not isinstance(rule, str) or not is_text(rule, 512):
+            raise ProfileError(f"{where}: {_what(rule)} is not an ntuple rule")
+        if rule.startswith("other: "):
+            continue  # a rule tuitune does not carry is left as the host has it
+        out.append(Request("ntuple", str(int(loc)), rule, where))
     return out
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist, format_mask
 from tuitune.core.host.ethtool import Coalesce, short_name
+from tuitune.core.host.qdisc_spec import LEAVES
 from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
 from tuitune.tui.look.glyphs import Glyphs
@@ -18,6 +19,7 @@ from tuitune.tui.look.palette import Palette
 from tuitune.tui.panels.nicsummary import offload_summary
 from tuitune.tui.panels.rowview import Column, Row, RowsBuilder
 
+QDISC_ROW = "qdisc:root"
 COLUMNS = [
     Column("setting", 28),
     Column("value", 12),
@@ -134,6 +136,41 @@ def _group_entries(section: str, value: object) -> list[Entry]:
     return out
 
 
+def qdisc_entry(value: str | Unavailable) -> Entry:
+    """The root qdisc: its kinds in the value column ("mq fq", "tbf", "default"), the options
+    in the note (the whole line is the setting: the editor starts from it)."""
+    if isinstance(value, Unavailable):
+        return Entry("link", QDISC_ROW, "root qdisc", "-", note=value.reason, state="")
+    if value.startswith("other: "):
+        return Entry("link", QDISC_ROW, "root qdisc", "other", note=value[7:], state="fixed")
+    words = value.split()
+    kinds = [w for w in words if w in ("mq", *LEAVES) or w == "default"]
+    rest = [w for w in words if w not in kinds]
+    return Entry("link", QDISC_ROW, "root qdisc", " ".join(kinds), note=" ".join(rest))
+
+
+def steering_entries(nic: NicState) -> list[Entry]:
+    """The RSS table, its hash fields per flow type and the ntuple rules: each a setting the
+    journal changes (docs/rss.md). A device tuitune could not ask (a recorded tree) has none."""
+    sec = "steering"
+    if isinstance(nic.rss, Unavailable):
+        if nic.rss.kind == "missing":
+            return []
+        # A reason, shown as the whole line like "rings: not supported by veth".
+        out = [Entry(sec, "rss:table", nic.rss.reason, "", state="unavailable")]
+    else:
+        head, _, runs = nic.rss.partition(" ")
+        shown = nic.rss if head in ("default", "equal") else head
+        out = [Entry(sec, "rss:table", "RSS table", shown, note=runs if head == "table" else "")]
+    for flow, fields in nic.flow_hash:
+        out.append(Entry(sec, f"flow_hash:{flow}", f"rx-flow-hash {flow}", fields or "none"))
+    for loc, rule in nic.ntuple:
+        words = rule.split()
+        action = " ".join(words[-2:]) if rule.startswith("flow-type") else "other"
+        out.append(Entry(sec, f"ntuple:{loc}", f"ntuple loc {loc}", action, note=rule))
+    return out
+
+
 def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
     link, place = nic.link, nic.placement
     e: list[Entry] = []
@@ -142,6 +179,8 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
         mtu_range = f"{link.min_mtu}-{link.max_mtu}"
     e.append(Entry("link", "link:mtu", "mtu", str(link.mtu), mtu_range))
     e.append(Entry("link", "link:txqueuelen", "txqueuelen", str(link.txqlen)))
+    if not (isinstance(nic.qdisc, Unavailable) and nic.qdisc.kind == "missing"):
+        e.append(qdisc_entry(nic.qdisc))  # a recorded tree without netlink has none
     speed = link.speed_mbps
     e.append(
         Entry(
@@ -169,6 +208,7 @@ def nic_entries(nic: NicState, ncpus: int) -> list[Entry]:
     e.append(Entry("link", "link:numa", "NUMA node", numa, note=f"local CPUs {local}"))
     if place.bus:
         e.append(Entry("link", "link:bus", "bus", place.bus, note=place.subsystem or ""))
+    e += steering_entries(nic)
     e += _group_entries("rings", nic.rings)
     e += _group_entries("coalescing", nic.coalesce)
     e += _group_entries("channels", nic.channels)

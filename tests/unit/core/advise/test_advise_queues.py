@@ -97,6 +97,8 @@ def test_a_table_left_behind_by_a_channel_change(pegged: Facts) -> None:
     assert found is not None and found.severity == "risk"
     assert "sends nothing to 3 of 4 rx queues" in found.title
     assert found.evidence[0].startswith("rx queues with no slot: 1, 2, 3")
+    # one journaled step: the driver's own spread back (its default covers the 4 queues)
+    assert [(c.key.kind, c.value) for c in found.change] == [("rss", "default")]
 
 
 def test_an_equal_table_covers_every_queue(pegged: Facts) -> None:
@@ -110,6 +112,7 @@ def test_udp_hashed_on_addresses_only(pegged: Facts) -> None:
     flow = {"tcp4": "sdfn", "udp4": "sd"}
     found = one(with_rss(pegged, "igb_em1_32cpu_rxfh_-x.txt", flow, 8), "udp-hash-addresses")
     assert found is not None and "udp4" in found.title and "udp4: sd" in found.evidence[0]
+    assert [(c.key.name, c.value) for c in found.change] == [("udp4", "sdfn")]
     ports = {"tcp4": "sdfn", "udp4": "sdfn", "udp6": "sdfn"}
     f = with_rss(pegged, "igb_em1_32cpu_rxfh_-x.txt", ports, 8)
     assert one(f, "udp-hash-addresses") is None

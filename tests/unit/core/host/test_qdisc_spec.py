@@ -62,7 +62,7 @@ def test_typed_text_is_filled_with_the_kernels_defaults() -> None:
         ("", "empty"),
         ("htb default 10", "tuitune builds"),
         ("fq maxrate", "pairs"),
-        ("fq horizon 10", "no option 'horizon'"),
+        ("fq orphan_mask 10", "no option 'orphan_mask'"),
         ("fq maxrate fast", "not a rate"),
         ("fq maxrate 1gbit maxrate 2gbit", "twice"),
         ("tbf rate 1gbit", "needs a rate and a burst"),
@@ -180,3 +180,58 @@ def test_tbf_and_pfifo_payloads() -> None:
     pfifo = spec_of("pfifo limit 77")
     assert pfifo is not None and pfifo.leaf is not None
     assert options_payload(pfifo.leaf) == struct.pack("=I", 77)
+
+
+FQ_DEFAULTS_6_1 = {  # what a 6.1 kernel's fq_dump gives for a fresh fq (sch_fq.c fq_init)
+    "limit": 10000,
+    "flow_limit": 100,
+    "quantum": 3028,
+    "initial_quantum": 15140,
+    "maxrate": "unlimited",
+    "buckets_log": 10,
+    "refill_delay": 40000,
+    "orphan_mask": 1023,
+    "rate_enable": 1,
+    "low_rate_threshold": 550000 * 8,
+    "ce_threshold": 0xFFFFFFFF,
+    "timer_slack": 10000,
+    "horizon": 10_000_000,
+    "horizon_drop": 1,
+}
+
+
+def test_fq_ce_threshold_horizon_and_timer_slack_are_carried_only_when_set() -> None:
+    fresh = Qdisc("fq", "8001:", "root", FQ_DEFAULTS_6_1)
+    assert tree_value([fresh]) == FQ.replace("1000000000", "unlimited")  # defaults: short
+    typed = parse("fq maxrate 1gbit horizon_drop 0 timer_slack 20us ce_threshold 2ms horizon 1s")
+    tail = "ce_threshold 2000 timer_slack 20000 horizon 1000000 horizon_drop 0"
+    assert typed == f"{FQ} {tail}"  # the kernel's units (us, ns, us), in one order
+    assert (
+        parse("fq ce_threshold 4000 horizon 10s")
+        == f"{FQ.replace('1000000000', 'unlimited')} ce_threshold 4000"
+    )
+    for bad, says in [
+        ("fq horizon 1.5s", "not a time"),
+        ("fq timer_slack 1500ns ce_threshold 1ns", "whole number of us"),
+        ("fq horizon_drop 2", "is 1 .drop"),
+    ]:
+        with pytest.raises(SpecError, match=says):
+            parse(bad)
+
+
+def test_fq_options_set_are_sent_and_read_back_from_the_message_bytes() -> None:
+    """This kernel has no fq: the RTM_NEWQDISC bytes are decoded with the reader's decoder
+    (TCA_FQ_CE_THRESHOLD 12, TIMER_SLACK 13, HORIZON 14 u32, HORIZON_DROP 15 u8 of
+    <linux/pkt_sched.h>), and the tree they make reads as the same value: exact restore."""
+    value = f"{FQ} ce_threshold 2000 timer_slack 20000 horizon 1000000 horizon_drop 0"
+    send = FakeSender()
+    set_root(send, 7, spec_of(value), 1)
+    opts = send.sent[-1][4]
+    attrs = dict(iter_attrs(opts))
+    assert attrs[12] == struct.pack("=I", 2000) and attrs[13] == struct.pack("=I", 20000)
+    assert attrs[14] == struct.pack("=I", 1_000_000) and attrs[15][:1] == b"\0"
+    decoded = {**FQ_DEFAULTS_6_1, **fq_options(opts)}
+    assert tree_value([Qdisc("fq", "8001:", "root", decoded)]) == value
+    # an fq at its defaults sends none of them (a pre-5.7 kernel has no horizon)
+    set_root(send, 7, spec_of(FQ), 1)
+    assert not {12, 13, 14, 15} & set(dict(iter_attrs(send.sent[-1][4])))

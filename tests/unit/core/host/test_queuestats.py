@@ -170,3 +170,27 @@ def test_virtio_since_qstats_keeps_only_drops_and_xdp_is_not_packets() -> None:
     # virtio_net's rx0_xdp_packets counts what an XDP program saw, not the queue's traffic.
     got = values("virtio_net_eth0_-S_kernel6.18_thismachine.txt", "virtio_net")
     assert got == {("rx", 0): {"drops": 0}}
+
+
+def test_vmxnet3_blocks_per_queue() -> None:
+    """vmxnet3 repeats one set of names under each "Tx Queue#: N" / "Rx Queue#: N" line:
+    packets and bytes add unicast, multicast and broadcast; the drop sub-counters (too many
+    frags, hdr err...) are not counted twice."""
+    got = values("vmxnet3_eth0_-S_2queues_2daygeek.txt", "vmxnet3")
+    assert got[("rx", 0)] == {
+        "packets": 5084776 + 154143,
+        "bytes": 4673133395 + 45415676,
+        "drops": 0,
+        "errors": 0,
+    }
+    assert got[("tx", 1)]["packets"] == 3711838 + 1186
+    assert got[("tx", 1)]["bytes"] == 346309662 + 49812
+    assert sorted(got) == [("rx", 0), ("rx", 1), ("tx", 0), ("tx", 1)]
+    # a rise on one queue shows on that queue alone
+    before = capture("vmxnet3_eth0_-S_2queues_2daygeek.txt")
+    after = tuple(
+        (n, v + 1000 if n.strip() == "ucast pkts rx" and i > 50 else v)
+        for i, (n, v) in enumerate(before)
+    )
+    r = queue_rates(before, after, 1.0, "vmxnet3")
+    assert (rate_of(r, "rx", 0), rate_of(r, "rx", 1), rate_of(r, "tx", 0)) == (0.0, 1000.0, 0.0)

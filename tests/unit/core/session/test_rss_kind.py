@@ -14,8 +14,8 @@ from rich.console import Console
 from tests.support.fakes.rss_port import FakeRssPort, blocks
 from tests.support.session_fakes import FakeDevice, build_host
 from tuitune.core.host.root import HostRoot
-from tuitune.core.host.rss import RssState, parse_ethtool_x, read_rss
-from tuitune.core.host.rss_spec import RssSpecError, parse_rss, table_value, weight_fill
+from tuitune.core.host.rss import RssState, parse_ethtool_x, read_rss, table_value
+from tuitune.core.host.rss_spec import RssSpecError, parse_rss, weight_fill
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.show_queues import rss_table
 

@@ -56,7 +56,8 @@ def test_the_documented_example_parses() -> None:
     assert got[("rss", "")] == "equal 4"
     assert got[("ntuple", "1023")] == "flow-type tcp4 dst-port 5201 action 2"
     assert got[("fec", "")] == "rs" and got[("priv_flag", "legacy-rx")] == "off"
-    assert len(profile.requests) == 27
+    assert got[("flow_hash", "udp4")] == "sdfn"
+    assert len(profile.requests) == 28
 
 
 @pytest.mark.parametrize(

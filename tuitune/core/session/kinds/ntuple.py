@@ -21,6 +21,7 @@ from tuitune.core.host.ntuple import (
 )
 from tuitune.core.host.rss import ETHTOOL_GRXRINGS, rxnfc
 from tuitune.core.session.kinds.base import NOT_RECORDED, Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue
@@ -45,6 +46,20 @@ def _location(key: Key) -> int:
 
 class NtupleRule(Family):
     value_form: Form = "text"
+    rows: tuple[str, ...] = ("ntuple",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        rule = dict(nic.ntuple).get(int(rest)) if rest.isdigit() else None
+        if rule is None:
+            return f"no ntuple rule at location {rest[:8]}"
+        hint = (
+            "flow-type tcp4|udp4 [src-ip A] [dst-ip A] [src-port P] [dst-port P] action Q|drop, "
+            "or none"
+        )
+        return EditSpec(Key.ntuple(ifname, int(rest)), rule, hint)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         io = _io(acc, key)

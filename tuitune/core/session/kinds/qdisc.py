@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from tuitune.core.host.netdev import queue_names
 from tuitune.core.host.qdisc import read_qdiscs
 from tuitune.core.host.qdisc_spec import (
+    LEAVES,
     OTHER,
     SpecError,
     parse_spec,
@@ -26,6 +27,7 @@ from tuitune.core.host.qdisc_spec import (
 )
 from tuitune.core.host.qdisc_write import NetlinkSender, set_root
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
@@ -40,6 +42,26 @@ NOT_LIVE = Unavailable("missing", "root qdisc: only read from a live host, not a
 
 class RootQdisc(Family):
     value_form: Form = "text"
+    rows: tuple[str, ...] = ("qdisc",)
+
+    def row_key(self, key: Key) -> str:
+        return "qdisc:root"
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        if isinstance(nic.qdisc, Unavailable):
+            return nic.qdisc.reason
+        if nic.qdisc.startswith("other: "):
+            return f"the root qdisc is {nic.qdisc[7:]}: tuitune could not build it again exactly"
+        multi = (nic.link.num_tx_queues or 0) > 1
+        hint = (
+            f"default, {'mq, mq LEAF or ' if multi else ''}LEAF: {', '.join(LEAVES)} with "
+            "options (fq maxrate 1gbit; tbf rate 1gbit burst 64k); a kind this kernel lacks "
+            "is refused"
+        )
+        return EditSpec(Key.qdisc(ifname), nic.qdisc, hint)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         ifname = key.ifname or ""

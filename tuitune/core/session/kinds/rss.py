@@ -10,16 +10,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tuitune.core.host.rss import RssTable, read_rss
+from tuitune.core.host.rss import (
+    ETHTOOL_GRXFH,
+    FIELD_LETTERS,
+    FLOW_TYPES,
+    RssTable,
+    fields_bits,
+    fields_value,
+    read_rss,
+    rxnfc,
+    table_value,
+    write_flow_hash,
+)
 from tuitune.core.host.rss_spec import (
     RssSpecError,
     indir_of,
     parse_rss,
-    table_value,
     weight_fill,
     write_indir,
 )
 from tuitune.core.session.kinds.base import NOT_RECORDED, Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue
@@ -58,6 +69,19 @@ def _defaults(size: int, rings: int) -> tuple[tuple[int, ...], ...]:
 
 class RssIndirection(Family):
     value_form: Form = "text"
+    rows: tuple[str, ...] = ("rss",)
+
+    def row_key(self, key: Key) -> str:
+        return "rss:table"
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        if isinstance(nic.rss, Unavailable):
+            return nic.rss.reason
+        hint = "default, equal N, weight W0 W1 ... or table Q*N ... (ethtool -X's words)"
+        return EditSpec(Key.rss(ifname), nic.rss, hint)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         got = _table(acc, key)
@@ -97,3 +121,66 @@ class RssIndirection(Family):
 
     def label(self, key: Key) -> str:
         return f"{key.ifname or '?'} RSS table"
+
+
+class FlowHash(Family):
+    """The header fields hashed per flow type (`ethtool -n IF rx-flow-hash tcp4`): one key
+    per flow type the driver answers, all read together (ETHTOOL_GRXFH), written one at a
+    time (ETHTOOL_SRXFH). The value is the letters ("sdfn"); a driver hashing on a field
+    tuitune has no letter for reads "other: 0x..." and is left alone."""
+
+    value_form: Form = "text"
+    rows: tuple[str, ...] = ("flow_hash",)
+
+    def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
+        ifname, nic = ctx.ifname, ctx.nic
+        if ifname is None or nic is None:
+            return PICK_INTERFACE
+        now = dict(nic.flow_hash).get(rest)
+        if now is None:
+            return f"rx-flow-hash {rest}: not reported by the driver"
+        hint = "letters of ethtool -N rx-flow-hash: s d (addresses) f n (ports), t v m"
+        return EditSpec(Key.flow_hash(ifname, rest), now, hint)
+
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
+        ifname = key.ifname or ""
+        io = getattr(acc.ethtool(ifname), "ioctl", None)
+        if io is None:
+            return NOT_RECORDED
+        out: dict[Key, str] = {}
+        for name, ft in FLOW_TYPES.items():
+            try:
+                out[Key.flow_hash(ifname, name)] = fields_value(rxnfc(io, ETHTOOL_GRXFH, ft))
+            except OSError:
+                continue  # a flow type the driver does not answer is not a setting
+        if not out:
+            return Unavailable("unsupported", f"{ifname} rx-flow-hash: not reported")
+        return out
+
+    def validate(self, acc: KernelPort, key: Key, text: str) -> str:
+        current = acc.current(key)
+        if current.startswith("other: "):
+            why = f"hashed on fields tuitune has no letter for ({current[7:]}): left alone"
+            raise WriteRefused(key, Unavailable("unsupported", why))
+        letters = text.strip() if isinstance(text, str) else ""
+        try:
+            bits = fields_bits(letters)
+        except ValueError as exc:
+            raise InvalidValue(key, f"{key.label}: {exc} (e.g. sdfn)") from None
+        return fields_value(bits)  # canonical order: the kernel's bit order
+
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
+        io = getattr(acc.ethtool(key.ifname or ""), "ioctl", None)
+        if io is None or key.name not in FLOW_TYPES:
+            raise WriteRefused(key, NOT_RECORDED)
+        write_flow_hash(io, FLOW_TYPES[key.name], fields_bits(value))
+        return ()
+
+    def absent(self, key: Key) -> Unavailable:
+        return Unavailable("unsupported", f"{key.label}: the driver does not report it")
+
+    def label(self, key: Key) -> str:
+        return f"{key.ifname or '?'} rx-flow-hash {key.name}"
+
+
+__all__ = ["FIELD_LETTERS", "FlowHash", "RssIndirection"]

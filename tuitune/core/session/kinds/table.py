@@ -21,7 +21,7 @@ from tuitune.core.session.kinds.ntuple import NtupleRule
 from tuitune.core.session.kinds.proc_affinity import ProcAffinityKind
 from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
-from tuitune.core.session.kinds.rss import RssIndirection
+from tuitune.core.session.kinds.rss import FlowHash, RssIndirection
 from tuitune.core.session.kinds.service import Service
 from tuitune.core.session.kinds.smt import SmtControl
 from tuitune.core.session.kinds.sysctl import Sysctl
@@ -50,6 +50,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "module_param": ModuleParam(),
     "qdisc": RootQdisc(),
     "rss": RssIndirection(),
+    "flow_hash": FlowHash(),
     "ntuple": NtupleRule(),
     "priv_flag": PrivFlags(),
     "fec": FecMode(),

@@ -70,6 +70,8 @@ class CpuPower:
     idle: tuple[IdleGroup, ...] | Unavailable
     resume_latency: tuple[tuple[frozenset[int], str], ...]  # per-CPU PM QoS, grouped
     pm_qos_note: str
+    # Each cpufreq policy's number and CPUs (what a governor or EPP key names: policyN).
+    policies: tuple[tuple[int, frozenset[int]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,7 +176,8 @@ def nic_note(found: Finding | None) -> str:
 
 
 def _read(reader: HostReader, ifname: str | None) -> tuple[Platform, HostState, NicState | None]:
-    # On this worker thread, not the kernel thread: 1152 CPUs took 3 s from a tree (6 s before the driver tables were read once).
+    # On this worker thread, not the kernel thread: 1152 CPUs' CPU power took 3 s from a
+    # tree under load (6 s before the driver tables were read once).
     platform = read_platform(reader.root, ifname, reader.call)
     nic = reader.nic_state(ifname) if ifname else None
     return platform, reader.host_state(), nic

@@ -4,7 +4,7 @@ screen (screens/host.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar, cast
 
 from textual.binding import Binding, BindingType
@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.kinds.smt import offlined
+from tuitune.core.session.outcome import summary
 from tuitune.core.session.settings import cpus_value
 from tuitune.tui.controllers.advisor import COUNT_FROM
 from tuitune.tui.controllers.edit import Editor
@@ -92,8 +93,9 @@ class HostView(Frame):
             ChoiceScreen("SMT off, on trial", text, [("y", "turn SMT off on trial")]), answer
         )
 
-    def _apply(self, key: Key, text: str, done: Callable[[Outcome], None]) -> None:
-        """A change from the Host view, through the screen's editor (its journal, its undo)."""
+    def _apply(self, changes: Sequence[tuple[Key, str]], done: Callable[[Outcome], None]) -> None:
+        """A change from the Host view, through the screen's editor (its journal, its undo):
+        several keys (every NIC-local CPU's C6) are one step, all or nothing."""
         editor = self.editor
 
         def finished(out: Outcome) -> None:
@@ -102,7 +104,11 @@ class HostView(Frame):
                 self.post_message(Editor.StateChanged())
             done(out)
 
-        editor.run_journal(lambda j: j.apply(key, text), finished)
+        if len(changes) == 1:
+            key, text = changes[0]
+            editor.run_journal(lambda j: j.apply(key, text), finished)
+            return
+        editor.run_journal(lambda j: summary(j.apply_all(changes)), finished)
 
     def action_connections(self) -> None:
         """The TCP connections on the NIC's addresses, re-read every refresh (screens/conns.py)."""

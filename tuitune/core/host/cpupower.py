@@ -72,6 +72,7 @@ class CpuPower:
     pm_qos_note: str
     # Each cpufreq policy's number and CPUs (what a governor or EPP key names: policyN).
     policies: tuple[tuple[int, frozenset[int]], ...] = ()
+    boost_file: str | None = None  # "boost" (cpufreq/boost) or "no_turbo": Key.cpu_boost's name
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,14 +178,15 @@ def _read_freq(
     return tuple(out), tuple(owned)
 
 
-def _boost(root: HostRoot) -> str | None:
+def _boost(root: HostRoot) -> tuple[str | None, str | None]:
+    """("on"/"off", the file's name) or (None, None) without either file."""
     boost = _text(root, "devices/system/cpu/cpufreq/boost")
     if boost in ("0", "1"):
-        return "on" if boost == "1" else "off"
+        return ("on" if boost == "1" else "off"), "boost"
     no_turbo = _text(root, "devices/system/cpu/intel_pstate/no_turbo")
     if no_turbo in ("0", "1"):
-        return "off" if no_turbo == "1" else "on"
-    return None
+        return ("off" if no_turbo == "1" else "on"), "no_turbo"
+    return None, None
 
 
 def _states(root: HostRoot, cpu: int) -> tuple[IdleState, ...]:
@@ -264,15 +266,17 @@ def read_cpu_power(root: HostRoot) -> CpuPower:
         if (v := _text(root, f"devices/system/cpu/cpu{c}/power/pm_qos_resume_latency_us"))
     }
     freq, policies = _read_freq(root)
+    boost, boost_file = _boost(root)
     return CpuPower(
         freq=freq,
-        boost=_boost(root),
+        boost=boost,
         pstate_status=_text(root, "devices/system/cpu/intel_pstate/status"),
         idle_driver=driver,
         idle=read_idle(root, cpus),
         resume_latency=tuple(group(resume)),
         pm_qos_note=PM_QOS_NOTE,
         policies=policies,
+        boost_file=boost_file,
     )
 
 

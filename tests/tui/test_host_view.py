@@ -228,11 +228,11 @@ async def test_e_sets_a_governor_and_a_c_state_from_the_host_view(tmp_path: Path
         await until(pilot, lambda: gov(3) == "performance")
         assert gov(4) == "powersave"
         await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen is not screen)
-        screen = app.screen
-        assert isinstance(screen, HostScreen)
-        assert "and 3 more changed" in screen.notice
-        options = screen.query_one(OptionList)
-        ids = {r.label: oid for oid, r in screen._by_id.items()}
+        again = app.screen
+        assert isinstance(again, HostScreen)
+        assert "and 3 more changed" in again.notice
+        options = again.query_one(OptionList)
+        ids = {r.label: oid for oid, r in again._by_id.items()}
         options.highlighted = options.get_option_index(ids["C-states"])
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, EditorScreen))

@@ -138,7 +138,8 @@ def test_cpu_power_edits_name_their_keys_or_say_why_not(
 
 def test_cpu_power_refusals_without_the_host_parts() -> None:
     none = CpuContext()
-    assert parse_cpu_edit("cpu_boost", ALL, "on", none).startswith("no boost control here")
+    boost = parse_cpu_edit("cpu_boost", ALL, "on", none)
+    assert isinstance(boost, str) and boost.startswith("no boost control here")
     assert parse_cpu_edit("cpu_freq", ALL, "nic governor performance", none) == (
         "the NIC's local CPUs are not known here: give a CPU list"
     )

@@ -128,6 +128,12 @@ def _policy_cpus(root: HostRoot, p: int) -> frozenset[int]:
     return frozenset({p})
 
 
+def read_policies(root: HostRoot) -> tuple[tuple[int, frozenset[int]], ...]:
+    """Each cpufreq policy's number and CPUs (what a governor key names), and nothing else."""
+    base = "devices/system/cpu/cpufreq"
+    return tuple((p, _policy_cpus(root, p)) for p in _numbered(root, base, _POLICY))
+
+
 def read_freq(root: HostRoot) -> tuple[FreqGroup, ...] | Unavailable:
     return _read_freq(root)[0]
 

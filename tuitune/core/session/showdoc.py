@@ -6,8 +6,9 @@ refused with one line naming the field. Keys are checked against the snapshot da
 document is generated from (jsondoc.py), so a field `show` writes is never unknown here and a
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
-`queue_rates`, `rss`, `qdiscs`, `connections`, `platform` but for the driver's private flags
-and configured FEC modes, `interface.placement`, `.driver`,
+`queue_rates`, `rss`, `qdiscs`, `connections`, `platform` but for the driver's private flags,
+configured FEC modes and writable module parameters and the CPU power (governor, EPP, boost,
+C-states disabled: profile_platform.py), `interface.placement`, `.driver`,
 `.driver_stats`, the link's fields other than ifname, mtu and txqlen, and each sysctl's
 `unavailable`, `note`, `scope` and `summary`.
 """
@@ -39,6 +40,7 @@ from tuitune.core.session.profile_model import (
     is_text,
     shown,
 )
+from tuitune.core.session.profile_platform import show_requests
 from tuitune.core.session.settings import CHANNEL_FIELDS, NO_CPUS, PAUSE_FIELDS, RING_FIELDS, Kind
 from tuitune.core.snapshot import NicState
 
@@ -177,6 +179,8 @@ def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
             ifname = check_ifname(link["ifname"], f"{where}.link.ifname")
             requests += _interface_requests(iface, link)
             requests += _driver_requests(doc.get("platform"))
+        if netns is None:  # host-wide: a namespace cannot set them
+            requests += show_requests(doc.get("platform"))
     except ProfileError as exc:
         raise ProfileError(f"malformed show document: {exc}") from None
     return Profile(ifname, tuple(requests), "show --json", _saved_netns(doc))

@@ -245,3 +245,16 @@ async def test_e_sets_a_governor_and_a_c_state_from_the_host_view(tmp_path: Path
         await pilot.press("u")
         await until(pilot, lambda: all(c6(n) == "0" for n in range(8)))
         assert gov(3) == "performance"  # one step back: the C-states only
+
+
+async def test_the_advisor_view_judges_the_platform_the_host_view_read(tmp_path: Path) -> None:
+    """A (the live Advisor) judges the platform read for the NIC panel's note: the recorded
+    powersave governor and C6 are findings there, not only in `advise` and on H."""
+    app = console_app(tmp_path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await until(pilot, lambda: app.platform_note == "  host: risk cpu-governor (H)")
+        assert app.advisor.platform is not None and app.advisor.platform[0] == "eth0"
+        await pilot.press("A")
+        await until(
+            pilot, lambda: "the CPUs serving eth0 scale their clock down" in screen_text(app)
+        )

@@ -225,6 +225,7 @@ def refresh_platform(
     apply: Apply | None = None,
     notice: str = "",
     trial: Trial | None = None,
+    read: Callable[[str | None, Platform], None] | None = None,
 ) -> None:
     """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
     the screen has no host state yet); then name the worst finding in the NIC panel's title,
@@ -233,6 +234,8 @@ def refresh_platform(
 
     def done(got: tuple[Platform, HostState, NicState | None]) -> None:
         platform, host, nic = got
+        if read is not None:
+            read(ifname, platform)
         found = worst(host, nic, platform)
         set_nic_title(nic_note(found))
         if open_view:
@@ -247,6 +250,7 @@ def refresh_platform(
                     apply=apply,
                     notice=said,
                     trial=trial,
+                    read=read,
                 )
 
             module = platform.driver.module

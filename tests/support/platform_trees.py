@@ -6,6 +6,7 @@ path where a test needs one."""
 from __future__ import annotations
 
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -168,6 +169,7 @@ def widen_cpu_power(tree: Path, host: str, ncpus: int) -> Path:
             if ln.split("|")[1].endswith(("related_cpus", "affected_cpus")):
                 ln = ln.rsplit("|", 1)[0] + f"|{n}"
             out.append(ln)
-    rest = [ln for ln in lines if "/cpu/cpu" not in ln and "/cpufreq/policy" not in ln]
+    per_cpu = re.compile(r"/cpu/cpu[0-9]|/cpufreq/policy[0-9]")
+    rest = [ln for ln in lines if not per_cpu.search(ln)]
     expand("\n".join(rest + out), tree, TREE_OWNS)
     return tree

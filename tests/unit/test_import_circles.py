@@ -29,6 +29,7 @@ _KINDS = _names(
     "core.session.access",
     "core.session.kernel_said",
     "core.session.kinds.base",
+    "core.session.kinds.boost",
     "core.session.kinds.cpupower",
     "core.session.kinds.driver",
     "core.session.kinds.ethtool",

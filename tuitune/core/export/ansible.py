@@ -318,10 +318,10 @@ def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -
                 "name": "Tuitune: the driver's options are read at its next load",
                 "listen": H_MODPROBE,
                 "ansible.builtin.debug": {
+                    # One YAML line under ansible-lint's 160 columns.
                     "msg": (
-                        "modprobe.d changed: in force when the driver loads next (reboot, or "
-                        f"reload it: the link goes down); set {INITRAMFS_VAR} to rebuild the "
-                        "initramfs for a driver loaded from it"
+                        "modprobe.d changed: in force at the driver's next load (reboot or "
+                        f"reload); {INITRAMFS_VAR} rebuilds the initramfs"
                     )
                 },
                 "when": Expr(f"{INITRAMFS_VAR} | length == 0"),

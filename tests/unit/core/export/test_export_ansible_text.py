@@ -145,8 +145,8 @@ def test_ansible_lint_finds_nothing(tmp_path: Path) -> None:
     write_tree(files, out)
     assert "ansible.builtin.pip" in (out / "roles/tuitune_nic/tasks/main.yml").read_text()
     handlers = (out / "roles/tuitune_nic/handlers/main.yml").read_text()
-    assert "name: tuitune-cpu-power.service" in handlers and "daemon_reload: true" in handlers
-    assert "argv: '{{ tuitune_initramfs_update }}'" in handlers
+    assert 'name: "tuitune-cpu-power.service"' in handlers and "daemon_reload: true" in handlers
+    assert 'argv: "{{ tuitune_initramfs_update }}"' in handlers
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     cmd = [lint, "--offline", "playbook.yml", "verify.yml", "roles/"]
     res = subprocess.run(cmd, cwd=out, capture_output=True, text=True, env=env, timeout=600)

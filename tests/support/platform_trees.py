@@ -6,6 +6,7 @@ path where a test needs one."""
 from __future__ import annotations
 
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -150,3 +151,25 @@ def pcie_nic(
         (dest / "sys/class/iommu/dmar0").mkdir(parents=True, exist_ok=True)
     attach_nic(dest, ifname, "devices/pci0000:16/0000:16:02.0/0000:17:00.0", module="ice")
     return dest
+
+
+def widen_cpu_power(tree: Path, host: str, ncpus: int) -> Path:
+    """`tree` given pepc host `host`'s CPU 0 cpufreq policy and cpuidle states on each of
+    `ncpus` CPUs (one policy a CPU, as intel_pstate makes them): the file count of a big
+    host's CPU power (1152 CPUs: about 30 000 files), for the reader's cost."""
+    lines = (FIXTURES / f"pepc-{host}-sys.txt").read_text().splitlines()
+    cpu0 = "/sys/devices/system/cpu/cpu0/"
+    pol0 = "/sys/devices/system/cpu/cpufreq/policy0/"
+    mine = [ln for ln in lines if ln.count("|") >= 2 and (cpu0 in ln or pol0 in ln)]
+    out = []
+    for n in range(ncpus):
+        for ln in mine:
+            ln = ln.replace(cpu0, f"/sys/devices/system/cpu/cpu{n}/")
+            ln = ln.replace(pol0, f"/sys/devices/system/cpu/cpufreq/policy{n}/")
+            if ln.split("|")[1].endswith(("related_cpus", "affected_cpus")):
+                ln = ln.rsplit("|", 1)[0] + f"|{n}"
+            out.append(ln)
+    per_cpu = re.compile(r"/cpu/cpu[0-9]|/cpufreq/policy[0-9]")
+    rest = [ln for ln in lines if not per_cpu.search(ln)]
+    expand("\n".join(rest + out), tree, TREE_OWNS)
+    return tree

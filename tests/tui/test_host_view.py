@@ -189,3 +189,72 @@ async def test_e_on_a_read_only_session_changes_nothing(tmp_path: Path) -> None:
         await pilot.press("e")
         await until(pilot, lambda: "read-only here" in screen_text(app))
         assert isinstance(app.screen, HostScreen) and param.read_text() == "8000\n"
+
+
+async def test_e_sets_a_governor_and_a_c_state_from_the_host_view(tmp_path: Path) -> None:
+    """e on the CPU frequency row with a CPU list: those policies' governor (their EPP goes
+    with it in the journal); e on the C-states row: C6 off on every CPU of the row, one
+    step; u puts back the last step exactly."""
+    app = console_app(tmp_path, editable=True)
+    cpu = tmp_path / "host_32cpu/sys/devices/system/cpu"
+
+    def gov(p: int) -> str:
+        return (cpu / f"cpufreq/policy{p}/scaling_governor").read_text().strip()
+
+    def c6(n: int) -> str:
+        return (cpu / f"cpu{n}/cpuidle/state3/disable").read_text().strip()
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        screen = app.screen
+        assert isinstance(screen, HostScreen)
+        options = screen.query_one(OptionList)
+        ids = {r.label: oid for oid, r in screen._by_id.items()}
+        options.highlighted = options.get_option_index(ids["CPU frequency"])
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        assert "now: governor powersave epp balance_performance (cpus 0-7)" in screen_text(app)
+        app.screen.query_one(Input).value = "0-3 governor turbo"
+        await pilot.press("enter")
+        await until(pilot, lambda: "'turbo': choose performance, powersave" in screen_text(app))
+        assert gov(0) == "powersave"  # refused before any write, the reason on the view
+        assert isinstance(app.screen, HostScreen)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        app.screen.query_one(Input).value = "0-3 governor performance"
+        await pilot.press("enter")
+        await until(pilot, lambda: gov(3) == "performance")
+        assert gov(4) == "powersave"
+        await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen is not screen)
+        again = app.screen
+        assert isinstance(again, HostScreen)
+        assert "and 3 more changed" in again.notice
+        options = again.query_one(OptionList)
+        ids = {r.label: oid for oid, r in again._by_id.items()}
+        options.highlighted = options.get_option_index(ids["C-states"])
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        app.screen.query_one(Input).value = "C6 off"
+        await pilot.press("enter")
+        await until(pilot, lambda: all(c6(n) == "1" for n in range(8)))
+        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, HostScreen))
+        await pilot.press("u")
+        await until(pilot, lambda: all(c6(n) == "0" for n in range(8)))
+        assert gov(3) == "performance"  # one step back: the C-states only
+
+
+async def test_the_advisor_view_judges_the_platform_the_host_view_read(tmp_path: Path) -> None:
+    """A (the live Advisor) judges the platform read for the NIC panel's note: the recorded
+    powersave governor and C6 are findings there, not only in `advise` and on H."""
+    app = console_app(tmp_path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await until(pilot, lambda: app.platform_note == "  host: risk cpu-governor (H)")
+        assert app.advisor.platform is not None and app.advisor.platform[0] == "eth0"
+        await pilot.press("A")
+        await until(
+            pilot, lambda: "the CPUs serving eth0 scale their clock down" in screen_text(app)
+        )

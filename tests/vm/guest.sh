@@ -17,7 +17,7 @@ rcfile="$out/rc" junit="$out/junit.xml"
 [ "$boot" = 1 ] || { rcfile="$out/rc$boot" junit="$out/junit-boot$boot.xml"; }
 # virtme-ng's /etc is a throwaway overlay: the directories `tuitune export --install` writes
 # are the host's OUT/persist/etc/..., the same in both boots, so boot 2 finds boot 1's files.
-for d in sysctl.d udev/rules.d systemd/system systemd/network tuitune; do
+for d in sysctl.d udev/rules.d systemd/system systemd/network tuitune modprobe.d; do
   mkdir -p "/etc/$d" && mount --bind "$out/persist/etc/$d" "/etc/$d" \
     || { echo "guest.sh: cannot bind $out/persist/etc/$d over /etc/$d" >&2; echo 3 >"$rcfile"; exit 3; }
 done

@@ -13,7 +13,7 @@ from tuitune.core.advise import EMPTY, Context, Facts
 from tuitune.core.advise.model import SEVERITIES, Finding
 from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.host.cpupower import CpuPower, deep_states
+from tuitune.core.host.cpupower import CpuPower, FreqPolicy, deep_states
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.platform import Platform
@@ -40,9 +40,12 @@ class Row:
     value: str
     help: str | None  # a device catalog entry (catalog_device.device_help)
     unavailable: bool = False  # the value is a state (dim on screen)
-    # What `e` changes from the Host view (tui/host_edit.py): "fec", "priv_flag" (FLAG on|off)
-    # or "module_param" (PARAM VALUE, a writable one); None: nothing to change here.
+    # What `e` changes from the Host view (tui/host_edit.py): "fec", "priv_flag" (FLAG on|off),
+    # "module_param" (PARAM VALUE, a writable one), "smt", "cpu_freq" (governor/EPP of the
+    # row's CPUs), "cstate" (NAME on|off per CPU), "cpu_boost"; None: nothing to change here.
     edit: str | None = None
+    cpus: frozenset[int] = frozenset()  # the CPUs a CPU power row covers (its edit's default)
+    now: str = ""  # the editable value as one types it ("governor powersave", "C6 on")
 
 
 def _p(text: object) -> str:
@@ -61,6 +64,11 @@ def _mhz(khz: int | None) -> str:
     return "?" if khz is None else f"{khz // 1000}"
 
 
+def _freq_now(p: FreqPolicy) -> str:
+    now = f"governor {_p(p.governor)}" if p.governor else ""
+    return f"{now} epp {_p(p.epp)}".strip() if p.epp else now
+
+
 def _cpu_rows(cpu: CpuPower) -> list[Row]:
     s, rows = SECTIONS[0], []
     if isinstance(cpu.freq, Unavailable):
@@ -76,9 +84,24 @@ def _cpu_rows(cpu: CpuPower) -> list[Row]:
             text += f", {_mhz(p.min_khz)}-{_mhz(p.max_khz)} MHz of {_mhz(p.hw_max_khz)}"
             if g.cur_khz:
                 text += f", now {_mhz(g.cur_khz[0])}-{_mhz(g.cur_khz[1])}"
-            rows.append(Row(s, "CPU frequency", text, "cpu-power"))
+            edit = "cpu_freq" if p.governor else None
+            rows.append(
+                Row(s, "CPU frequency", text, "cpu-power", False, edit, g.cpus, _freq_now(p))
+            )
     if cpu.boost is not None:
-        rows.append(Row(s, "boost/turbo", cpu.boost, "cpu-power"))
+        rows.append(
+            Row(s, "boost/turbo", cpu.boost, "cpu-power", False, "cpu_boost", now=cpu.boost)
+        )
+    else:
+        rows.append(
+            Row(
+                s,
+                "boost/turbo",
+                "no boost control here (no cpufreq/boost, no intel_pstate/no_turbo)",
+                "cpu-power",
+                True,
+            )
+        )
     if isinstance(cpu.idle, Unavailable):
         rows.append(Row(s, "C-states", _state(cpu.idle), "cpu-power", True))
     else:
@@ -88,9 +111,13 @@ def _cpu_rows(cpu: CpuPower) -> list[Row]:
                 f"{_p(st.name)}({st.latency_us}us{' off' if st.disabled else ''})"
                 for st in ig.states
             )
-            rows.append(
-                Row(s, "C-states", f"cpus {_cpus(ig.cpus)} {_p(drv)}: {states}", "cpu-power")
+            now = " ".join(
+                f"{_p(st.name)} {'off' if st.disabled else 'on'}"
+                for st in ig.states
+                if st.disabled is not None
             )
+            text = f"cpus {_cpus(ig.cpus)} {_p(drv)}: {states}"
+            rows.append(Row(s, "C-states", text, "cpu-power", False, "cstate", ig.cpus, now))
     if cpu.resume_latency:
         text = "; ".join(f"cpus {_cpus(c)}: {_p(v)} us" for c, v in cpu.resume_latency)
         rows.append(Row(s, "PM QoS resume", text, "cpu-power"))
@@ -175,8 +202,11 @@ def platform_rows(
             + ("*" if p.writable else "")
             for p in params
         )
-        rw = "module_param" if any(p.writable for p in params) else None
-        rows.append(Row(s2, f"{_p(drv.module)} params (*rw)", text or "none", None, False, rw))
+        writable = [p for p in params if p.writable and isinstance(p.value, str)]
+        rw = "module_param" if writable else None
+        now = " ".join(f"{_p(p.name)} {_p(p.value)}" for p in writable)
+        label = f"{_p(drv.module)} params (*rw)"
+        rows.append(Row(s2, label, text or "none", None, False, rw, now=now))
     flags = drv.priv_flags
     if isinstance(flags, Unavailable):
         rows.append(Row(s2, "private flags", _state(flags), None, True))

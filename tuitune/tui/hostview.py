@@ -4,21 +4,25 @@ screen (screens/host.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import Binding, BindingType
 
 from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.kinds.smt import offlined
+from tuitune.core.session.outcome import summary
 from tuitune.core.session.settings import cpus_value
-from tuitune.tui.controllers.advisor import COUNT_FROM
+from tuitune.tui.controllers.advisor import COUNT_FROM, Advisor
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.controllers.editing import EditSpec
 from tuitune.tui.frame import Frame
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
+
+if TYPE_CHECKING:  # the platform reader loads with the Host view, on first use
+    from tuitune.core.host.platform import Platform
 
 HOST_BINDINGS: list[BindingType] = [
     Binding("H", "host", "Host: CPU power, SMT, PCIe, IOMMU, driver (BIOS to NIC)", show=False),
@@ -32,6 +36,7 @@ class HostView(Frame):
     reader: HostReader  # set by the App
     interval: float  # the refresh, seconds (the App's)
     editor: Editor  # set by the App
+    advisor: Advisor  # set by the App: judges the platform read here
     ifname: str | None
     samples_drawn: int
     # The NIC panel title's tail: the platform's worst finding, or "" (tui/scene.py).
@@ -63,7 +68,12 @@ class HostView(Frame):
             open_view=open_view,
             apply=self._apply if editable else None,
             trial=self._smt_trial if editable else None,
+            read=self._platform_read,
         )
+
+    def _platform_read(self, ifname: str | None, platform: Platform) -> None:
+        """The live Advisor's rules judge the platform from here on (A shows them)."""
+        self.advisor.platform = (ifname, platform)
 
     def _smt_trial(self, key: Key, current: str, wanted: str) -> None:
         """SMT from the Host view: the CPUs it takes offline named first, then the editor's
@@ -92,8 +102,9 @@ class HostView(Frame):
             ChoiceScreen("SMT off, on trial", text, [("y", "turn SMT off on trial")]), answer
         )
 
-    def _apply(self, key: Key, text: str, done: Callable[[Outcome], None]) -> None:
-        """A change from the Host view, through the screen's editor (its journal, its undo)."""
+    def _apply(self, changes: Sequence[tuple[Key, str]], done: Callable[[Outcome], None]) -> None:
+        """A change from the Host view, through the screen's editor (its journal, its undo):
+        several keys (every NIC-local CPU's C6) are one step, all or nothing."""
         editor = self.editor
 
         def finished(out: Outcome) -> None:
@@ -102,7 +113,11 @@ class HostView(Frame):
                 self.post_message(Editor.StateChanged())
             done(out)
 
-        editor.run_journal(lambda j: j.apply(key, text), finished)
+        if len(changes) == 1:
+            key, text = changes[0]
+            editor.run_journal(lambda j: j.apply(key, text), finished)
+            return
+        editor.run_journal(lambda j: summary(j.apply_all(changes)), finished)
 
     def action_connections(self) -> None:
         """The TCP connections on the NIC's addresses, re-read every refresh (screens/conns.py)."""

@@ -6,12 +6,15 @@ per-host variable (`tuitune_iface`). So the role installs exactly what `tuitune 
 --install` would, and a fix to a generator reaches the playbook with the next export.
 
 The role uses ansible-core's own modules only (ansible.builtin: file, template, command,
-systemd_service, service), so no collection is needed on the control host. Handlers make the
+systemd_service, service, debug), so no collection is needed on the control host. Handlers make the
 files take effect now, as `--install` leaves to the user: `sysctl -p` the sysctl file,
 `udevadm control --reload` then `udevadm trigger --action=add` on the device (udev applies
 rules and .link files on "add" only), restart the affinity unit, restart irqbalance when its
-config changed. They run only when `tuitune_apply_now` is true and `tuitune_root` is "/":
-loading a file staged under another root into the live kernel would be wrong.
+config changed, daemon-reload, enable and run the CPU power unit, and rebuild the initramfs
+after a driver's modprobe.d file changed when `tuitune_initramfs_update` names the command
+(else a note says when the options take effect). They run only when `tuitune_apply_now` is
+true and `tuitune_root` is "/": loading a file staged under another root into the live kernel
+would be wrong.
 
 Nothing here touches the disk: `role_files` returns {relative path: text}; the CLI writes
 them through fsutil.
@@ -32,6 +35,7 @@ from tuitune.core.export.ansible_install import (
 )
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import ExportFile, ExportPlan
+from tuitune.core.export.platform_files import UNIT
 from tuitune.core.export.wheelhouse import Install
 from tuitune.core.export.yamlout import Comment, Expr, Node, dump, jinja_with
 from tuitune.core.host.irqbalance import CONFIG_FILES
@@ -46,6 +50,9 @@ H_SYSCTL = "tuitune load sysctl"
 H_UDEV = "tuitune udev changed"
 H_AFFINITY = "tuitune affinity unit"
 H_IRQBALANCE = "tuitune restart irqbalance"
+H_CPU = "tuitune cpu power unit"
+H_MODPROBE = "tuitune modprobe.d changed"
+INITRAMFS_VAR = "tuitune_initramfs_update"
 # ansible-lint wants a role's variables prefixed with the role's name (tuitune_nic_); these
 # are named for tuitune, shared by the role, verify.yml and the inventory, as docs/fleet.md says.
 LINT_CONFIG = """---
@@ -104,6 +111,10 @@ def installed(plan: ExportPlan, ctx: ExportContext) -> list[Installed]:
             notify = (H_IRQBALANCE,) if has_irqbalance else ()
         elif f.format == "affinity":
             notify = (H_AFFINITY,)
+        elif f.format == "cpu":
+            notify = (H_CPU,)
+        elif f.format == "modprobe":
+            notify = (H_MODPROBE,)
         alt = None
         if f.path == affinity.conf_path(ctx.etc, ctx.ifname):
             alt = f"etc/{rel.with_suffix('.nic-local.conf')}.j2"
@@ -142,6 +153,11 @@ def defaults(ctx: ExportContext, match_note: Sequence[str], install: Install | N
         CPUS_VAR: "exported",
         "c7": Comment("The tuitune the affinity unit and verify.yml run on the hosts."),
         "tuitune_command": ctx.tuitune,
+        "c8": Comment("A driver's modprobe.d options are read when the module loads; a NIC driver"),
+        "c9": Comment("often loads from the initramfs, before /etc is there: the command that"),
+        "c10": Comment("rebuilds it, run when such a file changed ([] = not run, say so instead):"),
+        "c11": Comment("['update-initramfs', '-u'] on Debian/Ubuntu, ['dracut', '-f'] on RHEL."),
+        INITRAMFS_VAR: [],
     }
     if install is not None:
         doc |= install_defaults(install)
@@ -274,6 +290,43 @@ def handlers(files: Sequence[Installed], plan: ExportPlan, ctx: ExportContext) -
                 "when": Expr(_LIVE),
             }
         )
+    if H_CPU in used:
+        items.append(
+            {
+                # A oneshot unit: restarted, it writes its values again; enabled, at each boot.
+                "name": f"Tuitune: daemon-reload, enable and run {UNIT} (CPU power)",
+                "listen": H_CPU,
+                "ansible.builtin.systemd_service": {
+                    "name": UNIT,
+                    "state": "restarted",
+                    "enabled": True,
+                    "daemon_reload": True,
+                },
+                "when": Expr(_LIVE),
+            }
+        )
+    if H_MODPROBE in used:
+        items += [
+            {
+                "name": "Tuitune: rebuild the initramfs (the driver's options at early load)",
+                "listen": H_MODPROBE,
+                "ansible.builtin.command": {"argv": Expr("{{ " + INITRAMFS_VAR + " }}")},
+                "changed_when": True,
+                "when": Expr(f"{_LIVE} and {INITRAMFS_VAR} | length > 0"),
+            },
+            {
+                "name": "Tuitune: the driver's options are read at its next load",
+                "listen": H_MODPROBE,
+                "ansible.builtin.debug": {
+                    # One YAML line under ansible-lint's 160 columns.
+                    "msg": (
+                        "modprobe.d changed: in force at the driver's next load (reboot or "
+                        f"reload); {INITRAMFS_VAR} rebuilds the initramfs"
+                    )
+                },
+                "when": Expr(f"{INITRAMFS_VAR} | length == 0"),
+            },
+        ]
     return dump(items, ["Make the installed files take effect now (see defaults/main.yml)."])
 
 

@@ -1,5 +1,5 @@
 """The platform's changes as files (issue 32): driver module parameters as a modprobe.d file,
-CPU power (governor, EPP, C-state `disable`) as a systemd oneshot unit.
+CPU power (governor, EPP, C-state `disable`, boost/no_turbo) as a systemd oneshot unit.
 
 Module parameters: one `options MODULE p=v ...` line per module in
 `/etc/modprobe.d/90-tuitune-MODULE.conf` (modprobe.d(5)), read when the module loads. A NIC
@@ -27,6 +27,7 @@ from tuitune.core.export.common import mark, was, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import Checker, UnsafeValue, comment
+from tuitune.core.session.kinds.boost import FILES as BOOST_FILES
 from tuitune.core.session.settings import CPU_POWER_KINDS, Key
 
 UNIT = "tuitune-cpu-power.service"
@@ -87,6 +88,12 @@ def modprobe(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
 
 def _sysfs_write(key: Key, value: str) -> tuple[str, str]:
     """(sysfs path, value) of a CPU power key, or UnsafeValue."""
+    if key.kind == "cpu_boost":
+        got = BOOST_FILES.get(key.name or "")
+        if got is None or value not in ("on", "off"):
+            raise UnsafeValue(f"{comment(key.label)}: not boost/no_turbo set to on or off")
+        digit = "1" if (value == "on") == got[1] else "0"
+        return f"/sys/devices/system/cpu/{got[0]}", digit
     if key.kind == "cstate_disable":
         m = _STATE.fullmatch(key.name)
         if m is None or value not in ("0", "1"):
@@ -121,7 +128,7 @@ def cpu_unit(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         mark("cpu", ctx),
         "",
         "[Unit]",
-        "Description=tuitune: CPU power settings (governor, EPP, C-states)",
+        "Description=tuitune: CPU power settings (governor, EPP, C-states, boost)",
         "After=systemd-modules-load.service",
         "",
         "[Service]",
@@ -160,6 +167,11 @@ def parse(text: str) -> list[tuple[Key, str, int]]:
         if len(parts) == 3 and parts[0] == "cpufreq":
             maker = Key.cpu_governor if parts[2] == "scaling_governor" else Key.cpu_epp
             out.append((replace(maker(0), name=parts[1]), e.group(1), n))
+        elif len(parts) == 2 and parts[0] in ("cpufreq", "intel_pstate"):
+            name = parts[1]
+            if name in BOOST_FILES and e.group(1) in ("0", "1"):
+                on = (e.group(1) == "1") == BOOST_FILES[name][1]
+                out.append((Key.cpu_boost(name), "on" if on else "off", n))
         elif len(parts) == 4 and parts[1] == "cpuidle":
             name = f"{parts[0]}/{parts[2]}"
             out.append((Key("cstate_disable", None, name), e.group(1), n))

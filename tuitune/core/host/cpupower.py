@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tuitune.core.cpulist import parse_cpulist
@@ -70,6 +70,9 @@ class CpuPower:
     idle: tuple[IdleGroup, ...] | Unavailable
     resume_latency: tuple[tuple[frozenset[int], str], ...]  # per-CPU PM QoS, grouped
     pm_qos_note: str
+    # Each cpufreq policy's number and CPUs (what a governor or EPP key names: policyN).
+    policies: tuple[tuple[int, frozenset[int]], ...] = ()
+    boost_file: str | None = None  # "boost" (cpufreq/boost) or "no_turbo": Key.cpu_boost's name
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,20 +128,41 @@ def _policy_cpus(root: HostRoot, p: int) -> frozenset[int]:
     return frozenset({p})
 
 
+def read_policies(root: HostRoot) -> tuple[tuple[int, frozenset[int]], ...]:
+    """Each cpufreq policy's number and CPUs (what a governor key names), and nothing else."""
+    base = "devices/system/cpu/cpufreq"
+    return tuple((p, _policy_cpus(root, p)) for p in _numbered(root, base, _POLICY))
+
+
 def read_freq(root: HostRoot) -> tuple[FreqGroup, ...] | Unavailable:
+    return _read_freq(root)[0]
+
+
+def _read_freq(
+    root: HostRoot,
+) -> tuple[tuple[FreqGroup, ...] | Unavailable, tuple[tuple[int, frozenset[int]], ...]]:
+    """The groups, and each policy's number and CPUs. The driver and the governors it offers
+    are the one cpufreq driver's (drivers/cpufreq/cpufreq.c: one driver a system), read once
+    from the first policy; the rest is each policy's own."""
     base = "devices/system/cpu/cpufreq"
     policies = _numbered(root, base, _POLICY)
     if not policies:
-        return Unavailable("unsupported", "no cpufreq: frequency is the firmware's or the host's")
+        return Unavailable(
+            "unsupported", "no cpufreq: frequency is the firmware's or the host's"
+        ), ()
     per_cpu: dict[int, FreqPolicy] = {}
     cur: dict[int, int] = {}
+    owned: list[tuple[int, frozenset[int]]] = []
+    first_rel = f"{base}/policy{policies[0]}"
+    driver = _text(root, f"{first_rel}/scaling_driver")
+    governors = tuple((_text(root, f"{first_rel}/scaling_available_governors") or "").split())
     for p in policies:
         rel = f"{base}/policy{p}"
         cpus = _policy_cpus(root, p)
+        owned.append((p, cpus))
         first = min(cpus) if cpus else p
-        avail = _text(root, f"{rel}/scaling_available_governors") or ""
         policy = FreqPolicy(
-            driver=_text(root, f"{rel}/scaling_driver"),
+            driver=driver,
             governor=_text(root, f"{rel}/scaling_governor"),
             epp=_text(root, f"{rel}/energy_performance_preference"),
             epb=_text(root, f"devices/system/cpu/cpu{first}/power/energy_perf_bias"),
@@ -146,7 +170,7 @@ def read_freq(root: HostRoot) -> tuple[FreqGroup, ...] | Unavailable:
             max_khz=_int(root, f"{rel}/scaling_max_freq"),
             hw_min_khz=_int(root, f"{rel}/cpuinfo_min_freq"),
             hw_max_khz=_int(root, f"{rel}/cpuinfo_max_freq"),
-            governors=tuple(avail.split()),
+            governors=governors,
         )
         now = _int(root, f"{rel}/scaling_cur_freq")
         for cpu in cpus:
@@ -157,17 +181,18 @@ def read_freq(root: HostRoot) -> tuple[FreqGroup, ...] | Unavailable:
     for cpus, policy in group(per_cpu):
         seen = [cur[c] for c in cpus if c in cur]
         out.append(FreqGroup(cpus, policy, (min(seen), max(seen)) if seen else None))
-    return tuple(out)
+    return tuple(out), tuple(owned)
 
 
-def _boost(root: HostRoot) -> str | None:
+def _boost(root: HostRoot) -> tuple[str | None, str | None]:
+    """("on"/"off", the file's name) or (None, None) without either file."""
     boost = _text(root, "devices/system/cpu/cpufreq/boost")
     if boost in ("0", "1"):
-        return "on" if boost == "1" else "off"
+        return ("on" if boost == "1" else "off"), "boost"
     no_turbo = _text(root, "devices/system/cpu/intel_pstate/no_turbo")
     if no_turbo in ("0", "1"):
-        return "off" if no_turbo == "1" else "on"
-    return None
+        return ("off" if no_turbo == "1" else "on"), "no_turbo"
+    return None, None
 
 
 def _states(root: HostRoot, cpu: int) -> tuple[IdleState, ...]:
@@ -189,8 +214,46 @@ def _states(root: HostRoot, cpu: int) -> tuple[IdleState, ...]:
     return tuple(out)
 
 
+def _disabled(
+    root: HostRoot, cpu: int, like: tuple[IdleState, ...]
+) -> tuple[IdleState, ...] | None:
+    """`like`'s states with this CPU's own `disable`, or None when the CPU lacks one of them
+    (then it is read in full). Only `disable` is the CPU's: name, desc, latency and residency
+    are the cpuidle driver's state table (drivers/cpuidle/sysfs.c prints them from
+    cpuidle_driver.states[], the same for every CPU the driver serves)."""
+    out = []
+    for st in like:
+        raw = read_value(
+            root,
+            root.sys_path(f"devices/system/cpu/cpu{cpu}/cpuidle/state{st.index}/disable"),
+            "disable",
+        )
+        if isinstance(raw, Unavailable) and raw.kind == "missing":
+            return None
+        text = raw if isinstance(raw, str) else None
+        out.append(replace(st, disabled=None if text not in ("0", "1") else text == "1"))
+    return tuple(out)
+
+
 def read_idle(root: HostRoot, cpus: list[int]) -> tuple[IdleGroup, ...] | Unavailable:
-    per_cpu = {c: st for c in cpus if (st := _states(root, c))}
+    """Each CPU's C-states, read in full once per cpuidle driver and then only each CPU's
+    `disable` (a 1152-CPU host: about 5 000 files instead of 25 000). A host with several
+    drivers (CONFIG_CPU_IDLE_MULTIPLE_DRIVERS: big.LITTLE) has cpuN/cpuidle/driver/name;
+    each driver's table is read from its first CPU."""
+    per_cpu: dict[int, tuple[IdleState, ...]] = {}
+    tables: dict[str | None, tuple[IdleState, ...]] = {}
+    name = "devices/system/cpu/cpu{}/cpuidle/driver/name"
+    multi = bool(cpus) and _text(root, name.format(cpus[0])) is not None
+    for c in cpus:
+        drv = _text(root, name.format(c)) if multi else None
+        like = tables.get(drv)
+        got = _disabled(root, c, like) if like else None
+        if got is None:
+            got = _states(root, c)
+            if got:
+                tables.setdefault(drv, got)
+        if got:
+            per_cpu[c] = got
     if not per_cpu:
         return Unavailable("unsupported", "no cpuidle states (idle is the hypervisor's or off)")
     return tuple(IdleGroup(c, st) for c, st in group(per_cpu))
@@ -208,14 +271,18 @@ def read_cpu_power(root: HostRoot) -> CpuPower:
         for c in cpus
         if (v := _text(root, f"devices/system/cpu/cpu{c}/power/pm_qos_resume_latency_us"))
     }
+    freq, policies = _read_freq(root)
+    boost, boost_file = _boost(root)
     return CpuPower(
-        freq=read_freq(root),
-        boost=_boost(root),
+        freq=freq,
+        boost=boost,
         pstate_status=_text(root, "devices/system/cpu/intel_pstate/status"),
         idle_driver=driver,
         idle=read_idle(root, cpus),
         resume_latency=tuple(group(resume)),
         pm_qos_note=PM_QOS_NOTE,
+        policies=policies,
+        boost_file=boost_file,
     )
 
 

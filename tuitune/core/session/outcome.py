@@ -106,3 +106,17 @@ def kernel_extras(outs: Sequence[Outcome]) -> str:
             if text not in parts:
                 parts.append(text)
     return ", ".join(parts)
+
+
+def summary(outs: Sequence[Outcome]) -> Outcome:
+    """Several outcomes of one step as one, for one line: the first that went wrong (it says
+    why), else the first change with how many more moved ("... (and 7 more changed)")."""
+    bad = [o for o in outs if not o.ok]
+    if bad:
+        return bad[0]
+    changed = [o for o in outs if o.status == "changed"]
+    if not changed:
+        return outs[0]
+    first = changed[0]
+    more = f"and {len(changed) - 1} more changed" if len(changed) > 1 else None
+    return Outcome(first.key, "changed", first.before, first.after, more, None, first.also)

@@ -28,6 +28,12 @@ from tuitune.core.session.profile_model import (
     shown,
     strict_json,
 )
+from tuitune.core.session.profile_platform import (
+    PLATFORM_REQUESTS,
+    parse_cpu_toml,
+    parse_modules_toml,
+    resolve_platform,
+)
 from tuitune.core.session.profile_procs import parse_processes, resolve_processes
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
@@ -68,6 +74,11 @@ _SCALARS: dict[str, Kind] = {
 # No "service": stopping irqbalance is a decision for one session (the TUI asks before the
 # first IRQ move), not part of a saved state; no table or show field produces one.
 _ORDER: tuple[Kind, ...] = (
+    "module_param",  # host-wide, the driver's and the CPUs' first: the NIC's settings follow
+    "cpu_governor",  # before its EPP: a governor may move the EPP
+    "cpu_epp",
+    "cpu_boost",
+    "cstate_disable",
     "sysctl",
     "feature",
     "ring",
@@ -178,10 +189,12 @@ def _check_key(kind: Kind, name: str, origin: str) -> None:
 
 
 def parse_toml(data: Mapping[str, Any]) -> Profile:
-    unknown = set(data) - {"tuitune", "sysctl", "interface", "processes"}
+    unknown = set(data) - {"tuitune", "sysctl", "interface", "processes", "cpu", "module_params"}
     if unknown:
         listed = ", ".join(plain(u) for u in sorted(unknown)[:5])
-        raise ProfileError(f"unknown table(s) {listed}: expected sysctl, interface, processes")
+        raise ProfileError(
+            f"unknown table(s) {listed}: expected sysctl, interface, processes, cpu, module_params"
+        )
     meta = _table(data, "tuitune", "")
     for key in meta:
         if key != "profile":
@@ -217,6 +230,8 @@ def parse_toml(data: Mapping[str, Any]) -> Profile:
             _check_key(kind, name, origin)
             requests.append(Request(kind, name, _text(kind, v, origin), origin))
     requests += parse_processes(_table(data, "processes", ""))
+    requests += parse_cpu_toml(_table(data, "cpu", ""))
+    requests += parse_modules_toml(_table(data, "module_params", ""))
     return Profile(ifname, tuple(requests), "profile")
 
 
@@ -236,7 +251,11 @@ def resolve(
     named_queues: dict[Key, str] = {}  # queue settings asked for by name -> where
     device_keys: list[Key] | None = None
     processes: list[Request] = []
+    platform = [r for r in profile.requests if r.kind in PLATFORM_REQUESTS]
+    wanted.update(resolve_platform(access, platform, ifname, errors))
     for r in profile.requests:
+        if r.kind in PLATFORM_REQUESTS:
+            continue
         if r.kind == "sysctl":
             wanted[Key.sysctl(r.name)] = r.text
             continue

@@ -57,7 +57,8 @@ class Profile:
 
     @property
     def needs_interface(self) -> bool:
-        return any(r.kind not in ("sysctl", "proc_affinity") for r in self.requests)
+        host_wide = ("sysctl", "proc_affinity", "cpu_governor", "cpu_epp", "cstate_disable")
+        return any(r.kind not in (*host_wide, "cpu_boost", "module_param") for r in self.requests)
 
 
 def shown(value: object) -> str:

@@ -34,6 +34,7 @@ Kind = Literal[
     "cpu_governor",
     "cpu_epp",
     "cstate_disable",
+    "cpu_boost",
     "module_param",
     "qdisc",
     "rss",
@@ -80,6 +81,7 @@ GROUP_OF: dict[Kind, str] = {
     "cpu_governor": "cpu power",
     "cpu_epp": "cpu power",
     "cstate_disable": "cpu power",
+    "cpu_boost": "cpu power",
     "module_param": "module parameters",
     "qdisc": "qdisc",
     "rss": "rss",
@@ -89,7 +91,7 @@ GROUP_OF: dict[Kind, str] = {
     "fec": "FEC",
     "smt": "cpu power",
 }
-CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable")
+CPU_POWER_KINDS: tuple[Kind, ...] = ("cpu_governor", "cpu_epp", "cstate_disable", "cpu_boost")
 # The platform's host-wide kinds (CPU power, module parameters): exported as a systemd unit
 # and modprobe.d files (export/platform_files.py), not as the interface's udev rules.
 PLATFORM_KINDS: tuple[Kind, ...] = (*CPU_POWER_KINDS, "module_param")
@@ -229,6 +231,11 @@ class Key:
     @classmethod
     def cstate_disable(cls, cpu: int, state: int) -> Key:
         return cls("cstate_disable", None, f"cpu{cpu}/state{state}")
+
+    @classmethod
+    def cpu_boost(cls, name: str = "boost") -> Key:
+        """Boost/turbo: "boost" (cpufreq/boost) or "no_turbo" (intel_pstate/no_turbo)."""
+        return cls("cpu_boost", None, name)
 
     @classmethod
     def module_param(cls, module: str, param: str) -> Key:

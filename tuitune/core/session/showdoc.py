@@ -7,10 +7,11 @@ document is generated from (jsondoc.py), so a field `show` writes is never unkno
 field it does not write (a typo, a newer tuitune's setting) is refused rather than skipped.
 The parts `apply` does not set are ignored whatever they hold: `tuitune`, `host`, `rates`,
 `queue_rates`, `rss` but for `setting`, `flow_hash` and `ntuple`, `qdiscs` (`interface.qdisc`
-is applied),
-`connections`, `platform` but for the driver's private flags and configured FEC modes,
-`interface.placement`, `.driver`, `.driver_stats`, the link's fields other than ifname, mtu
-and txqlen, and each sysctl's `unavailable`, `note`, `scope` and `summary`.
+is applied), `connections`, `platform` but for the driver's private flags, configured FEC
+modes and writable module parameters and the CPU power (governor, EPP, boost, C-states
+disabled: profile_platform.py), `interface.placement`, `.driver`, `.driver_stats`, the link's
+fields other than ifname, mtu and txqlen, and each sysctl's `unavailable`, `note`, `scope` and
+`summary`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from tuitune.core.session.profile_model import (
     is_text,
     shown,
 )
+from tuitune.core.session.profile_platform import show_requests
 from tuitune.core.session.settings import CHANNEL_FIELDS, NO_CPUS, PAUSE_FIELDS, RING_FIELDS, Kind
 from tuitune.core.snapshot import NicState
 
@@ -185,6 +187,8 @@ def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
                 _refusal(qdisc, "interface.qdisc")  # not read on that host: nothing to set
                 qdisc = None
             requests += _steering_requests(qdisc, doc.get("rss"))
+        if netns is None:  # host-wide: a namespace cannot set them
+            requests += show_requests(doc.get("platform"))
     except ProfileError as exc:
         raise ProfileError(f"malformed show document: {exc}") from None
     return Profile(ifname, tuple(requests), "show --json", _saved_netns(doc))

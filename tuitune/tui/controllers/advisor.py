@@ -35,6 +35,7 @@ from tuitune.tui.shell import Shell
 if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Facts
     from tuitune.core.advise.model import Finding
+    from tuitune.core.host.platform import Platform
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
 RUN_LIMIT = 3600  # samples a benchmark run's window keeps at most (an hour at 1 s)
@@ -184,6 +185,9 @@ class Advisor:
         self._pending: Advice | None = None  # judged on the worker, shown from the next sample
         self._counting = False
         self._since = 0
+        # The platform the Host view read last (screens/host.py), and for which interface:
+        # the rules judge CPU power, SMT, PCIe and the IOMMU from it (None: not read yet).
+        self.platform: tuple[str | None, Platform] | None = None
         self._ifname: str | None = None
         # A benchmark run is when the dynamic rules have something to judge: while it runs the
         # window is the run so far, and after it ends the whole run, for as many samples as it
@@ -277,12 +281,14 @@ class Advisor:
         first, last = (stats[0], stats[-1]) if stats else (None, None)
         held = frozenset(self.shell.session.originals())
         kind = self.context
+        read = self.platform
+        platform = read[1] if read is not None and read[0] == sel.ifname else None
 
         def make() -> Facts:
             from tuitune.core.advise import Context, Facts, window_of
 
             window = window_of(samples, detail, first, last)
-            return Facts(host, nic, window, Context(kind), held=held)
+            return Facts(host, nic, window, Context(kind), held=held, platform=platform)
 
         return make
 

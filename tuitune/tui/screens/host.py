@@ -7,7 +7,7 @@ title.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -25,15 +25,25 @@ from tuitune.core.platformview import Row, platform_rows, worst
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.validate import one_line
 from tuitune.core.snapshot import HostState, NicState
-from tuitune.tui.host_edit import HostEdit, host_edit, parse_host_edit
+from tuitune.core.values import Unavailable
+from tuitune.tui.controllers.procs import nic_local
+from tuitune.tui.host_edit import (
+    CPU_EDITS,
+    CpuContext,
+    HostEdit,
+    host_edit,
+    parse_cpu_edit,
+    parse_host_edit,
+)
 from tuitune.tui.panels.sysctlpanel import device_help
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.shell import Shell
 
 HINT = "Enter: help for the row   e: change it   Esc/q: close"
-# What the Host view's `e` runs: the journal's apply off the UI thread, then the outcome.
-Apply = Callable[[Key, str, Callable[[Outcome], None]], None]
+# What the Host view's `e` runs: the journal's apply (one step for several keys: a governor
+# on every NIC-local policy) off the UI thread, then the outcome (one line for all).
+Apply = Callable[[Sequence[tuple[Key, str]], Callable[[Outcome], None]], None]
 # SMT from the Host view: (key, current, wanted) handed to the screen's editor, on trial.
 Trial = Callable[[Key, str, str], None]
 
@@ -72,8 +82,10 @@ class HostScreen(BoxScreen[None]):
         reopen: Callable[[str], None] | None = None,
         notice: str = "",
         trial: Trial | None = None,
+        cpu: CpuContext | None = None,
     ) -> None:
         super().__init__()
+        self.cpu = cpu or CpuContext()
         self.ifname = ifname
         self.rows = rows
         self.found = found
@@ -132,7 +144,8 @@ class HostScreen(BoxScreen[None]):
             self.say(how, warn=True)
             return
         start = how.current if typed is None else typed
-        screen = EditorScreen(how.label, how.current or "-", how.hint, error, typed=start)
+        now = how.shown or how.current or "-"
+        screen = EditorScreen(how.label, now, how.hint, error, typed=start)
         self.app.push_screen(screen, lambda text: self._submit(how, text))
 
     def say(self, text: str, warn: bool = False) -> None:
@@ -145,6 +158,13 @@ class HostScreen(BoxScreen[None]):
     def _submit(self, how: HostEdit, text: str | None) -> None:
         if text is None or self.apply is None:
             return
+        if how.edit in CPU_EDITS:
+            many = parse_cpu_edit(how.edit, how.cpus, text, self.cpu)
+            if isinstance(many, str):
+                self.action_edit(error=many, typed=text)
+                return
+            self._run(many, text)
+            return
         got = parse_host_edit(how.edit, self.ifname, self.module, text)
         if isinstance(got, str):
             self.action_edit(error=got, typed=text)
@@ -155,6 +175,11 @@ class HostScreen(BoxScreen[None]):
                 return
             self.dismiss(None)
             self.trial(got[0], how.current, got[1])
+            return
+        self._run([got], text)
+
+    def _run(self, changes: Sequence[tuple[Key, str]], text: str) -> None:
+        if self.apply is None:
             return
 
         def done(out: Outcome) -> None:
@@ -167,7 +192,7 @@ class HostScreen(BoxScreen[None]):
                 self.dismiss(None)
                 self.reopen(out.describe())
 
-        self.apply(got[0], got[1], done)
+        self.apply(changes, done)
 
 
 def nic_note(found: Finding | None) -> str:
@@ -175,8 +200,17 @@ def nic_note(found: Finding | None) -> str:
     return "" if found is None else f"  host: {found.severity} {found.id} (H)"
 
 
+def cpu_context(platform: Platform, host: HostState, nic: NicState | None) -> CpuContext:
+    cpu = platform.cpu
+    idle = (
+        {} if isinstance(cpu.idle, Unavailable) else {c: g.states for g in cpu.idle for c in g.cpus}
+    )
+    return CpuContext(cpu.policies, idle, nic_local(nic, host), cpu.boost_file)
+
+
 def _read(reader: HostReader, ifname: str | None) -> tuple[Platform, HostState, NicState | None]:
-    # On this worker thread, not the kernel thread: 1152 CPUs' cpuidle took 10 s from a tree.
+    # On this worker thread, not the kernel thread: 1152 CPUs' CPU power took 3 s from a
+    # tree under load (6 s before the driver tables were read once).
     platform = read_platform(reader.root, ifname, reader.call)
     nic = reader.nic_state(ifname) if ifname else None
     return platform, reader.host_state(), nic
@@ -191,6 +225,7 @@ def refresh_platform(
     apply: Apply | None = None,
     notice: str = "",
     trial: Trial | None = None,
+    read: Callable[[str | None, Platform], None] | None = None,
 ) -> None:
     """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
     the screen has no host state yet); then name the worst finding in the NIC panel's title,
@@ -199,6 +234,8 @@ def refresh_platform(
 
     def done(got: tuple[Platform, HostState, NicState | None]) -> None:
         platform, host, nic = got
+        if read is not None:
+            read(ifname, platform)
         found = worst(host, nic, platform)
         set_nic_title(nic_note(found))
         if open_view:
@@ -213,9 +250,13 @@ def refresh_platform(
                     apply=apply,
                     notice=said,
                     trial=trial,
+                    read=read,
                 )
 
             module = platform.driver.module
-            shell.push_screen(HostScreen(ifname, rows, found, module, apply, reopen, notice, trial))
+            cpu = cpu_context(platform, host, nic)
+            shell.push_screen(
+                HostScreen(ifname, rows, found, module, apply, reopen, notice, trial, cpu)
+            )
 
     shell.in_thread(lambda: _read(reader, ifname), done, group="platform")

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.command import tuitune
+from tests.support.platform_trees import TREE_OWNS, pepc_tree
 from tests.support.session_fakes import build_host
 from tests.support.wheelhouse import wheelhouse
 from tests.unit.core.export.test_export_verify import PROFILE
@@ -34,6 +35,15 @@ DEV = "eno49"
 TEMPLATES = "roles/tuitune_nic/templates/etc"
 HOST_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 HOSTILE = "lab{{ lookup('pipe','touch PWNED') }}{% raw %}{#"
+# The platform's files in the same run (issue 32): the CPU unit and the driver's modprobe.d.
+PLATFORM = """
+[cpu]
+cpus = "1"
+governor = "performance"
+
+[module_params.igb]
+InterruptThrottleRate = 3
+"""
 
 
 def ansible_playbook() -> str:
@@ -90,8 +100,16 @@ def tuned(tmp: Path) -> tuple[Path, Path, Path]:
     pci = tree / "sys/devices/pci0000:3a/0000:3b:00.0"
     pci.mkdir(parents=True)
     (tree / f"sys/class/net/{DEV}/device").symlink_to(pci)
+    pepc_tree(tree, "clx2s0", keep=TREE_OWNS)  # intel/pepc's recorded CPU power
+    igb = tree / "sys/module/igb"
+    (igb / "parameters").mkdir(parents=True)
+    (igb / "parameters/InterruptThrottleRate").write_text("8000\n")
+    drv = tree / "sys/bus/pci/drivers/igb"
+    drv.mkdir(parents=True)
+    (drv / "module").symlink_to(igb)
+    (pci / "driver").symlink_to(drv)
     profile = tmp / "tuned.toml"
-    profile.write_text(PROFILE)
+    profile.write_text(PROFILE + PLATFORM)
     journal = tmp / "journal"
     assert tuitune("apply", profile, DEV, "--root", tree, "--journal-dir", journal).returncode == 0
     for attempt in range(3):
@@ -123,6 +141,7 @@ def test_the_playbook_installs_the_export_byte_for_byte_and_is_idempotent(
     tree, plain, play = tuned(tmp_path)
     exported = sorted(p.name for p in plain.iterdir())
     assert "90-tuitune-eno49.rules" in exported and "affinity-eno49.conf" in exported
+    assert "90-tuitune-igb.conf" in exported and "tuitune-cpu-power.service" in exported
 
     def installed() -> dict[str, bytes]:
         return {
@@ -140,6 +159,13 @@ def test_the_playbook_installs_the_export_byte_for_byte_and_is_idempotent(
     res = run_playbook(play / "playbook.yml", tree, tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     assert recap(res.stdout)["failed"] == 0 and recap(res.stdout)["changed"] > 0
+    # The platform's handlers were notified and skipped (tuitune_apply_now=false).
+    for handler in (
+        "daemon-reload, enable and run tuitune-cpu-power.service",
+        "rebuild the initramfs",
+        "the driver's options are read at its next load",
+    ):
+        assert f"RUNNING HANDLER [tuitune_nic : Tuitune: {handler}" in res.stdout, res.stdout
     got = installed()
     assert sorted(got) == exported
     for name in exported:

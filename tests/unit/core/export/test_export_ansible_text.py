@@ -21,8 +21,10 @@ from tests.unit.core.export.test_export_verify import PROFILE
 from tuitune.core.export import DeviceMatch, build_plan
 from tuitune.core.export.ansible import install_files, role_files
 from tuitune.core.export.fleet import write_tree
+from tuitune.core.export.model import Change
 from tuitune.core.export.wheelhouse import Install
 from tuitune.core.export.yamlout import Expr, dump, jinja_literal, jinja_with
+from tuitune.core.session import Key
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 comes with ansible-core (test extra)")
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with ansible-core (test extra)")
@@ -127,6 +129,12 @@ def test_ansible_lint_finds_nothing(tmp_path: Path) -> None:
     assert lint is not None, "ansible-lint is missing: pip install -e '.[test]'"
     t = Tuned(tmp_path / "src")
     ctx = _fixed(t.ctx, match=DeviceMatch("path", "pci-0000:3b:00.0"), host="{{ x }}")
+    # The platform's files too: their handlers (CPU unit, modprobe.d and initramfs) linted.
+    platform = [
+        Change(Key.module_param("igb", "InterruptThrottleRate"), "8000", "3"),
+        Change(Key.cpu_governor(0), "powersave", "performance"),
+    ]
+    t.changes = [*t.changes, *platform]
     out = tmp_path / "play"
     # With the install tasks (--install-tuitune): the wheelhouse's bytes do not matter to lint.
     install = Install({"requirements.txt": b"tuitune==0\n", "share/man/man1/tuitune.1": b".TH\n"})
@@ -136,6 +144,9 @@ def test_ansible_lint_finds_nothing(tmp_path: Path) -> None:
     }
     write_tree(files, out)
     assert "ansible.builtin.pip" in (out / "roles/tuitune_nic/tasks/main.yml").read_text()
+    handlers = (out / "roles/tuitune_nic/handlers/main.yml").read_text()
+    assert 'name: "tuitune-cpu-power.service"' in handlers and "daemon_reload: true" in handlers
+    assert 'argv: "{{ tuitune_initramfs_update }}"' in handlers
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     cmd = [lint, "--offline", "playbook.yml", "verify.yml", "roles/"]
     res = subprocess.run(cmd, cwd=out, capture_output=True, text=True, env=env, timeout=600)

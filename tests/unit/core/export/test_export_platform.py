@@ -92,3 +92,22 @@ def test_verify_installed_finds_and_reads_them(ctx: ExportContext, tmp_path: Pat
         assert not isinstance(got, str)
         wanted |= {(e.key, e.value) for e in got}
     assert wanted == {(c.key, c.current) for c in CHANGES}
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "line"),
+    [
+        ("no_turbo", "off", "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo"),
+        ("boost", "off", "echo 0 > /sys/devices/system/cpu/cpufreq/boost"),
+    ],
+)
+def test_boost_in_the_unit_as_the_file_spells_it(
+    ctx: ExportContext, name: str, value: str, line: str
+) -> None:
+    """The boost kind is on/off; the unit writes the file's own digit (no_turbo inverted),
+    and reading the unit back gives on/off again (what verify compares with the host)."""
+    key = Key.cpu_boost(name)
+    plan = build_plan([Change(key, "on", value, WHEN)], ctx, read_installed=False)
+    (unit,) = [f.text for f in plan.files]
+    assert f"ExecStart=-/bin/sh -c '{line}'" in unit
+    assert [(k, v) for k, v, _ in parse(unit)] == [(key, value)]

@@ -13,6 +13,7 @@ from tests.support.platform_trees import pepc_tree, vm_tree
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.core.session.kinds.base import write_file
+from tuitune.core.session.kinds.boost import boost_key
 
 CPU = "sys/devices/system/cpu"
 
@@ -94,3 +95,36 @@ def test_no_cpufreq_in_a_vm_is_a_state(tmp_path: Path) -> None:
     journal = Journal.open(access(t), tmp_path / "journal")
     out = journal.apply(Key.cpu_governor(0), "performance")
     assert out.status != "changed" and "no cpufreq here" in out.describe()
+
+
+@pytest.mark.parametrize(
+    ("host", "name", "rel", "raw_off"),
+    [
+        ("clx2s0", "no_turbo", "intel_pstate/no_turbo", "1"),  # inverse: 1 = turbo off
+        ("turin0", "boost", "cpufreq/boost", "0"),
+    ],
+)
+def test_boost_off_and_back_exactly(
+    tmp_path: Path, host: str, name: str, rel: str, raw_off: str
+) -> None:
+    t = pepc_tree(tmp_path / host, host)
+    (t / CPU / rel).chmod(0o644)
+    acc = access(t)
+    key = boost_key(acc.root)
+    assert key == Key.cpu_boost(name)
+    before = text(t, rel)
+    journal = Journal.open(acc, tmp_path / "journal")
+    out = journal.apply(key, "off")
+    assert out.describe() == f"{key.label}: on -> off", out.describe()
+    assert text(t, rel) == raw_off
+    assert journal.originals()[key] == "on"
+    assert all(o.ok for o in journal.close_restoring())
+    assert text(t, rel) == before
+
+
+def test_boost_in_a_vm_is_a_state(tmp_path: Path) -> None:
+    t = vm_tree(tmp_path / "vm")
+    acc = access(t)
+    assert boost_key(acc.root) is None
+    out = Journal.open(acc, tmp_path / "journal").apply(Key.cpu_boost(), "off")
+    assert out.status == "refused" and "no boost control here" in out.describe()

@@ -5,6 +5,7 @@ kind has one."""
 from __future__ import annotations
 
 from tuitune.core.session.kinds.base import KindHandler
+from tuitune.core.session.kinds.boost import BoostKind
 from tuitune.core.session.kinds.cpupower import CpuPowerKind
 from tuitune.core.session.kinds.driver import FecMode, PrivFlags
 from tuitune.core.session.kinds.ethtool import (
@@ -47,6 +48,7 @@ HANDLERS: dict[Kind, KindHandler] = {
     "cpu_governor": _CPU,
     "cpu_epp": _CPU,
     "cstate_disable": _CPU,
+    "cpu_boost": BoostKind(),
     "module_param": ModuleParam(),
     "qdisc": RootQdisc(),
     "rss": RssIndirection(),

@@ -132,6 +132,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     # Per-CPU detail only for the interface's IRQs: that is all show prints.
     detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
     rates = compute_rates(first, snap.counters, detail) if root.live else None
+    if rates is None and args.root is not None:
+        from tuitune.cli.record import capture_rates
+
+        rates = capture_rates(args.root, detail)
     queues = _queue_rates(stats_then, stats_now, snap, rates)
     if args.json:
         from tuitune.core.jsondoc import show_document
@@ -142,7 +146,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         from tuitune.show import print_show
 
-        seconds = args.interval if root.live else 0.0
+        seconds = args.interval if root.live else 0.0  # the processes' CPU window
+        if rates is not None and not root.live:
+            print(f"rates: over the capture's recording, {rates.interval:.1f} s")
         print_show(
             snap,
             rates,
@@ -153,6 +159,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             rss=rss,
             qdiscs=qdiscs,
             connections=conns,
+            live=root.live,
         )
     return 0
 

@@ -22,6 +22,7 @@ from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
+    from tuitune.core.rates import Rates
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.record.replay import Recording
 
@@ -217,6 +218,30 @@ def _is_capture(path: Path) -> bool:
             os.close(fd)
     except OSError:
         return False
+
+
+def capture_rates(root: Path, detail: set[str] | None) -> Rates | None:
+    """`show --root CAPTURE`: the rates over the capture's recording (its first sample to its
+    last), or None for a plain tree or a capture without one. A recording that cannot be read
+    is named in one line and leaves the rates out, as a tree has none."""
+    from tuitune.core.docfile import DocumentError
+    from tuitune.core.rates import compute_rates
+
+    tree = _common.host_tree(root)  # unpacked once per command: the same directory
+    if tree is None or tree == root or not (tree / "recording.rec").is_file():
+        return None
+    rec = _open(tree / "recording.rec")
+    if rec is None:
+        return None
+    try:
+        first, last, n = rec.span()
+        samples, _h, _n = rec.scan(first, last) if n >= 2 else ([], None, None)
+    except DocumentError as exc:
+        err(printable(exc))
+        return None
+    if len(samples) < 2:
+        return None
+    return compute_rates(samples[0][1], samples[-1][1], detail)
 
 
 def show_recording(args: argparse.Namespace) -> int:

@@ -37,3 +37,36 @@ def test_advise_root_capture_judges_its_recording(tmp_path: Path) -> None:
     one, window = plain["window"], captured["window"]
     assert isinstance(one, dict) and isinstance(window, dict)
     assert window["seconds"] >= 1.0 > one["seconds"]  # the recorded samples' span
+
+
+def _show(*argv: str) -> tuple[str, str]:
+    out, errs = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
+        main(["show", *argv])
+    return out.getvalue(), errs.getvalue()
+
+
+def _capture(tmp_path: Path, samples: int = 4) -> tuple[Path, Path]:
+    tree = build_tree(tmp_path / "tree", hyperv_2cpu())
+    rec = tmp_path / "recording.rec"
+    record(tmp_path, rec, samples=samples)
+    cap = tmp_path / "cap.tar.gz"
+    with tarfile.open(cap, "w:gz") as tar:
+        for top in ("proc", "sys"):
+            tar.add(tree / top, arcname=top)
+        tar.add(rec, arcname="recording.rec")
+    return tree, cap
+
+
+def test_show_root_capture_has_the_recordings_rates(tmp_path: Path) -> None:
+    """A plain tree is one moment (no rates); a capture's recording gives them, over its
+    first sample to its last, and the table names that span."""
+    tree, cap = _capture(tmp_path)
+    plain = json.loads(_show("--json", "--root", str(tree), "eth0")[0])
+    captured = json.loads(_show("--json", "--root", str(cap), "eth0")[0])
+    assert plain["rates"] is None
+    rates = captured["rates"]
+    assert rates["interval"] >= 1.0  # three intervals of the replayed host
+    assert rates["cpus"] and any(c["intr"] > 0 for c in rates["cpus"].values())
+    table, _ = _show("--root", str(cap), "eth0")
+    assert f"rates: over the capture's recording, {rates['interval']:.1f} s" in table

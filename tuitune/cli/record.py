@@ -221,27 +221,22 @@ def _is_capture(path: Path) -> bool:
 
 
 def capture_rates(root: Path, detail: set[str] | None) -> Rates | None:
-    """`show --root CAPTURE`: the rates over the capture's recording (its first sample to its
-    last), or None for a plain tree or a capture without one. A recording that cannot be read
-    is named in one line and leaves the rates out, as a tree has none."""
+    """`show --root CAPTURE` (or the directory it unpacked to): the rates over its recording,
+    or None for a plain tree or a capture without one. A recording that cannot be read is
+    named in one line and leaves the rates out, as a tree has none."""
     from tuitune.core.docfile import DocumentError
-    from tuitune.core.rates import compute_rates
+    from tuitune.core.record.replay import captured_recording, window_rates
 
     tree = _common.host_tree(root)  # unpacked once per command: the same directory
-    if tree is None or tree == root or not (tree / "recording.rec").is_file():
-        return None
-    rec = _open(tree / "recording.rec")
+    path = captured_recording(tree)
+    rec = _open(path) if path is not None else None
     if rec is None:
         return None
     try:
-        first, last, n = rec.span()
-        samples, _h, _n = rec.scan(first, last) if n >= 2 else ([], None, None)
+        return window_rates(rec, detail)
     except DocumentError as exc:
         err(printable(exc))
         return None
-    if len(samples) < 2:
-        return None
-    return compute_rates(samples[0][1], samples[-1][1], detail)
 
 
 def show_recording(args: argparse.Namespace) -> int:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.rates import Rates, compute_rates
 from tuitune.core.record.codec import decode
 from tuitune.core.record.fileformat import VERSION, Reading, Record, read
 from tuitune.core.snapshot import Counters, HostState, NicState
@@ -108,3 +110,25 @@ class Recording:
 
 def open_recording(path: Path | str) -> Recording:
     return Recording(read(path))
+
+
+# The recording a capture holds (`tuitune capture`), in the tree it unpacks to.
+CAPTURED = "recording.rec"
+
+
+def window_rates(rec: Recording, detail: Collection[str] | None = None) -> Rates | None:
+    """The rates over the whole recording (its first sample to its last), None with fewer
+    than two samples (DocumentError: a record refused)."""
+    first, last, n = rec.span()
+    if n < 2:
+        return None
+    samples, _host, _nic = rec.scan(first, last)
+    return compute_rates(samples[0][1], samples[-1][1], detail) if len(samples) >= 2 else None
+
+
+def captured_recording(tree: Path | str | None) -> Path | None:
+    """The recording in a --root tree (a capture, or the directory one unpacked to), if any."""
+    if tree is None:
+        return None
+    path = Path(tree) / CAPTURED
+    return path if path.is_file() and not path.is_symlink() else None

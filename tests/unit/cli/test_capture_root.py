@@ -70,3 +70,19 @@ def test_show_root_capture_has_the_recordings_rates(tmp_path: Path) -> None:
     assert rates["cpus"] and any(c["intr"] > 0 for c in rates["cpus"].values())
     table, _ = _show("--root", str(cap), "eth0")
     assert f"rates: over the capture's recording, {rates['interval']:.1f} s" in table
+
+
+def test_the_unpacked_directory_reads_as_the_capture(tmp_path: Path) -> None:
+    """--root DIR of a capture unpacked by hand: the same rates and the same window."""
+    _tree, cap = _capture(tmp_path)
+    out = tmp_path / "unpacked"
+    out.mkdir()
+    with tarfile.open(cap) as tar:
+        tar.extractall(out, filter="data")
+    packed = json.loads(_show("--json", "--root", str(cap), "eth0")[0])
+    loose = json.loads(_show("--json", "--root", str(out), "eth0")[0])
+    assert loose["rates"] == packed["rates"] and loose["rates"] is not None
+    assert (
+        _advise("--root", str(out), "eth0")["window"]
+        == _advise("--root", str(cap), "eth0")["window"]
+    )

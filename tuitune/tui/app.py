@@ -268,6 +268,7 @@ class TuituneApp(Leaving):
             self._remember,
             self.app_bench.follow,
             count_every=cadence.count_every,
+            recorded=self.replay.judged if self.replay is not None else None,
         )
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
         # P: the NIC's processes, moved beside (or away from) its IRQs

@@ -86,3 +86,26 @@ def test_the_unpacked_directory_reads_as_the_capture(tmp_path: Path) -> None:
         _advise("--root", str(out), "eth0")["window"]
         == _advise("--root", str(cap), "eth0")["window"]
     )
+
+
+def test_export_root_capture(tmp_path: Path) -> None:
+    """`export --root CAPTURE --profile NAME`: the profile as it resolves on the captured
+    host, its files named by the captured host's paths (not the unpack directory); --out
+    writes them; --install is refused in one line (a capture is a copy, unpacked for one
+    command)."""
+    _tree, cap = _capture(tmp_path)
+    argv = ["export", "--root", str(cap), "--profile", "lan-10g", "eth0"]
+    out, errs = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
+        assert main(argv) == 0
+    heads = [ln for ln in out.getvalue().splitlines() if ln.startswith("### ")]
+    assert heads and all(h.startswith("### /etc/") for h in heads), heads
+    assert "mtu" in out.getvalue() or "net." in out.getvalue()
+    dest = tmp_path / "out"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main([*argv, "--out", str(dest)]) == 0
+    assert len(list(dest.rglob("*"))) >= len(heads)
+    errs = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errs):
+        assert main([*argv, "--install"]) == 2
+    assert "use --out DIR" in errs.getvalue()

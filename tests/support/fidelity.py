@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-# Rates, and the three reads show makes only of a live host (RSS, TCP connections, per-queue
+# Rates, and the two reads show makes only of a live host (TCP connections, per-queue
 # rates: ioctls and inet_diag, not captured yet).
-LIVE_ONLY = ("rates", "queue_rates", "rss", "connections")
+LIVE_ONLY = ("rates", "queue_rates", "connections")
 
 
 def comparable(doc: dict[str, Any]) -> dict[str, Any]:

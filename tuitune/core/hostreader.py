@@ -195,6 +195,9 @@ class HostReader(Closing):
 
     def _rss(self, ifname: str) -> RssState:
         if not self.root.live:
+            et = self._eth(ifname)  # a capture holds what the ioctls said
+            if isinstance(et, CapturedDevice) and et.dev.rss is not None:
+                return et.dev.rss
             return RssState(None, {}, "RSS: not recorded in this host tree")
         et = self._eth(ifname)
         driver = et.driver_info() if et is not None else None

@@ -20,6 +20,7 @@ from tuitune.core.docfile import DocumentError
 from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
 from tuitune.core.host.netdev import Link
 from tuitune.core.host.qdisc import Qdisc
+from tuitune.core.host.rss import RssState
 from tuitune.core.names import ifname_problem, netns_problem
 from tuitune.core.record.codec import decode, encode
 from tuitune.core.untrusted import parse_json, read_text
@@ -53,6 +54,7 @@ class DeviceCapture:
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
     fec: str | Unavailable
     qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
+    rss: RssState | None = None  # the RSS table and hash fields (ioctls); None: not captured
 
 
 def capture_json(dev: DeviceCapture) -> bytes:

@@ -20,6 +20,7 @@ from tuitune.core.capture.trace import trace_root, traced_reads
 from tuitune.core.host.platform import DriverPlatform, read_driver
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
+from tuitune.core.host.rss import RssState
 from tuitune.core.host.sysctl import sysctl_path
 from tuitune.core.hostreader import HostReader
 from tuitune.core.record.recorder import Recorder
@@ -38,7 +39,10 @@ class Captured:
 
 
 def device_of(
-    nic: NicState, driver: DriverPlatform, qdiscs: tuple[Qdisc, ...] | Unavailable
+    nic: NicState,
+    driver: DriverPlatform,
+    qdiscs: tuple[Qdisc, ...] | Unavailable,
+    rss: RssState | None = None,
 ) -> DeviceCapture:
     link = nic.link
     return DeviceCapture(
@@ -53,6 +57,7 @@ def device_of(
         priv_flags=driver.priv_flags,
         fec=driver.fec,
         qdiscs=qdiscs,
+        rss=rss,
     )
 
 
@@ -134,6 +139,7 @@ def take(
         snap = live.snapshot(ifname)
         driver = read_driver(live.root, ifname, live.call)
         qdiscs = live.qdiscs(ifname)
+        rss = live.rss(ifname)
         samples_bytes, samples = (
             _record(live, ifname, netns, seconds, ident) if seconds > 0 else (b"", 0)
         )
@@ -144,7 +150,7 @@ def take(
                 tree.put(rel, data)
     if snap.nic is not None:
         tree.extra[f"{DIR}/{ifname}.json"] = capture_json(
-            device_of(ident.nic(snap.nic), driver, qdiscs)
+            device_of(ident.nic(snap.nic), driver, qdiscs, rss)
         )
     if samples_bytes:
         tree.extra[RECORDING] = samples_bytes

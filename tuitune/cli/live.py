@@ -117,6 +117,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             # A capture holds the qdiscs and the RSS state too (read when it was taken).
             held = ifname is not None and (root.live or reader.captured(ifname))
             rss = reader.rss(ifname) if held and ifname else None
+            kept = reader.captured_queues(ifname) if held and ifname and not root.live else None
             qdiscs = reader.qdiscs(ifname) if held and ifname else None
             conns = reader.connections(ifname) if root.live and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
@@ -137,6 +138,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         rates = capture_rates(args.root, detail)
     queues = _queue_rates(stats_then, stats_now, snap, rates)
+    if queues is None and kept is not None and snap.nic is not None and kept.seconds > 0:
+        from tuitune.core.host.queuestats import queue_rates
+
+        # A capture's: its counters at its recording's start and end.
+        driver = snap.nic.driver_name
+        queues = queue_rates(kept.before, kept.after, kept.seconds, driver, kept.source)
     if args.json:
         from tuitune.core.jsondoc import show_document
 

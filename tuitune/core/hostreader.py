@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tuitune.core import catalog
-from tuitune.core.capture.device import CapturedDevice, captured_netns, device_reader
+from tuitune.core.capture.device import (
+    CapturedDevice,
+    QueueCounters,
+    captured_netns,
+    device_reader,
+)
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
@@ -184,6 +189,11 @@ class HostReader(Closing):
     def _driver_stats(self, ifname: str) -> tuple[tuple[str, int], ...] | Unavailable:
         et = self._eth(ifname)
         return et.stats() if et is not None else NOT_RECORDED
+
+    def captured_queues(self, ifname: str) -> QueueCounters | None:
+        """A capture's per-queue counters at its recording's start and end (None: none)."""
+        et = self._kt.call(self._eth, ifname)
+        return et.dev.queues if not self.root.live and isinstance(et, CapturedDevice) else None
 
     def captured(self, ifname: str) -> bool:
         """The tree is a capture holding `ifname`'s device state (core/capture)."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import tarfile
@@ -109,3 +110,32 @@ def test_export_root_capture(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errs):
         assert main([*argv, "--install"]) == 2
     assert "use --out DIR" in errs.getvalue()
+
+
+def test_show_root_capture_has_its_per_queue_rates(tmp_path: Path) -> None:
+    """The per-queue counters a capture read at its recording's start and end give `show
+    --root` per-queue rates (a plain tree has none)."""
+    from tuitune.core.capture.device import DeviceCapture, LinkExtra, QueueCounters, capture_json
+    from tuitune.core.values import Unavailable
+
+    tree, cap = _capture(tmp_path)
+    none = Unavailable("unsupported", "not captured")
+    before = (("rx_queue_0_packets", 1000), ("rx_queue_0_bytes", 1_000_000))
+    after = (("rx_queue_0_packets", 3000), ("rx_queue_0_bytes", 3_000_000))
+    link = LinkExtra(None, None, None, None)
+    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none, none)
+    dev = dataclasses.replace(dev, queues=QueueCounters(before, after, 2.0, "ethtool -S"))
+    (tmp_path / "ethtool").mkdir()
+    (tmp_path / "ethtool/eth0.json").write_bytes(capture_json(dev))
+    with_queues = tmp_path / "queues.tar.gz"
+    with tarfile.open(cap) as src, tarfile.open(with_queues, "w:gz") as out:
+        for m in src:
+            out.addfile(m, src.extractfile(m) if m.isreg() else None)
+        out.add(tmp_path / "ethtool", arcname="ethtool")
+    plain = json.loads(_show("--json", "--root", str(tree), "eth0")[0])
+    doc = json.loads(_show("--json", "--root", str(with_queues), "eth0")[0])
+    assert plain["queue_rates"] is None
+    assert doc["queue_rates"] is not None, doc["queue_rates"]
+    got = doc["queue_rates"]
+    assert got["seconds"] == 2.0 and got["source"] == "ethtool -S"
+    assert got["queues"][0]["rx"] == {"packets": 1000.0, "bytes": 1_000_000.0}

@@ -41,6 +41,17 @@ class LinkExtra:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueCounters:
+    """The per-queue counters read at the start and the end of the capture's recording
+    (`HostReader.queue_stats`), for `show --root`'s per-queue rates."""
+
+    before: tuple[tuple[str, int], ...]
+    after: tuple[tuple[str, int], ...]
+    seconds: float
+    source: str  # "ethtool -S", or the netdev qstats with it
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceCapture:
     driver: DriverInfo | Unavailable
     features: tuple[Feature, ...] | Unavailable
@@ -55,6 +66,7 @@ class DeviceCapture:
     fec: str | Unavailable
     qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
     rss: RssState | None = None  # the RSS table and hash fields (ioctls); None: not captured
+    queues: QueueCounters | None = None  # None: not captured (no recording, no statistics)
 
 
 def capture_json(dev: DeviceCapture) -> bytes:

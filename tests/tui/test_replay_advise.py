@@ -58,7 +58,7 @@ async def test_a_in_replay_judges_the_window_around_the_cursor(tmp_path: Path) -
             screen = app.screen
             assert isinstance(screen, AdvisorScreen)
             start, end = max(times[0], times[3] - HALF_WINDOW), times[3] + HALF_WINDOW
-            assert f"from {start:g} s to {end:g} s of the recording" in (screen.span or "")
+            assert f"from {start:g} s to {end:g} s (--from" in (screen.span or "")
             shown = [f.id for f in screen.advice.findings]
             seconds = screen.seconds
             app.sampler.stop()

@@ -4,6 +4,8 @@ the same state and say the same."""
 
 from __future__ import annotations
 
+import math
+
 from tuitune.core.advise import Context, Facts, window_of
 from tuitune.core.record.replay import Recording
 from tuitune.core.session.settings import Key
@@ -15,8 +17,11 @@ HALF_WINDOW = 5.0
 
 
 def around(at: float, first: float, last: float, half: float = HALF_WINDOW) -> tuple[float, float]:
-    """The window `half` seconds either side of `at`, inside the recording's span."""
-    return max(first, at - half), min(last, at + half)
+    """The window `half` seconds either side of `at`, inside the recording's span, widened to
+    tenths of a second: times short enough to type again (`advise --from T1 --to T2`) that
+    name the very same samples."""
+    start, end = max(first, at - half), min(last, at + half)
+    return math.floor(start * 10) / 10, math.ceil(end * 10) / 10
 
 
 def recorded_facts(

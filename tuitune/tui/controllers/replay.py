@@ -74,10 +74,7 @@ class ReplayControl:
         def make() -> Facts:
             return recorded_facts(rec, start, end, Context(kind))
 
-        return (
-            make,
-            f"from {start:g} s to {end:g} s of the recording (--from {start:g} --to {end:g})",
-        )
+        return make, f"from {start:g} s to {end:g} s (--from {start:g} --to {end:g})"
 
     def step(self, by: int) -> None:
         self.go(self._index() + by)

@@ -300,9 +300,11 @@ def print_show(
     rss: RssState | None = None,
     qdiscs: tuple[Qdisc, ...] | Unavailable | None = None,
     connections: tuple[Connection, ...] | Unavailable | None = None,
+    live: bool | None = None,
 ) -> None:
     """The whole state; `processes` (None: not read) over `seconds` of CPU use; `platform`
-    (None: not read) as the Host view's rows."""
+    (None: not read) as the Host view's rows; `live` (default: whether there are rates) says
+    the processes were read on this machine."""
     con = console or Console()
 
     def out(renderable: RenderableType) -> None:
@@ -347,8 +349,9 @@ def print_show(
         if processes is not None:
             from tuitune.show_procs import processes_table
 
-            live = rates is not None  # a recorded tree has no rates and no passwd of its own
-            out(processes_table(nic.link.ifname, processes, seconds=seconds, live=live))
+            # A recorded tree has no passwd of its own (a capture's rates are its recording's).
+            here = rates is not None if live is None else live
+            out(processes_table(nic.link.ifname, processes, seconds=seconds, live=here))
         stats = nic.driver_stats
         if isinstance(stats, Unavailable):
             out(Text(f"driver statistics: {stats.reason}", style="dim italic"))

@@ -298,3 +298,27 @@ def test_plain_bench_names_where_its_client_ran(pair: Pair, tmp_path: Path) -> N
         "on cpu 1 with its NET_RX",
         "on any cpu (not pinned)",
     ]
+
+
+def test_headless_bench_keeps_a_recording_beside_its_notebook_entry(
+    pair: Pair, tmp_path: Path
+) -> None:
+    """Issue 34: `tuitune bench` records what the live screen's --record would (the sampler's
+    ticks, the repeat's start and end) in a new 0600 file beside the notebook; the entry's
+    tags name it and the repeat's window, which `advise --recording` then judges."""
+    book = tmp_path / "runs.jsonl"
+    common = ("--netns", pair.client_ns, "--peer", SERVER_ADDR, "--notebook", str(book))
+    ran = tuitune("bench", pair.dev, *common, "-t", "2")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    tags = json.loads(book.read_text().splitlines()[-1]).get("tags", {})
+    assert "recording" in tags, ran.stdout + ran.stderr
+    rec = Path(tags["recording"])
+    assert rec.parent == tmp_path and rec.name.startswith("runs-") and rec.suffix == ".rec"
+    assert rec.stat().st_mode & 0o777 == 0o600
+    start, end = float(tags["recording_from"]), float(tags["recording_to"])
+    assert end - start >= 1.5, tags  # the 2 s repeat, on the samples' clock
+    judged = tuitune(
+        "advise", "--json", "--recording", str(rec), "--from", str(start), "--to", str(end)
+    )
+    assert judged.returncode in (0, 1), judged.stderr  # 1: a bottleneck found
+    assert json.loads(judged.stdout)["window"]["seconds"] > 0  # two samples of the run at least

@@ -16,27 +16,15 @@ from typing import Any
 import pytest
 
 from tests.kernel.conftest import VethNs
+from tests.support.fidelity import comparable
 from tuitune.cli import main
 
 pytestmark = pytest.mark.kernel
 
-LIVE_ONLY = ("rates", "queue_rates", "rss", "connections")
-
 
 def _show(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     assert main(["show", "--json", "--interval", "0.1", *args]) == 0
-    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
-    for key in LIVE_ONLY:
-        doc.pop(key)
-    # Other engineers' processes named irqbalance come and go between the reads (and a live
-    # read checks the executable's owner, which a capture cannot): not this test's subject.
-    doc["host"]["irqbalance"].pop("pids")
-    doc["host"]["irqbalance"].pop("running")
-    iface = doc["interface"]
-    iface["link"].pop("counters")  # counters move; their names are state
-    stats = iface["driver_stats"]
-    iface["driver_stats"] = sorted(stats) if isinstance(stats, dict) else stats
-    return doc
+    return comparable(json.loads(capsys.readouterr().out))
 
 
 def test_show_root_capture_equals_show_live(

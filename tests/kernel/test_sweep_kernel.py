@@ -247,6 +247,14 @@ def test_tuitune_sweep_as_a_user_runs_it_and_sigterm_restores(pair: Pair, tmp_pa
     assert any(line.startswith("| tso off | ") and " retr" in line for line in lines)
     assert "every original is back" in done.stderr
     assert pair.state() == before
+    # Issue 34: a recording beside the notebook; every run names it and its own window.
+    tags = [json.loads(ln).get("tags", {}) for ln in (tmp_path / "runs.jsonl").open()]
+    recs = {t.get("recording") for t in tags}
+    assert len(recs) == 1 and None not in recs, tags
+    rec = Path(recs.pop())
+    assert rec.parent == tmp_path and rec.stat().st_mode & 0o777 == 0o600
+    assert f"recording: {rec}" in done.stderr
+    assert all(float(t["recording_to"]) > float(t["recording_from"]) for t in tags)
 
     bad = subprocess.run(
         [*common[:4], str(tmp_path / "nope.toml"), *common[5:]], capture_output=True, text=True

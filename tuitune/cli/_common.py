@@ -251,6 +251,11 @@ def host_tree(tree: Path) -> Path | None:
     return tree
 
 
+def from_capture(tree: Path | None) -> Path | None:
+    """The directory a capture named by --root was unpacked to in this command, else None."""
+    return None if tree is None else _UNPACKED.get(tree)
+
+
 def host_root(args: argparse.Namespace, netns: str | None = None) -> HostRoot | None:
     """The host --root/--netns name (`netns` when --netns is not given), or None after saying
     why --root is not a host tree."""

@@ -116,8 +116,11 @@ def cmd_advise(args: argparse.Namespace) -> int:
         tree = _common.host_tree(args.root)
         if tree is None:
             return EXIT_USAGE
-        if tree != args.root and (tree / "recording.rec").is_file():
-            args.recording = args.root
+        from tuitune.core.record.replay import captured_recording
+
+        found = captured_recording(tree)  # a capture, or the directory it unpacked to
+        if found is not None:
+            args.recording = args.root if tree != args.root else found
     if args.recording is not None:
         from tuitune.cli.record import advise_recording
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -340,15 +341,21 @@ def _bench(
     except Exception:
         nic = None
     live = LiveRun(spec, lab, nic)
+    rec = None if args.no_record else _recording(args, reader, ifname, spec.netns)
 
     def deliver(sample: Any) -> None:
         live.on_sample(sample)
         sampler.ack()
 
-    sampler = Sampler(reader, ifname, deliver, interval=1.0)
+    def on_event(event: Any) -> None:
+        live.on_event(event)
+        if rec is not None:
+            rec.event(event)
+
+    sampler = Sampler(reader, ifname, rec.tee(deliver) if rec else deliver, interval=1.0)
     try:
         with _servers(lab, spec) as servers:
-            runner = BenchRunner(spec, live.on_event, server_hint=hint, server_commands=servers)
+            runner = BenchRunner(spec, on_event, server_hint=hint, server_commands=servers)
             sampler.start()
             runner.start()
             try:
@@ -359,11 +366,71 @@ def _bench(
                 runner.wait()
             finally:
                 sampler.stop()
+                if rec is not None:
+                    rec.close()
     except LabError as exc:
         err(f"{exc}; nothing was run")
         return EXIT_FAILED
     results = runner.wait()
-    return _record(args, ifname, spec, settings, live, results)
+    return _record(args, ifname, spec, settings, live, results, rec)
+
+
+class _BenchRecording:
+    """A headless run's recording beside its notebook (as the live screen's --record keeps
+    one): the sampler's ticks, each repeat's start and end, and each repeat's window in it
+    for the notebook entry's tags (`advise --recording FILE --from T1 --to T2` judges it)."""
+
+    def __init__(self, recorder: Any, path: Path) -> None:
+        self.recorder, self.path = recorder, path
+        self.windows: dict[int, list[float]] = {}
+
+    def tee(self, deliver: Callable[[Any], None]) -> Callable[[Any], None]:
+        tee: Callable[[Any], None] = self.recorder.tee(deliver)
+        return tee
+
+    def event(self, event: Any) -> None:
+        from tuitune.core.bench.runner import Finished, Started
+        from tuitune.core.record.recorder import bench_event
+
+        got = bench_event(event)
+        if got is None:
+            return
+        self.recorder.safe_event("bench", got)
+        if isinstance(event, Started | Finished):
+            # Before the first sample (the run starts with the sampler): the recording's start.
+            now = self.recorder.now()
+            self.windows.setdefault(event.repeat, []).append(0.0 if now is None else now)
+
+    def tags(self, repeat: int) -> dict[str, str]:
+        window = self.windows.get(repeat, [])
+        if len(window) < 2 or self.recorder.stopped is not None:
+            return {}
+        return {
+            "recording": str(self.path),
+            "recording_from": f"{window[0]:.1f}",
+            "recording_to": f"{window[-1]:.1f}",
+        }
+
+    def close(self) -> None:
+        self.recorder.close()
+
+
+def _recording(
+    args: argparse.Namespace, reader: HostReader, ifname: str, netns: str | None
+) -> _BenchRecording | None:
+    """A new recording beside the notebook, or None after one line (the run goes on)."""
+    import time
+
+    from tuitune.cli.record import live_recorder
+
+    notebook = open_notebook(args, ifname, netns).path
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = notebook.with_name(f"{notebook.stem}-{stamp}-{os.getpid()}.rec")
+    recorder = live_recorder(path, reader, ifname, netns, 1.0)
+    if recorder is None:
+        err("the run goes on without a recording")
+        return None
+    return _BenchRecording(recorder, path)
 
 
 @contextlib.contextmanager
@@ -387,6 +454,7 @@ def _record(
     settings: dict[str, str],
     live: LiveRun,
     results: list[BenchResult],
+    rec: _BenchRecording | None = None,
 ) -> int:
     from tuitune.core.bench.model import CpuLoad, Run
     from tuitune.core.bench.runtable import build_rows
@@ -409,7 +477,8 @@ def _record(
         load = live.loads[i] if i < len(live.loads) and live.loads[i] else CpuLoad()
         started = live.started[i] if i < len(live.started) else ""
         placed = live.placements[i] if i < len(live.placements) else {}
-        new.append(Run(rid, group, ifname, started, spec, result, load, settings | placed))
+        tags = rec.tags(i) if rec is not None else {}
+        new.append(Run(rid, group, ifname, started, spec, result, load, settings | placed, tags))
     if not new:
         print("not recorded: no repeat finished")
         return EXIT_FAILED
@@ -422,6 +491,8 @@ def _record(
             return EXIT_FAILED
         ids = new[0].id + (f"..{new[-1].id}" if len(new) > 1 else "")
         print(f"recorded as {ids} in {notebook.path}")
+        if new[0].tags.get("recording"):
+            print(f"recording: {printable(new[0].tags['recording'])} (tags recording_from/_to)")
     base = notebook.baseline()  # None (an empty notebook): the first group, this one
     rows = build_rows([*existing, *new] if args.no_record else notebook.runs(), base)
     row = next(r for r in rows if r.group == new[0].group)

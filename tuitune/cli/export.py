@@ -120,6 +120,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     root = host_root(args)
     if root is None:
         return EXIT_USAGE
+    unpacked = _common.from_capture(args.root)
+    if unpacked is not None and args.install:
+        # A capture is a copy of another host, unpacked for this command only.
+        err("--root CAPTURE: a copy of a host, not one to install on: use --out DIR")
+        return EXIT_USAGE
     changes: list[Change] = []
     near = _end_plan(args, root, args.iface, formats, changes)
     if isinstance(near, int):
@@ -158,7 +163,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"nothing installed; `tuitune export{ns} {args.iface} --install` puts them in place")
         return EXIT_OK
     for f in plan.files:
-        _print_file(f, diff=args.diff)
+        _print_file(f, diff=args.diff, capture=unpacked)
     return EXIT_OK
 
 
@@ -277,10 +282,13 @@ def _report(plan: ExportPlan) -> None:
         err(f"left out: {line}")
 
 
-def _print_file(f: ExportFile, diff: bool) -> None:
+def _print_file(f: ExportFile, diff: bool, capture: Path | None = None) -> None:
     state = "new" if f.installed is None else ("same as installed" if not f.changed else "changed")
     hint = "" if f.installable else ", to merge by hand"
-    print(f"### {f.path} ({f.format}, {state}{hint})")
+    path = f.path
+    if capture is not None and path.is_relative_to(capture):  # the captured host's own path
+        path = Path("/") / path.relative_to(capture)
+    print(f"### {path} ({f.format}, {state}{hint})")
     if diff:
         print(f.diff or "(no difference)\n", end="")
     else:

@@ -114,9 +114,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         try:
             snap = reader.snapshot(ifname)
             stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
-            rss = reader.rss(ifname) if root.live and ifname else None
-            # A capture holds the qdiscs too (netlink's, read when it was taken).
+            # A capture holds the qdiscs and the RSS state too (read when it was taken).
             held = ifname is not None and (root.live or reader.captured(ifname))
+            rss = reader.rss(ifname) if held and ifname else None
+            kept = reader.captured_queues(ifname) if held and ifname and not root.live else None
             qdiscs = reader.qdiscs(ifname) if held and ifname else None
             conns = reader.connections(ifname) if root.live and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
@@ -132,7 +133,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     # Per-CPU detail only for the interface's IRQs: that is all show prints.
     detail = {q.irq for q in snap.nic.irqs} if snap.nic is not None else None
     rates = compute_rates(first, snap.counters, detail) if root.live else None
+    if rates is None and args.root is not None:
+        from tuitune.cli.record import capture_rates
+
+        rates = capture_rates(args.root, detail)
     queues = _queue_rates(stats_then, stats_now, snap, rates)
+    if queues is None and kept is not None and snap.nic is not None and kept.seconds > 0:
+        from tuitune.core.host.queuestats import queue_rates
+
+        # A capture's: its counters at its recording's start and end.
+        driver = snap.nic.driver_name
+        queues = queue_rates(kept.before, kept.after, kept.seconds, driver, kept.source)
     if args.json:
         from tuitune.core.jsondoc import show_document
 
@@ -142,7 +153,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         from tuitune.show import print_show
 
-        seconds = args.interval if root.live else 0.0
+        seconds = args.interval if root.live else 0.0  # the processes' CPU window
+        if rates is not None and not root.live:
+            print(f"rates: over the capture's recording, {rates.interval:.1f} s")
         print_show(
             snap,
             rates,
@@ -153,6 +166,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             rss=rss,
             qdiscs=qdiscs,
             connections=conns,
+            live=root.live,
         )
     return 0
 

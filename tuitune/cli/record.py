@@ -22,6 +22,7 @@ from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.hostreader import HostReader
+    from tuitune.core.rates import Rates
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.record.replay import Recording
 
@@ -219,6 +220,25 @@ def _is_capture(path: Path) -> bool:
         return False
 
 
+def capture_rates(root: Path, detail: set[str] | None) -> Rates | None:
+    """`show --root CAPTURE` (or the directory it unpacked to): the rates over its recording,
+    or None for a plain tree or a capture without one. A recording that cannot be read is
+    named in one line and leaves the rates out, as a tree has none."""
+    from tuitune.core.docfile import DocumentError
+    from tuitune.core.record.replay import captured_recording, window_rates
+
+    tree = _common.host_tree(root)  # unpacked once per command: the same directory
+    path = captured_recording(tree)
+    rec = _open(path) if path is not None else None
+    if rec is None:
+        return None
+    try:
+        return window_rates(rec, detail)
+    except DocumentError as exc:
+        err(printable(exc))
+        return None
+
+
 def show_recording(args: argparse.Namespace) -> int:
     """`show --recording FILE --at T`: the host as the recording held it then."""
     from tuitune.core.docfile import DocumentError
@@ -253,9 +273,10 @@ def show_recording(args: argparse.Namespace) -> int:
 
 def advise_recording(args: argparse.Namespace) -> int:
     """`advise --recording FILE [--from T --to T]`: the advisor judges the recorded window."""
-    from tuitune.core.advise import Context, Facts, advise, infer_context, window_of
+    from tuitune.core.advise import Context, advise, infer_context
     from tuitune.core.advise.document import advise_document
     from tuitune.core.docfile import DocumentError
+    from tuitune.core.record.judge import recorded_facts
 
     if args.apply or args.peer:
         err("--recording judges a recorded window: not with --apply or --peer")
@@ -263,21 +284,18 @@ def advise_recording(args: argparse.Namespace) -> int:
     rec = _open(args.recording)
     if rec is None:
         return EXIT_USAGE
+    context = Context(infer_context(args.context or "any", args.rtt), args.rate, args.rtt)
     try:
         first, last, _n = rec.span()
         start = first if args.start is None else args.start
         end = last if args.end is None else args.end
-        samples, host_r, nic_r = rec.scan(start, end)
-        host, nic = rec.state(host_r, nic_r)
+        facts = recorded_facts(rec, start, end, context)
     except DocumentError as exc:
         err(printable(exc))
         return EXIT_USAGE
-    if nic is None:
-        err(f"{printable(rec.name)}: no NIC state recorded by {end:g} s")
-        return EXIT_USAGE
-    window = window_of([c for _at, c in samples], {q.irq for q in nic.irqs})
-    context = Context(infer_context(args.context or "any", args.rtt), args.rate, args.rtt)
-    advice = advise(Facts(host, nic, window, context))
+    window, nic = facts.window, facts.nic
+    assert nic is not None  # recorded_facts refuses a window without one
+    advice = advise(facts)
     ifname = nic.link.ifname
     if args.json:
         doc = advise_document(advice, ifname, context, window.seconds, window.loaded)

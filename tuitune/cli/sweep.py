@@ -26,6 +26,7 @@ from typing import Any
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, journal_dir_arg
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS
+from tuitune.core.text import printable
 
 
 def register(subparsers: _common.Subparsers) -> None:
@@ -243,8 +244,32 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             with session, sigterm_interrupts():
                 return sweep_bisect.run(args, session, reader, target, notebook, say)
         runner = SweepRunner(spec, session, reader, target, notebook, say=say)
-        with session, sigterm_interrupts():
-            return _run(args, runner, notebook)
+        if not args.dry_run:
+            _recording(runner, notebook, reader, ifname, netns)
+        try:
+            with session, sigterm_interrupts():
+                return _run(args, runner, notebook)
+        finally:
+            if runner.recorder is not None:
+                runner.recorder.close()
+                say(f"recording: {printable(runner.recording_path)}")
+
+
+def _recording(runner: Any, notebook: Any, reader: Any, ifname: str, netns: str | None) -> None:
+    """The sweep's recording beside its notebook (as a headless bench keeps one); without it
+    (one line said) the sweep goes on."""
+    import os
+    import time
+
+    from tuitune.cli.record import live_recorder
+
+    book: Path = notebook.path
+    path = book.with_name(f"{book.stem}-sweep-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.rec")
+    rec = live_recorder(path, reader, ifname, netns, 1.0)
+    if rec is None:
+        err("the sweep goes on without a recording")
+        return
+    runner.recorder, runner.recording_path = rec, str(path)
 
 
 def _run(args: argparse.Namespace, runner: Any, notebook: Any) -> int:

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from tuitune.core import catalog
-from tuitune.core.capture.device import CapturedDevice, captured_netns, device_reader
+from tuitune.core.capture.device import (
+    CapturedDevice,
+    QueueCounters,
+    captured_netns,
+    device_reader,
+)
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
@@ -167,6 +172,11 @@ class HostReader(Closing):
         et = self._eth(ifname)
         return et.stats() if et is not None else NOT_RECORDED
 
+    def captured_queues(self, ifname: str) -> QueueCounters | None:
+        """A capture's per-queue counters at its recording's start and end (None: none)."""
+        et = self._kt.call(self._eth, ifname)
+        return et.dev.queues if not self.root.live and isinstance(et, CapturedDevice) else None
+
     def captured(self, ifname: str) -> bool:
         """The tree is a capture holding `ifname`'s device state (core/capture)."""
         return not self.root.live and isinstance(self._kt.call(self._eth, ifname), CapturedDevice)
@@ -177,6 +187,9 @@ class HostReader(Closing):
 
     def _rss(self, ifname: str) -> RssState:
         if not self.root.live:
+            et = self._eth(ifname)  # a capture holds what the ioctls said
+            if isinstance(et, CapturedDevice) and et.dev.rss is not None:
+                return et.dev.rss
             return RssState(None, {}, "RSS: not recorded in this host tree")
         et = self._eth(ifname)
         driver = et.driver_info() if et is not None else None

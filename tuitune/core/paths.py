@@ -53,3 +53,14 @@ def config_dir(env: Mapping[str, str] = os.environ) -> Path:
 def runs_dir(env: Mapping[str, str] = os.environ) -> Path:
     """Where the benchmark notebooks live, one file per interface."""
     return state_home(env) / APP / "runs"
+
+
+def unpack_dir(env: Mapping[str, str] = os.environ) -> Path | None:
+    """Where `--root CAPTURE` unpacks (one directory per process, named by its pid, swept
+    when that process is gone: a SIGKILL leaves nothing for long): /run/tuitune/roots for
+    root, $XDG_RUNTIME_DIR/tuitune/roots for a user (both emptied at boot); None when a user
+    has no runtime directory (then a private temporary directory, as before)."""
+    if os.geteuid() == 0:
+        return RUN_DIR / "roots"
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    return Path(runtime) / APP / "roots" if runtime and os.path.isabs(runtime) else None

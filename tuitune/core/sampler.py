@@ -76,6 +76,9 @@ class Sample:
     # (core/host/queuestats.py).
     driver_stats: DriverStats | None = None
     queues: QueueRates | None = None
+    # A capture's tree (`--root CAPTURE`): `boot_rates` are the rates over its recording,
+    # this many seconds of it, not averages since boot.
+    captured: float | None = None
 
 
 class Sampler:
@@ -107,7 +110,8 @@ class Sampler:
         self.first_gap = interval if first_gap is None else min(first_gap, interval)
         self.since_boot = since_boot  # the first sample: counters first, since-boot averages
         # A recorded tree's since-boot figures, with the IRQ detail they were made for.
-        self._tree_boot: tuple[frozenset[str] | None, Rates] | None = None
+        # (With a capture's recording, the rates over it instead, and its seconds.)
+        self._tree_boot: tuple[frozenset[str] | None, Rates, float | None] | None = None
         self._counted_at = 0.0  # time.monotonic() just before the last counters read
         self.slow_every = slow_every
         self.host_every = host_every
@@ -360,7 +364,7 @@ class Sampler:
         if self._want_baseline is not None:
             self._baseline = Baseline(counters, self._nic) if self._want_baseline else None
             self._want_baseline = None
-        since = None
+        since, captured = None, None
         if self._baseline is not None and self._baseline.counters is not counters:
             since = compute_rates(self._baseline.counters, counters, detail_arg)
         self._last = counters
@@ -372,9 +376,8 @@ class Sampler:
             # what the first frame of a live host shows, per CPU.
             # Worked out once per IRQ detail (a 1152-CPU tree's took ~0.4 s a tick).
             if self._tree_boot is None or self._tree_boot[0] != detail_arg:
-                got = since_boot(counters, detail_arg, uptime=tree_uptime(counters))
-                self._tree_boot = (detail_arg, got)
-            boot_rates, rates = self._tree_boot[1], None
+                self._tree_boot = self._tree_rates(counters, detail_arg)
+            boot_rates, rates, captured = self._tree_boot[1], None, self._tree_boot[2]
         queues = None
         last, self._stats = self._stats, ((self.ifname, stats) if stats is not None else None)
         # Against the previous tick's read of the same interface only (the screen may switch).
@@ -396,7 +399,26 @@ class Sampler:
             boot_rates=boot_rates,
             driver_stats=stats[0] if stats is not None else None,
             queues=queues,
+            captured=captured,
         )
+
+    def _tree_rates(
+        self, counters: Counters, detail: frozenset[str] | None
+    ) -> tuple[frozenset[str] | None, Rates, float | None]:
+        """A recorded tree's figures: the rates over the recording a capture holds (its
+        seconds of traffic), else the averages since the tree's boot."""
+        from tuitune.core.docfile import DocumentError
+        from tuitune.core.record.replay import captured_recording, open_recording, window_rates
+
+        path = captured_recording(self.reader.root.jail)
+        if path is not None:
+            try:
+                got = window_rates(open_recording(path), detail)
+            except (OSError, DocumentError):
+                got = None  # the tree's own figures still show; replay names the problem
+            if got is not None:
+                return detail, got, got.interval
+        return detail, since_boot(counters, detail, uptime=tree_uptime(counters)), None
 
     def _driver_stats(self) -> tuple[DriverStats, str] | None:
         """The watched interface's per-queue counters and their source: netdev qstats and/or

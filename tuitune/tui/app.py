@@ -30,6 +30,7 @@ from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.hostreader import HostReader
 from tuitune.core.record.player import RecordingReader
+from tuitune.core.record.recorder import bench_event
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
@@ -88,24 +89,6 @@ def journal_event(out: Outcome) -> dict[str, object]:
         "after": out.after,
         "reason": out.reason,
     }
-
-
-def bench_event(event: object) -> dict[str, object] | None:
-    """A benchmark's start and end as a recording holds them (record `bench`)."""
-    from tuitune.core.bench.runner import Finished, Started
-
-    if isinstance(event, Started):
-        return {"event": "started", "repeat": event.repeat, "argv": list(event.argv)}
-    if isinstance(event, Finished):
-        r = event.result
-        return {
-            "event": "finished",
-            "repeat": event.repeat,
-            "sent_bps": r.sent_bps,
-            "received_bps": r.received_bps,
-            "error": r.error,
-        }
-    return None
 
 
 # Keys that act on a live host only, hidden in replay (the footer shows replay's keys).
@@ -277,6 +260,7 @@ class TuituneApp(Leaving):
             self._remember,
             self.app_bench.follow,
             count_every=cadence.count_every,
+            recorded=self.replay.judged if self.replay is not None else None,
         )
         self.irq_mover = IrqMover(self, self.editor)  # m: an IRQ onto the CPU under the cursor
         # P: the NIC's processes, moved beside (or away from) its IRQs

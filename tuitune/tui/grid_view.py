@@ -78,7 +78,8 @@ class GridView:
         if s.sample is not None and s.sample.since_baseline is not None:
             mode += ", averages since the baseline"
         elif s.sample is not None and s.sample.rates is None and s.sample.boot_rates:
-            mode += ", averages since boot"
+            got = s.sample.captured
+            mode += ", averages since boot" if got is None else f", the capture's {got:.0f} s"
         panel.set_titles(f"CPUs ({mode})", subtitle(view))
         self.help()
 

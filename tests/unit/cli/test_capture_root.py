@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import tarfile
@@ -37,3 +38,104 @@ def test_advise_root_capture_judges_its_recording(tmp_path: Path) -> None:
     one, window = plain["window"], captured["window"]
     assert isinstance(one, dict) and isinstance(window, dict)
     assert window["seconds"] >= 1.0 > one["seconds"]  # the recorded samples' span
+
+
+def _show(*argv: str) -> tuple[str, str]:
+    out, errs = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
+        main(["show", *argv])
+    return out.getvalue(), errs.getvalue()
+
+
+def _capture(tmp_path: Path, samples: int = 4) -> tuple[Path, Path]:
+    tree = build_tree(tmp_path / "tree", hyperv_2cpu())
+    rec = tmp_path / "recording.rec"
+    record(tmp_path, rec, samples=samples)
+    cap = tmp_path / "cap.tar.gz"
+    with tarfile.open(cap, "w:gz") as tar:
+        for top in ("proc", "sys"):
+            tar.add(tree / top, arcname=top)
+        tar.add(rec, arcname="recording.rec")
+    return tree, cap
+
+
+def test_show_root_capture_has_the_recordings_rates(tmp_path: Path) -> None:
+    """A plain tree is one moment (no rates); a capture's recording gives them, over its
+    first sample to its last, and the table names that span."""
+    tree, cap = _capture(tmp_path)
+    plain = json.loads(_show("--json", "--root", str(tree), "eth0")[0])
+    captured = json.loads(_show("--json", "--root", str(cap), "eth0")[0])
+    assert plain["rates"] is None
+    rates = captured["rates"]
+    assert rates["interval"] >= 1.0  # three intervals of the replayed host
+    assert rates["cpus"] and any(c["intr"] > 0 for c in rates["cpus"].values())
+    table, _ = _show("--root", str(cap), "eth0")
+    assert f"rates: over the capture's recording, {rates['interval']:.1f} s" in table
+
+
+def test_the_unpacked_directory_reads_as_the_capture(tmp_path: Path) -> None:
+    """--root DIR of a capture unpacked by hand: the same rates and the same window."""
+    _tree, cap = _capture(tmp_path)
+    out = tmp_path / "unpacked"
+    out.mkdir()
+    with tarfile.open(cap) as tar:
+        tar.extractall(out, filter="data")
+    packed = json.loads(_show("--json", "--root", str(cap), "eth0")[0])
+    loose = json.loads(_show("--json", "--root", str(out), "eth0")[0])
+    assert loose["rates"] == packed["rates"] and loose["rates"] is not None
+    assert (
+        _advise("--root", str(out), "eth0")["window"]
+        == _advise("--root", str(cap), "eth0")["window"]
+    )
+
+
+def test_export_root_capture(tmp_path: Path) -> None:
+    """`export --root CAPTURE --profile NAME`: the profile as it resolves on the captured
+    host, its files named by the captured host's paths (not the unpack directory); --out
+    writes them; --install is refused in one line (a capture is a copy, unpacked for one
+    command)."""
+    _tree, cap = _capture(tmp_path)
+    argv = ["export", "--root", str(cap), "--profile", "lan-10g", "eth0"]
+    out, errs = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
+        assert main(argv) == 0
+    heads = [ln for ln in out.getvalue().splitlines() if ln.startswith("### ")]
+    assert heads and all(h.startswith("### /etc/") for h in heads), heads
+    assert "mtu" in out.getvalue() or "net." in out.getvalue()
+    dest = tmp_path / "out"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main([*argv, "--out", str(dest)]) == 0
+    assert len(list(dest.rglob("*"))) >= len(heads)
+    errs = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errs):
+        assert main([*argv, "--install"]) == 2
+    assert "use --out DIR" in errs.getvalue()
+
+
+def test_show_root_capture_has_its_per_queue_rates(tmp_path: Path) -> None:
+    """The per-queue counters a capture read at its recording's start and end give `show
+    --root` per-queue rates (a plain tree has none)."""
+    from tuitune.core.capture.device import DeviceCapture, LinkExtra, QueueCounters, capture_json
+    from tuitune.core.values import Unavailable
+
+    tree, cap = _capture(tmp_path)
+    none = Unavailable("unsupported", "not captured")
+    before = (("rx_queue_0_packets", 1000), ("rx_queue_0_bytes", 1_000_000))
+    after = (("rx_queue_0_packets", 3000), ("rx_queue_0_bytes", 3_000_000))
+    link = LinkExtra(None, None, None, None)
+    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none, none)
+    dev = dataclasses.replace(dev, queues=QueueCounters(before, after, 2.0, "ethtool -S"))
+    (tmp_path / "ethtool").mkdir()
+    (tmp_path / "ethtool/eth0.json").write_bytes(capture_json(dev))
+    with_queues = tmp_path / "queues.tar.gz"
+    with tarfile.open(cap) as src, tarfile.open(with_queues, "w:gz") as out:
+        for m in src:
+            out.addfile(m, src.extractfile(m) if m.isreg() else None)
+        out.add(tmp_path / "ethtool", arcname="ethtool")
+    plain = json.loads(_show("--json", "--root", str(tree), "eth0")[0])
+    doc = json.loads(_show("--json", "--root", str(with_queues), "eth0")[0])
+    assert plain["queue_rates"] is None
+    assert doc["queue_rates"] is not None, doc["queue_rates"]
+    got = doc["queue_rates"]
+    assert got["seconds"] == 2.0 and got["source"] == "ethtool -S"
+    assert got["queues"][0]["rx"] == {"packets": 1000.0, "bytes": 1_000_000.0}

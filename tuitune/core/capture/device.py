@@ -20,6 +20,7 @@ from tuitune.core.docfile import DocumentError
 from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
 from tuitune.core.host.netdev import Link
 from tuitune.core.host.qdisc import Qdisc
+from tuitune.core.host.rss import RssState
 from tuitune.core.names import ifname_problem, netns_problem
 from tuitune.core.record.codec import decode, encode
 from tuitune.core.untrusted import parse_json, read_text
@@ -40,6 +41,17 @@ class LinkExtra:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueCounters:
+    """The per-queue counters read at the start and the end of the capture's recording
+    (`HostReader.queue_stats`), for `show --root`'s per-queue rates."""
+
+    before: tuple[tuple[str, int], ...]
+    after: tuple[tuple[str, int], ...]
+    seconds: float
+    source: str  # "ethtool -S", or the netdev qstats with it
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceCapture:
     driver: DriverInfo | Unavailable
     features: tuple[Feature, ...] | Unavailable
@@ -53,6 +65,8 @@ class DeviceCapture:
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
     fec: str | Unavailable
     qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
+    rss: RssState | None = None  # the RSS table and hash fields (ioctls); None: not captured
+    queues: QueueCounters | None = None  # None: not captured (no recording, no statistics)
 
 
 def capture_json(dev: DeviceCapture) -> bytes:

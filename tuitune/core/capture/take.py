@@ -7,6 +7,7 @@ import queue
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,18 @@ from tuitune import __version__
 from tuitune.core import catalog
 from tuitune.core.capture.anon import HOSTNAME, Anonymiser
 from tuitune.core.capture.build import RECORDING, Tree, anonymise, gather, read_file, write
-from tuitune.core.capture.device import DIR, DeviceCapture, LinkExtra, capture_json
+from tuitune.core.capture.device import (
+    DIR,
+    DeviceCapture,
+    LinkExtra,
+    QueueCounters,
+    capture_json,
+)
 from tuitune.core.capture.trace import trace_root, traced_reads
 from tuitune.core.host.platform import DriverPlatform, read_driver
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
+from tuitune.core.host.rss import RssState
 from tuitune.core.host.sysctl import sysctl_path
 from tuitune.core.hostreader import HostReader
 from tuitune.core.record.recorder import Recorder
@@ -38,7 +46,10 @@ class Captured:
 
 
 def device_of(
-    nic: NicState, driver: DriverPlatform, qdiscs: tuple[Qdisc, ...] | Unavailable
+    nic: NicState,
+    driver: DriverPlatform,
+    qdiscs: tuple[Qdisc, ...] | Unavailable,
+    rss: RssState | None = None,
 ) -> DeviceCapture:
     link = nic.link
     return DeviceCapture(
@@ -53,6 +64,7 @@ def device_of(
         priv_flags=driver.priv_flags,
         fec=driver.fec,
         qdiscs=qdiscs,
+        rss=rss,
     )
 
 
@@ -80,6 +92,18 @@ class _Identity:
             host=None if s.host is None else self.host(s.host),
             nic=None if s.nic is None else self.nic(s.nic),
         )
+
+
+def _queue_counters(
+    reader: HostReader, ifname: str, record: Callable[[], tuple[bytes, int]]
+) -> tuple[bytes, int, QueueCounters | None]:
+    """`record()` with the per-queue counters read just before and just after it."""
+    then, start = reader.queue_stats(ifname), time.monotonic()
+    got, samples = record()
+    now, seconds = reader.queue_stats(ifname), time.monotonic() - start
+    if isinstance(then, Unavailable) or isinstance(now, Unavailable) or not then[0]:
+        return got, samples, None
+    return got, samples, QueueCounters(then[0], now[0], seconds, now[1])
 
 
 def _record(
@@ -134,8 +158,11 @@ def take(
         snap = live.snapshot(ifname)
         driver = read_driver(live.root, ifname, live.call)
         qdiscs = live.qdiscs(ifname)
-        samples_bytes, samples = (
-            _record(live, ifname, netns, seconds, ident) if seconds > 0 else (b"", 0)
+        rss = live.rss(ifname)
+        samples_bytes, samples, queues = (
+            _queue_counters(live, ifname, lambda: _record(live, ifname, netns, seconds, ident))
+            if seconds > 0
+            else (b"", 0, None)
         )
     if netns is not None:  # host-wide sysctls: the host's (hostreader's _host_wide_sysctls)
         for e in catalog.SYSCTLS:
@@ -144,7 +171,7 @@ def take(
                 tree.put(rel, data)
     if snap.nic is not None:
         tree.extra[f"{DIR}/{ifname}.json"] = capture_json(
-            device_of(ident.nic(snap.nic), driver, qdiscs)
+            replace(device_of(ident.nic(snap.nic), driver, qdiscs, rss), queues=queues)
         )
     if samples_bytes:
         tree.extra[RECORDING] = samples_bytes

@@ -163,9 +163,53 @@ def _kind(m: tarfile.TarInfo) -> str:
     return "special member"
 
 
-def unpacked(archive: Path) -> Path:
-    """`archive` unpacked into a new private directory, removed when tuitune exits."""
-    work = Path(tempfile.mkdtemp(prefix="tuitune-root-"))
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's now (a pid used again): its directory waits
+    return True
+
+
+def _private_parent(where: Path | None) -> Path | None:
+    """`where`, made 0700 if missing, when it is ours alone (nobody else can put or
+    remove anything in it); None otherwise."""
+    if where is None:
+        return None
+    try:
+        fsutil.open_dir(where.parent, create=True).close()  # /run/tuitune as its users make it
+        with fsutil.open_dir(where, create=True, mode=0o700) as d:
+            st = os.fstat(d.fd)
+    except OSError:
+        return None
+    return where if st.st_uid == os.geteuid() and not st.st_mode & 0o077 else None
+
+
+def sweep(parent: Path) -> list[str]:
+    """Remove the unpack directories in `parent` whose process is gone (killed by SIGKILL,
+    or a crash: no atexit ran); the names removed."""
+    gone = []
+    for name in sorted(os.listdir(parent)):
+        pid = name.split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(parent / name, ignore_errors=True)
+            gone.append(name)
+    return gone
+
+
+def unpacked(archive: Path, parent: Path | None = None) -> Path:
+    """`archive` unpacked into a new private directory, removed when tuitune exits; named
+    by this process's pid under paths.unpack_dir(), where the ones of processes gone (a
+    SIGKILL skips atexit) are swept first."""
+    from tuitune.core import paths
+
+    home = _private_parent(parent or paths.unpack_dir())
+    if home is not None:
+        sweep(home)
+    where = None if home is None else str(home)
+    work = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-" if home else "tuitune-root-", dir=where))
     atexit.register(shutil.rmtree, work, True)
     try:
         unpack(archive, work)

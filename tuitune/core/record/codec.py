@@ -1,7 +1,8 @@
 """Snapshots (Counters, NicState, HostState) to JSON values and back, driven by type hints.
 
 Encoding is mechanical: a dataclass becomes an object tagged with its class name ("_"), a
-tuple or frozenset a list, a dict a list of [key, value] pairs (keys may be CPU numbers).
+tuple or frozenset a list, a dict a list of [key, value] pairs (keys may be CPU numbers),
+bytes a hex string.
 Decoding walks the same type hints and builds only the classes the hints name, each leaf
 checked by `untrusted.check_value` (bounded numbers and strings), each container bounded: a
 recording is a file another user may have made, so every value in it is hostile until typed.
@@ -37,6 +38,8 @@ def encode(value: object) -> Any:
     """`value` (a snapshot dataclass tree) as a JSON value."""
     if value is None or isinstance(value, _LEAVES):
         return value
+    if isinstance(value, bytes):  # an RSS key: hex, typed back by its hint
+        return value.hex()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"_": type(value).__name__}
         for f in _fields(type(value)):
@@ -100,6 +103,12 @@ def decode(data: object, hint: Any, where: str) -> Any:
         return out
     if hint in _LEAVES or origin is typing.Literal:
         return check_value(data, hint, where)
+    if hint is bytes:
+        text = check_value(data, str, where)  # bounded: at most 2048 bytes
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            raise Refused(f"{where}: not hexadecimal bytes") from None
     raise TypeError(f"decode does not know {hint!r}")  # a programming error
 
 

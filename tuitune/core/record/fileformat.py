@@ -126,8 +126,41 @@ class Reading:
     name: str
     cut: str | None  # why reading stops before the end of the file (a torn last frame)
 
-    def records(self) -> Iterator[Record]:
-        return _records(self.data, self.name)
+    def records(self, offset: int | None = None) -> Iterator[Record]:
+        """Every record in order; from `offset` (a chunk's, from `chunks()`): that chunk's
+        and the ones after it (each chunk decodes on its own), the header not among them."""
+        if offset is None:
+            return _records(self.data, self.name)
+        return _records(self.data, self.name, offset)
+
+    def chunks(self) -> list[Chunk]:
+        """Where each chunk starts and its first record's time: the index a seek starts
+        from instead of the file's start. Reads every frame's head and CRC, and inflates
+        one frame a chunk (cheap beside decoding every sample)."""
+        out: list[Chunk] = []
+        pos = len(MAGIC)
+        for kind, payload, end in _frames(self.data):
+            if kind == b"C":
+                z = zlib.decompressobj()
+                try:
+                    line = z.decompress(payload, RECORD_MAX + 1)
+                except zlib.error:
+                    break  # the linear read names it
+                try:
+                    at = json.loads(line).get("at", 0.0)
+                except (ValueError, AttributeError):
+                    break
+                if not isinstance(at, int | float) or isinstance(at, bool) or at != at:
+                    break
+                out.append(Chunk(pos, float(at)))
+            pos = end
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    offset: int  # the byte offset of its first frame
+    at: float  # its first record's time (the header's chunk: 0)
 
 
 def read(path: Path | str, limit: int = FILE_MAX) -> Reading:
@@ -147,8 +180,7 @@ def parse(data: bytes, name: str) -> Reading:
     return Reading(data, name, _cut(data))
 
 
-def _frames(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
-    pos = len(MAGIC)
+def _frames(data: bytes, pos: int = len(MAGIC)) -> Iterator[tuple[bytes, bytes, int]]:
     while pos + _FRAME.size <= len(data):
         kind, size, crc = _FRAME.unpack_from(data, pos)
         start = pos + _FRAME.size
@@ -170,11 +202,11 @@ def _cut(data: bytes) -> str | None:
     return f"the last {len(data) - end} bytes are not a whole record (cut while written)"
 
 
-def _records(data: bytes, name: str) -> Iterator[Record]:
+def _records(data: bytes, name: str, offset: int | None = None) -> Iterator[Record]:
     z: Any = None
     bases = Bases()
-    first = True
-    for kind, payload, end in _frames(data):
+    first = offset is None or offset <= len(MAGIC)  # mid-file: a chunk, not the header
+    for kind, payload, end in _frames(data, offset or len(MAGIC)):
         where = f"{name}: byte {end}"
         if kind == b"C":
             z, bases = zlib.decompressobj(), Bases()

@@ -46,7 +46,7 @@ class RecordingReader(HostReader):
         super().__init__(HostRoot.fixture(Path(self._empty.name)))
         self.recording = rec
         self.ifname = rec.header.iface
-        self._records = rec.reading.records()
+        self._records = rec.records_from(start)  # the chunk index: not from the file start
         # The first state recorded, wherever it is: the sampler reads the state before the
         # first counters, and the live screen's recording has it after its first sample.
         self._state: dict[str, Record] = {}
@@ -99,7 +99,7 @@ class RecordingReader(HostReader):
         at, self._seek = self._seek, None
         if at is None:
             return
-        self._records = self.recording.reading.records()
+        self._records = self.recording.records_from(at)  # a chunk or two, not the whole file
         self._buffer = []
         self._start = at
         self.ended = False

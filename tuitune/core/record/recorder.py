@@ -129,3 +129,22 @@ class Recorder:
                 return
             when = time.monotonic() - self._t0 if at is None else at
             self.writer.add({"t": kind, "at": max(0.0, when), "v": value})
+
+
+def bench_event(event: object) -> dict[str, object] | None:
+    """A benchmark's start and end as a recording holds them (record `bench`): the live
+    screen's runs and a headless `tuitune bench`'s write the same."""
+    from tuitune.core.bench.runner import Finished, Started
+
+    if isinstance(event, Started):
+        return {"event": "started", "repeat": event.repeat, "argv": list(event.argv)}
+    if isinstance(event, Finished):
+        r = event.result
+        return {
+            "event": "finished",
+            "repeat": event.repeat,
+            "sent_bps": r.sent_bps,
+            "received_bps": r.received_bps,
+            "error": r.error,
+        }
+    return None

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.rates import Rates, compute_rates
 from tuitune.core.record.codec import decode
-from tuitune.core.record.fileformat import VERSION, Reading, Record, read
+from tuitune.core.record.fileformat import VERSION, Chunk, Reading, Record, read
 from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.untrusted import Refused, typed
 
@@ -51,9 +54,23 @@ class Recording:
                 f"tuitune reads version {VERSION}"
             )
 
+        self._chunks: list[Chunk] | None = None
+
     @property
     def name(self) -> str:
         return self.reading.name
+
+    def records_from(self, at: float) -> Iterator[Record]:
+        """The records from the chunk before the one holding `at` seconds on: every record at
+        or after `at`, the NIC and host state recorded by then (a chunk repeats the last),
+        and at least the samples of the whole chunk before it (a window's "sample before").
+        The chunk index is built once: a seek reads a chunk or two, not the file up to it."""
+        if self._chunks is None:
+            self._chunks = self.reading.chunks()
+        i = bisect.bisect_right([c.at for c in self._chunks], at) - 2  # the chunk before
+        if i <= 0:
+            return self.reading.records()
+        return self.reading.records(self._chunks[i].offset)
 
     def _decode(self, record: Record) -> Any:
         where = f"{self.name}: {record.kind} at {record.at:.1f} s"
@@ -75,7 +92,7 @@ class Recording:
         host = nic = None
         before: deque[Record] = deque(maxlen=2)
         inside: list[Record] = []
-        for r in self.reading.records():
+        for r in self.records_from(start):
             if r.at > end:
                 break
             if r.kind == "host":
@@ -108,3 +125,25 @@ class Recording:
 
 def open_recording(path: Path | str) -> Recording:
     return Recording(read(path))
+
+
+# The recording a capture holds (`tuitune capture`), in the tree it unpacks to.
+CAPTURED = "recording.rec"
+
+
+def window_rates(rec: Recording, detail: Collection[str] | None = None) -> Rates | None:
+    """The rates over the whole recording (its first sample to its last), None with fewer
+    than two samples (DocumentError: a record refused)."""
+    first, last, n = rec.span()
+    if n < 2:
+        return None
+    samples, _host, _nic = rec.scan(first, last)
+    return compute_rates(samples[0][1], samples[-1][1], detail) if len(samples) >= 2 else None
+
+
+def captured_recording(tree: Path | str | None) -> Path | None:
+    """The recording in a --root tree (a capture, or the directory one unpacked to), if any."""
+    if tree is None:
+        return None
+    path = Path(tree) / CAPTURED
+    return path if path.is_file() and not path.is_symlink() else None

@@ -30,6 +30,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.hostreader import HostReader
 from tuitune.core.lab_servers import serve
 from tuitune.core.lab_state import Lab, LabError
+from tuitune.core.record.recorder import Recorder, bench_event
 from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import (
     InvalidValue,
@@ -147,6 +148,11 @@ class SweepRunner:
         self._warmed = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        # A recording beside the notebook (the CLI's `tuitune sweep` sets it): the sampler's
+        # ticks and each repeat's start and end; each run's tags name it and its window.
+        self.recorder: Recorder | None = None
+        self.recording_path: str | None = None
+        self._windows: dict[int, list[float]] = {}
 
     def cancel(self) -> None:
         """Stop the sweep from another thread (the live screen's X): it ends as after Ctrl+C,
@@ -365,7 +371,10 @@ class SweepRunner:
         started: list[str] = []
         lines: list[str] = []  # said from this thread: `say` may raise (Ctrl+C in a UI)
 
+        self._windows = {}
+
         def on_event(event: BenchEvent) -> None:  # runner thread
+            self._recorded(event)
             if isinstance(event, Started):
                 started.append(datetime.now().astimezone().isoformat(timespec="seconds"))
                 with self._lock:
@@ -411,11 +420,31 @@ class SweepRunner:
         except LabError as exc:
             raise SweepError(str(exc)) from None
 
+    def _recorded(self, event: BenchEvent) -> None:
+        """A repeat's start or end into the recording, and its time for the run's tags."""
+        if self.recorder is None or (got := bench_event(event)) is None:
+            return
+        self.recorder.safe_event("bench", got)
+        if isinstance(event, Started | Finished):
+            now = self.recorder.now()
+            self._windows.setdefault(event.repeat, []).append(0.0 if now is None else now)
+
+    def _recording_tags(self, repeat: int) -> dict[str, str]:
+        window = self._windows.get(repeat, [])
+        if self.recorder is None or self.recorder.stopped is not None or len(window) < 2:
+            return {}
+        return {
+            "recording": self.recording_path or "",
+            "recording_from": f"{window[0]:.1f}",
+            "recording_to": f"{window[-1]:.1f}",
+        }
+
     @contextlib.contextmanager
     def sampling(self) -> Iterator[None]:
         """The per-CPU load sampled while the runs go (each run's load is what `measure`
         returns); `run` samples its cells this way, autotune its steps."""
-        sampler = Sampler(self.reader, self.target.ifname, self._deliver, interval=1.0)
+        deliver = self.recorder.tee(self._deliver) if self.recorder else self._deliver
+        sampler = Sampler(self.reader, self.target.ifname, deliver, interval=1.0)
         self._sampler = sampler
         sampler.start()
         try:
@@ -461,7 +490,8 @@ class SweepRunner:
             group = group or rid
             load = loads[i] if i < len(loads) else CpuLoad()
             when = started[i] if i < len(started) else ""
-            run = Run(rid, group, self.target.ifname, when, spec, result, load, settings, tags)
+            marks = tags | self._recording_tags(i)
+            run = Run(rid, group, self.target.ifname, when, spec, result, load, settings, marks)
             self.notebook.add(run)
             cell.runs.append(run)
         if not results:

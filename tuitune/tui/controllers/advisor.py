@@ -20,6 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.cadence import COUNT_EVERY
+from tuitune.core.docfile import DocumentError
 from tuitune.core.sampler import DriverStats, Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Facts
     from tuitune.core.advise.model import Finding
     from tuitune.core.host.platform import Platform
+
+# Replay's window: how to judge it (called on a worker) and its words for the title.
+Recorded = Callable[["ContextKind"], tuple[Callable[[], "Facts"], str]]
 
 WINDOW = 10  # seconds of samples the findings are judged on (at the default 1 s interval)
 RUN_LIMIT = 3600  # samples a benchmark run's window keeps at most (an hour at 1 s)
@@ -76,13 +80,19 @@ class AdvisorScreen(BoxScreen[str | None]):
     """
 
     def __init__(
-        self, advice: Advice, context: ContextKind, seconds: float, of_run: bool = False
+        self,
+        advice: Advice,
+        context: ContextKind,
+        seconds: float,
+        of_run: bool = False,
+        span: str | None = None,
     ) -> None:
         super().__init__()
         self.advice = advice
         self.context = context
         self.seconds = seconds
         self.of_run = of_run  # the window is a benchmark run's, not the last seconds
+        self.span = span  # which window, when it is not the last seconds (replay's)
 
     def compose(self) -> ComposeResult:
         options = []
@@ -92,7 +102,7 @@ class AdvisorScreen(BoxScreen[str | None]):
             label.append(f"{f.id:<19}{f.title}")
             options.append(Option(label, id=f.id))
         with Vertical() as box:
-            span = (
+            span = self.span or (
                 ("over the benchmark run" if self.of_run else "over the last")
                 + f" {self.seconds:.0f} s"
                 if self.seconds >= 1
@@ -169,8 +179,12 @@ class Advisor:
         remember: Callable[[str, str], None] | None = None,
         applied: Callable[[str, str, frozenset[Key]], None] | None = None,
         count_every: int = COUNT_EVERY,
+        recorded: Recorded | None = None,
     ) -> None:
         self.shell = shell
+        # Replay: `A` judges the recording's window around the cursor, as `advise
+        # --recording --from --to` does (core/record/judge.py), not the samples drawn.
+        self.recorded = recorded
         self.count_every = count_every  # samples between two judgements for the header's count
         self.editor = editor
         self.contexts = dict(contexts or {})  # ifname -> context, remembered across runs
@@ -310,23 +324,28 @@ class Advisor:
             return
 
         # The window is taken here, on the UI thread; the rules run on a worker.
-        make, of_run = self._facts_maker(), self.window_of_run
+        make, of_run, span = self._facts_maker(), self.window_of_run, None
+        if self.recorded is not None:
+            make, span = self.recorded(self.context)
 
-        def judge() -> tuple[Advice, float] | None:
+        def judge() -> tuple[Advice, float] | str | None:
             from tuitune.core.advise import advise
 
             if make is None:
                 return None
-            facts = make()
+            try:
+                facts = make()
+            except DocumentError as exc:  # a recorded window without a NIC state, or refused
+                return str(exc)
             return advise(facts), facts.window.seconds
 
-        def show(result: tuple[Advice, float] | None) -> None:
-            if result is None:
-                self.shell.notify_line("no host state yet: try again in a second", True)
+        def show(result: tuple[Advice, float] | str | None) -> None:
+            if result is None or isinstance(result, str):
+                self.shell.notify_line(result or "no host state yet: try again in a second", True)
                 return
             self.advice, seconds = result
             self.counted = result[0]  # the header's count agrees with what is shown
-            screen = AdvisorScreen(result[0], self.context, seconds, of_run)
+            screen = AdvisorScreen(result[0], self.context, seconds, of_run, span)
             self.shell.push_screen(screen, self._chosen)
 
         self.shell.in_thread(judge, show, group="advise")

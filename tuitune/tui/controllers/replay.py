@@ -6,12 +6,16 @@ before it, exactly as it drew it while playing. Nothing here touches the host.""
 from __future__ import annotations
 
 import bisect
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.sampler import Sampler
 from tuitune.tui.screens.dialogs import EditorScreen
 from tuitune.tui.shell import Shell
+
+if TYPE_CHECKING:
+    from tuitune.core.advise import ContextKind, Facts
 
 
 class ReplayShell(Shell, Protocol):
@@ -50,6 +54,27 @@ class ReplayControl:
         sampler.step(index - before + 1)
         where = f"replay at {times[index]:.1f} s (sample {index + 1} of {len(times)})"
         self.app.notify_line(f"{where}: {why}" if why else where)
+
+    def window(self) -> tuple[float, float]:
+        """The advisor's window around the sample on screen (core/record/judge.py)."""
+        from tuitune.core.record.judge import around
+
+        times = self.reader.times()
+        return around(self.reader.at, times[0], times[-1]) if times else (0.0, 0.0)
+
+    def judged(self, kind: ContextKind) -> tuple[Callable[[], Facts], str]:
+        """`A` in replay: the window around the cursor, judged as `advise --recording FILE
+        --from T1 --to T2` judges it (the title names that command's window)."""
+        from tuitune.core.advise import Context
+        from tuitune.core.record.judge import recorded_facts
+
+        start, end = self.window()
+        rec = self.reader.recording
+
+        def make() -> Facts:
+            return recorded_facts(rec, start, end, Context(kind))
+
+        return make, f"from {start:g} s to {end:g} s (--from {start:g} --to {end:g})"
 
     def step(self, by: int) -> None:
         self.go(self._index() + by)

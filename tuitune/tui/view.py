@@ -255,7 +255,7 @@ class LiveView:
             if note is None:
                 out.append(row)
                 continue
-            cells = list(row.cells) + [""] * (at + 1 - len(row.cells))
+            cells = list(row.values) + [""] * (at + 1 - len(row.values))
             cells[at] = ((note, self.scene.palette.warn),)
             out.append(Row(row.key, tuple(cells), row.style, row.section, row.search))
         return out
@@ -282,7 +282,8 @@ class LiveView:
         row = view.cursor_row
         if row is None:
             return ""
-        note = plain_text(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
+        cells = row.values
+        note = plain_text(cells[-1]) if len(cells) > 1 and isinstance(view, NicList) else ""
         summary = help_summary(row.key)
         short = short_name(row.key[8:]) if row.key.startswith("feature:") else ""
         group = f"g: all of {short}." if short and not self.scene.session.read_only else ""

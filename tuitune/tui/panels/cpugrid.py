@@ -225,8 +225,9 @@ class CpuCells:
         p: Palette,
         mark: tuple[str, Style],
         mine: bool,
+        node: int | None,  # not in the cells, in the row's search text: kept with them
     ) -> None:
-        self.args = (cpu, c, cols, p, mark, mine)
+        self.args = (cpu, c, cols, p, mark, mine, node)
         self._cells: tuple[CellValue, ...] | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -236,7 +237,7 @@ class CpuCells:
 
     def cells(self) -> tuple[CellValue, ...]:
         if self._cells is None:
-            cpu, c, cols, p, (mark, style), mine = self.args
+            cpu, c, cols, p, (mark, style), mine, _ = self.args
             if mine:  # ticked for a process: its own mark, shown over the local one
                 style += Style(bold=True, reverse=True)
             label: CellValue = ((f"{cpu:>3}", p.heat[heat_level(c.busy)]), (mark, style))
@@ -296,14 +297,16 @@ def grid_rows(
             if cpu in local
             else (g.on if cpu in picked else " ", p.heat[heat_level(c.busy)])
         )
-        made = CpuCells(cpu, c, fixed, p, mark, cpu in picked)
         key = f"cpu:{cpu}"
-        row = Row(key, (), search=f"cpu{cpu} node{node}", lazy=made)
+        args = (cpu, c, fixed, p, mark, cpu in picked, node)
         before = last.get(key)
-        if before is not None and before == row:
+        if before is not None and isinstance(made := before.lazy, CpuCells) and made.args == args:
             row = before  # nothing in it changed: the row (and cells made) of the tick before
-        elif not lazy:
-            row = Row(key, made.cells(), search=row.search)
+        else:
+            made = CpuCells(*args)
+            row = Row(key, (), search=f"cpu{cpu} node{node}", lazy=made)
+            if not lazy:
+                row = Row(key, made.cells(), search=row.search)
         b.rows.append(row)
     return cols, b.rows
 

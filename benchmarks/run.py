@@ -92,7 +92,7 @@ def collect(results_dir: Path) -> dict[str, object]:
         path = results_dir / f"{name}.json"
         if path.exists():
             got[name] = json.loads(path.read_text())
-    for name in ("tick", "reaction"):
+    for name in ("tick", "bighost", "reaction"):
         path = results_dir / f"{name}.md"
         if path.exists():
             got[name] = path.read_text()
@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             ("timeline.json", ["-m", "benchmarks.bench_timeline", "--json", *quick], 300),
             ("frame.json", ["-m", "benchmarks.bench_frame", *quick], 300),
             ("tick.md", ["-m", "benchmarks.bench_tick", *quick], 300),
+            ("bighost.md", ["-m", "benchmarks.bench_bighost", *quick], 600),
             ("irqfiles.json", ["-m", "benchmarks.bench_irqfiles", "--json", *quick], 600),
         ]
         if os.geteuid() == 0:  # the reaction benchmark builds a lab: namespaces, a veth

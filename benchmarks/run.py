@@ -1,5 +1,6 @@
 """Regenerate BENCHMARKS.md: every benchmark, the peers installed, the tables written from
-the scripts' output (benchmarks/writer.py). About 9-11 minutes on a quiet 2-CPU machine;
+the scripts' output (benchmarks/writer.py). About 10-12 minutes on a quiet 2-CPU machine
+(bench_bighost.py, the 1152-CPU host, about 40 s of it);
 `--quick` (1 repeat, 5 s windows, the tick benchmark's quick mode) about 2 minutes, to check
 that the generator runs, written to the scratch directory unless --out is given.
 

@@ -59,8 +59,7 @@ def memory() -> tuple[float, float]:
     return rss / 1024, uss / 1024
 
 
-async def measure(rows: int | None, ticks: int) -> dict[str, Any]:
-    tmp = Path(tempfile.mkdtemp(prefix="bench-bighost-"))
+async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
     reader, ifname = host_1152cpu(tmp, samples=SAMPLES, rows=rows)
     app = TuituneApp(
         reader, ifname, interval=0.05, env=ENV, limit=SAMPLES, show_cost=False, save_settings=False
@@ -148,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     ticks = 5 if args.quick else 30
     before = loadavg()
-    results = {rows: asyncio.run(measure(rows, ticks)) for rows in (None, 1000)}
+    results = {}
+    for rows in (None, 1000):
+        with tempfile.TemporaryDirectory(prefix="bench-bighost-") as tmp:
+            results[rows] = asyncio.run(measure(Path(tmp), rows, ticks))
     after = loadavg()
     lines = [
         "## A 1152-CPU host at 200x60: frame, Advisor window, keys, memory",

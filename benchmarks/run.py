@@ -1,5 +1,6 @@
 """Regenerate BENCHMARKS.md: every benchmark, the peers installed, the tables written from
-the scripts' output (benchmarks/writer.py). About 9-11 minutes on a quiet 2-CPU machine;
+the scripts' output (benchmarks/writer.py). About 10-12 minutes on a quiet 2-CPU machine
+(bench_bighost.py, the 1152-CPU host, about 40 s of it);
 `--quick` (1 repeat, 5 s windows, the tick benchmark's quick mode) about 2 minutes, to check
 that the generator runs, written to the scratch directory unless --out is given.
 
@@ -92,7 +93,7 @@ def collect(results_dir: Path) -> dict[str, object]:
         path = results_dir / f"{name}.json"
         if path.exists():
             got[name] = json.loads(path.read_text())
-    for name in ("tick", "reaction"):
+    for name in ("tick", "bighost", "reaction"):
         path = results_dir / f"{name}.md"
         if path.exists():
             got[name] = path.read_text()
@@ -165,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             ("timeline.json", ["-m", "benchmarks.bench_timeline", "--json", *quick], 300),
             ("frame.json", ["-m", "benchmarks.bench_frame", *quick], 300),
             ("tick.md", ["-m", "benchmarks.bench_tick", *quick], 300),
+            ("bighost.md", ["-m", "benchmarks.bench_bighost", *quick], 600),
             ("irqfiles.json", ["-m", "benchmarks.bench_irqfiles", "--json", *quick], 600),
         ]
         if os.geteuid() == 0:  # the reaction benchmark builds a lab: namespaces, a veth

@@ -291,7 +291,11 @@ def render(results: Mapping[str, Any]) -> str:
             memory_section(results["memory"]),
             "",
         ]
-    for title, key in (("Tick cost against host size", "tick"), ("Reaction", "reaction")):
+    for title, key in (
+        ("Tick cost against host size", "tick"),
+        ("A 1152-CPU host at 200x60", "bighost"),
+        ("Reaction", "reaction"),
+    ):
         if key in results:
             text = results[key].strip()
             # A script that prints its own heading keeps it; one that does not gets ours.

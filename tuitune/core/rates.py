@@ -270,7 +270,9 @@ def _irq_rates(
             a_col = a_col or {cpu: i for i, cpu in enumerate(a.cpus)}
             counts = _row_deltas(prev.counts, row.counts, cpus_b, a_col)
             total = sum(counts.values())
-            per_cpu = {cpu: d * inv for cpu, d in counts.items()}
+            # Only the `detail` IRQs' breakdown, as on the other paths: what narrowed() relies on.
+            want = detail is None or row.irq in detail
+            per_cpu = {cpu: d * inv for cpu, d in counts.items()} if want else {}
         elif detail is None or row.irq in detail:  # no cell went down: a comprehension, in C
             fired = map(ne, prev.counts, row.counts)  # the few CPUs it fired on, found in C
             cells = compress(zip(cpus_b, prev.counts, row.counts, strict=True), fired)
@@ -366,6 +368,18 @@ def compute_rates(a: Counters, b: Counters, detail_irqs: Collection[str] | None 
             if name in a.link.values:
                 link[name] = delta64(a.link.values[name], value) * inv
     return Rates(dt, cpus, irq_rates, link)
+
+
+def narrowed(rates: Rates, detail: Collection[str] | None) -> Rates:
+    """`rates` as compute_rates gives them for `detail`, from rates computed with more detail
+    (None: every IRQ's): the per-CPU breakdown of the IRQs outside `detail` dropped."""
+    if detail is None:
+        return rates
+    irqs = {
+        irq: r if not r.per_cpu or irq in detail else IrqRate(irq, r.total, {})
+        for irq, r in rates.irqs.items()
+    }
+    return Rates(rates.interval, rates.cpus, irqs, rates.link)
 
 
 def _zero_softnet(row: SoftnetRow) -> SoftnetRow:

@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from tuitune.core.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
 from tuitune.core.host.interrupts import Interrupts
@@ -79,6 +80,11 @@ class Sample:
     # A capture's tree (`--root CAPTURE`): `boot_rates` are the rates over its recording,
     # this many seconds of it, not averages since boot.
     captured: float | None = None
+    # What `rates` was computed from: the counters it starts at (the previous sample's, by
+    # identity) and the IRQs given per-CPU detail ("all": every IRQ). The Advisor's window
+    # reuses this tick's rates instead of computing them again (None: not known, recompute).
+    rates_from: Counters | None = None
+    rates_detail: frozenset[str] | Literal["all"] | None = None
 
 
 class Sampler:
@@ -360,6 +366,7 @@ class Sampler:
                 all_aff = self.reader.call(_all_affinity, self.reader, counters)
         else:
             detail_arg = detail
+        rates_from = self._last
         counters, rates = self._rates(counters, detail, detail_arg)
         if self._want_baseline is not None:
             self._baseline = Baseline(counters, self._nic) if self._want_baseline else None
@@ -400,6 +407,8 @@ class Sampler:
             driver_stats=stats[0] if stats is not None else None,
             queues=queues,
             captured=captured,
+            rates_from=rates_from if rates is not None else None,
+            rates_detail="all" if detail_arg is None else detail_arg,
         )
 
     def _tree_rates(

@@ -65,9 +65,11 @@ class GridView:
             heatmap.max_lines = max(1, (panel.size.height - 5) // 2)
             heatmap.update(data, s.glyphs)
         nic_irqs = [q.irq for q in s.nic.irqs] if s.nic else []
-        cols, rows = grid_rows(data, s.glyphs, s.palette, sort=sort, nic_irqs=nic_irqs)
-        self._kept.update(c.title for c in cols if c.title in OPTIONAL)
         view = panel.view
+        # Each CPU's row of the last tick, kept where nothing in it changed (cpugrid.grid_rows).
+        last = {r.key: r for r in view.rows}
+        cols, rows = grid_rows(data, s.glyphs, s.palette, sort=sort, nic_irqs=nic_irqs, last=last)
+        self._kept.update(c.title for c in cols if c.title in OPTIONAL)
         view.set_columns(cols)
         view.set_rows(rows)
         mode = "per CPU"

@@ -19,7 +19,7 @@ from tuitune.tui.controllers.irqmove import irq_help
 from tuitune.tui.grid_view import GridView
 from tuitune.tui.panels.cpugrid import CpuList, cpu_order
 from tuitune.tui.panels.header import HeaderData, header_text
-from tuitune.tui.panels.irqpanel import IrqData, irq_rows
+from tuitune.tui.panels.irqpanel import IrqData, IrqMemo, irq_rows
 from tuitune.tui.panels.layout import split_rows, wanted
 from tuitune.tui.panels.nicpanel import COLUMNS as NIC_COLUMNS
 from tuitune.tui.panels.nicpanel import nic_rows
@@ -37,6 +37,7 @@ class LiveView:
         self.top_rows = -1  # the wide layout's top row height, last set (-1: set it again)
         self.drag_text: str | None = None  # feedback while an IRQ row is dragged
         self._nic_drawn: tuple[object, ...] = ()  # what the NIC panel's rows were built from
+        self._irq_memo: IrqMemo = {}  # the IRQ rows of the last tick, kept where unchanged
 
     def start(self) -> None:
         """What the panels say before the first sample."""
@@ -188,7 +189,7 @@ class LiveView:
         fixed += 7 if data.queues is not None else 0  # pkt/s (drop/s and B/s give way)
         fixed += 14 if s.show_all_irqs else 0  # the wider name column
         room = max(0, panel.view.size.width - fixed)
-        cols, rows = irq_rows(data, room, s.glyphs, s.palette)
+        cols, rows = irq_rows(data, room, s.glyphs, s.palette, self._irq_memo)
         panel.view.set_columns(cols)
         panel.view.set_rows(self._with_drift(rows, cols))
         if nic is not None and not nic.irqs and not s.show_all_irqs:
@@ -255,7 +256,7 @@ class LiveView:
             if note is None:
                 out.append(row)
                 continue
-            cells = list(row.cells) + [""] * (at + 1 - len(row.cells))
+            cells = list(row.values) + [""] * (at + 1 - len(row.values))
             cells[at] = ((note, self.scene.palette.warn),)
             out.append(Row(row.key, tuple(cells), row.style, row.section, row.search))
         return out
@@ -282,7 +283,8 @@ class LiveView:
         row = view.cursor_row
         if row is None:
             return ""
-        note = plain_text(row.cells[-1]) if len(row.cells) > 1 and isinstance(view, NicList) else ""
+        cells = row.values
+        note = plain_text(cells[-1]) if len(cells) > 1 and isinstance(view, NicList) else ""
         summary = help_summary(row.key)
         short = short_name(row.key[8:]) if row.key.startswith("feature:") else ""
         group = f"g: all of {short}." if short and not self.scene.session.read_only else ""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from tuitune.core.advise import thresholds as t
-from tuitune.core.rates import CpuRates, Rates, compute_rates, delta64
+from tuitune.core.rates import CpuRates, Rates, compute_rates, delta64, narrowed
 from tuitune.core.snapshot import Counters
 
 DriverStats = tuple[tuple[str, int], ...]
@@ -90,10 +90,17 @@ def window_of(
     detail_irqs: Collection[str] | None = None,
     driver_before: DriverStats | None = None,
     driver_after: DriverStats | None = None,
+    known: Sequence[Rates | None] = (),
 ) -> Window:
     """The window of consecutive samples (at least two give a step). `detail_irqs`: the IRQs
-    whose per-CPU spread the rules need (the NIC's queues); None: every IRQ."""
-    steps = tuple(compute_rates(a, b, detail_irqs) for a, b in pairwise(samples))
+    whose per-CPU spread the rules need (the NIC's queues); None: every IRQ. `known[i]`: the
+    rates from samples[i] to samples[i + 1] when the sampler already computed them, with at
+    least `detail_irqs`' detail (None: compute them): a 1152-CPU host's step costs a tick."""
+    have = list(known) + [None] * (len(samples) - 1 - len(known))
+    steps = tuple(
+        compute_rates(a, b, detail_irqs) if r is None else narrowed(r, detail_irqs)
+        for (a, b), r in zip(pairwise(samples), have, strict=False)
+    )
     total = compute_rates(samples[0], samples[-1], detail_irqs) if len(samples) >= 2 else None
     return Window(steps, total, driver_before, driver_after)
 

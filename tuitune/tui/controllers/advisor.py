@@ -9,8 +9,8 @@ protocol and the Editor's journal calls, like the editor and the benchmark do.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from tuitune.core.cadence import COUNT_EVERY
 from tuitune.core.docfile import DocumentError
+from tuitune.core.rates import Rates
 from tuitune.core.sampler import DriverStats, Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
@@ -159,6 +160,29 @@ def what_it_does(f: Finding) -> str:
     return ", ".join(f"{c.key.label} {c.value}" for c in f.change)
 
 
+# A sample's rates from the sample before it, and the IRQs they detail ("all": every one).
+Known = tuple[Rates, frozenset[str] | Literal["all"]] | None
+
+
+def known_step(sample: Sample, before: Counters | None) -> Known:
+    """The sampler's rates of `sample`, when they are the step from `before` (the window's
+    previous sample): the same two counters, so the same rates (core/sampler.py)."""
+    rates, detail = sample.rates, sample.rates_detail
+    if rates is None or detail is None or before is None or sample.rates_from is not before:
+        return None
+    return rates, detail
+
+
+def usable(k: Known, detail: Collection[str] | None) -> Rates | None:
+    """The known rates when they detail at least the IRQs the rules need (None: all)."""
+    if k is None:
+        return None
+    rates, has = k
+    if has == "all" or (detail is not None and has.issuperset(detail)):
+        return rates
+    return None
+
+
 def _judged(make: Callable[[], Facts]) -> Advice | None:
     """The rules on the facts `make` gives (worker thread); None if something failed, so the
     count goes on with the next window instead of stopping."""
@@ -194,6 +218,9 @@ class Advisor:
         # ethtool -S read with each of those samples (None: not read): the per-queue rules
         # judge its rise from the window's first sample to its last.
         self._stats: deque[DriverStats | None] = deque(maxlen=WINDOW + 1)
+        # The sampler's rates into each of those samples, from the one before, when they are
+        # that step's (Known): the window reuses them instead of computing them again.
+        self._steps: deque[Known] = deque(maxlen=WINDOW + 1)
         self.advice: Advice | None = None
         self.counted: Advice | None = None  # the last judgement of the moving window, shown
         self._pending: Advice | None = None  # judged on the worker, shown from the next sample
@@ -209,12 +236,14 @@ class Advisor:
         self._in_run = False
         self._run: deque[Counters] = deque(maxlen=RUN_LIMIT + 1)
         self._run_stats: deque[DriverStats | None] = deque(maxlen=RUN_LIMIT + 1)
+        self._run_steps: deque[Known] = deque(maxlen=RUN_LIMIT + 1)
         self._run_left = 0  # samples the ended run's window is still the one judged
 
     def run_started(self) -> None:
         self._in_run, self._run_left = True, 0
         self._run.clear()
         self._run_stats.clear()
+        self._run_steps.clear()
 
     def run_ended(self) -> None:
         if self._in_run:
@@ -245,18 +274,22 @@ class Advisor:
         if sample.counters is None or ifname != self._ifname:
             self._counters.clear()
             self._stats.clear()
+            self._steps.clear()
             self.counted = None
             self._ifname = ifname
             self._run.clear()
             self._run_stats.clear()
+            self._run_steps.clear()
         if self._run_left > 0:
             self._run_left -= 1
         if self._in_run and sample.counters is not None:
+            self._run_steps.append(known_step(sample, self._run[-1] if self._run else None))
             self._run.append(sample.counters)
             self._run_stats.append(sample.driver_stats)
         if sample.counters is not None and (
             not self._counters or self._counters[-1] is not sample.counters
         ):
+            self._steps.append(known_step(sample, self._counters[-1] if self._counters else None))
             self._counters.append(sample.counters)
             self._stats.append(sample.driver_stats)
         self._since += 1
@@ -267,8 +300,8 @@ class Advisor:
             return
         self._since = 0
         self._counting = True
-        # The window's rates are computed on the worker too: at 1024 CPUs that is the cost of
-        # ten ticks, not something to do between two frames.
+        # The window's rates are made on the worker too: the steps the sampler computed are
+        # reused, but the whole window's (first to last) costs a tick at 1024 CPUs.
         self.shell.in_thread(lambda: _judged(make), self._counted, group="advise-count")
 
     def _counted(self, advice: Advice | None) -> None:
@@ -292,6 +325,8 @@ class Advisor:
         detail = {q.irq for q in nic.irqs} if nic is not None else None
         samples = list(self._run if self.window_of_run else self._counters)
         stats = list(self._run_stats if self.window_of_run else self._stats)
+        steps = list(self._run_steps if self.window_of_run else self._steps)[1:]
+        known = [usable(k, detail) for k in steps]
         first, last = (stats[0], stats[-1]) if stats else (None, None)
         held = frozenset(self.shell.session.originals())
         kind = self.context
@@ -301,7 +336,7 @@ class Advisor:
         def make() -> Facts:
             from tuitune.core.advise import Context, Facts, window_of
 
-            window = window_of(samples, detail, first, last)
+            window = window_of(samples, detail, first, last, known)
             return Facts(host, nic, window, Context(kind), held=held, platform=platform)
 
         return make

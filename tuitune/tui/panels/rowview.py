@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -38,10 +38,18 @@ class Column:
     clip: bool = False  # cut long cells silently (bars), instead of marking the cut with "~"
 
 
+class LazyCells(Protocol):
+    """A row's cells made only when something reads them (a big host's CPU list draws ~50
+    of 1152 rows): equal to another when the cells would be, so a refresh still finds the
+    rows that changed without making them."""
+
+    def cells(self) -> tuple[CellValue, ...]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     key: str
-    cells: tuple[CellValue, ...]
+    cells: tuple[CellValue, ...]  # empty when `lazy` makes them: read `values`
     style: Style | None = None
     section: bool = False  # a heading line across the whole width: cells[0] is its text
     search: str = ""  # what `/` matches; empty: the plain text of the cells
@@ -49,13 +57,19 @@ class Row:
     # Shown and filtered like any row, but the cursor passes over it as over a heading: a
     # summary line (the offloads at a glance) explains nothing of its own and changes nothing.
     inert: bool = False
+    lazy: LazyCells | None = None
+
+    @property
+    def values(self) -> tuple[CellValue, ...]:
+        """The cells, made now when they are lazy."""
+        return self.cells if self.lazy is None else self.lazy.cells()
 
     @property
     def skipped(self) -> bool:
         return self.section or self.inert
 
     def text(self) -> str:
-        return self.search or " ".join(plain_text(c) for c in self.cells)
+        return self.search or " ".join(plain_text(c) for c in self.values)
 
 
 def plain_text(cell: CellValue) -> str:
@@ -367,16 +381,17 @@ class RowView(ScrollView, can_focus=True):
         return Strip(segs).extend_cell_length(width, style).crop(0, width)
 
     def render_row(self, row: Row, width: int, style: Style) -> Strip:
+        cells = row.values
         if row.section:
-            segs = cell_segments(row.cells[0], width, False, style + self.palette.section)
+            segs = cell_segments(cells[0], width, False, style + self.palette.section)
             return Strip(segs, width)
         if row.wide:
-            return Strip(cell_segments(row.cells[0], width, False, style), width)
+            return Strip(cell_segments(cells[0], width, False, style), width)
         segs = []
         for n, (i, col, w) in enumerate(self.layout_for(width)):
             if n:
                 segs.append(Segment(" ", style))
-            cell = row.cells[i] if i < len(row.cells) else ""
+            cell = cells[i] if i < len(cells) else ""
             segs.extend(cell_segments(cell, w, col.right, style, col.clip))
         # Neighbours of one style as one segment (a cell's padding, the space after it): every
         # later step of a repaint (background, colour filter, crop, the compositor's cuts) is

@@ -51,7 +51,7 @@ def row_screen(view: RowView) -> TextScreen | None:
     if row is not None and (not body or not own_help(key)):
         # No entry of its own (a CPU row): the row in full, then what it also explains.
         names = [c.title for c in view.columns]
-        cells = [plain_text(c) for c in row.cells]
+        cells = [plain_text(c) for c in row.values]
         title = cells[0].strip() + (f" ({title.partition(' (')[2]}" if body else "")
         whole = "\n".join(f"{n}: {c}" for n, c in zip(names, cells, strict=False) if c)
         body = whole + (f"\n\n{body}" if body else "")

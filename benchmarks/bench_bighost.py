@@ -1,0 +1,216 @@
+"""The recorded 1152-CPU host (tests/support/fixture_big.py) in the real app at 200x60: what a
+tick costs the main thread, the Advisor's window, the keys, and the process's memory.
+
+The app runs under Textual's App.run_test (the headless driver) on a ReplayReader of the
+tree, as `tuitune --root` reads one (the whole /proc/interrupts every tick). Once the sampler
+has delivered its samples, the last two are handed to the screen in turn, again and again:
+
+* frame: CPU time of the process (time.process_time; the sampler has stopped) from a sample
+  handed to the screen to the end of the screen refresh after it: the presenters, Textual's
+  compositor and the headless driver's output. Median and worst over the ticks.
+* advisor window: `window_of` over the delivered samples, computed from the counters (as
+  before issue 38) and with the sampler's own rates for each step (the Advisor's way now).
+* keys: CPU time from a key press to the end of the refresh after it (v, o, PgDn, /, Esc
+  in the CPU panel; a in the IRQ panel).
+* memory: VmRSS and USS (smaps_rollup Private_*) of this process after the frames: the
+  benchmark's own code and the fixture's builder are in it too, so it is an upper bound.
+
+    .venv/bin/python -m benchmarks.bench_bighost [--quick]   (Markdown on stdout)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._proc import loadavg
+from tests.support.fixture_big import host_1152cpu
+from tuitune.core.advise.window import window_of
+from tuitune.core.sampler import Sample
+from tuitune.tui.app import TuituneApp
+from tuitune.tui.controllers.advisor import known_step, usable
+
+SIZE = (200, 60)
+ENV = {"TERM": "xterm-256color", "LANG": "C.UTF-8"}
+SAMPLES = 4
+# v and o act in the CPU panel (1), a in the IRQ panel (2): each key where it does something.
+KEYS = ("v", "v", "v", "o", "o", "o", "o", "pagedown", "slash", "escape", "2", "a", "a", "1")
+
+
+def memory() -> tuple[float, float]:
+    """(RSS, USS) of this process in MB."""
+    status = Path("/proc/self/status").read_text()
+    rss = next(int(ln.split()[1]) for ln in status.splitlines() if ln.startswith("VmRSS:"))
+    uss = 0
+    for ln in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        if ln.startswith(("Private_Clean:", "Private_Dirty:")):
+            uss += int(ln.split()[1])
+    return rss / 1024, uss / 1024
+
+
+async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
+    reader, ifname = host_1152cpu(tmp, samples=SAMPLES, rows=rows)
+    app = TuituneApp(
+        reader, ifname, interval=0.05, env=ENV, limit=SAMPLES, show_cost=False, save_settings=False
+    )
+    got: list[Sample] = []
+    take = app.view.take
+
+    def keep(s: Sample) -> None:
+        got.append(s)
+        take(s)
+
+    app.view.take = keep  # type: ignore[method-assign,assignment]
+    out: dict[str, Any] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        t0 = time.monotonic()
+        while app.samples_drawn < SAMPLES and time.monotonic() - t0 < 300:
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        with_rates = [s for s in got if s.rates is not None and s.counters is not None]
+        a, b = with_rates[-2], with_rates[-1]
+
+        async def refreshed(action: Callable[[], Any]) -> float:
+            done = asyncio.Event()
+            c0 = time.process_time()
+            pending = action()
+            if asyncio.iscoroutine(pending):  # a key press
+                await pending
+            app.call_after_refresh(done.set)
+            await done.wait()
+            return time.process_time() - c0
+
+        def hand(s: Sample) -> Callable[[], None]:
+            return lambda: take(s)
+
+        def press(key: str) -> Callable[[], Any]:
+            return lambda: pilot.press(key)
+
+        for view in ("the NIC's IRQs", "all IRQs (a)"):
+            for s in (a, b):
+                await refreshed(hand(s))
+            xs = [await refreshed(hand((a, b)[i % 2])) for i in range(ticks)]
+            out[view] = (statistics.median(xs), max(xs))
+            out[f"{view} rows"] = len(app.panels["irqs"].view.rows)
+            await pilot.press("2", "a", "1")  # the IRQ panel: every IRQ of the host, then back
+        keys: dict[str, list[float]] = {}
+        for k in KEYS:
+            keys.setdefault(k, []).append(await refreshed(press(k)))
+        out["keys"] = {k: max(v) for k, v in keys.items()}
+        out["memory"] = memory()
+        out["irq_rows"] = len(a.counters.interrupts.rows) if a.counters else 0
+        await pilot.press("q")
+    cs = [s.counters for s in got if s.counters is not None]
+    cs = [c for i, c in enumerate(cs) if i == 0 or c is not cs[i - 1]]
+    taken = [s for s in got if s.counters is not None]
+    nic = frozenset(q.irq for q in taken[0].nic.irqs) if taken[0].nic else frozenset()
+    first: dict[int, Sample] = {}  # each counters' first delivery (the one with its rates)
+    for s in taken:
+        first.setdefault(id(s.counters), s)
+    known = [usable(known_step(first[id(c)], p), nic) for p, c in pairwise(cs)]
+
+    def cpu(f: Callable[[], object]) -> float:
+        xs = []
+        for _ in range(3):
+            c0 = time.process_time()
+            f()
+            xs.append(time.process_time() - c0)
+        return statistics.median(xs)
+
+    out["advisor"] = (
+        len(cs),
+        cpu(lambda: window_of(cs, nic)),
+        cpu(lambda: window_of(cs, nic, known=known)),
+        sum(k is not None for k in known),
+    )
+    return out
+
+
+def ms(x: float) -> str:
+    return f"{1000 * x:.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="5 ticks a case instead of 30")
+    args = ap.parse_args(argv)
+    ticks = 5 if args.quick else 30
+    before = loadavg()
+    results = {}
+    for rows in (None, 1000):
+        with tempfile.TemporaryDirectory(prefix="bench-bighost-") as tmp:
+            results[rows] = asyncio.run(measure(Path(tmp), rows, ticks))
+    after = loadavg()
+    lines = [
+        "## A 1152-CPU host at 200x60: frame, Advisor window, keys, memory",
+        "",
+        "`benchmarks/bench_bighost.py`: the recorded 1152-CPU, 16-node host "
+        "(tests/support/fixture_big.py) in the real app at 200x60 (Textual's headless "
+        f"driver), read as `tuitune --root` reads it; {ticks} ticks a case, the last two "
+        "samples handed to the screen in turn. CPU time of the process (the sampler stopped).",
+        "",
+        "| IRQ rows | IRQ panel (its rows) | frame CPU ms, median | worst |",
+        "|--:|---|--:|--:|",
+    ]
+    for r in results.values():
+        for view in ("the NIC's IRQs", "all IRQs (a)"):
+            med, worst = r[view]
+            shown = f"{view} ({r[f'{view} rows']})"
+            lines.append(f"| {r['irq_rows']} | {shown} | {ms(med)} | {ms(worst)} |")
+    lines += [
+        "",
+        "Keys: CPU ms from the press to the end of the refresh after it (worst of its presses).",
+        "",
+        "| IRQ rows | " + " | ".join(dict.fromkeys(KEYS)) + " |",
+        "|--:|" + "--:|" * len(dict.fromkeys(KEYS)),
+    ]
+    for r in results.values():
+        lines.append(
+            f"| {r['irq_rows']} | "
+            + " | ".join(ms(r["keys"][k]) for k in dict.fromkeys(KEYS))
+            + " |"
+        )
+    lines += [
+        "",
+        "The Advisor's window over the delivered samples: its steps' rates computed from the "
+        "counters, against the sampler's own rates reused (the total, first to last, is "
+        "computed in both).",
+        "",
+        "| IRQ rows | samples | computed ms | reused ms | steps reused |",
+        "|--:|--:|--:|--:|--:|",
+    ]
+    for r in results.values():
+        n, full, reused, k = r["advisor"]
+        lines.append(f"| {r['irq_rows']} | {n} | {ms(full)} | {ms(reused)} | {k} of {n - 1} |")
+    lines += [
+        "",
+        "| IRQ rows | RSS MB | USS MB |",
+        "|--:|--:|--:|",
+    ]
+    for r in results.values():
+        rss, uss = r["memory"]
+        lines.append(f"| {r['irq_rows']} | {rss:.0f} | {uss:.0f} |")
+    lines += [
+        "",
+        "RSS and USS are the benchmark process's (the app, the fixture's builder and the "
+        "samples kept by the benchmark): an upper bound on tuitune's own.",
+        "",
+        f"Load average (start / end): {before} / {after}.",
+    ]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

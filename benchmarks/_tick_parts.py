@@ -11,10 +11,10 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 from unittest import mock
 
-from tuitune.core import hostreader, sampler
 from tuitune.core.host.procfs import SoftnetParser, StatParser
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch import hostreader, sampler
+from tuitune.core.watch.hostreader import HostReader
 
 # part name -> what it times
 PARTS = (

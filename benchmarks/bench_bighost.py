@@ -37,7 +37,7 @@ if __package__ in (None, ""):
 from benchmarks._proc import loadavg
 from tests.support.fixture_big import host_1152cpu
 from tuitune.core.advise.window import window_of
-from tuitune.core.sampler import Sample
+from tuitune.core.watch.sampler import Sample
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.controllers.advisor import known_step, usable
 

@@ -55,7 +55,7 @@ from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.host.root import HostRoot
-from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.watch.sampler import Sample, Sampler
 
 FULL_EVERY = 10
 

@@ -41,7 +41,7 @@ import asyncio
 import tuitune.tui.app as A
 out["rss_imported_mb"] = rss_mb()
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 
 async def run():
     reader = HostReader(HostRoot())

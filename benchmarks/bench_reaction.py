@@ -57,8 +57,8 @@ from tuitune.core import lab as labmod
 from tuitune.core.host.ethtool import Ethtool
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.watch.hostreader import HostReader
 
 REPO = Path(__file__).resolve().parent.parent
 TUITUNE = str(REPO / ".venv" / "bin" / "tuitune")

@@ -38,7 +38,7 @@ def big(ticks: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.support.fixture_big import host_1152cpu
     from tuitune.core.record.recorder import Recorder
-    from tuitune.core.sampler import Sample, Sampler
+    from tuitune.core.watch.sampler import Sample, Sampler
 
     with tempfile.TemporaryDirectory(dir="/root") as tmp:
         t = time.perf_counter()

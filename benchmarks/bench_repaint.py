@@ -51,7 +51,7 @@ from benchmarks._big_host import host_1024cpu
 from benchmarks._proc import default_route_interface
 from benchmarks._report import machine_lines
 from tests.support.fixture_hosts import host_32cpu, host_256cpu
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui import app as app_mod
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.panels.cpugrid import HeatMap, grid_rows

@@ -53,9 +53,9 @@ from tuitune.core.host.interrupts import Interrupts, InterruptsParser, parse_int
 from tuitune.core.host.netdev import COUNTER_NAMES
 from tuitune.core.host.procfs import CpuTimes, parse_stat
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.core.rates import Rates, compute_rates
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.rates import Rates, compute_rates
+from tuitune.core.watch.snapshot import Counters
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures"

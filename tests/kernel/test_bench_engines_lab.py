@@ -20,8 +20,8 @@ from tuitune.core.bench import engines
 from tuitune.core.bench.model import BenchResult, BenchSpec
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, IntervalEvent
 from tuitune.core.lab import Lab
-from tuitune.core.lab_procs import _listening, _proc_pids
-from tuitune.core.lab_servers import serve
+from tuitune.core.lab.procs import listening, proc_pids
+from tuitune.core.lab.servers import serve
 
 pytestmark = pytest.mark.kernel
 
@@ -55,7 +55,7 @@ def run(lab: Lab, spec: BenchSpec) -> tuple[BenchResult, list[IntervalEvent], tu
         ports = [spec.port + i * (2 if spec.engine == "nuttcp" else 1) for i in range(spec.streams)]
         own = [p for p in ports if not (spec.engine == "iperf3" and p == lab.port)]
         # Every server the run started is gone: nothing listens on their ports any more.
-        assert not any(_listening(pid, port) for pid in _pids_in(lab.peer_netns) for port in own)
+        assert not any(listening(pid, port) for pid in _pids_in(lab.peer_netns) for port in own)
     else:
         runner = BenchRunner(spec, events.append)
         runner.start()
@@ -75,7 +75,7 @@ def _comm(pid: int) -> str:
 def _pids_in(ns: str) -> list[int]:
     target = os.stat(f"/run/netns/{ns}").st_ino
     out = []
-    for pid in _proc_pids():
+    for pid in proc_pids():
         try:
             if os.stat(f"/proc/{pid}/ns/net").st_ino == target:
                 out.append(pid)

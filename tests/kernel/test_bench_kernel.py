@@ -28,9 +28,9 @@ from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
 from tuitune.core.bench.settings import capture
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Journal
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
 
 pytestmark = pytest.mark.kernel
 

@@ -14,7 +14,7 @@ import pytest
 
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 
 from .conftest import _need_root, run
 

@@ -17,7 +17,7 @@ from tests.kernel.conftest import VethNs
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 
 
@@ -93,7 +93,7 @@ async def test_a_deleted_interface_is_gone_before_the_next_tick(
 FIRST_FRAME = """
 import asyncio, sys
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 
 udev_at_first: list[bool] = []

@@ -27,8 +27,8 @@ from tests.support.screen_text import screen_text, until
 from tuitune.core import lab as labmod
 from tuitune.core.export import installed_files, verify
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import HostAccess
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 from tuitune.tui.screens.export import ExportScreen

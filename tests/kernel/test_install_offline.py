@@ -223,7 +223,7 @@ def test_the_sdist_carries_tests_and_docs_and_the_wheel_its_data() -> None:
     [wheel] = (wheelhouse() / "wheels").glob("tuitune-*.whl")
     with zipfile.ZipFile(wheel) as whl:
         inside = set(whl.namelist())
-    assert {"tuitune/core/catalog_data/sysctl.toml", "tuitune/themes/dark.toml",
+    assert {"tuitune/core/catalog/data/sysctl.toml", "tuitune/themes/dark.toml",
             "tuitune/__main__.py"} <= inside  # fmt: skip
     assert not any(n.startswith("tests/") for n in inside)
 

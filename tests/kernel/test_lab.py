@@ -59,7 +59,7 @@ def pid_alive(pid: int) -> bool:
 
 
 def recorded(state_dir: Path) -> Lab:
-    lab = labmod._read_state(state_dir)
+    lab = labmod.read_state(state_dir)
     assert isinstance(lab, Lab), (state_dir / "lab.json").read_text()
     return lab
 

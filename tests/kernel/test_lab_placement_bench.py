@@ -25,11 +25,11 @@ from tuitune.core.bench.placement import lab_placement
 from tuitune.core.bench.runformat import table_cells, to_text
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.lab import Lab
 from tuitune.core.procs.discover import read_ident
-from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
 
 pytestmark = pytest.mark.kernel
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.show_queues import qdisc_text
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.report.queues import qdisc_text
 
 from .conftest import VethNs, run
 

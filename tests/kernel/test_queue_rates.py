@@ -16,10 +16,10 @@ from rich.console import Console
 
 from tuitune.core.host.queuestats import queue_rates
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.values import Unavailable
-from tuitune.show_queues import queues_table
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.report.queues import queues_table
 
 from .conftest import _need_root, run
 

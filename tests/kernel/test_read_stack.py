@@ -19,9 +19,9 @@ from tests.support.command import tuitune
 from tuitune.core.host.ethtool import Channels
 from tuitune.core.host.netdev import parse_net_dev
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader, UnknownInterface
-from tuitune.core.rates import compute_rates
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader, UnknownInterface
+from tuitune.core.watch.rates import compute_rates
 
 pytestmark = pytest.mark.kernel
 
@@ -161,7 +161,7 @@ def test_cli_show_json_in_namespace(veth_ns: VethNs) -> None:
     out = tuitune("show", "--netns", veth_ns.ns, veth_ns.a, "--json", "--interval", "0.2")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    assert (doc["schema"], doc["version"]) == ("tuitune.show", 1)
+    assert (doc["schema"], doc["version"]) == ("tuitune.report.show", 1)
     assert doc["host"]["netns"] == veth_ns.ns
     iface = doc["interface"]
     assert iface["link"]["ifname"] == veth_ns.a and iface["link"]["mtu"] == 9000

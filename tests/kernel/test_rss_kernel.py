@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 
 from .conftest import VethNs
 

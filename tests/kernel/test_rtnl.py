@@ -66,7 +66,7 @@ def test_reading_a_live_interface_loads_no_pyroute2() -> None:
     code = (
         "import sys\n"
         "from tuitune.core.host.root import HostRoot\n"
-        "from tuitune.core.hostreader import HostReader\n"
+        "from tuitune.core.watch.hostreader import HostReader\n"
         "r = HostReader(HostRoot())\n"
         "c = r.counters('lo')\n"
         "n = r.nic_state('lo', with_stats=False, interrupts=c.interrupts)\n"

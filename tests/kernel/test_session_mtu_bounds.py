@@ -12,7 +12,7 @@ from textual.widgets import Static
 from tests.kernel.conftest import VethNs
 from tests.support.screen_text import until
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import EditorScreen
 

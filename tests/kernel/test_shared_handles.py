@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.kernel.conftest import VethNs
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Key, Session
+from tuitune.core.watch.hostreader import HostReader
 
 
 def test_reader_and_session_share_handles(veth_ns: VethNs, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tuitune.show_procs import SHOWN_ROWS
+from tuitune.report.procs import SHOWN_ROWS
 
 from .conftest import VethNs
 

@@ -29,12 +29,12 @@ import pytest
 
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Session, journal_dir
 from tuitune.core.session.journal_file import host_id
 from tuitune.core.sweep import pivot
 from tuitune.core.sweep.runner import SweepRunner, Target, sweep_runs
 from tuitune.core.sweep.spec import parse
+from tuitune.core.watch.hostreader import HostReader
 
 pytestmark = pytest.mark.kernel
 

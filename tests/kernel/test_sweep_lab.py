@@ -24,11 +24,11 @@ from tests.kernel.test_sweep_kernel import REPO, SERVER_ADDR, SPEC, Pair, run
 from tests.kernel.test_sweep_kernel import pair as pair  # the fixture
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Session
 from tuitune.core.sweep import pivot
 from tuitune.core.sweep import spec as specfile
 from tuitune.core.sweep.runner import SweepError, SweepOutcome, SweepRunner, Target, sweep_runs
+from tuitune.core.watch.hostreader import HostReader
 
 pytestmark = pytest.mark.kernel
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.kernel.conftest import VethNs
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 
 

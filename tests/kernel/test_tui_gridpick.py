@@ -19,7 +19,7 @@ from tests.kernel.conftest import VethNs
 from tests.kernel.test_tui_procs import ADDR, CPUS, row_of, start, veth_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.panels.cpugrid import CpuList
 from tuitune.tui.screens.dialogs import ChoiceScreen

@@ -20,7 +20,7 @@ import pytest
 from tests.kernel.conftest import VethNs
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 from tuitune.tui.screens.procs import CpuPickScreen, ListPickScreen, ProcsScreen

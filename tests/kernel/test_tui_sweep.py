@@ -14,7 +14,7 @@ from tests.kernel.test_sweep_kernel import pair as pair  # the fixture
 from tests.support.screen_text import screen_text, until
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.sweep import SweepScreen
 

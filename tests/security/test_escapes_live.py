@@ -10,7 +10,7 @@ from tests.security.hostile_text import ALL, raw_in
 from tests.support.hosttree import TreeSpec, build_tree
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"

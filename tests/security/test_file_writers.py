@@ -178,7 +178,7 @@ def test_lab_state_file_never_written_through_a_planted_temporary(tmp_path: Path
     tmp.symlink_to(target)
     nobodys(tmp)
 
-    said = caught(lambda: labmod._write_state(a_lab(state)))
+    said = caught(lambda: labmod.write_state(a_lab(state)))
 
     assert target.read_text() == PRECIOUS
     one_line(said, str(state), "owned by nobody")

@@ -31,9 +31,9 @@ from tests.support.session_fakes import build_host
 from tests.unit.cli.test_session_cli import PROFILE as CLI_PROFILE
 from tuitune.cli import main
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.jsondoc import show_document
 from tuitune.core.session import HostAccess
+from tuitune.core.watch.hostreader import HostReader
 
 DEV = "eno49"
 REPO = Path(__file__).resolve().parents[2]

@@ -29,10 +29,10 @@ from tuitune.cli import main
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.core.rates import compute_rates
-from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.rates import compute_rates
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.snapshot import Counters
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 IFNAME = {"ixgbe": "eno49", "hyperv": "eth0"}
@@ -166,7 +166,7 @@ def _show(tree: Path, ifname: str) -> None:
     assert all(line.startswith("tuitune: ") for line in lines), err.getvalue()
     if rc == 0:
         doc = json.loads(out.getvalue())
-        assert doc["schema"] == "tuitune.show"
+        assert doc["schema"] == "tuitune.report.show"
     else:
         assert len(lines) == 1 and out.getvalue() == "", (rc, err.getvalue())
 

@@ -66,8 +66,8 @@ def test_a_state_file_in_another_users_directory_is_not_believed(
     os.chown(hostile, NOBODY, NOBODY)
     os.chown(hostile / "lab.json", NOBODY, NOBODY)
 
-    found = labmod._read_state(hostile)
-    assert isinstance(found, labmod._Unreadable), found
+    found = labmod.read_state(hostile)
+    assert isinstance(found, labmod.Unreadable), found
     assert "others can write" in found.reason or "uid" in found.reason or "chown" in found.reason
     with pytest.raises(OSError):  # nothing of the user's directory is deleted either
         labmod.down(None, hostile)
@@ -96,8 +96,8 @@ def test_a_state_file_naming_other_namespaces_is_not_believed(
     own.mkdir(mode=0o700)
     (own / "lab.json").write_text(json.dumps(_state("abcdef", victim_ns, victim_ns)))
 
-    found = labmod._read_state(own)
-    assert isinstance(found, labmod._Unreadable)
+    found = labmod.read_state(own)
+    assert isinstance(found, labmod.Unreadable)
     assert "not a tuitune lab's" in found.reason
     labmod.down(None, own)
     assert _ns_exists(victim_ns)

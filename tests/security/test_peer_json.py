@@ -61,7 +61,7 @@ def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
 
 
 HOSTILE: list[tuple[str, Callable[[dict[str, Any]], None], tuple[str, ...], str]] = [
-    ("schema", _set("schema", "tuitune.sweep"), (), "no schema tuitune.show"),
+    ("schema", _set("schema", "tuitune.sweep"), (), "no schema tuitune.report.show"),
     ("version", _set("version", 2), (), "version 2"),
     ("hostname", _set("host.hostname", "x\n- hosts: all"), (), "host.hostname"),
     ("hostname-space", _set("host.hostname", "a b"), (), "is not a host name"),
@@ -99,8 +99,8 @@ def test_a_hostile_value_refuses_the_whole_export(
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ('{"schema": "tuitune.show", "schema": "tuitune.show"}', "appears twice"),
-        ('{"schema": "tuitune.show", "version": NaN}', "NaN is not a number"),
+        ('{"schema": "tuitune.report.show", "schema": "tuitune.report.show"}', "appears twice"),
+        ('{"schema": "tuitune.report.show", "version": NaN}', "NaN is not a number"),
         ("[" * 100000 + "]" * 100000, "not valid JSON"),
         ("[interface]\nmtu = 9000\n", "not valid JSON"),  # a TOML profile is not a show file
         ("[]", "not a `tuitune show --json` document"),

@@ -18,9 +18,9 @@ from tuitune.core.capture.build import RECORDING, Tree, write
 from tuitune.core.capture.device import DIR, capture_json
 from tuitune.core.capture.take import device_of
 from tuitune.core.host.platform import read_driver
-from tuitune.core.hostreader import HostReader
 from tuitune.core.record.recorder import Recorder
-from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
 
 TOPS = ("proc", "sys", "etc")
 

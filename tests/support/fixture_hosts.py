@@ -49,8 +49,8 @@ from tuitune.core.host.interrupts import Interrupts, parse_interrupts
 from tuitune.core.host.netdev import interface_exists, read_counters
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import EthtoolReads, HostReader
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.hostreader import EthtoolReads, HostReader
+from tuitune.core.watch.snapshot import Counters
 
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "captures"
 

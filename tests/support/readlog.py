@@ -11,8 +11,8 @@ from pathlib import Path
 from unittest import mock
 
 from tuitune.core.host import root as root_module
-from tuitune.core.hostreader import HostReader
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.snapshot import Counters
 
 
 class ReadLog:

@@ -16,7 +16,7 @@ from tests.tui.conftest import Launch
 from tests.tui.test_bighost import first_cpus
 from tuitune.core.capture.unpack import unpack
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 
 
 @pytest.fixture

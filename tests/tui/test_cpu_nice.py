@@ -15,8 +15,8 @@ from tests.support.fixture_hosts import Load, host_32cpu
 from tests.tui.conftest import Launch
 from tuitune.core.advise.window import other_load
 from tuitune.core.jsondoc import show_document
-from tuitune.core.rates import compute_rates
-from tuitune.show import print_show
+from tuitune.core.watch.rates import compute_rates
+from tuitune.report.show import print_show
 
 # cpu1: 35 % user of which 10 % is a guest's, 55 % nice, 7 % sys, 3 % soft, never idle.
 NICED = {1: Load(35, 7, 3, 0, nice=55, guest=10)}

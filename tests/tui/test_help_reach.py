@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tui.conftest import Launch, Tui
-from tuitune.core.catalog_device import DEVICE_HELP
+from tuitune.core.catalog.device import DEVICE_HELP
 from tuitune.tui.panels.sysctlpanel import PROCESS_HELP, help_names
 from tuitune.tui.screens.dialogs import TextScreen
 from tuitune.tui.screens.procs import ProcsScreen

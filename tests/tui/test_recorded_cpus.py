@@ -14,7 +14,7 @@ from tests.support.fixture_big import host_1152cpu
 from tests.support.fixture_hosts import host_32cpu
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
 
 Builder = Callable[..., tuple[object, str]]

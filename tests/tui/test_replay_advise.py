@@ -13,10 +13,10 @@ from typing import Any
 from tests.tui.conftest import Tui
 from tests.unit.core.record.recorded import record
 from tuitune.cli import main
-from tuitune.core.cadence import Cadence
 from tuitune.core.record.judge import HALF_WINDOW
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.replay import open_recording
+from tuitune.core.watch.cadence import Cadence
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.controllers.advisor import AdvisorScreen
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tests.tui.conftest import Tui
 from tests.unit.core.record.recorded import record
-from tuitune.core.cadence import Cadence
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
+from tuitune.core.watch.cadence import Cadence
 from tuitune.tui.app import TuituneApp
 
 CHANGE_AT = 3  # the sample from which the recorded MTU is 1300

@@ -10,8 +10,8 @@ from pathlib import Path
 from tests.support.fixture_hosts import host_4cpu_series, host_32cpu
 from tuitune.core.advise import Context, Facts, Window, advise, window_of
 from tuitune.core.advise.model import Advice, Finding
-from tuitune.core.rates import CpuRates, IrqRate, Rates
-from tuitune.core.snapshot import HostState, SysctlValue
+from tuitune.core.watch.rates import CpuRates, IrqRate, Rates
+from tuitune.core.watch.snapshot import HostState, SysctlValue
 
 # The Linux defaults of the buffers the BDP rule reads (a 6.x kernel with 8 GiB of memory).
 DEFAULT_BUFFERS = {

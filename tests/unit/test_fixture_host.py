@@ -12,8 +12,8 @@ import pytest
 from tests.support.hosttree import TreeSpec, build_tree, scale_interrupts
 from tuitune.core.cpulist import parse_cpulist, parse_mask
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from tests.support.fixture_hosts import (
 )
 from tuitune.core.cpulist import parse_cpulist
 from tuitune.core.host.ethtool import Feature, Rings
-from tuitune.core.rates import Rates, compute_rates
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.rates import Rates, compute_rates
+from tuitune.core.watch.snapshot import Counters
 
 Builder = Callable[..., tuple[ReplayReader, str]]
 SERIES = "interrupts/netutils_series_multiqueue_4cpu_snap{}.txt"

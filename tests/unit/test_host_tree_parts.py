@@ -8,8 +8,8 @@ from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.cpus import read_topology
 from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader
 
 
 def _write(path: Path, text: str) -> None:

@@ -43,26 +43,6 @@ _PRIVATE_GROUPS: list[tuple[str, str, tuple[str, ...], str]] = [
         ("_counts", "_digits", "_header_cpus"),
         "the procfs parsers' pieces, reused by the tick reader",
     ),
-    (
-        "core.lab",
-        "core.lab_procs",
-        ("_comm", "_is_server", "_kill", "_listening", "_proc_pids", "_read_pidfile"),
-        "lab.py cut at size: its halves share internals (core/lab/ package, issue 37 step 3)",
-    ),
-    (
-        "core.lab",
-        "core.lab_state",
-        (
-            "_LAB_NS",
-            "_Unreadable",
-            "_drop_state",
-            "_read_state",
-            "_state_dir_ok",
-            "_write_state",
-        ),
-        "lab.py cut at size (as above)",
-    ),
-    ("core.lab_servers", "core.lab_procs", ("_kill", "_listening"), "lab.py cut at size"),
 ]
 for _importer, _owner, _privates, _why in _PRIVATE_GROUPS:
     for _name in _privates:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tuitune.core.catalog.sources import SOURCE_IDS
 from tuitune.core.profiles import find, shipped
-from tuitune.core.sources import SOURCE_IDS
 
 
 def test_the_five_profiles_of_the_issue_are_shipped() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from tuitune.core.procs.model import NicProcess, ProcIdent
-from tuitune.show_procs import SHOWN_ROWS, processes_table
+from tuitune.report.procs import SHOWN_ROWS, processes_table
 
 
 def proc(pid: int, argv: tuple[str, ...], cpu: dict[int, float]) -> NicProcess:

@@ -8,7 +8,7 @@ from rich.console import Console, RenderableType
 
 from tuitune.core.host.conns import Connection
 from tuitune.core.host.qdisc import Qdisc
-from tuitune.show_queues import connections_table, qdisc_text
+from tuitune.report.queues import connections_table, qdisc_text
 
 
 def text(r: RenderableType, width: int = 100) -> str:

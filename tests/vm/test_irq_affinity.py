@@ -15,9 +15,9 @@ import pytest
 
 from tuitune.core.cpulist import parse_cpulist
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.watch.hostreader import HostReader
 
 from .conftest import (
     Nics,
@@ -133,7 +133,7 @@ HOLDER = """
 import sys, time
 from tuitune.core.cpulist import parse_cpulist
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import HostAccess, Journal, Key
 ifname, pairs = sys.argv[1], sys.argv[2:]

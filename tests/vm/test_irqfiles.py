@@ -15,7 +15,7 @@ from tests.conftest import REPO
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqfiles import read_irq_rows
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 
 from .conftest import Nics, queue_irqs
 

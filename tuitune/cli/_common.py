@@ -26,7 +26,7 @@ from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader
+    from tuitune.core.watch.hostreader import HostReader
 
 # 0 done; 1 something could not be done, differs or failed; 2 a usage error (bad option, file,
 # interface or namespace), as argparse itself exits.
@@ -284,7 +284,7 @@ def reader_on(netns: str | None, wanted: str | None, which: str) -> tuple[HostRe
     interface to name when the host has no default route to fall back to."""
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader, UnknownInterface
+    from tuitune.core.watch.hostreader import HostReader, UnknownInterface
 
     try:
         reader = HostReader(HostRoot(netns=netns))

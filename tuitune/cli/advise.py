@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from tuitune.core.host.qdisc import Qdisc
     from tuitune.core.host.root import HostRoot
     from tuitune.core.host.rss import RssState
-    from tuitune.core.hostreader import HostReader
     from tuitune.core.procs.model import NicProcess
     from tuitune.core.session.settings import Key
-    from tuitune.core.snapshot import HostState, NicState
+    from tuitune.core.watch.hostreader import HostReader
+    from tuitune.core.watch.snapshot import HostState, NicState
 
 MAX_SECONDS = 300
 
@@ -109,7 +109,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from tuitune.cli.live import open_reader
     from tuitune.core.advise import RULES, Context, advise, infer_context
     from tuitune.core.advise.document import advise_document
-    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.watch.hostreader import UnknownInterface
 
     if args.recording is None and args.root is not None and not (args.apply or args.peer):
         # A capture's few seconds of recording: the rules that need traffic get a window.
@@ -179,7 +179,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        from tuitune.advise_view import print_advice
+        from tuitune.report.advise import print_advice
 
         if probe is not None:  # the peer's answers: escaped
             print(printable(probe.evidence(), 2000))

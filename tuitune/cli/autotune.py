@@ -19,9 +19,9 @@ from tuitune.core.autotune.stats import MAX_EXACT
 
 if TYPE_CHECKING:
     from tuitune.core.autotune.search import Candidate
-    from tuitune.core.hostreader import HostReader
     from tuitune.core.profiles import ShippedProfile
     from tuitune.core.session import Key
+    from tuitune.core.watch.hostreader import HostReader
 
 MAX_RUNS = 500
 
@@ -109,9 +109,9 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     )
     from tuitune.core.autotune.report import to_markdown
     from tuitune.core.autotune.search import AutotuneError, Budget, search
-    from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.sweep.runner import Target, signals_held
     from tuitune.core.sweep.spec import BenchParams
+    from tuitune.core.watch.hostreader import UnknownInterface
 
     where = bench_where(args)
     if isinstance(where, str):

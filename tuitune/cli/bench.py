@@ -24,12 +24,12 @@ from tuitune.cli._common import (
 from tuitune.cli.bench_defaults import current_lab, lab_hint, open_notebook
 from tuitune.cli.bench_live import LiveRun, delta_lines
 from tuitune.core.bench.limits import MAX_DURATION, MAX_REPEATS, MAX_STREAMS
-from tuitune.core.lab_state import LabError
+from tuitune.core.lab.state import LabError
 from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.bench.model import BenchResult, BenchSpec, Run
-    from tuitune.core.hostreader import HostReader
+    from tuitune.core.watch.hostreader import HostReader
 
 
 def register(subparsers: _common.Subparsers) -> None:
@@ -320,8 +320,8 @@ def _bench(
 ) -> int:
     from tuitune.core.bench.runner import BenchRunner
     from tuitune.core.bench.settings import capture, capture_peer
-    from tuitune.core.sampler import Sampler
     from tuitune.core.session import HostAccess
+    from tuitune.core.watch.sampler import Sampler
 
     access = HostAccess(reader.root, call=reader.call, handles=reader.handles)
     try:
@@ -438,7 +438,7 @@ def _servers(lab: Any, spec: BenchSpec) -> Iterator[tuple[str, ...]]:
     """In the lab, the servers this run needs beyond the lab's iperf3 daemon (one per stream
     process; nuttcp's, sockperf's), stopped when the run ends; their command lines."""
     from tuitune.core.bench.engines import get
-    from tuitune.core.lab_servers import serve
+    from tuitune.core.lab.servers import serve
 
     if lab is None:
         yield ()

@@ -45,8 +45,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
     holds. Read it back with --root FILE.tar.gz (show, advise, the live screen, replay).
     """
     from tuitune.core.capture.take import take
-    from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.record.fileformat import RecordError
+    from tuitune.core.watch.hostreader import UnknownInterface
 
     got = _common.reader_on(args.netns, args.iface, "capture")
     if got is None:

@@ -73,7 +73,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
         err(f"the lab needs root (it creates network namespaces): run `{_as_root_hint(args)}`")
         return EXIT_USAGE
-    from tuitune.core.lab_state import LabError
+    from tuitune.core.lab.state import LabError
     from tuitune.core.text import printable
 
     state_dir: Path = args.state_dir

@@ -18,14 +18,14 @@ from tuitune.cli._common import EXIT_USAGE, err, pick_interface
 
 if TYPE_CHECKING:
     from tuitune.core.host.queuestats import QueueRates
-    from tuitune.core.hostreader import HostReader
     from tuitune.core.lab import Lab
     from tuitune.core.procs.discover import Reading
     from tuitune.core.procs.model import NicProcess
-    from tuitune.core.rates import Rates
     from tuitune.core.record.player import RecordingReader
-    from tuitune.core.snapshot import Snapshot
     from tuitune.core.values import Unavailable
+    from tuitune.core.watch.hostreader import HostReader
+    from tuitune.core.watch.rates import Rates
+    from tuitune.core.watch.snapshot import Snapshot
 
 NETNS_HELP = "read the interface inside network namespace NAME (see `ip netns list`)"
 
@@ -65,7 +65,7 @@ def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostRe
     """The reader for --root/--netns, or None after printing why it cannot be had."""
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.host.root import HostRoot
-    from tuitune.core.hostreader import HostReader
+    from tuitune.core.watch.hostreader import HostReader
 
     if tree is not None:
         found = _common.host_tree(tree)
@@ -88,8 +88,8 @@ def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostRe
 
 def cmd_show(args: argparse.Namespace) -> int:
     """print the whole state and one second of rates"""
-    from tuitune.core.hostreader import UnknownInterface
-    from tuitune.core.rates import compute_rates
+    from tuitune.core.watch.hostreader import UnknownInterface
+    from tuitune.core.watch.rates import compute_rates
 
     if args.recording is not None:
         from tuitune.cli.record import show_recording
@@ -151,7 +151,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        from tuitune.show import print_show
+        from tuitune.report.show import print_show
 
         seconds = args.interval if root.live else 0.0  # the processes' CPU window
         if rates is not None and not root.live:
@@ -237,7 +237,7 @@ def run_replay(
     reader: RecordingReader, iface: str | None, interval: float, theme: str | None
 ) -> int:
     """The live screen on a recording (`tuitune replay`): read-only, paused at its end."""
-    from tuitune.core.cadence import Cadence
+    from tuitune.core.watch.cadence import Cadence
     from tuitune.tui.app import TuituneApp
 
     try:
@@ -284,7 +284,7 @@ def run_tui(
 ) -> int:
     """The live screen on a host tree, a namespace or this machine; with `lab`, leaving it
     offers to remove the lab (`tuitune lab`); with `record`, every sample into that file."""
-    from tuitune.core.hostreader import UnknownInterface
+    from tuitune.core.watch.hostreader import UnknownInterface
 
     reader = open_reader(tree, netns, interval)
     if reader is None:
@@ -296,7 +296,7 @@ def run_tui(
             except UnknownInterface as exc:
                 err(str(exc))
                 return EXIT_USAGE
-        from tuitune.core.cadence import Cadence
+        from tuitune.core.watch.cadence import Cadence
         from tuitune.tui.app import TuituneApp
 
         _say_settings_dir()

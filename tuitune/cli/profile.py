@@ -84,10 +84,10 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     """
     from tuitune.core.host.netdev import default_route_interface, interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
-    from tuitune.core.hostreader import HostReader
     from tuitune.core.names import ifname_problem
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.text import printable
+    from tuitune.core.watch.hostreader import HostReader
 
     root = _common.host_root(args)
     if root is None:

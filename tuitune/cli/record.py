@@ -21,10 +21,10 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 from tuitune.core.text import printable
 
 if TYPE_CHECKING:
-    from tuitune.core.hostreader import HostReader
-    from tuitune.core.rates import Rates
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.record.replay import Recording
+    from tuitune.core.watch.hostreader import HostReader
+    from tuitune.core.watch.rates import Rates
 
 MAX_SECONDS = 7 * 24 * 3600
 SECONDS = _common.bounded_float(0.0, 1e9, "seconds")
@@ -87,10 +87,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     recording cut by kill -9 or a full disk reads back to its last whole sample.
     """
     from tuitune.cli.live import open_reader
-    from tuitune.core.hostreader import UnknownInterface
     from tuitune.core.record.fileformat import RecordError
     from tuitune.core.record.recorder import Recorder
-    from tuitune.core.sampler import Sample, Sampler
+    from tuitune.core.watch.hostreader import UnknownInterface
+    from tuitune.core.watch.sampler import Sample, Sampler
 
     reader = open_reader(args.root, args.netns, args.interval)
     if reader is None:
@@ -242,8 +242,8 @@ def capture_rates(root: Path, detail: set[str] | None) -> Rates | None:
 def show_recording(args: argparse.Namespace) -> int:
     """`show --recording FILE --at T`: the host as the recording held it then."""
     from tuitune.core.docfile import DocumentError
-    from tuitune.core.rates import compute_rates
-    from tuitune.core.snapshot import Snapshot
+    from tuitune.core.watch.rates import compute_rates
+    from tuitune.core.watch.snapshot import Snapshot
 
     rec = _open(args.recording)
     if rec is None:
@@ -263,7 +263,7 @@ def show_recording(args: argparse.Namespace) -> int:
         json.dump(show_document(snap, rates, None), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        from tuitune.show import print_show
+        from tuitune.report.show import print_show
 
         seconds = rates.interval if rates is not None else 0.0
         print(f"{printable(rec.name)} at {m.at:.1f} s (asked {at:g} s)")
@@ -302,7 +302,7 @@ def advise_recording(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        from tuitune.advise_view import print_advice
+        from tuitune.report.advise import print_advice
 
         print(f"{printable(rec.name)}: the window from {start:g} s to {end:g} s")
         print_advice(advice, ifname, context.kind, window.seconds, window.loaded)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tuitune.core.rates import Rates
-from tuitune.core.snapshot import NicState
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.snapshot import NicState
 
 BUSY = 70.0  # % of a CPU: above this a core is worth a look (its work can move elsewhere)
 HINT_WIDTH = 78  # the line under the panels at 80 columns

@@ -4,7 +4,7 @@ spread key, headless commands and the advisor alike."""
 from __future__ import annotations
 
 from tuitune.core.host.irqmap import NicIrq
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 
 
 def spread_plan(nic: NicState, host: HostState) -> list[tuple[NicIrq, int]]:

@@ -20,14 +20,14 @@ from tuitune.core.host.queuestats import QueueRates, rows_json
 from tuitune.core.host.rss import RssState, state_json
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.queueview import nic_queue_rows
-from tuitune.core.rates import Rates
-from tuitune.core.snapshot import Snapshot
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from tuitune.core.host.platform import Platform
 
-SCHEMA = "tuitune.show"
+SCHEMA = "tuitune.report.show"
 SCHEMA_VERSION = 1
 
 

@@ -18,8 +18,8 @@ from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.platform import Platform
 from tuitune.core.procs.model import printable
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import HostState, NicState
 
 SECTIONS = ("BIOS / platform", "firmware", "driver", "NIC")
 # The rules that judge the platform without a window (the screen's header names the worst).

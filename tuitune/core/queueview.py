@@ -3,10 +3,10 @@ and the CPU that took most of its interrupts (show, --json, the advisor, the IRQ
 
 from __future__ import annotations
 
-from tuitune.core.cpuview import landing
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.queuestats import QueueRates, QueueRow, queue_rows
-from tuitune.core.rates import Rates
+from tuitune.core.watch.cpuview import landing
+from tuitune.core.watch.rates import Rates
 
 
 def busiest_cpus(irqs: tuple[NicIrq, ...], rates: Rates | None) -> dict[str, int]:

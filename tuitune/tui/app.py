@@ -25,16 +25,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from tuitune.core import gcpolicy
-from tuitune.core.cadence import Cadence
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.hostreader import HostReader
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.recorder import bench_event
-from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.cadence import Cadence
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.advisor import Advisor
 from tuitune.tui.controllers.autotune import AutotuneController
 from tuitune.tui.controllers.bench import BenchController

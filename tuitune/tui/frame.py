@@ -13,8 +13,8 @@ import sys
 from textual.events import Resize
 from textual.widgets import Footer, Input
 
-from tuitune.core.sampler import Sample
 from tuitune.core.text import escape_hidden
+from tuitune.core.watch.sampler import Sample
 from tuitune.tui.look.styled import Styled
 from tuitune.tui.panels.panels import PANELS, Panel, TabBar
 from tuitune.tui.panels.rowview import RowView

@@ -8,8 +8,8 @@ and `cpu_under_cursor`.
 
 from __future__ import annotations
 
-from tuitune.core.cpuview import SORT_LABELS, next_sort
 from tuitune.core.units import pct, rate
+from tuitune.core.watch.cpuview import SORT_LABELS, next_sort
 from tuitune.tui.panels.cpugrid import ALL_KEY, OPTIONAL, GridData, HeatMap, grid_rows
 from tuitune.tui.scene import Scene, shown_rates, subtitle
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import Binding, BindingType
 
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.kinds.smt import offlined
 from tuitune.core.session.outcome import summary
 from tuitune.core.session.settings import cpus_value
+from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.controllers.advisor import COUNT_FROM, Advisor
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.controllers.editing import EditSpec

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 from textual.containers import Container
 
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.rates import Rates
-from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import Session
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import Palette
 from tuitune.tui.panels.headerview import HeaderView

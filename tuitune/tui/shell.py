@@ -18,7 +18,7 @@ from textual.screen import Screen
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session import Session
 from tuitune.core.session.outcome import Outcome
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.look.look import Look
 
 T = TypeVar("T")

@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from tuitune.core.cpuview import landing
 from tuitune.core.host.ethtool import short_name
-from tuitune.core.sampler import Sample
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.readback import patch_host, patch_nic, read_back
+from tuitune.core.watch.cpuview import landing
+from tuitune.core.watch.sampler import Sample
 from tuitune.tui.controllers.irqmove import irq_help
 from tuitune.tui.grid_view import GridView
 from tuitune.tui.panels.cpugrid import CpuList, cpu_order

@@ -1,4 +1,4 @@
-"""The live command keeps the slow reads' cadence in seconds (core/cadence.py): the App it
+"""The live command keeps the slow reads' cadence in seconds (core/watch/cadence.py): the App it
 builds for `--interval 0.25` reads the NIC state every 20 ticks, not every 5. And the trial
 countdown it is given (`--trial-seconds`) is the one its editor runs."""
 

@@ -12,9 +12,9 @@ import pytest
 from tests.support.session_fakes import build_host
 from tuitune.cli import main
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.jsondoc import show_document
 from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.watch.hostreader import HostReader
 
 PROFILE = """\
 [sysctl]

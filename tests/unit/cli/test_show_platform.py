@@ -51,7 +51,7 @@ def pepc_host(tmp: Path, fixtures_dir: Path, host: str) -> Path:
 def platform_of(out: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert out.returncode == 0, out.stderr
     doc: dict[str, Any] = json.loads(out.stdout)
-    assert doc["schema"] == "tuitune.show" and doc["version"] == 1
+    assert doc["schema"] == "tuitune.report.show" and doc["version"] == 1
     plat: dict[str, Any] = doc["platform"]
     return plat
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.support.fixture_hosts import host_32cpu
-from tuitune.core.cadence import Cadence, ticks_for
-from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.watch.cadence import Cadence, ticks_for
+from tuitune.core.watch.sampler import Sample, Sampler
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,8 @@ from tuitune.core.catalog import (
     split_choices,
     version_tuple,
 )
-from tuitune.core.catalog_device import DEVICE_HELP, device_help
-from tuitune.core.sources import SEED_SOURCES, SOURCE_IDS, SOURCES, source
+from tuitune.core.catalog.device import DEVICE_HELP, device_help
+from tuitune.core.catalog.sources import SEED_SOURCES, SOURCE_IDS, SOURCES, source
 
 SEEDS_DIR = Path(__file__).resolve().parents[4] / "shared" / "seeds"
 

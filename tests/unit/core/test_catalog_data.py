@@ -1,4 +1,4 @@
-"""The catalog's data files (tuitune/core/catalog_data/*.toml): complete and well-formed when read
+"""The catalog's data files (tuitune/core/catalog/data/*.toml): complete and well-formed when read
 on their own, and a mistake in a copy is refused with one line naming the file and the entry."""
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
-from tuitune.core import catalog, catalog_device, catalog_sysctl, sources
-from tuitune.core.catalog import entry, load_sysctls, parse_value, version_tuple
-from tuitune.core.catalog_device import load_device_help
-from tuitune.core.catalog_load import DATA_DIR, CatalogDataError
-from tuitune.core.sources import load_sources
+from tuitune.core import catalog
+from tuitune.core.catalog import device as catalog_device
+from tuitune.core.catalog import entry, load_sysctls, parse_value, sources, version_tuple
+from tuitune.core.catalog import sysctl as catalog_sysctl
+from tuitune.core.catalog.device import load_device_help
+from tuitune.core.catalog.load import DATA_DIR, CatalogDataError
+from tuitune.core.catalog.sources import load_sources
 
 REPO = Path(__file__).resolve().parents[3]
 SYSCTL = DATA_DIR / "sysctl.toml"
@@ -140,27 +142,37 @@ def test_every_source_is_complete_and_every_cited_id_exists() -> None:
 
 
 def test_wheel_ships_every_data_file() -> None:
-    """pyproject's package-data covers each file of catalog_data (a wheel without them fails)."""
+    """pyproject's package-data covers each file of catalog/data (a wheel without them fails)."""
     with (REPO / "pyproject.toml").open("rb") as f:
-        globs = tomllib.load(f)["tool"]["setuptools"]["package-data"]["tuitune.core"]
+        globs = tomllib.load(f)["tool"]["setuptools"]["package-data"]["tuitune.core.catalog"]
     files = sorted(p.relative_to(DATA_DIR.parent).as_posix() for p in DATA_DIR.iterdir())
     assert files and all(any(fnmatch.fnmatch(p, g) for g in globs) for p in files), files
 
 
 def test_catalog_modules_import_without_a_cycle() -> None:
     """No catalog module imports one that imports it back, at any depth, even inside a function."""
-    names = ("catalog", "catalog_sysctl", "catalog_device", "catalog_load", "sources")
+    core = DATA_DIR.parents[1]
+    files = {
+        "catalog": core / "catalog/__init__.py",
+        "catalog.sysctl": core / "catalog/sysctl.py",
+        "catalog.device": core / "catalog/device.py",
+        "catalog.load": core / "catalog/load.py",
+        "catalog.sources": core / "catalog/sources.py",
+    }
+    names = tuple(files)
     graph: dict[str, set[str]] = {}
     for name in names:
-        tree = ast.parse((DATA_DIR.parent / f"{name}.py").read_text())
+        tree = ast.parse(files[name].read_text())
         deps: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 deps.update(a.name.removeprefix("tuitune.core.") for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module:
-                deps.add(node.module.removeprefix("tuitune.core."))
-                if node.module == "tuitune.core":  # from tuitune.core import catalog
-                    deps.update(a.name for a in node.names)
+                module = node.module.removeprefix("tuitune.core.")
+                deps.add(module)
+                if node.module in ("tuitune.core", "tuitune.core.catalog"):
+                    prefix = "" if node.module == "tuitune.core" else "catalog."
+                    deps.update(prefix + a.name for a in node.names)
         graph[name] = deps & set(names)
 
     def reaches(start: str, goal: str, seen: set[str]) -> bool:

@@ -3,7 +3,7 @@
 A number in an entry's summary or help must appear in the vendored evidence of one of the
 entry's sources (tests/fixtures/seed_quotes.toml: short factual snippets per report, with the
 figures), and a number in a finding in the evidence of that finding's own source - or be listed
-in tuitune/core/catalog_data/derivations.toml with how it was derived. The same holds for the
+in tuitune/core/catalog/data/derivations.toml with how it was derived. The same holds for the
 title, setting and citation of each source (sources.toml), which the help pane shows. The
 evidence is checked against the reports themselves when they are present (../shared/seeds
 beside the checkout, or TUITUNE_SEEDS_DIR), so the vendored snippets cannot drift from the
@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from tuitune.core import catalog
-from tuitune.core.catalog_device import DEVICE_HELP
-from tuitune.core.catalog_load import DATA_DIR
-from tuitune.core.sources import SEED_SOURCES, SOURCE_IDS, SOURCES
+from tuitune.core.catalog.device import DEVICE_HELP
+from tuitune.core.catalog.load import DATA_DIR
+from tuitune.core.catalog.sources import SEED_SOURCES, SOURCE_IDS, SOURCES
 
 ROOT = Path(__file__).resolve().parents[3]
 QUOTES = ROOT / "tests" / "fixtures" / "seed_quotes.toml"

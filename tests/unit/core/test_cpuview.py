@@ -1,8 +1,9 @@
-"""core/cpuview.py: the CPU list's orders, where an IRQ lands, and a pending affinity."""
+"""core/watch/cpuview.py: the CPU list's orders, where an IRQ lands, and a pending affinity."""
 
 from __future__ import annotations
 
-from tuitune.core.cpuview import (
+from tuitune.core.values import Unavailable
+from tuitune.core.watch.cpuview import (
     SORTS,
     Share,
     affinity_pending,
@@ -12,8 +13,7 @@ from tuitune.core.cpuview import (
     nic_interrupts,
     sort_cpus,
 )
-from tuitune.core.rates import CpuRates, IrqRate, Rates
-from tuitune.core.values import Unavailable
+from tuitune.core.watch.rates import CpuRates, IrqRate, Rates
 
 
 def cpu(n: int, usr: float = 0.0, soft: float = 0.0) -> CpuRates:

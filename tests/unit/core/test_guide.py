@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tuitune.core.guide import HotCore, Situation, Steps, hot_core, next_hint
 from tuitune.core.host.irqmap import NicIrq
-from tuitune.core.rates import CpuRates, IrqRate, Rates
+from tuitune.core.watch.rates import CpuRates, IrqRate, Rates
 
 NOW = Situation("eth0")
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.core.rates import compute_rates
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.rates import compute_rates
+from tuitune.core.watch.snapshot import Counters
 
 NIC = ("40", "41", "42")
 OTHERS = ("9", "120")

@@ -52,11 +52,11 @@ def dead_pid() -> int:
 
 def test_state_file_round_trip(tmp_path: Path) -> None:
     lab = a_lab(tmp_path, server_pid=1234, owner_pid=5678)
-    labmod._write_state(lab)
+    labmod.write_state(lab)
     doc = json.loads((tmp_path / "lab.json").read_text())
     assert doc["schema"] == "tuitune.lab" and doc["peer_addr"] == "198.18.0.2"
     assert "state_dir" not in doc
-    back = labmod._read_state(tmp_path)
+    back = labmod.read_state(tmp_path)
     assert back == lab and isinstance(back, Lab) and back.state_dir == tmp_path
     assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed, not left
     assert (tmp_path / "lab.json").stat().st_mode & 0o077 == 0
@@ -82,7 +82,7 @@ def test_an_unreadable_state_file_is_stale_and_cleaned(tmp_path: Path, text: str
 
 
 def test_a_lab_whose_namespaces_are_gone_is_stale(tmp_path: Path) -> None:
-    labmod._write_state(a_lab(tmp_path, owner_pid=os.getpid()))
+    labmod.write_state(a_lab(tmp_path, owner_pid=os.getpid()))
     assert labmod.current_lab(tmp_path) is None
     assert labmod.find_stale(tmp_path) == ["lab abc123 (its namespaces are gone)"]
 
@@ -95,7 +95,7 @@ def test_a_leftover_placeholder_in_run_netns_is_not_a_namespace(tmp_path: Path) 
 
 def test_down_without_namespaces_removes_the_state_file_once(tmp_path: Path) -> None:
     lab = a_lab(tmp_path)
-    labmod._write_state(lab)
+    labmod.write_state(lab)
     lab.pidfile.write_text("999999\0")
     assert labmod.down(None, tmp_path) == [f"state file {tmp_path / 'lab.json'}"]
     assert not lab.pidfile.exists()
@@ -104,7 +104,7 @@ def test_down_without_namespaces_removes_the_state_file_once(tmp_path: Path) -> 
 
 
 def test_down_of_another_lab_keeps_the_recorded_one(tmp_path: Path) -> None:
-    labmod._write_state(a_lab(tmp_path))
+    labmod.write_state(a_lab(tmp_path))
     other = a_lab(tmp_path, name="def456", netns="tuitune-lab-def456")
     assert labmod.down(other, tmp_path) == []
     assert (tmp_path / "lab.json").exists()
@@ -117,16 +117,16 @@ def test_owner_and_server_liveness(tmp_path: Path) -> None:
     assert not labmod.owner_alive(a_lab(tmp_path, owner_pid=None))
     # A live pid that is not the lab's iperf3 server (pid reuse) is not the server.
     assert not labmod.server_running(a_lab(tmp_path, server_pid=me))
-    assert not labmod._is_server(a_lab(tmp_path), me)
+    assert not labmod.is_server(a_lab(tmp_path), me)
 
 
 def test_pidfile_as_iperf3_writes_it(tmp_path: Path) -> None:
     path = tmp_path / "x.pid"
     path.write_bytes(b"4242\0")
-    assert labmod._read_pidfile(path) == 4242
+    assert labmod.read_pidfile(path) == 4242
     path.write_text("")
-    assert labmod._read_pidfile(path) is None
-    assert labmod._read_pidfile(tmp_path / "missing") is None
+    assert labmod.read_pidfile(path) is None
+    assert labmod.read_pidfile(tmp_path / "missing") is None
 
 
 def args_for(*argv: str) -> argparse.Namespace:

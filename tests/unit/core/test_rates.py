@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.netdev import LinkCounters
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
-from tuitune.core.rates import compute_rates, delta32
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.rates import compute_rates, delta32
+from tuitune.core.watch.snapshot import Counters
 
 
 def counters(

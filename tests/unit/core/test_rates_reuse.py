@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from tests.support.fixture_hosts import host_4cpu_series
 from tests.unit.core.test_rates import counters
 from tuitune.core.advise.window import window_of
-from tuitune.core.rates import Rates, compute_rates, narrowed
-from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.rates import Rates, compute_rates, narrowed
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.snapshot import Counters
 from tuitune.tui.controllers.advisor import known_step, usable
 
 _U32 = st.integers(0, 0xFFFFFFFF)

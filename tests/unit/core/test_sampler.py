@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tests.support.fixture_hosts import host_4cpu_series
-from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.watch.sampler import Sample, Sampler
 
 
 def _sampler(tmp_path: Path, **kw: object) -> tuple[Sampler, queue.Queue[Sample]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.support.fixture_big import host_1152cpu
 from tests.support.readlog import ReadLog
-from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.watch.sampler import Sample, Sampler
 
 
 def _run(

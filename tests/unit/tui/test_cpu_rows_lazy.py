@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.style import Style
 
-from tuitune.core.cpuview import SORTS
 from tuitune.core.host.cpus import CpuInfo, Topology
-from tuitune.core.rates import CpuRates, Rates
+from tuitune.core.watch.cpuview import SORTS
+from tuitune.core.watch.rates import CpuRates, Rates
 from tuitune.tui.look.glyphs import ASCII, UNICODE, Glyphs
 from tuitune.tui.look.palette import DEFAULT_PALETTE as P
 from tuitune.tui.look.palette import heat_level

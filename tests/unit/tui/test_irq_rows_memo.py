@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.rates import IrqRate, Rates
+from tuitune.core.watch.rates import IrqRate, Rates
 from tuitune.tui.look.glyphs import UNICODE
 from tuitune.tui.look.palette import DEFAULT_PALETTE as P
 from tuitune.tui.panels.irqpanel import IrqData, IrqMemo, irq_rows

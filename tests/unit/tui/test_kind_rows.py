@@ -12,7 +12,7 @@ from tests.support.fixture_hosts import host_32cpu
 from tuitune.core.session import Key
 from tuitune.core.session.kinds.edit import EditSpec
 from tuitune.core.session.readback import patch_nic
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.editing import edit_spec, row_key_of
 
 

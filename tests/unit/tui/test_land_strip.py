@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.style import Style
 
-from tuitune.core.rates import IrqRate
+from tuitune.core.watch.rates import IrqRate
 from tuitune.tui.look.glyphs import ASCII, UNICODE
 from tuitune.tui.look.palette import DEFAULT_PALETTE as P
 from tuitune.tui.panels.cpugrid import heat_level

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tests.support.session_fakes import build_host
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.session import Key
-from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.snapshot import NicState
 from tuitune.tui.controllers.editing import EditSpec, edit_spec, row_key_of
 from tuitune.tui.panels.nicpanel import QDISC_ROW, nic_entries
 

@@ -16,8 +16,8 @@ from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.session.settings import Key
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import HostState, NicState
 
 if TYPE_CHECKING:
     from tuitune.core.host.conns import Connection

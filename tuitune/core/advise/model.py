@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from tuitune.core import sources
 from tuitune.core.advise.peer import PeerProbe
+from tuitune.core.catalog import sources
 from tuitune.core.session.settings import Key
 
 Severity = Literal["bottleneck", "risk", "hint"]

@@ -12,7 +12,7 @@ from tuitune.core.advise.window import NEEDS_LOAD, net_busy, other_load
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session.settings import Key, cpus_value
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 
 _NASA_T4 = SourceRef(
     "nasa-40g",

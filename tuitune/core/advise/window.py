@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from tuitune.core.advise import thresholds as t
-from tuitune.core.rates import CpuRates, Rates, compute_rates, delta64, narrowed
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.rates import CpuRates, Rates, compute_rates, delta64, narrowed
+from tuitune.core.watch.snapshot import Counters
 
 DriverStats = tuple[tuple[str, int], ...]
 

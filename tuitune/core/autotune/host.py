@@ -17,12 +17,12 @@ from tuitune.core.advise.model import Finding
 from tuitune.core.autotune.search import AutotuneError, Candidate
 from tuitune.core.bench.model import BenchResult
 from tuitune.core.bench.notebook import Notebook
-from tuitune.core.hostreader import HostReader
 from tuitune.core.profiles import ShippedProfile
 from tuitune.core.session import InvalidValue, Journal, JournalError, Key, Session, WriteRefused
 from tuitune.core.sweep.plan import Combination
 from tuitune.core.sweep.runner import Cell, SweepError, SweepRunner, Target, signals_deferred
 from tuitune.core.sweep.spec import BenchParams, SweepSpec, Value
+from tuitune.core.watch.hostreader import HostReader
 
 
 @dataclass(frozen=True, slots=True)

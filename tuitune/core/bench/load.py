@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 
 from tuitune.core.bench.model import CpuLoad
-from tuitune.core.sampler import Sample
+from tuitune.core.watch.sampler import Sample
 
 
 class LoadTracker:

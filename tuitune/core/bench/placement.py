@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from tuitune.core.bench.model import BenchSpec
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
-from tuitune.core.snapshot import NicState
+from tuitune.core.watch.snapshot import NicState
 
 SERVER_NAME = "iperf3 server"  # the lab's server in the runs table
 CLIENT_NAME = "iperf3 client"  # the client every run starts, lab or not

@@ -29,11 +29,11 @@ from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
 from tuitune.core.host.rss import RssState
 from tuitune.core.host.sysctl import sysctl_path
-from tuitune.core.hostreader import HostReader
 from tuitune.core.record.recorder import Recorder
-from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.snapshot import HostState, NicState
 
 
 @dataclass(frozen=True, slots=True)

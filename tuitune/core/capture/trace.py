@@ -11,8 +11,8 @@ from pathlib import Path
 from tuitune.core.host import root as host_root
 from tuitune.core.host.platform import read_platform
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.procs.discover import read_nic_processes
+from tuitune.core.watch.hostreader import HostReader
 
 
 class TraceRoot(HostRoot):

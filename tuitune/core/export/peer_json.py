@@ -12,7 +12,7 @@ NIC, by its own queue names, to the CPUs the file shows. A setting the file does
 
 The file is hostile input (another user may have written it, or swapped it): it is read
 only if it is a regular file (a symbolic link is refused, not followed) of at most
-MAX_BYTES, as strict JSON (no duplicate keys, no NaN) of schema `tuitune.show` and the
+MAX_BYTES, as strict JSON (no duplicate keys, no NaN) of schema `tuitune.report.show` and the
 version this tuitune writes, checked field by field (`showdoc.parse_show_json`). Its host
 facts are checked here (hostname, netns, CPUs, MAC, driver, bus position), and every value
 again by the generators' safe.* checks before a file is written. Any problem is one line

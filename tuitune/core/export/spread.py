@@ -63,8 +63,8 @@ def nic_local_text(exported: str) -> str:
 def resolve(root: HostRoot, ifname: str, line: int = 0) -> list[Pin]:
     """The spread plan of `ifname` on this host now, as pins by queue name (each said to come
     from `line`, the directive's)."""
-    from tuitune.core.hostreader import HostReader
     from tuitune.core.irqplan import spread_plan
+    from tuitune.core.watch.hostreader import HostReader
 
     with HostReader(root) as reader:
         snap = reader.snapshot(ifname)

@@ -9,8 +9,8 @@ from functools import cache
 from pathlib import Path
 
 from tuitune.core.catalog import Advice, entry
-from tuitune.core.catalog_device import device_help
-from tuitune.core.catalog_load import DATA_DIR
+from tuitune.core.catalog.device import device_help
+from tuitune.core.catalog.load import DATA_DIR
 from tuitune.core.session.profile_model import Profile
 from tuitune.core.sweep.spec import SpecError, requests, setting_of
 

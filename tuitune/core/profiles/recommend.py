@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from tuitune.core.cpulist import format_cpulist, parse_cpulist
 from tuitune.core.host.ethtool_types import Channels, Rings
 from tuitune.core.host.root import HostRoot, read_int, read_parsed
-from tuitune.core.hostreader import HostReader
 from tuitune.core.profiles import ShippedProfile, find
 from tuitune.core.profiles.scale import NO_LIMITS, HostFacts, NicLimits, Scaled, scale_to_host
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader
 
 WAN_MS = 1.0  # above a LAN's switch hops; LOFAR's 3.77 ms path is a WAN
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tuitune.core.catalog import Advice, entry
-from tuitune.core.catalog_device import device_help
+from tuitune.core.catalog.device import device_help
 from tuitune.core.host.ethtool_types import Channels, Rings
 from tuitune.core.profiles import Pick, ShippedProfile
 

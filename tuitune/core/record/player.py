@@ -16,13 +16,13 @@ from typing import Any
 
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.root import HostRoot, KernelFileError
-from tuitune.core.hostreader import HostReader, UnknownInterface
 from tuitune.core.record.fileformat import Record
 from tuitune.core.record.replay import Recording
-from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.text import printable
 from tuitune.core.untrusted import Refused
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader, UnknownInterface
+from tuitune.core.watch.snapshot import Counters, HostState, NicState
 
 
 def _event_label(r: Record) -> str:

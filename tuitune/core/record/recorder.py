@@ -12,8 +12,8 @@ from typing import Any
 from tuitune import __version__
 from tuitune.core.record.codec import encode
 from tuitune.core.record.fileformat import RecordError, Writer
-from tuitune.core.sampler import Sample
-from tuitune.core.snapshot import HostState
+from tuitune.core.watch.sampler import Sample
+from tuitune.core.watch.snapshot import HostState
 
 
 class Recorder:

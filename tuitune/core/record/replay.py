@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuitune.core.rates import Rates, compute_rates
 from tuitune.core.record.codec import decode
 from tuitune.core.record.fileformat import VERSION, Chunk, Reading, Record, read
-from tuitune.core.snapshot import Counters, HostState, NicState
 from tuitune.core.untrusted import Refused, typed
+from tuitune.core.watch.rates import Rates, compute_rates
+from tuitune.core.watch.snapshot import Counters, HostState, NicState
 
 
 @dataclass(frozen=True, slots=True)

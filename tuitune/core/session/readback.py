@@ -20,7 +20,7 @@ from dataclasses import replace
 from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 
 # (key, value the kernel holds now, side effect): a feature's side effect is its active bit
 # only (Effect's docstring); the setting itself was read back as the value it holds.

@@ -44,7 +44,7 @@ from tuitune.core.session.profile_model import (
 )
 from tuitune.core.session.profile_platform import show_requests
 from tuitune.core.session.settings import CHANNEL_FIELDS, NO_CPUS, PAUSE_FIELDS, RING_FIELDS, Kind
-from tuitune.core.snapshot import NicState
+from tuitune.core.watch.snapshot import NicState
 
 U32_MAX = 0xFFFFFFFF
 MAX_CPU = 65535  # a sanity bound only; the host's own CPUs are checked when the value is
@@ -166,7 +166,7 @@ def _once(seen: set[str], name: str, where: str) -> None:
 
 def parse_show_json(doc: object, *, netns: str | None = None) -> Profile:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise ProfileError("not a `tuitune show --json` document (no schema tuitune.show)")
+        raise ProfileError("not a `tuitune show --json` document (no schema tuitune.report.show)")
     version = doc.get("version")
     if type(version) is not int or version != SCHEMA_VERSION:
         raise ProfileError(f"show document version {_what(version)}: this tuitune reads 1")

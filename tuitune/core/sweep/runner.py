@@ -27,11 +27,9 @@ from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, Started
 from tuitune.core.bench.settings import capture
 from tuitune.core.host.netns import NetnsError
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
-from tuitune.core.lab_servers import serve
-from tuitune.core.lab_state import Lab, LabError
+from tuitune.core.lab.servers import serve
+from tuitune.core.lab.state import Lab, LabError
 from tuitune.core.record.recorder import Recorder, bench_event
-from tuitune.core.sampler import Sample, Sampler
 from tuitune.core.session import (
     InvalidValue,
     Journal,
@@ -46,6 +44,8 @@ from tuitune.core.sweep.plan import Combination, measuring_order, new_seed
 from tuitune.core.sweep.runner_cpus import CpuPlans, irq_plan_of
 from tuitune.core.sweep.spec import SweepSpec, requests
 from tuitune.core.sweep.spec_cpus import pin_cpus
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sample, Sampler
 
 Say = Callable[[str], None]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tuitune.core.bench.limits import pin_problem
-from tuitune.core.hostreader import HostReader
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import Key
-from tuitune.core.snapshot import Snapshot
 from tuitune.core.sweep.spec import SweepSpec
 from tuitune.core.sweep.spec_cpus import IRQ_PLAN, irq_cpus, pin_cpus
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.snapshot import Snapshot
 
 
 class CpuPlans:

@@ -19,14 +19,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tuitune.core.cadence import COUNT_EVERY
 from tuitune.core.docfile import DocumentError
-from tuitune.core.rates import Rates
-from tuitune.core.sampler import DriverStats, Sample
 from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.cadence import COUNT_EVERY
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.sampler import DriverStats, Sample
+from tuitune.core.watch.snapshot import Counters
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import ChoiceScreen
@@ -166,7 +166,7 @@ Known = tuple[Rates, frozenset[str] | Literal["all"]] | None
 
 def known_step(sample: Sample, before: Counters | None) -> Known:
     """The sampler's rates of `sample`, when they are the step from `before` (the window's
-    previous sample): the same two counters, so the same rates (core/sampler.py)."""
+    previous sample): the same two counters, so the same rates (core/watch/sampler.py)."""
     rates, detail = sample.rates, sample.rates_detail
     if rates is None or detail is None or before is None or sample.rates_from is not before:
         return None

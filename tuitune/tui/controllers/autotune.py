@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from tuitune.core.advise.model import Advice
     from tuitune.core.autotune.host import JournalHost, SweepBench
     from tuitune.core.autotune.search import Candidate
-    from tuitune.core.hostreader import HostReader
     from tuitune.core.lab import Lab
+    from tuitune.core.watch.hostreader import HostReader
 
 REPEATS = 3
 SECONDS = 2
@@ -103,9 +103,9 @@ class AutotuneController:
             return
         from tuitune.core.autotune.host import JournalHost, SweepBench, candidates_of
         from tuitune.core.bench.notebook import Notebook
-        from tuitune.core.hostreader import HostReader
         from tuitune.core.sweep.runner import Target
         from tuitune.core.sweep.spec import BenchParams
+        from tuitune.core.watch.hostreader import HostReader
 
         shell = self.shell
         session = shell.session

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.sampler import Sample
 from tuitune.core.session import Session
 from tuitune.core.session.settings import Key
+from tuitune.core.watch.sampler import Sample
 from tuitune.tui.screens.bench_view import STOP_KEY, BenchStrip, LiveRun
 from tuitune.tui.shell import Shell
 
@@ -310,8 +310,8 @@ class BenchController:
         def waiter() -> None:
             if needs_servers and lab is not None:
                 from tuitune.core.bench.engines import get
-                from tuitune.core.lab_servers import serve
-                from tuitune.core.lab_state import LabError
+                from tuitune.core.lab.servers import serve
+                from tuitune.core.lab.state import LabError
 
                 try:  # the lab's servers for this run, stopped when it ends
                     with serve(lab, spec, get(spec.engine)) as servers:

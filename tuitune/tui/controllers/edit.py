@@ -24,8 +24,8 @@ from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
 from tuitune.core.session.journal_file import JournalError
 from tuitune.core.session.outcome import kernel_extras
 from tuitune.core.session.risk import is_risky, ssh_interface
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.edit_leave import ask_quit, ask_revert_all, offer_restore
 from tuitune.tui.controllers.editing import (
     EditSpec,

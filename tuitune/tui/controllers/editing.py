@@ -15,7 +15,7 @@ from tuitune.core.session.kinds.base import KindHandler
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, PICK_INTERFACE, EditContext
 from tuitune.core.session.kinds.edit import EditSpec as EditSpec  # where the screens find it
 from tuitune.core.session.kinds.table import HANDLERS, handler
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 
 # Each row kind ("rings" of "rings:rx") -> the handler that edits its settings.
 _EDITS: dict[str, KindHandler] = {row: h for h in HANDLERS.values() for row in h.rows}

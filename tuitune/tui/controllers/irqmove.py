@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.cpuview import Share, affinity_pending, landing, landing_text
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.rates import Rates
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.cpuview import Share, affinity_pending, landing, landing_text
+from tuitune.core.watch.rates import Rates
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 

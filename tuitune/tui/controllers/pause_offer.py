@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.pause import PARTNER_DECIDES, autoneg_key
-from tuitune.core.snapshot import NicState
+from tuitune.core.watch.snapshot import NicState
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 

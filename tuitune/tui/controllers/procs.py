@@ -35,8 +35,8 @@ from tuitune.core.procs.model import NicProcess
 from tuitune.core.session import Journal, Key, Outcome
 from tuitune.core.session.proc_affinity import is_gone
 from tuitune.core.session.risk import needs_consent
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.text import printable
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 from tuitune.tui.shell import Shell
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from tuitune.core.record.player import RecordingReader
-from tuitune.core.sampler import Sampler
+from tuitune.core.watch.sampler import Sampler
 from tuitune.tui.screens.dialogs import EditorScreen
 from tuitune.tui.shell import Shell
 

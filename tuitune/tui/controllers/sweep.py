@@ -83,11 +83,11 @@ class SweepController:
     # -- Enter: check, then run ------------------------------------------------------------------
     def start(self, fields: dict[str, str]) -> str | None:
         """None when the sweep started, else one line saying why not (nothing changed)."""
-        from tuitune.core.hostreader import HostReader
         from tuitune.core.sweep import pivot as pivots
         from tuitune.core.sweep import spec as specfile
         from tuitune.core.sweep.form import from_form
         from tuitune.core.sweep.runner import SweepError, SweepRunner, Target, sweep_runs
+        from tuitune.core.watch.hostreader import HostReader
 
         if self.runner is not None:
             return "a sweep is running"

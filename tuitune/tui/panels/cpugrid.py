@@ -23,10 +23,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.cpuview import sort_cpus
 from tuitune.core.host.cpus import Topology
-from tuitune.core.rates import CpuRates, Rates
 from tuitune.core.units import pct, rate
+from tuitune.core.watch.cpuview import sort_cpus
+from tuitune.core.watch.rates import CpuRates, Rates
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette, heat_level
 from tuitune.tui.panels.heatlayout import HeatLayout, heat_layout
@@ -256,7 +256,7 @@ def grid_rows(
     last: Mapping[str, Row] | None = None,
 ) -> tuple[list[Column], list[Row]]:
     """The rows: "all", then each CPU in topology order under its node's heading, or sorted
-    (core/cpuview.py SORTS: by load, soft-IRQ or the NIC's interrupts, heaviest first).
+    (core/watch/cpuview.py SORTS: by load, soft-IRQ or the NIC's interrupts, heaviest first).
 
     A CPU's cells are made when its row is drawn (`lazy`), and its row is `last`'s (the rows
     of the tick before, by key) when they are equal: the work per CPU is a comparison."""

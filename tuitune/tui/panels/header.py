@@ -8,11 +8,11 @@ from rich.style import Style
 from rich.text import Text
 
 from tuitune.core.host.ethtool import DriverInfo
-from tuitune.core.rates import Rates
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.text import printable
 from tuitune.core.units import bitrate, duration, rate, size
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.look.palette import Palette
 
 

@@ -11,8 +11,8 @@ from dataclasses import replace
 from textual.widgets import Static
 
 from tuitune.core.guide import HotCore, Situation, Steps, hot_core, hotter, next_hint
-from tuitune.core.rates import Rates
-from tuitune.core.snapshot import NicState
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.snapshot import NicState
 
 
 class HintLine(Static):

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.cpuview import Share, affinity_pending, landing, landing_text
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.queuestats import Direction, Measure, QueueRates
-from tuitune.core.rates import IrqRate, Rates
 from tuitune.core.text import printable
 from tuitune.core.units import rate, size
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.cpuview import Share, affinity_pending, landing, landing_text
+from tuitune.core.watch.rates import IrqRate, Rates
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import Palette, heat_level
 from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder, Span

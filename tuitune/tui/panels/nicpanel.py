@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from tuitune.core.cpulist import format_cpulist, format_mask
 from tuitune.core.host.ethtool import Coalesce, short_name
 from tuitune.core.host.qdisc_spec import LEAVES
-from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import NicState
 from tuitune.tui.look.glyphs import Glyphs
 from tuitune.tui.look.palette import Palette
 from tuitune.tui.panels.nicsummary import offload_summary

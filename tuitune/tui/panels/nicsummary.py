@@ -5,8 +5,8 @@ toggle one (space) or its ethtool -K group (g)."""
 
 from __future__ import annotations
 
-from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import NicState
 from tuitune.tui.look.palette import Palette
 from tuitune.tui.panels.rowview import Row, RowsBuilder, Span
 

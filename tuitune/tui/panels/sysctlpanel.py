@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from tuitune.core import catalog
 from tuitune.core.catalog import Advice
-from tuitune.core.catalog_device import DEVICE_HELP
-from tuitune.core.snapshot import SysctlValue
-from tuitune.core.sources import source
+from tuitune.core.catalog.device import DEVICE_HELP
+from tuitune.core.catalog.sources import source
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import SysctlValue
 from tuitune.tui.look.palette import Palette
 from tuitune.tui.panels.nicpanel import help_name
 from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder

@@ -18,14 +18,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.advise.model import Finding
-from tuitune.core.catalog_device import DEVICE_HELP
+from tuitune.core.catalog.device import DEVICE_HELP
 from tuitune.core.host.platform import Platform, read_platform
-from tuitune.core.hostreader import HostReader
 from tuitune.core.platformview import Row, platform_rows, worst
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.validate import one_line
-from tuitune.core.snapshot import HostState, NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.procs import nic_local
 from tuitune.tui.host_edit import (
     CPU_EDITS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import CpuLoad
-from tuitune.core.rates import CpuRates, Rates
-from tuitune.core.sampler import Sample
+from tuitune.core.watch.rates import CpuRates, Rates
+from tuitune.core.watch.sampler import Sample
 
 
 def cpu(n: int, sys: float, soft: float, drops: float = 0.0) -> CpuRates:

@@ -14,7 +14,7 @@ from tuitune.core.bench.placement import (
     placement_line,
     rx_cpus,
 )
-from tuitune.core.snapshot import NicState
+from tuitune.core.watch.snapshot import NicState
 
 ONLINE = frozenset({0, 1, 2, 3})
 

@@ -13,7 +13,7 @@ import pytest
 from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.identity import hwdb_names
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
+from tuitune.core.watch.hostreader import HostReader
 
 E1000E_82574L = "pci:v00008086d000010D3sv00008086sd0000A01Fbc02sc00i00"  # QEMU's e1000e
 

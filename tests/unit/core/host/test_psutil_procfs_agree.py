@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tuitune.core import lab_procs
 from tuitune.core.host import daemon
 from tuitune.core.host.root import HostRoot
+from tuitune.core.lab import procs as lab_procs
 
 # Renames itself, says so, then waits for stdin to close.
 CHILD = (
@@ -53,7 +53,7 @@ def children(name: str) -> Iterator[tuple[subprocess.Popen[str], subprocess.Pope
 def test_name_is_the_kernels(children: tuple[subprocess.Popen[str], ...], name: str) -> None:
     for child in children:
         comm = Path(f"/proc/{child.pid}/comm").read_text().strip()
-        assert lab_procs._comm(child.pid) == comm == name
+        assert lab_procs.process_comm(child.pid) == comm == name
 
 
 def test_daemon_pids_agree_live_and_as_a_tree(
@@ -71,11 +71,11 @@ def test_kill_leaves_no_process_either_way(
     children: tuple[subprocess.Popen[str], subprocess.Popen[str]],
 ) -> None:
     mine, _ = children
-    assert lab_procs._kill(mine.pid)
+    assert lab_procs.kill(mine.pid)
     # Our own child is a zombie until waited for: gone for psutil and for /proc's state alike.
     state = Path(f"/proc/{mine.pid}/stat").read_text().rpartition(")")[2].split()[0]
     assert state == "Z"
-    assert lab_procs._comm(mine.pid) is not None  # a zombie keeps its name, as in /proc
+    assert lab_procs.process_comm(mine.pid) is not None  # a zombie keeps its name, as in /proc
     mine.wait()
-    assert lab_procs._comm(mine.pid) is None
+    assert lab_procs.process_comm(mine.pid) is None
     assert not Path(f"/proc/{mine.pid}").exists()

@@ -26,8 +26,8 @@ from tuitune.core.host.procfs import (
     parse_softnet,
     parse_stat,
 )
-from tuitune.core.rates import compute_rates, delta32, delta64
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.rates import compute_rates, delta32, delta64
+from tuitune.core.watch.snapshot import Counters
 
 CAPTURES = Path(__file__).resolve().parents[3] / "fixtures/captures"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.support.fixture_hosts import host_4cpu_series
 from tuitune.core.record.recorder import Recorder
-from tuitune.core.sampler import Sample, Sampler
+from tuitune.core.watch.sampler import Sample, Sampler
 
 
 def record(tmp: Path, path: Path, samples: int = 5) -> list[Sample]:

@@ -10,8 +10,8 @@ from pathlib import Path
 from tests.unit.core.record.recorded import record
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.replay import open_recording
-from tuitune.core.sampler import Sample, Sampler
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.snapshot import Counters
 
 
 def replay(path: Path, start: float = 0.0) -> tuple[list[Sample], list[int]]:

@@ -14,8 +14,8 @@ from tuitune.core.record import fileformat
 from tuitune.core.record.codec import encode
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
-from tuitune.core.sampler import Sample
 from tuitune.core.untrusted import Refused
+from tuitune.core.watch.sampler import Sample
 
 
 def test_samples_read_back_equal(tmp_path: Path) -> None:

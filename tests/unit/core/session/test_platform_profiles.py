@@ -15,10 +15,10 @@ from tests.support.platform_trees import TREE_OWNS, attach_nic, pepc_tree, vm_tr
 from tests.support.session_fakes import build_host
 from tuitune.core.host.platform import read_platform
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.jsondoc import show_document
 from tuitune.core.session import HostAccess, Journal, Key
 from tuitune.core.session.profile import ProfileError, parse_show_json, parse_toml, resolve
+from tuitune.core.watch.hostreader import HostReader
 
 DEV = "eno49"
 CPU = "sys/devices/system/cpu"

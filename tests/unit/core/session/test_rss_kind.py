@@ -17,7 +17,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.host.rss import RssState, parse_ethtool_x, read_rss, table_value
 from tuitune.core.host.rss_spec import RssSpecError, parse_rss, weight_fill
 from tuitune.core.session import HostAccess, Journal, Key
-from tuitune.show_queues import rss_table
+from tuitune.report.queues import rss_table
 
 DEV = "eno49"
 CAPTURES = Path(__file__).parents[3] / "fixtures" / "captures" / "ethtool_x"

@@ -13,7 +13,6 @@ import pytest
 
 from tests.support.session_fakes import CSUM, TSO, FakeDevice, build_host
 from tuitune.core.host.root import HostRoot
-from tuitune.core.hostreader import HostReader
 from tuitune.core.jsondoc import show_document
 from tuitune.core.session import HostAccess, Journal, Key, WriteRefused
 from tuitune.core.session.profile import (
@@ -24,6 +23,7 @@ from tuitune.core.session.profile import (
     parse_toml,
     resolve,
 )
+from tuitune.core.watch.hostreader import HostReader
 
 REPO = Path(__file__).resolve().parents[4]
 DEV = "eno49"
@@ -127,7 +127,7 @@ def test_device_settings_need_an_interface(access: HostAccess) -> None:
 
 
 SHOW_DOC = {
-    "schema": "tuitune.show",
+    "schema": "tuitune.report.show",
     "version": 1,
     "sysctls": [
         {"key": "net.core.somaxconn", "value": "4096", "scope": "netns"},

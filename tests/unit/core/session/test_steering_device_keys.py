@@ -28,7 +28,7 @@ from tuitune.core.host.rss import RssState, parse_ethtool_x, read_state, state_j
 from tuitune.core.session import HostAccess, Key
 from tuitune.core.session.profile_model import ProfileError
 from tuitune.core.session.showdoc import parse_show_json
-from tuitune.show_queues import ntuple_text
+from tuitune.report.queues import ntuple_text
 
 DEV = "eno49"
 CAPTURES = Path(__file__).parents[3] / "fixtures" / "captures"
@@ -112,7 +112,7 @@ def test_a_run_records_them_by_readable_names(tmp_path: Path) -> None:
 
 def _doc(rss: object, qdisc: object = "mq fq maxrate 1000000000") -> dict[str, object]:
     return {
-        "schema": "tuitune.show",
+        "schema": "tuitune.report.show",
         "version": 1,
         "interface": {"link": {"ifname": DEV}, "qdisc": qdisc},
         "rss": rss,

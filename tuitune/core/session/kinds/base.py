@@ -29,8 +29,8 @@ from tuitune.core.session.kinds.port import KernelPort
 from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import NO_CPUS, Key
-from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable, errno_state
+from tuitune.core.watch.snapshot import NicState
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
 

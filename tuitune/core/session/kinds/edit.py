@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.session.settings import Key
-from tuitune.core.snapshot import HostState, NicState
+from tuitune.core.watch.snapshot import HostState, NicState
 
 
 @dataclass(frozen=True, slots=True)

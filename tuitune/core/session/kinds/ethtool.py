@@ -36,8 +36,8 @@ from tuitune.core.session.settings import (
     Kind,
     ring_minimum,
 )
-from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import NicState
 
 if TYPE_CHECKING:
     from tuitune.core.session.kinds.port import KernelPort

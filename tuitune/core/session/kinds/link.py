@@ -13,8 +13,8 @@ from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, Wri
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
-from tuitune.core.snapshot import NicState
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import NicState
 
 if TYPE_CHECKING:
     from tuitune.core.session.kinds.port import KernelPort

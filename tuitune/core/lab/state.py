@@ -22,7 +22,7 @@ DEFAULT_STATE_DIR = paths.RUN_DIR  # beside the change journals; emptied at boot
 STATE_FILE = "lab.json"
 STATE_LIMIT = 1 << 16  # a few hundred bytes in truth
 LAB_PREFIX, PEER_PREFIX = "tuitune-lab-", "tuitune-peer-"
-_LAB_NS = re.compile(r"^tuitune-(lab|peer)-([0-9a-f]{6})$")
+LAB_NS = re.compile(r"^tuitune-(lab|peer)-([0-9a-f]{6})$")
 LOCAL_ADDR, PEER_ADDR, PREFIX = "198.18.0.1", "198.18.0.2", 30
 LOCAL_IF, PEER_IF = "veth-lab", "veth-peer"
 IPERF3_PORT = 5201
@@ -66,7 +66,7 @@ class Lab:
         # `--down` deletes these namespaces as root: only a lab's own names are believed.
         tag = text["name"]
         if (text["netns"], text["peer_netns"]) != (LAB_PREFIX + tag, PEER_PREFIX + tag) or not (
-            _LAB_NS.match(text["netns"])
+            LAB_NS.match(text["netns"])
         ):
             raise ValueError("its namespaces are not a tuitune lab's")
         if any(ifname_problem(text[n]) for n in ("ifname", "peer_ifname")):
@@ -80,7 +80,7 @@ class Lab:
         return cls(**text, server_pid=server, owner_pid=owner, port=port, state_dir=state_dir)
 
 
-def _state_dir_ok(state_dir: Path) -> None:
+def state_dir_ok(state_dir: Path) -> None:
     """Make the state directory (0700) or check it: root's, and no one else may write it."""
     try:
         fsutil.open_dir(state_dir, create=True, mode=0o700).close()
@@ -88,7 +88,7 @@ def _state_dir_ok(state_dir: Path) -> None:
         raise LabError(f"cannot use the state directory: {exc}") from None
 
 
-class _Unreadable:
+class Unreadable:
     """A state file that exists but holds no lab (torn, edited, another version)."""
 
     def __init__(self, path: Path, reason: str) -> None:
@@ -114,7 +114,7 @@ def _trusted_state(path: Path) -> bytes | None:
         return d.read(name, STATE_LIMIT)
 
 
-def _read_state(state_dir: Path) -> Lab | _Unreadable | None:
+def read_state(state_dir: Path) -> Lab | Unreadable | None:
     path = state_dir / STATE_FILE
     try:
         data = _trusted_state(path)
@@ -127,10 +127,10 @@ def _read_state(state_dir: Path) -> Lab | _Unreadable | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return _Unreadable(path, str(exc))
+        return Unreadable(path, str(exc))
 
 
-def _write_state(lab: Lab) -> None:
+def write_state(lab: Lab) -> None:
     """Write the state file whole or not at all: a crash leaves the old one or the new one
     (fsutil: a random temporary name made O_EXCL, never through a link, renamed in)."""
     data = (json.dumps(lab.to_json(), indent=2) + "\n").encode()
@@ -138,7 +138,7 @@ def _write_state(lab: Lab) -> None:
         d.write_atomic(STATE_FILE, data, 0o600)
 
 
-def _drop_state(state_dir: Path) -> list[str]:
+def drop_state(state_dir: Path) -> list[str]:
     """Delete the state file, relative to its checked directory: a user's directory (or a
     link on the way to it) never has root delete a name there."""
     path = state_dir / STATE_FILE

@@ -21,11 +21,11 @@ from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.host.rss import RssState
 from tuitune.core.procs.model import NicProcess
-from tuitune.core.rates import Rates
-from tuitune.core.snapshot import NicState, Snapshot
 from tuitune.core.text import printable
 from tuitune.core.units import rate
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.snapshot import NicState, Snapshot
 from tuitune.rich_net import Net
 
 
@@ -319,20 +319,20 @@ def print_show(
     if nic is not None:
         out(_irq_table(nic, rates))
         if queues is not None:
-            from tuitune.show_queues import queues_table
+            from tuitune.report.queues import queues_table
 
             out(queues_table(nic, queues, rates))
         if rss is not None:
-            from tuitune.show_queues import ntuple_text, rss_table
+            from tuitune.report.queues import ntuple_text, rss_table
 
             out(rss_table(rss, queues))
             out(ntuple_text(rss))
         if qdiscs is not None:
-            from tuitune.show_queues import qdisc_text
+            from tuitune.report.queues import qdisc_text
 
             out(qdisc_text(qdiscs))
         if connections is not None:
-            from tuitune.show_queues import connections_table
+            from tuitune.report.queues import connections_table
 
             out(connections_table(connections, nic.link.ifname))
         for part in _features(nic):
@@ -347,7 +347,7 @@ def print_show(
             out(_group(title, value))
         out(_queues(nic))
         if processes is not None:
-            from tuitune.show_procs import processes_table
+            from tuitune.report.procs import processes_table
 
             # A recorded tree has no passwd of its own (a capture's rates are its recording's).
             here = rates is not None if live is None else live
@@ -366,6 +366,6 @@ def print_show(
             out(Columns(nonzero, column_first=True, padding=(0, 2)))
     out(_sysctls(snap))
     if platform is not None:
-        from tuitune.show_platform import platform_table
+        from tuitune.report.platform import platform_table
 
         out(platform_table(snap, platform))

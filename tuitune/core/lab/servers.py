@@ -16,9 +16,9 @@ from tuitune.core import proc
 from tuitune.core.bench.engines.base import Engine, joined, pinned
 from tuitune.core.bench.model import BenchSpec
 from tuitune.core.bench.multi import stream_specs
-from tuitune.core.lab_procs import SERVER_PROGRAMS as SERVER_PROGRAMS
-from tuitune.core.lab_procs import _kill, _listening
-from tuitune.core.lab_state import Lab, LabError
+from tuitune.core.lab.procs import SERVER_PROGRAMS as SERVER_PROGRAMS
+from tuitune.core.lab.procs import kill, listening
+from tuitune.core.lab.state import Lab, LabError
 
 LISTEN_TIMEOUT = 10.0
 
@@ -87,14 +87,14 @@ def _wait_listening(p: subprocess.Popen[str], port: int, lab: Lab) -> None:
             raise LabError(
                 f"the server for port {port} in {lab.peer_netns} exited ({p.returncode})"
             )
-        if _listening(p.pid, port):
+        if listening(p.pid, port):
             return
         time.sleep(0.02)
     raise LabError(f"no server listened on {lab.peer_addr}:{port} within {LISTEN_TIMEOUT:.0f} s")
 
 
 def _stop(p: subprocess.Popen[str]) -> None:
-    if p.poll() is None and not _kill(p.pid):
+    if p.poll() is None and not kill(p.pid):
         p.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
         p.wait(5)

@@ -1,6 +1,6 @@
 """The entries of the sysctl catalog, kept importable under their old name.
 
-The entries are data now: tuitune/core/catalog_data/sysctl.toml, read once by
+The entries are data now: tuitune/core/catalog/data/sysctl.toml, read once by
 tuitune.core.catalog (which holds the types, the lookup and the parsing). This module imports
 that one, never the other way round, so there is no import cycle.
 """

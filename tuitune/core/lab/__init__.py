@@ -32,34 +32,34 @@ from tuitune.core import fsutil, paths, proc
 from tuitune.core.host.root import HostRoot
 
 # Re-exported: the CLI, the TUI and the tests know these names as `lab.X`.
-from tuitune.core.lab_procs import SERVER_PROGRAMS
-from tuitune.core.lab_procs import _comm as _comm
-from tuitune.core.lab_procs import _is_server as _is_server
-from tuitune.core.lab_procs import _kill as _kill
-from tuitune.core.lab_procs import _listening as _listening
-from tuitune.core.lab_procs import _proc_pids as _proc_pids
-from tuitune.core.lab_procs import _read_pidfile as _read_pidfile
-from tuitune.core.lab_state import _LAB_NS as _LAB_NS
-from tuitune.core.lab_state import DEFAULT_STATE_DIR as DEFAULT_STATE_DIR
-from tuitune.core.lab_state import IPERF3_PORT as IPERF3_PORT
-from tuitune.core.lab_state import LAB_PREFIX as LAB_PREFIX
-from tuitune.core.lab_state import LOCAL_ADDR as LOCAL_ADDR
-from tuitune.core.lab_state import LOCAL_IF as LOCAL_IF
-from tuitune.core.lab_state import PEER_ADDR as PEER_ADDR
-from tuitune.core.lab_state import PEER_IF as PEER_IF
-from tuitune.core.lab_state import PEER_PREFIX as PEER_PREFIX
-from tuitune.core.lab_state import PREFIX as PREFIX
-from tuitune.core.lab_state import SCHEMA as SCHEMA
-from tuitune.core.lab_state import STATE_FILE as STATE_FILE
-from tuitune.core.lab_state import STATE_LIMIT as STATE_LIMIT
-from tuitune.core.lab_state import VERSION as VERSION
-from tuitune.core.lab_state import Lab as Lab
-from tuitune.core.lab_state import LabError as LabError
-from tuitune.core.lab_state import _drop_state as _drop_state
-from tuitune.core.lab_state import _read_state as _read_state
-from tuitune.core.lab_state import _state_dir_ok as _state_dir_ok
-from tuitune.core.lab_state import _Unreadable as _Unreadable
-from tuitune.core.lab_state import _write_state as _write_state
+from tuitune.core.lab.procs import SERVER_PROGRAMS
+from tuitune.core.lab.procs import is_server as is_server
+from tuitune.core.lab.procs import kill as kill
+from tuitune.core.lab.procs import listening as listening
+from tuitune.core.lab.procs import proc_pids as proc_pids
+from tuitune.core.lab.procs import process_comm as process_comm
+from tuitune.core.lab.procs import read_pidfile as read_pidfile
+from tuitune.core.lab.state import DEFAULT_STATE_DIR as DEFAULT_STATE_DIR
+from tuitune.core.lab.state import IPERF3_PORT as IPERF3_PORT
+from tuitune.core.lab.state import LAB_NS as LAB_NS
+from tuitune.core.lab.state import LAB_PREFIX as LAB_PREFIX
+from tuitune.core.lab.state import LOCAL_ADDR as LOCAL_ADDR
+from tuitune.core.lab.state import LOCAL_IF as LOCAL_IF
+from tuitune.core.lab.state import PEER_ADDR as PEER_ADDR
+from tuitune.core.lab.state import PEER_IF as PEER_IF
+from tuitune.core.lab.state import PEER_PREFIX as PEER_PREFIX
+from tuitune.core.lab.state import PREFIX as PREFIX
+from tuitune.core.lab.state import SCHEMA as SCHEMA
+from tuitune.core.lab.state import STATE_FILE as STATE_FILE
+from tuitune.core.lab.state import STATE_LIMIT as STATE_LIMIT
+from tuitune.core.lab.state import VERSION as VERSION
+from tuitune.core.lab.state import Lab as Lab
+from tuitune.core.lab.state import LabError as LabError
+from tuitune.core.lab.state import Unreadable as Unreadable
+from tuitune.core.lab.state import drop_state as drop_state
+from tuitune.core.lab.state import read_state as read_state
+from tuitune.core.lab.state import state_dir_ok as state_dir_ok
+from tuitune.core.lab.state import write_state as write_state
 from tuitune.core.session.journal_file import DEFAULT_DIR as JOURNAL_DIR
 from tuitune.core.session.journal_file import host_id, journal_path
 
@@ -82,7 +82,7 @@ def build(state_dir: Path = DEFAULT_STATE_DIR) -> Lab:
     """Make a new lab, start its iperf3 server, record it; on any failure remove what was made.
     Refuses (LabError) when `state_dir` already records a live lab: it would be lost track of."""
     with _locked():
-        _state_dir_ok(state_dir)
+        state_dir_ok(state_dir)
         if current_lab(state_dir) is not None:
             raise LabError(f"{state_dir / STATE_FILE} already records a lab: reuse it or remove it")
         tag = secrets.token_hex(3)
@@ -103,7 +103,7 @@ def build(state_dir: Path = DEFAULT_STATE_DIR) -> Lab:
         try:
             _make_namespaces(lab)
             lab = replace(lab, server_pid=_start_server(lab))
-            _write_state(lab)
+            write_state(lab)
         except BaseException as exc:  # Ctrl+C included: never leave half a lab behind
             _remove(lab)
             if isinstance(exc, (OSError, subprocess.SubprocessError)):
@@ -114,7 +114,7 @@ def build(state_dir: Path = DEFAULT_STATE_DIR) -> Lab:
 
 def current_lab(state_dir: Path = DEFAULT_STATE_DIR) -> Lab | None:
     """The recorded lab if both its namespaces still exist (its server may have died)."""
-    lab = _read_state(state_dir)
+    lab = read_state(state_dir)
     if isinstance(lab, Lab) and _ns_exists(lab.netns) and _ns_exists(lab.peer_netns):
         return lab
     return None
@@ -126,7 +126,7 @@ def reuse(lab: Lab) -> Lab:
         if not server_running(lab):
             lab = replace(lab, server_pid=_start_server(lab))
         lab = replace(lab, owner_pid=os.getpid())
-        _write_state(lab)
+        write_state(lab)
         return lab
 
 
@@ -140,14 +140,14 @@ def down(lab: Lab | None = None, state_dir: Path = DEFAULT_STATE_DIR) -> list[st
     namespaces, their change journals and the state file. Returns what it removed, one item
     each; removing what is already gone removes nothing and is not an error."""
     with _locked():
-        recorded = _read_state(state_dir)
+        recorded = read_state(state_dir)
         if lab is None:
             lab = recorded if isinstance(recorded, Lab) else None
         if lab is None:
-            return _drop_state(state_dir) if recorded is not None else []
+            return drop_state(state_dir) if recorded is not None else []
         removed = _remove(lab)
         if recorded is not None and (not isinstance(recorded, Lab) or recorded.name == lab.name):
-            removed += _drop_state(state_dir)
+            removed += drop_state(state_dir)
         return removed
 
 
@@ -186,7 +186,7 @@ def clean_stale(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
         if recorded is not None:
             removed += _remove(recorded)
         if recorded is not None or why:
-            removed += _drop_state(state_dir)
+            removed += drop_state(state_dir)
         return removed
 
 
@@ -197,7 +197,7 @@ def holders(lab: Lab) -> list[str]:
     out = []
     for ns in (lab.netns, lab.peer_netns):
         for pid in _pids_in(ns):
-            comm = _comm(pid)
+            comm = process_comm(pid)
             if comm is not None and comm not in SERVER_PROGRAMS:
                 out.append(
                     f"pid {pid} ({comm}) runs in netns {ns}: the namespace lives on, nameless, "
@@ -216,11 +216,11 @@ def server_running(lab: Lab) -> bool:
     """The recorded iperf3 server is alive, is the lab's, and runs in the peer namespace."""
     pid = lab.server_pid
     ns = _ns_id(NETNS_DIR / lab.peer_netns)
-    return pid is not None and ns is not None and _is_server(lab, pid) and _pid_ns(pid) == ns
+    return pid is not None and ns is not None and is_server(lab, pid) and _pid_ns(pid) == ns
 
 
 def owner_alive(lab: Lab) -> bool:
-    return lab.owner_pid is not None and _comm(lab.owner_pid) is not None
+    return lab.owner_pid is not None and process_comm(lab.owner_pid) is not None
 
 
 def describe(lab: Lab) -> list[str]:
@@ -274,7 +274,7 @@ def _start_server(lab: Lab, timeout: float = 10.0) -> int:
     """Start `iperf3 -s` as a daemon in the peer namespace; its pid once it listens."""
     if proc.find("iperf3") is None:
         raise LabError("iperf3 is not installed: apt install iperf3")
-    _state_dir_ok(lab.state_dir)  # iperf3 writes its pidfile there as root, following links
+    state_dir_ok(lab.state_dir)  # iperf3 writes its pidfile there as root, following links
     with contextlib.suppress(FileNotFoundError):
         lab.pidfile.unlink()  # iperf3 refuses to start over a pidfile it finds
     cmd = ["netns", "exec", lab.peer_netns, "iperf3", "-s", "-B", lab.peer_addr,
@@ -284,12 +284,12 @@ def _start_server(lab: Lab, timeout: float = 10.0) -> int:
     deadline = time.monotonic() + timeout
     pid: int | None = None
     while time.monotonic() < deadline:
-        pid = pid or _read_pidfile(lab.pidfile)
-        if pid is not None and _listening(pid, lab.port):
+        pid = pid or read_pidfile(lab.pidfile)
+        if pid is not None and listening(pid, lab.port):
             return pid
         time.sleep(0.02)
     if pid is not None:
-        _kill(pid)
+        kill(pid)
     raise LabError(
         f"the iperf3 server in {lab.peer_netns} did not start listening on "
         f"{lab.peer_addr}:{lab.port} within {timeout:.0f} s"
@@ -305,13 +305,13 @@ def _remove(lab: Lab) -> list[str]:
     inside keeps a deleted namespace alive), then the veth, then the namespaces."""
     removed = []
     # The server is found by its command line even when its namespace lost its name.
-    server = lab.server_pid if lab.server_pid and _is_server(lab, lab.server_pid) else None
-    if server is not None and _kill(server):
+    server = lab.server_pid if lab.server_pid and is_server(lab, lab.server_pid) else None
+    if server is not None and kill(server):
         removed.append(f"iperf3 server (pid {server})")
     for ns in (lab.netns, lab.peer_netns):
         for pid in _pids_in(ns):
-            comm = _comm(pid)
-            if pid != server and comm in SERVER_PROGRAMS and _kill(pid):
+            comm = process_comm(pid)
+            if pid != server and comm in SERVER_PROGRAMS and kill(pid):
                 removed.append(f"{comm} (pid {pid}) in {ns}")
     # Deleting one end deletes both, at once, even if some process still holds a namespace.
     gone = _ns_exists(lab.netns) and _ip("-n", lab.netns, "link", "del", lab.ifname, check=False)
@@ -337,10 +337,10 @@ def _remove(lab: Lab) -> list[str]:
 # -- staleness ----------------------------------------------------------------------------------
 def _stale(state_dir: Path) -> tuple[Lab | None, str, list[str]]:
     """(the recorded lab if it is stale, why, tags of orphan namespace pairs)."""
-    recorded = _read_state(state_dir)
+    recorded = read_state(state_dir)
     stale: Lab | None = None
     why = ""
-    if isinstance(recorded, _Unreadable):
+    if isinstance(recorded, Unreadable):
         why = f"state file {recorded.path} holds no lab ({recorded.reason})"
     elif recorded is not None:
         if not (_ns_exists(recorded.netns) and _ns_exists(recorded.peer_netns)):
@@ -348,7 +348,7 @@ def _stale(state_dir: Path) -> tuple[Lab | None, str, list[str]]:
         elif not owner_alive(recorded) and not server_running(recorded):
             stale, why = recorded, f"owner pid {recorded.owner_pid} gone, iperf3 server gone"
     claimed = recorded.name if isinstance(recorded, Lab) else None
-    tags = sorted({m.group(2) for n in _netns_names() if (m := _LAB_NS.match(n))})
+    tags = sorted({m.group(2) for n in _netns_names() if (m := LAB_NS.match(n))})
     orphans = [t for t in tags if t != claimed and not _in_use(t)]
     return stale, why, orphans
 
@@ -394,7 +394,7 @@ def _pids_in(ns: str) -> list[int]:
     if want is None:
         return []
     found = []
-    for entry in _proc_pids():
+    for entry in proc_pids():
         if entry == os.getpid():
             continue
         with contextlib.suppress(OSError):

@@ -5,7 +5,7 @@ the catalogs names one of them by id. A sixth record, "kernel-doc", stands for t
 documentation and marks statements that are general knowledge rather than something the
 reports measured.
 
-The records are data: tuitune/core/catalog_data/sources.toml, read once at import.
+The records are data: tuitune/core/catalog/data/sources.toml, read once at import.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tuitune.core.catalog_load import DATA_DIR, load
+from tuitune.core.catalog.load import DATA_DIR, load
 
 Setting = Literal["LAN", "WAN", "general"]
 

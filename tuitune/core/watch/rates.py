@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.procfs import CPU_FIELDS, CpuTimes, ProcStat, Softirqs, SoftnetRow
-from tuitune.core.snapshot import Counters
+from tuitune.core.watch.snapshot import Counters
 
 _WRAP32 = 1 << 32
 # A row whose moved cells are at most 1 in this many is done cell by cell (_irq_rates).

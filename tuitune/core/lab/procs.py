@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuitune.core import fsutil
-from tuitune.core.lab_state import Lab
+from tuitune.core.lab.state import Lab
 
 if TYPE_CHECKING:
     import psutil
@@ -43,7 +43,7 @@ def _process(pid: int) -> psutil.Process | None:
         return None
 
 
-def _is_server(lab: Lab, pid: int) -> bool:
+def is_server(lab: Lab, pid: int) -> bool:
     """pid is this lab's iperf3 server (its command line names the lab's pidfile), not some
     other process that got the pid after the server died."""
     import psutil
@@ -55,7 +55,7 @@ def _is_server(lab: Lab, pid: int) -> bool:
         return False
 
 
-def _read_pidfile(path: Path) -> int | None:
+def read_pidfile(path: Path) -> int | None:
     try:
         data = fsutil.read_file(path, 64, follow=False)
     except OSError:
@@ -64,7 +64,7 @@ def _read_pidfile(path: Path) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _listening(pid: int, port: int) -> bool:
+def listening(pid: int, port: int) -> bool:
     """A TCP socket on `port` in LISTEN state in pid's network namespace."""
     try:
         lines = Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]
@@ -77,7 +77,7 @@ def _listening(pid: int, port: int) -> bool:
     return False
 
 
-def _kill(pid: int, timeout: float = 3.0) -> bool:
+def kill(pid: int, timeout: float = 3.0) -> bool:
     """SIGTERM, then SIGKILL if it lingers; True once it is gone (a zombie is gone: only its
     parent's wait is missing)."""
     import psutil
@@ -109,13 +109,13 @@ def _gone(p: psutil.Process) -> bool:
         return True
 
 
-def _proc_pids() -> Iterator[int]:
+def proc_pids() -> Iterator[int]:
     for name in os.listdir("/proc"):
         if name.isdigit():
             yield int(name)
 
 
-def _comm(pid: int) -> str | None:
+def process_comm(pid: int) -> str | None:
     """The process's name (None: no such process). psutil completes a name the kernel cut at
     15 characters from argv[0] only when argv[0] starts with it, so it claims no more than the
     kernel's own name does."""

@@ -56,8 +56,8 @@ from tuitune.core.host.rss import RssState
 from tuitune.core.host.rss import read_state as read_rss_state
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
-from tuitune.core.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
 from tuitune.core.values import Unavailable, from_oserror
+from tuitune.core.watch.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
 

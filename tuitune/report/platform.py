@@ -8,7 +8,7 @@ from rich.text import Text
 
 from tuitune.core.host.platform import Platform
 from tuitune.core.platformview import platform_rows, worst
-from tuitune.core.snapshot import Snapshot
+from tuitune.core.watch.snapshot import Snapshot
 
 
 def platform_table(snap: Snapshot, platform: Platform) -> Table:

@@ -29,15 +29,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from tuitune.core.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, has_irq_debugfs, read_irq_affinity
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
-from tuitune.core.hostreader import HostReader, UnknownInterface
-from tuitune.core.rates import (
+from tuitune.core.values import Unavailable
+from tuitune.core.watch.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
+from tuitune.core.watch.hostreader import HostReader, UnknownInterface
+from tuitune.core.watch.rates import (
     Rates,
     compute_rates,
     other_intr,
@@ -45,8 +46,7 @@ from tuitune.core.rates import (
     since_boot,
     tree_uptime,
 )
-from tuitune.core.snapshot import Counters, HostState, NicState
-from tuitune.core.values import Unavailable
+from tuitune.core.watch.snapshot import Counters, HostState, NicState
 
 DriverStats = tuple[tuple[str, int], ...]
 
@@ -104,7 +104,7 @@ class Sampler:
         full_every: int = FULL_EVERY,
         first_gap: float | None = None,
         since_boot: bool = False,
-        cadence: Cadence | None = None,  # the three counts above at once (core/cadence.py)
+        cadence: Cadence | None = None,  # the three counts above at once (core/watch/cadence.py)
     ) -> None:
         if cadence is not None:
             slow_every, host_every = cadence.slow_every, cadence.host_every

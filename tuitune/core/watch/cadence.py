@@ -2,7 +2,7 @@
 
 The counters are read at every tick; the NIC state, the host state, the whole
 /proc/interrupts and the advisor's judgement for the header's count come every few ticks
-(core/sampler.py, tui/controllers/advisor.py). The counts are tuned for the default 1 s
+(core/watch/sampler.py, tui/controllers/advisor.py). The counts are tuned for the default 1 s
 interval; the live command keeps them in seconds at a shorter one (`Cadence.in_time`), so that
 `--interval 0.25` reads the counters four times as often, and the rest no more often than at
 1 s. Tests give their own counts, in ticks.

@@ -10,7 +10,7 @@ off leaves software GRO on (only hardware GRO, rx-gro-hw, needs it). Drivers may
 their own, so re-read the features after every change. `turns_off` holds the 6.x behaviour,
 `turns_off_reported` NASA's.
 
-The entries are data: tuitune/core/catalog_data/device.toml, read once at import.
+The entries are data: tuitune/core/catalog/data/device.toml, read once at import.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from tuitune.core.catalog import Advice, check_advice
-from tuitune.core.catalog_load import DATA_DIR, load
+from tuitune.core.catalog.load import DATA_DIR, load
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,10 @@
 """The sysctl catalog: every kernel knob tuitune shows, what it does, and what the reference
-documents (tuitune.core.sources) measured when they turned it.
+documents (tuitune.core.catalog.sources) measured when they turned it.
 
 This module holds the types, the lookup and the value parsing/formatting; the entries themselves
-(long help texts) are data, in tuitune/core/catalog_data/sysctl.toml, read once at import by
+(long help texts) are data, in tuitune/core/catalog/data/sysctl.toml, read once at import by
 `load_sysctls`. The non-sysctl knobs (offloads, rings, coalescing, affinity...) are in
-tuitune.core.catalog_device.
+tuitune.core.catalog.device.
 
 Nothing here reads or writes /proc: callers read the text elsewhere and hand it to
 `parse_value`; `format_value` gives the text to write back.
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tuitune.core.catalog_load import DATA_DIR, CatalogDataError, load
-from tuitune.core.sources import SOURCE_IDS
+from tuitune.core.catalog.load import DATA_DIR, CatalogDataError, load
+from tuitune.core.catalog.sources import SOURCE_IDS
 
 Scope = Literal["netns", "host"]
 """"netns": each network namespace has its own copy; "host": one value for the whole kernel."""
@@ -42,7 +42,7 @@ UINT_MAX = 2**32 - 1
 class Advice:
     """One piece of advice about a knob, and the document it comes from."""
 
-    source: str  # id in tuitune.core.sources.SOURCES
+    source: str  # id in tuitune.core.catalog.sources.SOURCES
     context: Context  # the situation the advice was given for
     value: str | None  # the value the document used or recommended, as it wrote it
     finding: str  # what it measured or states, in tuitune's own words, with figures

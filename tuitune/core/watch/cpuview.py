@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from tuitune.core.rates import CpuRates, IrqRate, Rates
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.rates import CpuRates, IrqRate, Rates
 
 # The CPU list's orders, in the order one key cycles them, and how the panel's title says each.
 SORTS = ("topology", "load", "softirq", "nic")

@@ -1,4 +1,4 @@
-"""Reading the catalog's data files (tuitune/core/catalog_data/*.toml) into frozen dataclasses.
+"""Reading the catalog's data files (tuitune/core/catalog/data/*.toml) into frozen dataclasses.
 
 The files are edited by people who know the field reports, not this code, so a mistake stops
 the load with one line naming the file and the entry: an unknown key (with the close match), a
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-DATA_DIR = Path(__file__).with_name("catalog_data")
+DATA_DIR = Path(__file__).with_name("data")
 
 T = TypeVar("T")
 

@@ -12,10 +12,10 @@ from tuitune.core.host.queuestats import QueueRates
 from tuitune.core.host.rss import RssState, table_vs_traffic
 from tuitune.core.procs.model import printable
 from tuitune.core.queueview import nic_queue_rows
-from tuitune.core.rates import Rates
-from tuitune.core.snapshot import NicState
 from tuitune.core.units import bitrate, rate, size
 from tuitune.core.values import Unavailable
+from tuitune.core.watch.rates import Rates
+from tuitune.core.watch.snapshot import NicState
 
 
 def _r(x: float | None) -> str:

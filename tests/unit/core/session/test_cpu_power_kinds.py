@@ -97,6 +97,16 @@ def test_no_cpufreq_in_a_vm_is_a_state(tmp_path: Path) -> None:
     assert out.status != "changed" and "no cpufreq here" in out.describe()
 
 
+def test_an_empty_cpufreq_directory_is_no_cpufreq(tmp_path: Path) -> None:
+    """The directory exists without cpufreq (this KVM host, the bench's guest): it was read as
+    a missing policy ("not present") until the guest's test found it."""
+    t = vm_tree(tmp_path / "vm")
+    (t / "sys/devices/system/cpu/cpufreq").mkdir(parents=True, exist_ok=True)
+    journal = Journal.open(access(t), tmp_path / "journal")
+    out = journal.apply(Key.cpu_governor(0), "performance")
+    assert out.status != "changed" and "no cpufreq here" in out.describe(), out.describe()
+
+
 @pytest.mark.parametrize(
     ("host", "name", "rel", "raw_off"),
     [

@@ -12,6 +12,7 @@ energy_performance_available_preferences) is refused before any write, in one li
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
@@ -47,6 +48,13 @@ def _path(key: Key) -> str:
     return f"{_CPUFREQ}/{key.name}/{_FILE[key.kind]}"
 
 
+def _has_policies(cpufreq: Path) -> bool:
+    try:
+        return any(p.name.startswith("policy") for p in cpufreq.iterdir())
+    except OSError:
+        return False
+
+
 class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
@@ -56,7 +64,9 @@ class CpuPowerKind(Family):
             rel = _path(key)
         except WriteRefused as exc:
             return exc.state
-        if key.kind != "cstate_disable" and not acc.root.sys_path(_CPUFREQ).is_dir():
+        if key.kind != "cstate_disable" and not _has_policies(acc.root.sys_path(_CPUFREQ)):
+            # The directory is there without cpufreq too (seen on this KVM host and in the
+            # bench's guest): no policy in it is what says so.
             return Unavailable("unsupported", "no cpufreq here (a VM guest, or scaling is off)")
         value = read_value(acc.root, acc.root.sys_path(rel), key.label)
         return value if isinstance(value, Unavailable) else {key: value}

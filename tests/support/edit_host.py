@@ -17,7 +17,7 @@ from pathlib import Path
 
 from textual.widget import Widget
 
-from tests.support.fixture_hosts import ReplayReader, host_32cpu
+from tests.support.fixture_hosts import ReplayReader, host_32cpu, shared_samples
 from tests.support.screen_text import screen_text, until
 from tests.support.session_fakes import FakeDevice
 from tests.tui.conftest import Tui
@@ -131,8 +131,9 @@ async def editing(
     size: tuple[int, int] = (160, 48),
     sysctls: Mapping[str, str] | None = None,
 ) -> AsyncIterator[EditHost]:
-    # Enough samples that the CPU rows (drop targets) stay for the whole test.
-    built, _ = host_32cpu(tmp_path / "host", samples=samples)
+    # Enough samples that the CPU rows (drop targets) stay for the whole test: replayed from a
+    # series shared by every test of the process; this test's own tree holds sample 0 only.
+    built, _ = host_32cpu(tmp_path / "host", samples=1)
     built.close()
     tree = built.root.proc.parent
     write_sysctls(tree, {**SYSCTLS, **(sysctls or {})})
@@ -146,7 +147,9 @@ async def editing(
     def eth(name: str) -> ScreenDevice:
         return dev if name == DEV else ScreenDevice(name)
 
-    reader = ReplayReader(tree, ethtool=eth, netns=netns)
+    reader = ReplayReader(
+        tree, ethtool=eth, netns=netns, samples=shared_samples(host_32cpu, samples)
+    )
     root = reader.root
 
     def access() -> HostAccess:

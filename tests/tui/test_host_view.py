@@ -49,7 +49,12 @@ async def host_view(app: TuituneApp) -> AsyncIterator[tuple[Pilot[int], HostScre
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
         await pilot.press("H")
-        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+        # Its list composed, not only the screen pushed: under load the test once queried the
+        # OptionList in between (NoMatches, seen at a load average of 13).
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, HostScreen) and bool(app.screen.query(OptionList)),
+        )
         assert isinstance(app.screen, HostScreen)
         yield pilot, app.screen
 

@@ -12,7 +12,8 @@ mostly frames, each key and each sample one render. So:
   and a sampler that never stops draws frames for the whole of the test's wall time, which a
   loaded machine stretches (test_advisor_runs' run-window test: 25 s of CPU in CI at 0.05 s).
 - `tests/support/edit_host.editing` for a test that edits (a FakeDevice eth0, logged writes).
-  Its 200 replayed samples are one series built once per test process
+  It samples at 1 s, as the command does (a change's own tick comes at once: the editor
+  asks the sampler for it). Its 200 replayed samples are one series built once per process
   (`tests/support/fixture_hosts.shared_samples`, read-only; the test's own tree holds only
   sample 0): building them per test was about 0.65 s of CPU each. A test with its own host
   and many samples can do the same: `ReplayReader(tree, samples=shared_samples(builder, n))`,
@@ -24,7 +25,7 @@ mostly frames, each key and each sample one render. So:
   checks (the arrows' walk is test_rows.py's); one arrow key is one render.
 - A table of bad inputs: through the journal as the editor's Enter does, with one case per
   editor typed into the screen (tests/tui/test_edit_invalid.py).
-- One App shared by several tests was measured and not taken: of the 62 `launch` tests only
+- One App shared by several tests was weighed and not taken: of the 62 `launch` tests only
   15 press no key, and those differ in host, size or samples (docs/testing.md).
 """
 

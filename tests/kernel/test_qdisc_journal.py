@@ -67,29 +67,48 @@ def test_a_tree_set_by_tc_comes_back_exactly(
     journal.close_restoring(False)
 
 
-def test_fq_missing_here_is_a_refusal_and_nothing_changes(
-    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
+@pytest.mark.parametrize(
+    ("tree", "value", "outcome", "still", "read"),
+    [
+        # fq is missing from this kernel: a refusal, the pfifo and its limit as they were.
+        (
+            ["pfifo", "limit", "50"],
+            "fq maxrate 1gbit",
+            ({"refused", "failed"}, "no fq qdisc"),
+            ["pfifo", "limit 50p"],
+            "pfifo limit 50",
+        ),
+        # a tree with classes is the user's own: left alone.
+        (
+            ["handle", "1:", "htb"],
+            "pfifo_fast",
+            ({"refused"}, "leaves it alone"),
+            ["htb 1: root"],
+            None,
+        ),
+    ],
+    ids=["fq-missing", "classes"],
+)
+def test_a_qdisc_it_cannot_set_is_refused_and_nothing_changes(
+    veth_ns: VethNs,
+    dev_access: tuple[str, HostAccess],
+    tmp_path: Path,
+    tree: list[str],
+    value: str,
+    outcome: tuple[set[str], str],
+    still: list[str],
+    read: str | None,
 ) -> None:
     dev, access = dev_access
-    veth_ns.nsexec("tc", "qdisc", "add", "dev", dev, "root", "pfifo", "limit", "50")
+    veth_ns.nsexec("tc", "qdisc", "add", "dev", dev, "root", *tree)
+    before = access.read(Key.qdisc(dev))
+    assert read is None or before == read
     journal = Journal.open(access, tmp_path)
-    out = journal.apply(Key.qdisc(dev), "fq maxrate 1gbit")
-    assert out.status in ("refused", "failed")
-    assert "no fq qdisc" in out.reason
-    assert "pfifo" in tc(veth_ns, dev) and "limit 50p" in tc(veth_ns, dev)
-    assert access.read(Key.qdisc(dev)) == "pfifo limit 50"
-    journal.close_restoring(False)
-
-
-def test_a_tree_with_classes_is_left_alone(
-    veth_ns: VethNs, dev_access: tuple[str, HostAccess], tmp_path: Path
-) -> None:
-    dev, access = dev_access
-    veth_ns.nsexec("tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
-    journal = Journal.open(access, tmp_path)
-    out = journal.apply(Key.qdisc(dev), "pfifo_fast")
-    assert out.status == "refused" and "leaves it alone" in out.reason
-    assert "htb 1: root" in tc(veth_ns, dev)
+    out = journal.apply(Key.qdisc(dev), value)
+    assert out.status in outcome[0] and outcome[1] in out.reason, out
+    shown = tc(veth_ns, dev)
+    assert all(s in shown for s in still), shown
+    assert access.read(Key.qdisc(dev)) == before
     journal.close_restoring(False)
 
 

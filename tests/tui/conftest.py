@@ -1,5 +1,33 @@
 """Shared pieces of the Pilot tests: start the live app on a fixture host, wait until it has
-drawn, and read back what the terminal shows (text of the screen, not internal flags)."""
+drawn, and read back what the terminal shows (text of the screen, not internal flags).
+
+Keeping a TUI test cheap (issue 29: this tier is the longest host lane, and every CPU second
+it spends is one the VM guest beside it waits for). Each booted App costs about 0.5 s of CPU
+(tree 0.1, mount 0.15, the first three samples 0.2-0.35); what a test does after that is
+mostly frames, each key and each sample one render. So:
+
+- `launch` (below) for a read-mostly test on a fixture host: 3 samples at 0.05 s, then the
+  sampler stops. A test that needs sampling to go on (limit=None) takes interval=0.2 or
+  slower: Pilot waits for the app to go idle after every key, which 0.05 s never lets it do,
+  and a sampler that never stops draws frames for the whole of the test's wall time, which a
+  loaded machine stretches (test_advisor_runs' run-window test: 25 s of CPU in CI at 0.05 s).
+- `tests/support/edit_host.editing` for a test that edits (a FakeDevice eth0, logged writes).
+  It samples at 1 s, as the command does (a change's own tick comes at once: the editor
+  asks the sampler for it). Its 200 replayed samples are one series built once per process
+  (`tests/support/fixture_hosts.shared_samples`, read-only; the test's own tree holds only
+  sample 0): building them per test was about 0.65 s of CPU each. A test with its own host
+  and many samples can do the same: `ReplayReader(tree, samples=shared_samples(builder, n))`,
+  unless it writes into the samples (then it needs its own, as `launch(prepare=...)` has).
+- A benchmark run that must span samples: feed its recording through a FIFO
+  (`tests/tui/test_bench_live.fifo`, `feeder`) and wait for a sample between lines, rather
+  than pacing it with sleeps; the test then decides how long the run is, not the machine.
+- A row to act on: `view.move_cursor_to(key)` when the walk there is not what the test
+  checks (the arrows' walk is test_rows.py's); one arrow key is one render.
+- A table of bad inputs: through the journal as the editor's Enter does, with one case per
+  editor typed into the screen (tests/tui/test_edit_invalid.py).
+- One App shared by several tests was weighed and not taken: of the 62 `launch` tests only
+  15 press no key, and those differ in host, size or samples (docs/testing.md).
+"""
 
 from __future__ import annotations
 

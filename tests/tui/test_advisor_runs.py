@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.support.fixture_hosts import host_32cpu
 from tests.tui.conftest import Tui
-from tests.tui.test_bench_form import replay, strip_text
-from tests.tui.test_bench_live import start
+from tests.tui.test_bench_form import FIXTURES, replay, strip_text
+from tests.tui.test_bench_live import feeder, fifo, start
 from tests.tui.test_runs_screen import open_runs
 from tuitune.core.bench.notebook import Notebook
 from tuitune.tui.app import TuituneApp
@@ -107,25 +107,20 @@ async def test_an_undone_finding_is_not_followed(tmp_path: Path) -> None:
         reader.close()
 
 
-def paced(name: str, pause: float) -> list[str]:
-    """A recorded iperf3 output played a line at a time: a run that lasts several samples."""
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "iperf3" / name
-    loop = f'while IFS= read -r l; do printf "%s\\n" "$l"; sleep {pause}; done < "$0"'
-    return ["sh", "-c", loop, str(path)]
-
-
 async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path) -> None:
     """Issue 16: "during a benchmark the window is the run itself". Before a run the view
     judges the last seconds; right after one it judges that run's samples (the moving window
     would hold the idle seconds after it); WINDOW samples later the last seconds again."""
-    from tuitune.tui.controllers.advisor import WINDOW
+    from tuitune.tui.controllers.advisor import COUNT_FROM, WINDOW
 
     reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     nb = Notebook(tmp_path / "runs.jsonl")
+    # A slow interval: the screen samples all along, and Pilot waits for it to go idle after
+    # each key (at 0.05 s this one test took 25 s of CPU in CI).
     app = TuituneApp(
         reader,
         ifname,
-        interval=0.05,
+        interval=0.2,
         env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=None,  # samples go on during the run
         show_cost=False,
@@ -134,7 +129,7 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
         journal_dir=tmp_path / "journal",
         notebook_path=nb.path,
     )
-    app.app_bench.command = paced("normal-p1.txt", 0.05)
+    recording = (FIXTURES / "normal-p1.txt").read_text().splitlines(keepends=True)
 
     async def window() -> bool:
         await tui.press("A")
@@ -145,8 +140,8 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
         await tui.wait(lambda: not isinstance(app.screen, AdvisorScreen), "closed")
         return screen.of_run
 
-    # The run's window stays the one judged for WINDOW samples after it ends: 0.5 s at this
-    # interval, which a loaded machine spent before the test could look. Sampling holds from
+    # The run's window stays the one judged for WINDOW samples after it ends: 2 s at this
+    # interval, which a loaded machine may spend before the test could look. Sampling holds from
     # the moment the run ends until the test has looked, so "just after" is exact.
     # It stays so for as many samples as the run lasted (WINDOW at least): count them.
     started, ended = app.advisor.run_started, app.advisor.run_ended
@@ -164,16 +159,32 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
     app.advisor.run_started = run_started  # type: ignore[method-assign]
     app.advisor.run_ended = run_ended  # type: ignore[method-assign]
     try:
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with fifo(tmp_path) as (command, path), app.run_test(size=(160, 48)) as pilot:
+            app.app_bench.command = command
             tui = Tui(app, pilot, reader)
             await tui.wait(lambda: app.samples_drawn >= 5, "the whole window drawn")
             assert not await window()  # the last seconds
             await start(tui)
+            out = await feeder(path)
+            try:
+                await tui.wait(lambda: "start" in drawn_at, "the run started")
+                # The recorded run's first lines a sample each: the run lasts COUNT_FROM
+                # samples at least, the fewest it is judged on, whatever the machine's speed
+                # (a shell loop pacing the lines at 0.05 s once decided that).
+                for i, line in enumerate(recording):
+                    drawn = app.samples_drawn
+                    out.write(line)
+                    out.flush()
+                    if i <= COUNT_FROM:
+                        await tui.wait(lambda n=drawn: app.samples_drawn > n, "a run sample")
+            finally:
+                out.close()
             await tui.wait(lambda: len(nb.runs()) == 1, "the run recorded")
             await tui.wait(lambda: app.sampler.paused, "the run ended")
             assert await window()  # the run just ended
             app.sampler.pause(False)
             drawn = app.samples_drawn
+            assert drawn_at["end"] - drawn_at["start"] >= COUNT_FROM
             lasted = max(WINDOW, drawn_at["end"] - drawn_at["start"])
             await tui.wait(lambda: app.samples_drawn > drawn + lasted + 1, "the run aged out")
             assert not await window()

@@ -6,8 +6,11 @@ row's catalog help (CPU power here), and the NIC panel's title names the worst f
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
 from tests.support.fixture_hosts import host_32cpu
@@ -18,12 +21,15 @@ from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.screens.host import HostScreen
 
 
-def console_app(tmp_path: Path, *, editable: bool = False) -> TuituneApp:
+def console_app(tmp_path: Path, *, editable: bool = False, platform: bool = True) -> TuituneApp:
+    """The app on the Linux console; `platform`: with pepc's CPU power and the NIC's config
+    space in the tree (without: the recorded host as it is)."""
     reader, ifname = host_32cpu(tmp_path, samples=5)
     tree = tmp_path / "host_32cpu"
-    pepc_tree(tree, "clx2s0", keep=TREE_OWNS)
-    cfg = pcie_config(mps=128, mps_supported=512, mrrs=512, msix_table=16)
-    (tree / "sys/devices/pci0000:00/0000:02:00.0/config").write_bytes(cfg)
+    if platform:
+        pepc_tree(tree, "clx2s0", keep=TREE_OWNS)
+        cfg = pcie_config(mps=128, mps_supported=512, mrrs=512, msix_table=16)
+        (tree / "sys/devices/pci0000:00/0000:02:00.0/config").write_bytes(cfg)
     return TuituneApp(
         reader,
         ifname,
@@ -35,6 +41,29 @@ def console_app(tmp_path: Path, *, editable: bool = False) -> TuituneApp:
         journal_dir=tmp_path / "journal",
         editable=editable,
     )
+
+
+@asynccontextmanager
+async def host_view(app: TuituneApp) -> AsyncIterator[tuple[Pilot[int], HostScreen]]:
+    """The app at 80x24 with its first sample drawn and H pressed: the Host view open."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
+        await pilot.press("H")
+        # Its list composed, not only the screen pushed: under load the test once queried the
+        # OptionList in between (NoMatches, seen at a load average of 13).
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, HostScreen) and bool(app.screen.query(OptionList)),
+        )
+        assert isinstance(app.screen, HostScreen)
+        yield pilot, app.screen
+
+
+def highlight(screen: HostScreen, label: str) -> None:
+    """Put the Host view's highlight on the row labelled `label`."""
+    options = screen.query_one(OptionList)
+    ids = {r.label: oid for oid, r in screen._by_id.items()}
+    options.highlighted = options.get_option_index(ids[label])
 
 
 async def test_h_opens_the_host_view_at_80x24_on_the_console(tmp_path: Path) -> None:
@@ -71,20 +100,8 @@ async def test_h_opens_the_host_view_at_80x24_on_the_console(tmp_path: Path) -> 
 async def test_h_on_a_host_without_platform_files(tmp_path: Path) -> None:
     """The recorded host as it is (no cpufreq, no cpuidle, no config space): states, no
     traceback, nothing named in the NIC title."""
-    reader, ifname = host_32cpu(tmp_path, samples=5)
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=0.05,
-        limit=6,
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path / "journal",
-    )
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
-        await pilot.press("H")
-        await until(pilot, lambda: isinstance(app.screen, HostScreen))
+    app = console_app(tmp_path, platform=False)
+    async with host_view(app) as (pilot, _):
         await until(pilot, lambda: "no cpufreq" in screen_text(app))
         assert "platform: nothing found" in screen_text(app)
         assert "host:" not in app.platform_note
@@ -111,15 +128,8 @@ async def test_e_changes_a_module_parameter_from_the_host_view(tmp_path: Path) -
     nothing is written; "NAME VALUE" goes through the journal and the view shows it."""
     app = console_app(tmp_path, editable=True)
     param = _with_igb_param(tmp_path / "host_32cpu")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
-        await pilot.press("H")
-        await until(pilot, lambda: isinstance(app.screen, HostScreen))
-        screen = app.screen
-        assert isinstance(screen, HostScreen)
-        options = screen.query_one(OptionList)
-        ids = {r.label: oid for oid, r in screen._by_id.items()}
-        options.highlighted = options.get_option_index(ids["igb params (*rw)"])
+    async with host_view(app) as (pilot, screen):
+        highlight(screen, "igb params (*rw)")
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, EditorScreen))
         await pilot.press(*"InterruptThrottleRate", "enter")
@@ -152,15 +162,8 @@ async def test_smt_off_from_the_host_view_names_the_cpus_and_goes_on_trial(
         (cpu / f"cpu{n}/topology").mkdir(parents=True, exist_ok=True)
         sib = f"{n % 4},{n % 4 + 4}" if n < 8 else str(n)
         (cpu / f"cpu{n}/topology/thread_siblings_list").write_text(sib + "\n")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
-        await pilot.press("H")
-        await until(pilot, lambda: isinstance(app.screen, HostScreen))
-        screen = app.screen
-        assert isinstance(screen, HostScreen)
-        options = screen.query_one(OptionList)
-        ids = {r.label: oid for oid, r in screen._by_id.items()}
-        options.highlighted = options.get_option_index(ids["SMT"])
+    async with host_view(app) as (pilot, screen):
+        highlight(screen, "SMT")
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, EditorScreen))
         app.screen.query_one(Input).value = "off"
@@ -177,15 +180,8 @@ async def test_smt_off_from_the_host_view_names_the_cpus_and_goes_on_trial(
 async def test_e_on_a_read_only_session_changes_nothing(tmp_path: Path) -> None:
     app = console_app(tmp_path)  # a recorded tree, not made editable: read-only
     param = _with_igb_param(tmp_path / "host_32cpu")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
-        await pilot.press("H")
-        await until(pilot, lambda: isinstance(app.screen, HostScreen))
-        screen = app.screen
-        assert isinstance(screen, HostScreen)
-        options = screen.query_one(OptionList)
-        ids = {r.label: oid for oid, r in screen._by_id.items()}
-        options.highlighted = options.get_option_index(ids["igb params (*rw)"])
+    async with host_view(app) as (pilot, screen):
+        highlight(screen, "igb params (*rw)")
         await pilot.press("e")
         await until(pilot, lambda: "read-only here" in screen_text(app))
         assert isinstance(app.screen, HostScreen) and param.read_text() == "8000\n"

@@ -69,7 +69,9 @@ _FQ_FIXED: dict[str, int | str] = {
     "refill_delay": 40000,
     "orphan_mask": 1023,
     "rate_enable": 1,
-    "low_rate_threshold": 550000 * 8,
+    # fq_init sets 550000 / 8 bytes/s; read in bits/s (qdisc.py multiplies rates by 8). It said
+    # 550000 * 8 until the guest's mq+fq test found every fresh fq read back as "other".
+    "low_rate_threshold": 550000,
 }
 _FQ_DEFAULTS: dict[str, int | str] = {"limit": 10000, "flow_limit": 100, "maxrate": "unlimited"}
 _FQ_CODEL_DEFAULTS: dict[str, int | str] = {"limit": 10240, "flows": 1024}

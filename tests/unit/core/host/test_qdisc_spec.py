@@ -182,7 +182,8 @@ def test_tbf_and_pfifo_payloads() -> None:
     assert options_payload(pfifo.leaf) == struct.pack("=I", 77)
 
 
-FQ_DEFAULTS_6_1 = {  # what a 6.1 kernel's fq_dump gives for a fresh fq (sch_fq.c fq_init)
+FQ_DEFAULTS_6_1 = {  # what a 6.1 kernel's fq_dump gives for a fresh fq (sch_fq.c fq_init), as
+    # fq_options reads it: rates in bits/s
     "limit": 10000,
     "flow_limit": 100,
     "quantum": 3028,
@@ -192,7 +193,7 @@ FQ_DEFAULTS_6_1 = {  # what a 6.1 kernel's fq_dump gives for a fresh fq (sch_fq.
     "refill_delay": 40000,
     "orphan_mask": 1023,
     "rate_enable": 1,
-    "low_rate_threshold": 550000 * 8,
+    "low_rate_threshold": 550000,  # 550000 / 8 bytes/s in fq_init, read in bits/s
     "ce_threshold": 0xFFFFFFFF,
     "timer_slack": 10000,
     "horizon": 10_000_000,
@@ -235,3 +236,23 @@ def test_fq_options_set_are_sent_and_read_back_from_the_message_bytes() -> None:
     # an fq at its defaults sends none of them (a pre-5.7 kernel has no horizon)
     set_root(send, 7, spec_of(FQ), 1)
     assert not {12, 13, 14, 15} & set(dict(iter_attrs(send.sent[-1][4])))
+
+
+def _nla(atype: int, payload: bytes) -> bytes:
+    head = struct.pack("=HH", 4 + len(payload), atype)
+    return head + payload + b"\0" * (-len(payload) % 4)
+
+
+def test_a_fresh_fq_as_the_6_1_kernel_dumps_it_is_rebuildable() -> None:
+    """The bytes of sch_fq.c's fq_dump for a fresh fq on a 1514-byte device, in its order and
+    its units (bytes/s for rates: fq_init's low_rate_threshold is 550000 / 8; jiffies_to_usecs
+    of 40 ms; the CE threshold ~0U us), read by the reader: "fq" and its defaults, nothing
+    "other". The guest's mq+fq test found this read back as "other" (the fixed value was in
+    the wrong unit) and every fq write rolled back."""
+    u32 = [
+        (1, 10000), (2, 100), (3, 3028), (4, 15140), (5, 1), (7, 0xFFFFFFFF), (9, 40000),
+        (10, 1023), (11, 550000 // 8), (12, 0xFFFFFFFF), (8, 10), (13, 10000), (14, 10_000_000),
+    ]  # fmt: skip
+    raw = b"".join(_nla(t, struct.pack("=I", v)) for t, v in u32) + _nla(15, b"\x01")
+    fresh = Qdisc("fq", "8001:", "root", fq_options(raw))
+    assert tree_value([fresh]) == FQ.replace("1000000000", "unlimited")

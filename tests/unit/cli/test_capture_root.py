@@ -158,9 +158,10 @@ def test_show_root_capture_has_its_connections(tmp_path: Path) -> None:
     link = LinkExtra(None, None, None, None)
     dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none, none)
     (tmp_path / "ethtool").mkdir()
-    (tmp_path / "ethtool/eth0.json").write_bytes(
-        capture_json(dataclasses.replace(dev, connections=(conn,)))
-    )
+    for name in ("eth0", "eth4"):  # the tree's interface, and the one its recording holds
+        (tmp_path / f"ethtool/{name}.json").write_bytes(
+            capture_json(dataclasses.replace(dev, connections=(conn,)))
+        )
     with_conns = tmp_path / "conns.tar.gz"
     with tarfile.open(cap) as src, tarfile.open(with_conns, "w:gz") as out:
         for m in src:
@@ -173,6 +174,10 @@ def test_show_root_capture_has_its_connections(tmp_path: Path) -> None:
     text = _show("--root", str(with_conns), "eth0")[0]
     assert "TCP connections on eth0" in text and "bbr" in text and "1448" in text
     assert json.loads(_show("--json", "--root", str(tree), "eth0")[0])["connections"] is None
+    # The advisor judges them (over the capture's recording): the one without window
+    # scaling is named.
+    found = json.dumps(_advise("--root", str(with_conns), "eth0"))
+    assert "connection-no-wscale" in found and "198.18.113.77:40000" in found
     unpacked = tmp_path / "unpacked"  # the tree a capture unpacks to: C's read
     shutil.copytree(tree, unpacked, symlinks=True)
     shutil.copytree(tmp_path / "ethtool", unpacked / "ethtool")

@@ -154,6 +154,9 @@ class SweepRunner:
         self.recording_path: str | None = None
         self._windows: dict[int, list[float]] = {}
         self._first = threading.Event()  # the sampler delivered (and recorded) a sample
+        # The live screen's --record (its recording, not one of the sweep's own): where the
+        # sweep's journal steps go when it has no recorder (recorder.safe_event's shape).
+        self.on_journal: Callable[[str, dict[str, object]], None] | None = None
 
     def cancel(self) -> None:
         """Stop the sweep from another thread (the live screen's X): it ends as after Ctrl+C,
@@ -527,10 +530,11 @@ class SweepRunner:
         """Each step of a change the sweep made (a cell's settings, putting them back, the
         final restore) into the recording, as the live screen's --record writes its own:
         replay's `]` stops at them. A failed write stops the recording, never the sweep."""
-        if self.recorder is None:
+        sink = self.recorder.safe_event if self.recorder is not None else self.on_journal
+        if sink is None:
             return
         for out in outs:
-            self.recorder.safe_event("journal", journal_event(out, end.name))
+            sink("journal", journal_event(out, end.name))
 
 
 def _repeat_line(event: Finished) -> str:

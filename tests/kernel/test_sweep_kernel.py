@@ -29,6 +29,8 @@ import pytest
 
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
+from tuitune.core.record.player import RecordingReader
+from tuitune.core.record.replay import open_recording
 from tuitune.core.session import Session, journal_dir
 from tuitune.core.session.journal_file import host_id
 from tuitune.core.sweep import pivot
@@ -255,6 +257,17 @@ def test_tuitune_sweep_as_a_user_runs_it_and_sigterm_restores(pair: Pair, tmp_pa
     assert rec.parent == tmp_path and rec.stat().st_mode & 0o777 == 0o600
     assert f"recording: {rec}" in done.stderr
     assert all(float(t["recording_to"]) > float(t["recording_from"]) for t in tags)
+    # Its own setting changes are journal steps in it (set for a cell, put back after it),
+    # which replay's `]` stops at, as a live screen's --record holds its changes.
+    steps = [r.data["v"] for r in open_recording(rec).reading.records() if r.kind == "journal"]
+    assert all(step["status"] == "changed" for step in steps), steps
+    tso = [step for step in steps if str(step["key"]).endswith(" tx-tcp-segmentation")]
+    sack = [step for step in steps if "tcp_sack" in str(step["key"])]
+    assert [(t["before"], t["after"]) for t in tso[:2]] == [("on", "off"), ("off", "on")], steps
+    assert sack and sack[0]["before"] == "1" and sack[0]["after"] == "0", sack
+    with RecordingReader(open_recording(rec)) as replayed:
+        labels = [label for _, label in replayed.events()]
+    assert sum(" tx-tcp-segmentation:" in label for label in labels) == len(tso)
 
     bad = subprocess.run(
         [*common[:4], str(tmp_path / "nope.toml"), *common[5:]], capture_output=True, text=True

@@ -36,5 +36,6 @@ async def test_c_shows_the_connections_at_80x24(launch: Launch) -> None:
         row = next(ln for ln in tui.lines() if "192.168.1.9:40001" in ln)
         assert "off" in row and "25.00" in row
         assert "\x1b" not in text and "\\x1b" in text  # the hostile name, escaped
+        assert "from the tree, read once" in text  # a --root tree's (a capture's) do not move
         await tui.press("escape")
         assert not isinstance(tui.app.screen, ConnsScreen)

@@ -250,7 +250,8 @@ def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
     queues_now = reader.queue_stats(ifname) if root.live else None
     rss = reader.rss(ifname) if root.live else None
     qdiscs = reader.qdiscs(ifname) if root.live else None
-    conns = reader.connections(ifname) if root.live else None
+    # A capture holds the connections inet_diag gave when it was taken (core/capture).
+    conns = reader.connections(ifname) if root.live or reader.captured(ifname) else None
     procs_now = nic_procs_reading(reader, ifname)
 
     def stats(value: object) -> tuple[tuple[str, int], ...] | None:

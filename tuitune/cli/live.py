@@ -114,12 +114,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         try:
             snap = reader.snapshot(ifname)
             stats_now = reader.queue_stats(ifname) if stats_then is not None and ifname else None
-            # A capture holds the qdiscs and the RSS state too (read when it was taken).
+            # A capture holds the qdiscs, the RSS state and the TCP connections too (read
+            # when it was taken).
             held = ifname is not None and (root.live or reader.captured(ifname))
             rss = reader.rss(ifname) if held and ifname else None
             kept = reader.captured_queues(ifname) if held and ifname and not root.live else None
             qdiscs = reader.qdiscs(ifname) if held and ifname else None
-            conns = reader.connections(ifname) if root.live and ifname else None
+            conns = reader.connections(ifname) if held and ifname else None
         except UnknownInterface as exc:  # deleted during the interval
             err(str(exc))
             return EXIT_USAGE

@@ -8,6 +8,7 @@ unknown interface, a file that exists or is not a recording).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import queue
 import signal
@@ -21,6 +22,7 @@ from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err
 from tuitune.core.text import printable
 
 if TYPE_CHECKING:
+    from tuitune.core.host.conns import Connection
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.record.replay import Recording
     from tuitune.core.watch.hostreader import HostReader
@@ -203,6 +205,23 @@ def _open(path: Path) -> Recording | None:
     return rec
 
 
+def _captured_connections(path: Path, ifname: str) -> tuple[Connection, ...] | None:
+    """The TCP connections the capture holding recording `path` took (None: a bare
+    recording, or none captured): a recording holds no connections of its own."""
+    from tuitune.core.capture.device import CapturedDevice, load_device
+    from tuitune.core.record.replay import CAPTURED
+
+    if _is_capture(path):
+        tree = _common.host_tree(path)  # unpacked once per command (cached)
+    else:
+        tree = path.parent if path.name == CAPTURED else None
+    if tree is None:
+        return None
+    dev = load_device(tree, ifname)  # bounded, typed, checked (core/capture/device.py)
+    conns = dev.dev.connections if isinstance(dev, CapturedDevice) else None
+    return conns if isinstance(conns, tuple) else None
+
+
 def _is_capture(path: Path) -> bool:
     """A gzip file (a capture), not a recording: its first two bytes."""
     import os
@@ -295,6 +314,9 @@ def advise_recording(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     window, nic = facts.window, facts.nic
     assert nic is not None  # recorded_facts refuses a window without one
+    conns = _captured_connections(args.recording, nic.link.ifname)
+    if conns is not None:  # a capture's: read once, when it was taken
+        facts = dataclasses.replace(facts, connections=conns)
     advice = advise(facts)
     ifname = nic.link.ifname
     if args.json:

@@ -28,7 +28,7 @@ from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.record.player import RecordingReader
-from tuitune.core.record.recorder import bench_event
+from tuitune.core.record.recorder import bench_event, journal_event
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.watch.cadence import Cadence
@@ -78,17 +78,6 @@ if TYPE_CHECKING:
 # first frame's CPU columns); the next frame is a whole interval's, as usual.
 FIRST_GAP = 0.25
 T = TypeVar("T")
-
-
-def journal_event(out: Outcome) -> dict[str, object]:
-    """A change's step as a recording holds it (docs/recording.md, record `journal`)."""
-    return {
-        "key": out.key.label,
-        "status": out.status,
-        "before": out.before,
-        "after": out.after,
-        "reason": out.reason,
-    }
 
 
 # Keys that act on a live host only, hidden in replay (the footer shows replay's keys).

@@ -130,7 +130,13 @@ class HostView(Frame):
         reader = self.reader
         shell = cast(Shell, self)
         shell.push_screen(
-            ConnsScreen(shell, ifname, lambda: reader.connections(ifname), self.interval)
+            ConnsScreen(
+                shell,
+                ifname,
+                lambda: reader.connections(ifname),
+                self.interval,
+                live=reader.root.live,
+            )
         )
 
     def _platform_note(self, note: str) -> None:

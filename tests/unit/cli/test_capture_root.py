@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import shutil
 import tarfile
 from pathlib import Path
 
@@ -139,3 +140,49 @@ def test_show_root_capture_has_its_per_queue_rates(tmp_path: Path) -> None:
     got = doc["queue_rates"]
     assert got["seconds"] == 2.0 and got["source"] == "ethtool -S"
     assert got["queues"][0]["rx"] == {"packets": 1000.0, "bytes": 1_000_000.0}
+
+
+def test_show_root_capture_has_its_connections(tmp_path: Path) -> None:
+    """A capture's TCP connections are what `show --root` prints and what the live screen's
+    `C` reads (HostReader.connections); a plain tree says they are not recorded."""
+    from tuitune.core.capture.device import DeviceCapture, LinkExtra, capture_json
+    from tuitune.core.host.conns import Connection
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.values import Unavailable
+    from tuitune.core.watch.hostreader import HostReader
+
+    tree, cap = _capture(tmp_path, samples=2)
+    none = Unavailable("unsupported", "not captured")
+    conn = Connection("198.18.2.15", 5201, "198.18.113.77", 40000, "bbr", 10, 0.25, 3,
+                      None, None, 1448, True, True, None)  # fmt: skip
+    link = LinkExtra(None, None, None, None)
+    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none, none)
+    (tmp_path / "ethtool").mkdir()
+    for name in ("eth0", "eth4"):  # the tree's interface, and the one its recording holds
+        (tmp_path / f"ethtool/{name}.json").write_bytes(
+            capture_json(dataclasses.replace(dev, connections=(conn,)))
+        )
+    with_conns = tmp_path / "conns.tar.gz"
+    with tarfile.open(cap) as src, tarfile.open(with_conns, "w:gz") as out:
+        for m in src:
+            out.addfile(m, src.extractfile(m) if m.isreg() else None)
+        out.add(tmp_path / "ethtool", arcname="ethtool")
+    doc = json.loads(_show("--json", "--root", str(with_conns), "eth0")[0])
+    assert [(c["remote"], c["cc"], c["wscale"]) for c in doc["connections"]] == [
+        ("198.18.113.77", "bbr", None)
+    ]
+    text = _show("--root", str(with_conns), "eth0")[0]
+    assert "TCP connections on eth0" in text and "bbr" in text and "1448" in text
+    assert json.loads(_show("--json", "--root", str(tree), "eth0")[0])["connections"] is None
+    # The advisor judges them (over the capture's recording): the one without window
+    # scaling is named.
+    found = json.dumps(_advise("--root", str(with_conns), "eth0"))
+    assert "connection-no-wscale" in found and "198.18.113.77:40000" in found
+    unpacked = tmp_path / "unpacked"  # the tree a capture unpacks to: C's read
+    shutil.copytree(tree, unpacked, symlinks=True)
+    shutil.copytree(tmp_path / "ethtool", unpacked / "ethtool")
+    with HostReader(HostRoot.fixture(unpacked)) as reader:
+        assert reader.connections("eth0") == (conn,)
+    with HostReader(HostRoot.fixture(tree)) as reader:
+        got = reader.connections("eth0")
+        assert isinstance(got, Unavailable) and got.reason == "not recorded in this host tree"

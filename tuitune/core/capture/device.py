@@ -11,12 +11,14 @@ typed by the record codec against these classes' own hints.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tuitune.core.docfile import DocumentError
+from tuitune.core.host.conns import MAX_CONNECTIONS, Connection
 from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
 from tuitune.core.host.netdev import Link
 from tuitune.core.host.qdisc import Qdisc
@@ -67,6 +69,8 @@ class DeviceCapture:
     qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
     rss: RssState | None = None  # the RSS table and hash fields (ioctls); None: not captured
     queues: QueueCounters | None = None  # None: not captured (no recording, no statistics)
+    # The TCP connections on the interface's addresses (inet_diag); None: not captured.
+    connections: tuple[Connection, ...] | Unavailable | None = None
 
 
 def capture_json(dev: DeviceCapture) -> bytes:
@@ -160,7 +164,35 @@ def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
         dev = decode(parse_json(text, name), DeviceCapture, name)
     except (OSError, DocumentError) as exc:
         return NotCaptured(Unavailable("error", str(exc)))
+    if isinstance(dev.connections, tuple):
+        dev = replace(dev, connections=checked_connections(dev.connections, name))
     return CapturedDevice(dev)
+
+
+def _is_address(text: str) -> bool:
+    """An address as inet_diag's reader writes it: no scope (`fe80::1%` takes any text)."""
+    try:
+        return "%" not in text and str(ipaddress.ip_address(text)) == text
+    except ValueError:
+        return False
+
+
+def checked_connections(
+    conns: tuple[Connection, ...], name: str
+) -> tuple[Connection, ...] | Unavailable:
+    """A capture's connections, each address an IP address and each port a port (they are
+    shown as table text): any other is a state naming the file, none of them shown."""
+    if len(conns) > MAX_CONNECTIONS:
+        return Unavailable("error", f"{name}: connections: more than {MAX_CONNECTIONS}")
+    for i, c in enumerate(conns):
+        for field, addr, port in (("local", c.local, c.lport), ("remote", c.remote, c.rport)):
+            if not _is_address(addr):
+                return Unavailable("error", f"{name}: connections[{i}]: {field}: not an address")
+            if not 0 <= port <= 65535:
+                return Unavailable("error", f"{name}: connections[{i}]: {field}: not a port")
+        if c.wscale is not None and not all(0 <= w <= 15 for w in c.wscale):
+            return Unavailable("error", f"{name}: connections[{i}]: wscale: out of range")
+    return conns
 
 
 def captured_netns(tree: Path) -> str | None:

@@ -3,6 +3,7 @@ state and a few seconds of recording, anonymise, write the tar.gz (docs/capture.
 
 from __future__ import annotations
 
+import ipaddress
 import queue
 import shutil
 import tempfile
@@ -24,6 +25,7 @@ from tuitune.core.capture.device import (
     capture_json,
 )
 from tuitune.core.capture.trace import trace_root, traced_reads
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.platform import DriverPlatform, read_driver
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
@@ -85,6 +87,23 @@ class _Identity:
             n.link, address=self.mac(n.link.address), perm_address=self.mac(n.link.perm_address)
         )
         return replace(n, link=link)
+
+    def ip(self, text: str) -> str:
+        """An address replaced as the tree's /proc/net files replace it (anon.py), so that a
+        connection and the socket in /proc/net/tcp keep the same address."""
+        if self.anon is None:
+            return text
+        ip = ipaddress.ip_address(text)
+        if isinstance(ip, ipaddress.IPv4Address):
+            return str(ipaddress.IPv4Address(self.anon.ipv4(int(ip))))
+        return str(ipaddress.IPv6Address(self.anon.ipv6(ip.packed)))
+
+    def connections(
+        self, conns: tuple[Connection, ...] | Unavailable
+    ) -> tuple[Connection, ...] | Unavailable:
+        if isinstance(conns, Unavailable):
+            return conns
+        return tuple(replace(c, local=self.ip(c.local), remote=self.ip(c.remote)) for c in conns)
 
     def sample(self, s: Sample) -> Sample:
         return replace(
@@ -159,6 +178,7 @@ def take(
         driver = read_driver(live.root, ifname, live.call)
         qdiscs = live.qdiscs(ifname)
         rss = live.rss(ifname)
+        conns = ident.connections(live.connections(ifname))
         samples_bytes, samples, queues = (
             _queue_counters(live, ifname, lambda: _record(live, ifname, netns, seconds, ident))
             if seconds > 0
@@ -171,7 +191,11 @@ def take(
                 tree.put(rel, data)
     if snap.nic is not None:
         tree.extra[f"{DIR}/{ifname}.json"] = capture_json(
-            replace(device_of(ident.nic(snap.nic), driver, qdiscs, rss), queues=queues)
+            replace(
+                device_of(ident.nic(snap.nic), driver, qdiscs, rss),
+                queues=queues,
+                connections=conns,
+            )
         )
     if samples_bytes:
         tree.extra[RECORDING] = samples_bytes

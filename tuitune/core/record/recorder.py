@@ -7,13 +7,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuitune import __version__
 from tuitune.core.record.codec import encode
 from tuitune.core.record.fileformat import RecordError, Writer
 from tuitune.core.watch.sampler import Sample
 from tuitune.core.watch.snapshot import HostState
+
+if TYPE_CHECKING:
+    from tuitune.core.session.outcome import Outcome
 
 
 class Recorder:
@@ -129,6 +132,18 @@ class Recorder:
                 return
             when = time.monotonic() - self._t0 if at is None else at
             self.writer.add({"t": kind, "at": max(0.0, when), "v": value})
+
+
+def journal_event(out: Outcome, end: str = "") -> dict[str, object]:
+    """A change's step as a recording holds it (record `journal`): the live screen's and a
+    sweep's write the same. `end`: the peer's name for a step made at a sweep's peer."""
+    return {
+        "key": f"{end} {out.key.label}" if end else out.key.label,
+        "status": out.status,
+        "before": out.before,
+        "after": out.after,
+        "reason": out.reason,
+    }
 
 
 def bench_event(event: object) -> dict[str, object] | None:

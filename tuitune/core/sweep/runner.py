@@ -29,7 +29,7 @@ from tuitune.core.host.netns import NetnsError
 from tuitune.core.host.root import HostRoot
 from tuitune.core.lab.servers import serve
 from tuitune.core.lab.state import Lab, LabError
-from tuitune.core.record.recorder import Recorder, bench_event
+from tuitune.core.record.recorder import Recorder, bench_event, journal_event
 from tuitune.core.session import (
     InvalidValue,
     Journal,
@@ -153,6 +153,10 @@ class SweepRunner:
         self.recorder: Recorder | None = None
         self.recording_path: str | None = None
         self._windows: dict[int, list[float]] = {}
+        self._first = threading.Event()  # the sampler delivered (and recorded) a sample
+        # The live screen's --record (its recording, not one of the sweep's own): where the
+        # sweep's journal steps go when it has no recorder (recorder.safe_event's shape).
+        self.on_journal: Callable[[str, dict[str, object]], None] | None = None
 
     def cancel(self) -> None:
         """Stop the sweep from another thread (the live screen's X): it ends as after Ctrl+C,
@@ -292,6 +296,7 @@ class SweepRunner:
                 continue
             with signals_deferred():  # an interruption lands before or after the step
                 outs = end.session.run(partial(Journal.apply_all, changes=todo))
+            self._journaled(end, outs)
             bad = [o for o in outs if not o.ok]
             if bad:
                 at = " at the peer" if end.name else ""
@@ -332,6 +337,7 @@ class SweepRunner:
                 continue
             with signals_deferred():  # never cut between the journal file and the session
                 outs = end.session.run(lambda j: j.revert_all())
+            self._journaled(end, outs)
             bad = [o for o in outs if not o.ok]
             if bad:
                 raise SweepError(f"could not put back {bad[0].key.label}: {bad[0].reason}")
@@ -446,8 +452,13 @@ class SweepRunner:
         deliver = self.recorder.tee(self._deliver) if self.recorder else self._deliver
         sampler = Sampler(self.reader, self.target.ifname, deliver, interval=1.0)
         self._sampler = sampler
+        self._first.clear()
         sampler.start()
         try:
+            if self.recorder is not None:
+                # A step before the recording's first sample has no time on its clock and is
+                # not written: the first cell's settings wait for it (one tick, taken at once).
+                self._first.wait(timeout=10)
             yield
         finally:
             sampler.stop()
@@ -458,6 +469,7 @@ class SweepRunner:
             tracker = self._tracker
         if tracker is not None:
             tracker.add(sample)
+        self._first.set()
         if self._sampler is not None:  # it waits for an ack before its next tick
             self._sampler.ack()
 
@@ -509,9 +521,20 @@ class SweepRunner:
             except JournalError as exc:
                 problems.append(f"{exc}; `tuitune restore` puts back what the journal holds")
                 continue
+            self._journaled(end, done)
             outs += done
             problems += [f"{o.key.label}: {o.reason}" for o in done if not o.ok]
         return outs, problems
+
+    def _journaled(self, end: _End, outs: Sequence[Outcome]) -> None:
+        """Each step of a change the sweep made (a cell's settings, putting them back, the
+        final restore) into the recording, as the live screen's --record writes its own:
+        replay's `]` stops at them. A failed write stops the recording, never the sweep."""
+        sink = self.recorder.safe_event if self.recorder is not None else self.on_journal
+        if sink is None:
+            return
+        for out in outs:
+            sink("journal", journal_event(out, end.name))
 
 
 def _repeat_line(event: Finished) -> str:

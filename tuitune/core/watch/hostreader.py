@@ -220,6 +220,9 @@ class HostReader(Closing):
 
     def _connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
         if not self.root.live:
+            et = self._eth(ifname)  # a capture holds what inet_diag said (core/capture)
+            if isinstance(et, CapturedDevice) and et.dev.connections is not None:
+                return et.dev.connections
             return NOT_RECORDED
         from tuitune.core.procs.discover import interface_addresses
 
@@ -380,12 +383,14 @@ class HostReader(Closing):
 
     def _with_steering(self, nic: NicState, et: object) -> NicState:
         """The RSS table, hash fields and ntuple rules as the journal's values (a device
-        without the ioctl, a recorded tree's, has none: no rows)."""
+        without the ioctl, a recorded tree's, has none: no rows; a capture's are its own)."""
         io = getattr(et, "ioctl", None)
-        if io is None:
+        if isinstance(et, CapturedDevice) and et.dev.rss is not None:
+            st = et.dev.rss  # what the ioctls said when the capture was taken
+        elif io is None:
             return nic
-        driver = getattr(et, "driver_label", None) or "this driver"
-        st = read_rss_state(io, driver)
+        else:
+            st = read_rss_state(io, getattr(et, "driver_label", None) or "this driver")
         rss: str | Unavailable = st.setting or Unavailable("unsupported", st.why or "RSS: none")
         rules = tuple(sorted((st.rules or {}).items()))
         return dataclasses.replace(

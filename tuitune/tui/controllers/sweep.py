@@ -133,6 +133,9 @@ class SweepController:
         reader = HostReader(session.root)
         shell = self.shell
         runner = SweepRunner(spec, session, reader, target, notebook, say=self._say)
+        # Under --record, the sweep's setting changes are journal steps in the screen's
+        # recording, as the screen's own changes are (docs/recording.md).
+        runner.on_journal = getattr(shell, "record_event", None)
         self.runner = runner
 
         def work() -> None:

@@ -28,6 +28,8 @@ from tuitune.tui.shell import Shell
 
 Read = Callable[[], "tuple[Connection, ...] | Unavailable"]
 HINT = "Esc/q/C: close   (re-read every refresh; yellow: window scaling off)"
+# A --root tree's connections do not move: a capture holds those read when it was taken.
+HINT_CAPTURED = "Esc/q/C: close   (from the tree, read once; yellow: wscale off)"
 WIDE = 110  # below this the local end, delivery rate and MSS are left out
 
 
@@ -91,9 +93,12 @@ class ConnsScreen(BoxScreen[None]):
     ConnsScreen VerticalScroll { height: 1fr; }
     """
 
-    def __init__(self, shell: Shell, ifname: str, read: Read, interval: float) -> None:
+    def __init__(
+        self, shell: Shell, ifname: str, read: Read, interval: float, live: bool = True
+    ) -> None:
         super().__init__()
         self.shell, self.ifname, self.read, self.interval = shell, ifname, read, interval
+        self.live = live
         self.shown: tuple[Connection, ...] | Unavailable | None = None
 
     def compose(self) -> ComposeResult:
@@ -102,11 +107,12 @@ class ConnsScreen(BoxScreen[None]):
             yield Static(Text("reading (inet_diag)...", style="dim"), classes="summary")
             with VerticalScroll():
                 yield Static("", id="conns")
-            yield Static(HINT, classes="hint")
+            yield Static(HINT if self.live else HINT_CAPTURED, classes="hint")
 
     def on_mount(self) -> None:
         self.refresh_conns()
-        self.set_interval(max(self.interval, 0.5), self.refresh_conns)
+        if self.live:  # a tree's or a capture's connections do not move
+            self.set_interval(max(self.interval, 0.5), self.refresh_conns)
 
     def refresh_conns(self) -> None:
         self.shell.in_thread(self.read, self.show_conns, group="connections")

@@ -10,11 +10,10 @@ from tests.unit.core.record.recorded import record
 from tuitune.core.bench.model import BenchResult
 from tuitune.core.bench.runner import Finished
 from tuitune.core.record.player import RecordingReader
-from tuitune.core.record.recorder import Recorder
+from tuitune.core.record.recorder import Recorder, bench_event, journal_event
 from tuitune.core.record.replay import open_recording
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
-from tuitune.tui.app import bench_event, journal_event
 
 
 def test_steps_and_bench_events_are_replays_changes(tmp_path: Path) -> None:
@@ -72,3 +71,9 @@ def test_a_run_names_its_window_of_the_screens_recording() -> None:
     }
     bench.recording, bench._rec_from = None, None  # not recording: no tags
     assert bench._recording_tags() == {}
+
+
+def test_a_step_at_a_sweeps_peer_names_the_peer() -> None:
+    step = Outcome(Key("mtu", "veth1", "mtu"), "changed", before="1500", after="9000")
+    assert journal_event(step, "peer")["key"] == f"peer {step.key.label}"
+    assert journal_event(step)["key"] == step.key.label

@@ -50,6 +50,7 @@ def _path(key: Key) -> str:
 class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
+    carriers: tuple[str, ...] = ("cpu",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 class ProcAffinityKind(Family):
     value_form: Form = "text"  # a CPU list the process check judges
     of_interface = False
+    carriers: tuple[str, ...] = ("process",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return acc.procs.read_group(key)

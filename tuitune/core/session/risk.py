@@ -16,10 +16,8 @@ import os
 from collections.abc import Mapping
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.procs.discover import read_ident
 from tuitune.core.session.kinds.table import handler
-from tuitune.core.session.proc_affinity import consent_question
-from tuitune.core.session.settings import Key, proc_target
+from tuitune.core.session.settings import Key
 
 _RTF_UP = 0x1
 
@@ -37,19 +35,11 @@ def is_risky(key: Key, ssh_iface: str | None) -> bool:
 
 
 def needs_consent(key: Key, root: HostRoot | None = None) -> str | None:
-    """The question to ask before changing `key`, or None: another user's process (root may
-    change it, but the user says so first; the headless `apply` needs --other-users). The
-    journal's own check (proc_affinity.py) refuses it until `Session.agree(key)`."""
-    if key.kind != "proc_affinity":
-        return None
-    try:
-        pid, start, _ = proc_target(key.name)
-    except ValueError:
-        return None
-    ident = read_ident(root or HostRoot(), pid)
-    if ident is None or ident.start_ticks != start or ident.uid == os.geteuid():
-        return None  # gone (the change says so) or the caller's own
-    return consent_question(key, ident.uid)
+    """The question to ask before changing `key`, or None (its handler's `consent`: another
+    user's process, which root may change, but the user says so first; the headless `apply`
+    needs --other-users). The journal's own check (proc_affinity.py) refuses it until
+    `Session.agree(key)`."""
+    return handler(key.kind).consent(key, root or HostRoot())
 
 
 def ssh_client(env: Mapping[str, str] | None = None) -> str | None:

@@ -20,7 +20,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 
 # EthtoolLike, FileWriter, GroupRead, Values: re-exported, where the kinds have always found them.
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
-from tuitune.core.host.root import KernelFileError, open_in_tree
+from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
@@ -51,7 +51,8 @@ class KindHandler(Protocol):
     `always_on_trial`: a change to it is applied on trial wherever it is made, and
     `resets_link(key)`: on trial because the driver resets the link for it (session/risk.py).
     `carriers`: the export formats that write it (export/build.py's FORMATS), and
-    `not_exported`: why no export ever writes it (then `carriers` is empty)."""
+    `not_exported`: why no export ever writes it (then `carriers` is empty). `consent`: the
+    question to ask the user before changing `key` (another user's process), or None."""
 
     calling_thread: bool
     of_interface: bool
@@ -74,6 +75,7 @@ class KindHandler(Protocol):
     def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState: ...
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str: ...
     def resets_link(self, key: Key) -> bool: ...
+    def consent(self, key: Key, root: HostRoot) -> str | None: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -162,6 +164,9 @@ class Family:
 
     def resets_link(self, key: Key) -> bool:
         return False
+
+    def consent(self, key: Key, root: HostRoot) -> str | None:
+        return None  # nobody else's to change
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -52,7 +52,7 @@ from tuitune.core.host.interrupts import Interrupts, parse_interrupts
 from tuitune.core.host.netdev import interface_exists, read_counters
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import HostRoot
-from tuitune.core.watch.hostreader import EthtoolReads, HostReader
+from tuitune.core.watch.hostreader import EthtoolLike, HostReader
 from tuitune.core.watch.snapshot import Counters
 
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "captures"
@@ -66,7 +66,7 @@ class ReplayReader(HostReader):
     def __init__(
         self,
         tree: Path,
-        ethtool: Callable[[str], EthtoolReads] | None = None,
+        ethtool: Callable[[str], EthtoolLike] | None = None,
         interval: float = 1.0,
         start: float = 0.0,
         netns: str | None = None,
@@ -162,7 +162,7 @@ def _home_cpus(ints: Interrupts, labels: Sequence[str]) -> dict[str, int]:
 
 def igb_ethtool(
     fixtures: Path, ifname: str, bus: str | None = None
-) -> Callable[[str], EthtoolReads]:
+) -> Callable[[str], EthtoolLike]:
     """Device readers for a tree: ifname answers from the real igb captures, with bus-info
     replaced by `bus` when the tree's PCI address differs; any other name has nothing."""
     captures: dict[str, Capture] = {
@@ -173,7 +173,7 @@ def igb_ethtool(
         driver = parse_driver_info((fixtures / "ethtool" / f"{IGB_CAPTURES}-i.txt").read_text())
         captures["driver"] = dataclasses.replace(driver, bus_info=bus)
 
-    def make(name: str) -> EthtoolReads:
+    def make(name: str) -> EthtoolLike:
         return FakeEthtool(captures if name == ifname else {}, name)
 
     return make

@@ -186,3 +186,21 @@ def test_show_root_capture_has_its_connections(tmp_path: Path) -> None:
     with HostReader(HostRoot.fixture(tree)) as reader:
         got = reader.connections("eth0")
         assert isinstance(got, Unavailable) and got.reason == "not recorded in this host tree"
+
+
+def test_apply_on_a_capture_is_refused_line_by_line(tmp_path: Path) -> None:
+    """`apply FILE --root CAPTURE`: the device settings a capture cannot change are one line
+    each, with nothing changed and no traceback (issue 37: a capture's devices refuse)."""
+    _tree, cap = _capture(tmp_path)
+    prof = tmp_path / "p.toml"
+    prof.write_text("[tuitune]\nprofile = 1\n\n[interface.rings]\nrx = 512\n")
+    argv = ["apply", str(prof), "eth0", "--root", str(cap)]
+    out, errs = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
+        code = main([*argv, "--journal-dir", str(tmp_path / "journal")])
+    lines = errs.getvalue().splitlines()
+    assert code == 1 and "Traceback" not in errs.getvalue()
+    assert lines == [
+        "tuitune: eth0 rings rx: not recorded in this host tree",
+        f"tuitune: nothing was changed: 1 problem(s) in {prof}",
+    ]

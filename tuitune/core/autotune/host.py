@@ -239,7 +239,7 @@ def profile_candidates(
     a candidate `profile:SETTING`; what cannot be set here, or is already so, is a line."""
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile
-    from tuitune.core.session.risk import LINK_RESETTING
+    from tuitune.core.session.risk import resets_link
 
     access = session.access()
     whole = prof.to_profile()
@@ -255,7 +255,7 @@ def profile_candidates(
         if refused is not None:  # a veth's rings, a host-wide sysctl from a namespace
             skipped.append(f"{cid}: {refused}")
             continue
-        if not allow_trial and any(k.kind in LINK_RESETTING for k, _ in pairs):
+        if not allow_trial and any(resets_link(k) for k, _ in pairs):
             skipped.append(f"{cid}: its change can cut the link (not tried headless)")
             continue
         now = access.read_many([k for k, _ in pairs])

@@ -13,13 +13,24 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tuitune.core.docfile import DocumentError
 from tuitune.core.host.conns import MAX_CONNECTIONS, Connection
-from tuitune.core.host.ethtool_types import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
+from tuitune.core.host.ethtool import EthtoolWriteError
+from tuitune.core.host.ethtool_driver import Fec, fec_mask
+from tuitune.core.host.ethtool_types import (
+    Channels,
+    Coalesce,
+    DriverInfo,
+    Feature,
+    FeatureChange,
+    Pause,
+    Rings,
+)
 from tuitune.core.host.netdev import Link
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState
@@ -77,8 +88,67 @@ def capture_json(dev: DeviceCapture) -> bytes:
     return json.dumps(encode(dev), indent=1).encode()
 
 
-class CapturedDevice:
-    """`EthtoolReads` from a capture: each read returns what the capture holds."""
+# A capture is a copy of a host: nothing on it is changed. Its devices refuse every write in
+# the words a kernel refusal has (a state on the row, never a traceback), so that they are the
+# one `EthtoolLike` the kind handlers take (core/host/ethtool_device.py).
+READ_ONLY = Unavailable("unsupported", "a capture is a copy of a host: nothing on it is changed")
+_FEC_TEXT = re.compile(r"active (.+) \(configured (.+)\)")
+
+
+class _Refuses:
+    """The write side of `EthtoolLike`: every set_* is refused (READ_ONLY)."""
+
+    def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange:
+        raise EthtoolWriteError("features", READ_ONLY)
+
+    def set_rings(
+        self,
+        rx: int | None = None,
+        tx: int | None = None,
+        rx_mini: int | None = None,
+        rx_jumbo: int | None = None,
+    ) -> None:
+        raise EthtoolWriteError("rings", READ_ONLY)
+
+    def set_channels(
+        self,
+        rx: int | None = None,
+        tx: int | None = None,
+        other: int | None = None,
+        combined: int | None = None,
+    ) -> None:
+        raise EthtoolWriteError("channels", READ_ONLY)
+
+    def set_pause(
+        self, autoneg: bool | None = None, rx: bool | None = None, tx: bool | None = None
+    ) -> None:
+        raise EthtoolWriteError("pause", READ_ONLY)
+
+    def set_coalesce(self, values: Mapping[str, int]) -> None:
+        raise EthtoolWriteError("coalesce", READ_ONLY)
+
+    def set_priv_flags(self, wanted: Mapping[str, bool]) -> None:
+        raise EthtoolWriteError("private flags", READ_ONLY)
+
+    def set_fec(self, modes: int) -> None:
+        raise EthtoolWriteError("FEC", READ_ONLY)
+
+
+def recorded_fec(text: str | Unavailable) -> Fec | Unavailable:
+    """The FEC modes of the capture's text ("active rs (configured auto)", as platform.py's
+    read_driver wrote it); another shape was not recorded as modes."""
+    if isinstance(text, Unavailable):
+        return text
+    m = _FEC_TEXT.fullmatch(text)
+    active, configured = (fec_mask(m[1]), fec_mask(m[2])) if m else (None, None)
+    if active is None or configured is None:
+        return NOT_CAPTURED
+    return Fec(configured, active)
+
+
+class CapturedDevice(_Refuses):
+    """`EthtoolLike` from a capture: each read returns what the capture holds; each write is
+    refused."""
 
     def __init__(self, dev: DeviceCapture) -> None:
         self.dev = dev
@@ -104,6 +174,12 @@ class CapturedDevice:
     def stats(self) -> tuple[tuple[str, int], ...] | Unavailable:
         return self.dev.stats
 
+    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
+        return self.dev.priv_flags
+
+    def fec(self) -> Fec | Unavailable:
+        return recorded_fec(self.dev.fec)
+
     def close(self) -> None:
         pass
 
@@ -118,7 +194,7 @@ class CapturedDevice:
         )
 
 
-class NotCaptured:
+class NotCaptured(_Refuses):
     """An interface of a capture whose ethtool state was not captured (only the one named)."""
 
     def __init__(self, why: Unavailable) -> None:
@@ -143,6 +219,12 @@ class NotCaptured:
         return self.why
 
     def stats(self) -> tuple[tuple[str, int], ...] | Unavailable:
+        return self.why
+
+    def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
+        return self.why
+
+    def fec(self) -> Fec | Unavailable:
         return self.why
 
     def close(self) -> None:

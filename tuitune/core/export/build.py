@@ -34,7 +34,6 @@ from tuitune.core.export.model import (
 )
 from tuitune.core.export.safe import Checker
 from tuitune.core.session.kinds.table import handler
-from tuitune.core.session.settings import CPU_POWER_KINDS, PLATFORM_KINDS
 
 Generator = Callable[[Sequence[Change], ExportContext, Checker], Generated]
 GENERATORS: dict[Format, Generator] = {
@@ -48,36 +47,6 @@ GENERATORS: dict[Format, Generator] = {
     "modprobe": platform_files.modprobe,
     "cpu": platform_files.cpu_unit,
 }
-# Which format carries which kind, for "add --format X" hints.
-CARRIERS: dict[str, tuple[Format, ...]] = {
-    "sysctl": ("sysctl",),
-    "irq_affinity": ("affinity",),
-    "rps_cpus": ("udev",),
-    "xps_cpus": ("udev",),
-    "rps_flow_cnt": ("udev",),
-    "proc_affinity": ("process",),
-    "qdisc": ("udev",),
-    "rss": ("udev",),
-    "flow_hash": ("udev",),
-    "ntuple": ("udev",),
-    # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
-    "priv_flag": ("udev",),
-    "fec": ("udev",),
-    "module_param": ("modprobe",),
-    **dict.fromkeys(CPU_POWER_KINDS, ("cpu",)),
-}
-DEVICE_CARRIERS: tuple[Format, ...] = ("udev", "link", "nm")
-# A daemon tuitune stopped for the session is never written to a file: disabling a service is
-# not a tuning value, and the affinity export already keeps irqbalance off the pinned IRQs.
-SERVICE_LEFT_OUT = (
-    "not exported: tuitune stops a service for one session only and never writes that to a "
-    "file (the affinity export tells irqbalance to leave the pinned IRQs alone instead)"
-)
-
-
-# SMT at boot is the kernel command line's (nosmt): show and the Host view print it, and
-# tuitune never writes the bootloader's configuration.
-SMT_LEFT_OUT = "not exported: SMT at boot is the kernel command line's nosmt (printed by show)"
 
 
 def parse_formats(text: str) -> tuple[Format, ...]:
@@ -108,29 +77,12 @@ def default_formats(changes: Sequence[Change], ctx: ExportContext) -> tuple[Form
     """sysctl.d, udev rules and affinity for what changed; .link and the NetworkManager
     settings beside the udev rules when the host runs networkd or NetworkManager."""
     kinds = {c.key.kind for c in relevant(changes, ctx.ifname)}
-    host_kinds = {
-        *("sysctl", "irq_affinity", "service", "proc_affinity", "smt"),
-        *PLATFORM_KINDS,
-    }
-    device = bool(kinds - host_kinds)
-    chosen: list[Format] = []
-    if "sysctl" in kinds:
-        chosen.append("sysctl")
-    if device:
-        chosen.append("udev")
-        if ctx.networkd:
-            chosen.append("link")
-        if ctx.network_manager:
-            chosen.append("nm")
-    if "irq_affinity" in kinds:
-        chosen.append("affinity")
-    if "proc_affinity" in kinds:
-        chosen.append("process")
-    if "module_param" in kinds:
-        chosen.append("modprobe")
-    if kinds & set(CPU_POWER_KINDS):
-        chosen.append("cpu")
-    return tuple(chosen)
+    # Each kind's first carrier (its handler's, kinds/base.py): an interface's own settings go
+    # in its udev rules, with .link and NetworkManager beside them where the host runs those.
+    wanted = {handler(k).carriers[0] for k in kinds if handler(k).carriers}
+    if "udev" in wanted:
+        wanted |= {f for f, on in (("link", ctx.networkd), ("nm", ctx.network_manager)) if on}
+    return tuple(f for f in FORMATS if f in wanted)
 
 
 def build_plan(
@@ -177,12 +129,12 @@ def build_plan(
 
 
 def _hint(c: Change, chosen: Sequence[Format]) -> str:
-    if c.key.kind == "service":
-        return SERVICE_LEFT_OUT
-    if c.key.kind == "smt":
-        return SMT_LEFT_OUT
-    carriers = CARRIERS.get(c.key.kind, DEVICE_CARRIERS)
-    missing = [f for f in carriers if f not in chosen]
+    """Why a change is not in the export: its handler's reason (a service, SMT), or the
+    format that would carry it (the handler's `carriers`, kinds/base.py)."""
+    kind = handler(c.key.kind)
+    if kind.not_exported is not None:
+        return kind.not_exported
+    missing = [f for f in kind.carriers if f not in chosen]
     if missing:
         return f"not exported: add --format {missing[0]}"
     return "not exported"

@@ -1,7 +1,7 @@
 """What tuitune asks of one interface's ethtool device: the real `Ethtool`, a capture's
-recorded device, or a fake in tests. One place for both sides: `EthtoolReads`, what the host
-reader reads (a capture's device has only this), and `EthtoolLike`, the same plus what the
-session's kind handlers read and write."""
+recorded device (core/capture/device.py: it refuses every write), or a fake in tests. One
+protocol for both sides: the host reader reads through it, and the session's kind handlers
+read and write through it."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from tuitune.core.host.ethtool_types import (
 from tuitune.core.values import Unavailable
 
 
-class EthtoolReads(Protocol):
-    """The read side of `Ethtool`: what a HostReader asks of a device."""
+class EthtoolLike(Protocol):
+    """A device: what a HostReader reads (driver_info .. stats), and what the kind handlers
+    read and write too (through `KernelPort.ethtool`)."""
 
     def driver_info(self) -> DriverInfo | Unavailable: ...
     def features(self) -> tuple[Feature, ...] | Unavailable: ...
@@ -32,12 +33,6 @@ class EthtoolReads(Protocol):
     def pause(self) -> Pause | Unavailable: ...
     def stats(self) -> tuple[tuple[str, int], ...] | Unavailable: ...
     def close(self) -> None: ...
-
-
-class EthtoolLike(EthtoolReads, Protocol):
-    """What the session's kind handlers need of a device (through `KernelPort.ethtool`):
-    `Ethtool`, or a fake in tests."""
-
     def set_features(self, wanted: Mapping[str, bool]) -> FeatureChange: ...
     def set_rings(
         self,

@@ -94,7 +94,7 @@ class HostAccess(Closing):
         services: Services | None = None,
         host: HostRoot | None = None,
         host_writes: bool = False,
-        handles: KernelHandles[Any] | None = None,
+        handles: KernelHandles[EthtoolLike] | None = None,
     ) -> None:
         """`handles`: a reader's (same kernel thread, `call`), so both use one netlink socket
         and one ethtool handle per device; closed by that reader, not here."""
@@ -108,7 +108,7 @@ class HostAccess(Closing):
             call = self._own_kt.call
         self._call: Callable[..., Any] = call
         self._own_handles = handles is None
-        self.handles: KernelHandles[Any] = handles or KernelHandles(
+        self.handles: KernelHandles[EthtoolLike] = handles or KernelHandles(
             True, ethtool or (Ethtool if root.live else None)
         )
         self.writer = writer or functools.partial(write_file, jail=root.jail)

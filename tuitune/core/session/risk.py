@@ -6,7 +6,7 @@ reset the device for these) on any interface, since the SSH path is not always k
 drops SSH_CONNECTION from the environment by default), and every change on the interface that
 carries the SSH session, which comes from SSH_CONNECTION ("client port server port") and the
 routing table: the interface of the route to the client. SMT, which offlines CPUs, is always
-on trial.
+on trial. Which kinds reset a link or are always on trial, their handlers say (kinds/base.py).
 """
 
 from __future__ import annotations
@@ -16,37 +16,30 @@ import os
 from collections.abc import Mapping
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.procs.discover import read_ident
-from tuitune.core.session.proc_affinity import consent_question
-from tuitune.core.session.settings import Key, Kind, proc_target
+from tuitune.core.session.kinds.table import handler
+from tuitune.core.session.settings import Key
 
-LINK_RESETTING: frozenset[Kind] = frozenset({"mtu", "channels", "ring", "pause"})
-# SMT off takes CPUs offline under every process and IRQ: on trial wherever it is changed.
-ALWAYS_ON_TRIAL: frozenset[Kind] = frozenset({"smt"})
 _RTF_UP = 0x1
+
+
+def resets_link(key: Key) -> bool:
+    """Whether the driver resets the link to change `key` (MTU, channels, rings, pause)."""
+    return handler(key.kind).resets_link(key)
 
 
 def is_risky(key: Key, ssh_iface: str | None) -> bool:
     """Whether a change to `key` should be applied on trial."""
-    if key.kind in LINK_RESETTING or key.kind in ALWAYS_ON_TRIAL:
+    if resets_link(key) or handler(key.kind).always_on_trial:
         return True
     return ssh_iface is not None and key.ifname == ssh_iface
 
 
 def needs_consent(key: Key, root: HostRoot | None = None) -> str | None:
-    """The question to ask before changing `key`, or None: another user's process (root may
-    change it, but the user says so first; the headless `apply` needs --other-users). The
-    journal's own check (proc_affinity.py) refuses it until `Session.agree(key)`."""
-    if key.kind != "proc_affinity":
-        return None
-    try:
-        pid, start, _ = proc_target(key.name)
-    except ValueError:
-        return None
-    ident = read_ident(root or HostRoot(), pid)
-    if ident is None or ident.start_ticks != start or ident.uid == os.geteuid():
-        return None  # gone (the change says so) or the caller's own
-    return consent_question(key, ident.uid)
+    """The question to ask before changing `key`, or None (its handler's `consent`: another
+    user's process, which root may change, but the user says so first; the headless `apply`
+    needs --other-users). The journal's own check (proc_affinity.py) refuses it until
+    `Session.agree(key)`."""
+    return handler(key.kind).consent(key, root or HostRoot())
 
 
 def ssh_client(env: Mapping[str, str] | None = None) -> str | None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tuitune.core.closing import Closing
+from tuitune.core.host.ethtool_device import EthtoolLike
 from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess
@@ -70,7 +71,7 @@ class Session(Closing):
         journal_dir: Path | None = None,
         access: Callable[[], HostAccess] | None = None,
         call: Callable[..., Any] | None = None,
-        handles: KernelHandles[Any] | None = None,
+        handles: KernelHandles[EthtoolLike] | None = None,
         host_writes: bool = False,
         read_only: str | None = None,
     ) -> None:

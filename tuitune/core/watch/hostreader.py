@@ -27,7 +27,7 @@ from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
 from tuitune.core.host.ethtool import Ethtool
-from tuitune.core.host.ethtool_device import EthtoolReads as EthtoolReads  # tests find it here
+from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike  # tests find it here
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
 from tuitune.core.host.ethtool_netlink import NetlinkError
 from tuitune.core.host.handles import KernelHandles
@@ -109,7 +109,7 @@ class HostReader(Closing):
     def __init__(
         self,
         root: HostRoot | None = None,
-        ethtool: Callable[[str], EthtoolReads] | None = None,
+        ethtool: Callable[[str], EthtoolLike] | None = None,
     ) -> None:
         self.root = root or HostRoot()
         self._kt = KernelThread(self.root.netns)
@@ -126,7 +126,7 @@ class HostReader(Closing):
         # A capture of a namespace says so, as the live host it was taken from did.
         self._tree_netns = captured_netns(Path(self.root.jail)) if self.root.jail else None
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
-        self.handles: KernelHandles[Any] = KernelHandles(
+        self.handles: KernelHandles[EthtoolLike] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
         )
         self._qstats: QstatsNetlink | None = None  # opened at the first queue_stats()
@@ -286,8 +286,8 @@ class HostReader(Closing):
     def _iproute(self) -> Any | None:
         return self.handles.iproute()
 
-    def _eth(self, ifname: str) -> EthtoolReads | None:
-        et: EthtoolReads | None = self.handles.ethtool(ifname)
+    def _eth(self, ifname: str) -> EthtoolLike | None:
+        et: EthtoolLike | None = self.handles.ethtool(ifname)
         return et
 
     def _counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:

@@ -121,3 +121,22 @@ def test_every_row_knows_its_values_shape(kind: str) -> None:
     assert h.canonical(key, read) == read  # what the reader gives is already canonical
     if bad is not None:
         assert not well_formed(h.form(key), bad)
+
+
+def test_the_handlers_say_what_goes_on_trial() -> None:
+    """session/risk.py asks the handlers: the link-resetting kinds and SMT (on trial wherever
+    they change), nothing else by its kind alone."""
+    resets = {k for k in KINDS if HANDLERS[k].resets_link(SAMPLES[k])}
+    always = {k for k in KINDS if HANDLERS[k].always_on_trial}
+    assert resets == {"mtu", "channels", "ring", "pause"}
+    assert always == {"smt"}
+    assert not HANDLERS["txqueuelen"].resets_link(Key("txqueuelen", "eth0", "txqueuelen"))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_row_says_how_it_is_exported(kind: str) -> None:
+    h = HANDLERS[kind]  # type: ignore[index]
+    assert isinstance(h.always_on_trial, bool)
+    # Written by some format, or never exported with a reason (export/build.py's hints).
+    assert bool(h.carriers) != (h.not_exported is not None)
+    assert h.not_exported is None or h.not_exported.startswith("not exported: ")

@@ -20,7 +20,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 
 # EthtoolLike, FileWriter, GroupRead, Values: re-exported, where the kinds have always found them.
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
-from tuitune.core.host.root import KernelFileError, open_in_tree
+from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
@@ -33,6 +33,8 @@ from tuitune.core.values import Unavailable, errno_state
 from tuitune.core.watch.snapshot import NicState
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
+# The export formats that write an interface's own settings (export/model.py's FORMATS).
+DEVICE_CARRIERS: tuple[str, ...] = ("udev", "link", "nm")
 
 
 class KindHandler(Protocol):
@@ -45,11 +47,19 @@ class KindHandler(Protocol):
     `row_key`: the live screen's panel row that shows `key` ("rings:rx"). `patch`: a NIC's
     state with `value` that a write read back (session/readback.py), before the re-read.
     `rows`: the panel rows' kinds ("rings" of "rings:rx") it edits; `edit`: how to edit the
-    setting behind row "ROW:REST", or why it cannot be (kinds/edit.py)."""
+    setting behind row "ROW:REST", or why it cannot be (kinds/edit.py).
+    `always_on_trial`: a change to it is applied on trial wherever it is made, and
+    `resets_link(key)`: on trial because the driver resets the link for it (session/risk.py).
+    `carriers`: the export formats that write it (export/build.py's FORMATS), and
+    `not_exported`: why no export ever writes it (then `carriers` is empty). `consent`: the
+    question to ask the user before changing `key` (another user's process), or None."""
 
     calling_thread: bool
     of_interface: bool
     rows: tuple[str, ...]
+    always_on_trial: bool
+    carriers: tuple[str, ...]
+    not_exported: str | None
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -64,6 +74,8 @@ class KindHandler(Protocol):
     def row_key(self, key: Key) -> str: ...
     def patch(self, nic: NicState, key: Key, value: str, effect: bool) -> NicState: ...
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str: ...
+    def resets_link(self, key: Key) -> bool: ...
+    def consent(self, key: Key, root: HostRoot) -> str | None: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -115,6 +127,10 @@ class Family:
     calling_thread = False
     of_interface = True
     rows: tuple[str, ...] = ()  # no panel row edits it
+    always_on_trial = False
+    # An interface's own settings: written beside it at boot (udev rules, .link, NetworkManager).
+    carriers: tuple[str, ...] = DEVICE_CARRIERS
+    not_exported: str | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:
@@ -145,6 +161,12 @@ class Family:
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         return CANNOT_CHANGE
+
+    def resets_link(self, key: Key) -> bool:
+        return False
+
+    def consent(self, key: Key, root: HostRoot) -> str | None:
+        return None  # nobody else's to change
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

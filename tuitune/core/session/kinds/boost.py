@@ -45,6 +45,7 @@ def boost_key(root: HostRoot) -> Key | None:
 class BoostKind(Family):
     value_form: Form = "switch"
     of_interface = False
+    carriers: tuple[str, ...] = ("cpu",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:

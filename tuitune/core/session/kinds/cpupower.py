@@ -58,6 +58,7 @@ def _has_policies(cpufreq: Path) -> bool:
 class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
+    carriers: tuple[str, ...] = ("cpu",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 class PrivFlags(EthtoolFamily):
     value_form: Form = "switch"
+    # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
+    carriers: tuple[str, ...] = ("udev",)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         flags = et.priv_flags()
@@ -65,6 +67,7 @@ class PrivFlags(EthtoolFamily):
 
 class FecMode(EthtoolFamily):
     value_form: Form = "text"
+    carriers: tuple[str, ...] = ("udev",)  # as the private flags
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         fec = et.fec()

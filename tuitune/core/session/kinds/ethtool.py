@@ -235,6 +235,9 @@ class RingSizes(EthtoolFamily):
     value_form: Form = "count"
     rows: tuple[str, ...] = ("rings",)
 
+    def resets_link(self, key: Key) -> bool:
+        return True  # drivers reset the device to change it
+
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         return struct_edit("ring", row, rest, ctx)
 
@@ -265,6 +268,9 @@ class RingSizes(EthtoolFamily):
 class ChannelCounts(EthtoolFamily):
     value_form: Form = "count"
     rows: tuple[str, ...] = ("channels",)
+
+    def resets_link(self, key: Key) -> bool:
+        return True  # drivers reset the device to change it
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         return struct_edit("channels", row, rest, ctx)
@@ -330,6 +336,9 @@ class ChannelCounts(EthtoolFamily):
 
 class PauseFrames(_Switches):
     rows: tuple[str, ...] = ("pause",)
+
+    def resets_link(self, key: Key) -> bool:
+        return True  # drivers reset the device to change it
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         return struct_edit("pause", row, rest, ctx)

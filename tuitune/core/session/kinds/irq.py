@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 class IrqAffinity(Family):
     value_form: Form = "some_cpus"  # an IRQ always has a CPU
+    carriers: tuple[str, ...] = ("affinity",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_irq(acc, key)

@@ -52,6 +52,9 @@ class Link(Family):
 
     rows: tuple[str, ...] = ("link",)
 
+    def resets_link(self, key: Key) -> bool:
+        return key.kind == "mtu"  # drivers reset the device for a new MTU; not for txqueuelen
+
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic
         if ifname is None or nic is None:

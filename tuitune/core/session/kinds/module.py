@@ -36,6 +36,7 @@ def _path(acc: KernelPort, key: Key) -> Path:
 class ModuleParam(Family):
     value_form: Form = "text"
     of_interface = False
+    carriers: tuple[str, ...] = ("modprobe",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:

@@ -47,6 +47,7 @@ def _location(key: Key) -> int:
 class NtupleRule(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("ntuple",)
+    carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
+from tuitune.core.host.root import HostRoot
+from tuitune.core.procs.discover import read_ident
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, own_related
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.proc_affinity import ProcRefused
-from tuitune.core.session.settings import Key, proc_label
+from tuitune.core.session.proc_affinity import ProcRefused, consent_question
+from tuitune.core.session.settings import Key, proc_label, proc_target
 
 if TYPE_CHECKING:
     from tuitune.core.session.kinds.port import KernelPort
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
 class ProcAffinityKind(Family):
     value_form: Form = "text"  # a CPU list the process check judges
     of_interface = False
+    carriers: tuple[str, ...] = ("process",)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return acc.procs.read_group(key)
@@ -39,6 +43,16 @@ class ProcAffinityKind(Family):
 
     def label(self, key: Key) -> str:
         return proc_label(key.name, key.queue)
+
+    def consent(self, key: Key, root: HostRoot) -> str | None:
+        try:
+            pid, start, _ = proc_target(key.name)
+        except ValueError:
+            return None
+        ident = read_ident(root, pid)
+        if ident is None or ident.start_ticks != start or ident.uid == os.geteuid():
+            return None  # gone (the change says so) or the caller's own
+        return consent_question(key, ident.uid)
 
     def scope(self, key: Key) -> catalog.Scope:
         return "host"

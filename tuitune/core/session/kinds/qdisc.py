@@ -43,6 +43,7 @@ NOT_LIVE = Unavailable("missing", "root qdisc: only read from a live host, not a
 class RootQdisc(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("qdisc",)
+    carriers: tuple[str, ...] = ("udev",)  # tc from a udev rule
 
     def row_key(self, key: Key) -> str:
         return "qdisc:root"

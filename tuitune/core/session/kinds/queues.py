@@ -26,6 +26,8 @@ RPS_FLOW_CNT_MAX = 1 << 30  # the largest power of two the kernel accepts (count
 
 
 class Queues(Family):
+    carriers: tuple[str, ...] = ("udev",)  # sysfs files a .link file cannot set
+
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_device_queues(acc, key.ifname or "")
 

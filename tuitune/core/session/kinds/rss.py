@@ -70,6 +70,7 @@ def _defaults(size: int, rings: int) -> tuple[tuple[int, ...], ...]:
 class RssIndirection(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("rss",)
+    carriers: tuple[str, ...] = ("udev",)  # ethtool -X from a udev rule
 
     def row_key(self, key: Key) -> str:
         return "rss:table"
@@ -131,6 +132,7 @@ class FlowHash(Family):
 
     value_form: Form = "text"
     rows: tuple[str, ...] = ("flow_hash",)
+    carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic

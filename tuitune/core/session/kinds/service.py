@@ -19,6 +19,13 @@ class Service(Family):
     value_form: Form = "text"  # the service check judges it
     of_interface = False
     calling_thread = True
+    carriers: tuple[str, ...] = ()
+    # Disabling a service is not a tuning value, and the affinity export already keeps
+    # irqbalance off the pinned IRQs: a stopped daemon is never written to a file.
+    not_exported: str | None = (
+        "not exported: tuitune stops a service for one session only and never writes that to a "
+        "file (the affinity export tells irqbalance to leave the pinned IRQs alone instead)"
+    )
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         value = acc.services.read(key)

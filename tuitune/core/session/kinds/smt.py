@@ -55,6 +55,14 @@ def offlined(root: HostRoot) -> frozenset[int]:
 class SmtControl(Family):
     value_form: Form = "switch"
     of_interface = False
+    # SMT off takes CPUs offline under every process and IRQ: on trial wherever it is changed.
+    always_on_trial = True
+    # SMT at boot is the kernel command line's (nosmt): show and the Host view print it, and
+    # tuitune never writes the bootloader's configuration.
+    carriers: tuple[str, ...] = ()
+    not_exported: str | None = (
+        "not exported: SMT at boot is the kernel command line's nosmt (printed by show)"
+    )
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         value = read_value(acc.root, acc.root.sys_path(CONTROL), key.label)

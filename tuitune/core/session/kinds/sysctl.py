@@ -25,6 +25,7 @@ class Sysctl(Family):
     value_form: Form = "text"  # the kernel judges it
     of_interface = False
     rows: tuple[str, ...] = ("sysctl",)
+    carriers: tuple[str, ...] = ("sysctl",)
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         host = ctx.host

@@ -47,7 +47,7 @@ from tuitune.core.host.netdev import (
 )
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
-from tuitune.core.host.qdisc import Qdisc, read_qdiscs
+from tuitune.core.host.qdisc import Qdisc, from_messages
 from tuitune.core.host.qdisc_spec import tree_value
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
@@ -205,12 +205,14 @@ class HostReader(Closing):
         return self._kt.call(self._qdiscs, ifname)
 
     def _qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
-        ipr = self._iproute()
-        if ipr is None:
+        # The hand-written dump (rtnl_qdisc.py), not pyroute2's: the first frame reads the
+        # root qdisc, and pyroute2 would load ~160 modules for it (issue 38 goal 3).
+        links = self.handles.link_reader()
+        if links is None:
             et = self._eth(ifname)  # a capture holds what netlink said
             return et.dev.qdiscs if isinstance(et, CapturedDevice) else NOT_RECORDED
         try:
-            return read_qdiscs(ipr, socket.if_nametoindex(ifname))
+            return from_messages(links.qdiscs(socket.if_nametoindex(ifname)))
         except OSError as exc:
             return from_oserror(exc, "qdisc")
 

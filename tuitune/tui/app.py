@@ -27,8 +27,6 @@ from textual.widgets import Footer, Input
 from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.record.player import RecordingReader
-from tuitune.core.record.recorder import bench_event
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.watch.cadence import Cadence
@@ -43,7 +41,6 @@ from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
-from tuitune.tui.controllers.replay import ReplayControl
 from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.leaving import Leaving
@@ -68,9 +65,11 @@ from tuitune.tui.shell import Selection
 from tuitune.tui.view import LiveView
 
 # What only a later key needs loads on that key, not before the first frame (issue 18):
-# the lab's code (its quit question), the P view.
+# the lab's code (its quit question), the P view; the recording code (issue 38: a live host
+# never needs the player, and a recording's reader has loaded it already).
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
+    from tuitune.tui.controllers.replay import ReplayControl
 
 # The first rates come this long after the first sample, not a whole --interval later: live
 # numbers within a second of the start (issue 18). Not mpstat's since-boot averages, which on
@@ -233,7 +232,12 @@ class TuituneApp(Leaving):
         # --record: the recording's file and its clock (seconds in; None before a sample)
         self.recording: tuple[str, Callable[[], float | None]] | None = None
         # `tuitune replay`: its keys (a recording's reader; None on a host)
-        self.replay = ReplayControl(self, reader) if isinstance(reader, RecordingReader) else None
+        self.replay: ReplayControl | None = None
+        player = sys.modules.get("tuitune.core.record.player")  # loaded if reader is its
+        if player is not None and isinstance(reader, player.RecordingReader):
+            from tuitune.tui.controllers.replay import ReplayControl
+
+            self.replay = ReplayControl(self, reader)
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
         self.hint = HintLine(id="hint")  # what to do next, for a first-time user
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
@@ -390,8 +394,11 @@ class TuituneApp(Leaving):
         self._countdown.resume()  # the header's countdown: _each_second
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
-        if self.record_event is not None and (got := bench_event(message.event)) is not None:
-            self.record_event("bench", got)
+        if self.record_event is not None:
+            from tuitune.core.record.recorder import bench_event
+
+            if (got := bench_event(message.event)) is not None:
+                self.record_event("bench", got)
         self.app_bench.on_message(message)
         if self.app_bench.first_start(message):
             self.advisor.run_started()  # the findings' window is now the run

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -34,14 +35,11 @@ from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sample, Sampler
 from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.advisor import Advisor
-from tuitune.tui.controllers.autotune import AutotuneController
 from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
-from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
-from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.leaving import Leaving
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
@@ -69,7 +67,10 @@ from tuitune.tui.view import LiveView
 # never needs the player, and a recording's reader has loaded it already).
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
+    from tuitune.tui.controllers.autotune import AutotuneController
+    from tuitune.tui.controllers.export import Exporter
     from tuitune.tui.controllers.replay import ReplayControl
+    from tuitune.tui.controllers.sweep import SweepController
 
 # The first rates come this long after the first sample, not a whole --interval later: live
 # numbers within a second of the start (issue 18). Not mpstat's since-boot averages, which on
@@ -249,13 +250,8 @@ class TuituneApp(Leaving):
             lab=lab,
             recording=self._recording_at,
         )
-        self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
-        # T: the advisor's findings tried one at a time, judged by the benchmark
-        self.app_autotune = AutotuneController(
-            self, lambda: self.advisor.counted, lab=lab, notebook_path=notebook_path
-        )
-        # export_root: tests stage under tmp
-        self.exporter = Exporter(self, export_root, lab=lab is not None)
+        # W, T and E: built on their first key (app_sweep, app_autotune, exporter below)
+        self._later = (lab, notebook_path, export_root)
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(
             self,
@@ -271,6 +267,31 @@ class TuituneApp(Leaving):
         self.procs = ProcsController(self, self.editor, reader.call, reader.root, lab=lab)
         self.grid_pick = GridPick(self, self.procs)  # g in P: its CPUs ticked in the CPU grid
         self.view = LiveView(self)
+
+    # What only a key opens is built on that key, not before the first frame (issue 38).
+    @cached_property
+    def app_sweep(self) -> SweepController:  # W
+        from tuitune.tui.controllers.sweep import SweepController
+
+        lab, notebook_path, _ = self._later
+        return SweepController(self, lab=lab, notebook_path=notebook_path)
+
+    @cached_property
+    def app_autotune(self) -> AutotuneController:
+        """T: the advisor's findings tried one at a time, judged by the benchmark."""
+        from tuitune.tui.controllers.autotune import AutotuneController
+
+        lab, notebook_path, _ = self._later
+        return AutotuneController(
+            self, lambda: self.advisor.counted, lab=lab, notebook_path=notebook_path
+        )
+
+    @cached_property
+    def exporter(self) -> Exporter:  # E; export_root: tests stage under tmp
+        from tuitune.tui.controllers.export import Exporter
+
+        lab, _, export_root = self._later
+        return Exporter(self, export_root, lab=lab is not None)
 
     # -- setup ---------------------------------------------------------------------------
     def get_driver_class(self) -> type[Driver]:

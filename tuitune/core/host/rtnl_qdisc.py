@@ -7,7 +7,7 @@ goal 3) on the first frame. Writes (core/session/kinds/qdisc.py) still go throug
 Each message answers like pyroute2's tcmsg for what qdisc.from_messages reads: `["handle"]`,
 `["parent"]`, `get_attr("TCA_KIND")`, and `get_attr("TCA_OPTIONS")` decoded in pyroute2's
 shape for the kinds qdisc._options shows (tbf's TCA_TBF_PARMS, htb's TCA_HTB_INIT, fq_codel's
-limit/flows/quantum, pfifo/bfifo's limit; fq stays raw bytes, as pyroute2 leaves it). Layouts
+limit/flows/quantum, pfifo's limit; fq stays raw bytes, as pyroute2 leaves it). Layouts
 from <linux/rtnetlink.h> and <linux/pkt_sched.h>.
 """
 
@@ -51,8 +51,10 @@ def decode_options(kind: str, raw: bytes) -> Any:
     """TCA_OPTIONS in the shape pyroute2 decodes it to, for the kinds shown; else None."""
     if kind == "fq":
         return raw
-    if kind in ("pfifo", "bfifo"):
-        limit = _u32(raw)  # struct tc_fifo_qopt, not nested
+    if kind == "pfifo":
+        # struct tc_fifo_qopt, not nested. Not bfifo's: pyroute2 0.9 does not decode it, and
+        # the session's qdisc read-back (through pyroute2) must see the same tree as this.
+        limit = _u32(raw)
         return {"limit": limit} if limit is not None else None
     attrs: list[tuple[str, Any]] = []
     for atype, payload in iter_attrs(raw):

@@ -111,3 +111,25 @@ def test_veth_has_no_qstats_so_ethtool_s_is_the_source(pair: Pair) -> None:
     pairs, source = got
     assert source == "ethtool -S"
     assert ("rx_queue_1_xdp_packets", 0) in pairs
+
+
+def test_a_tick_reads_the_queue_counters_in_the_counters_hand_off(pair: Pair) -> None:
+    """counters(queues=True) reads the per-queue counters on the same trip to the kernel
+    thread (issue 38: one wake a tick); queue_stats hands them over once, then asks again."""
+    with HostReader(HostRoot(netns=pair.recv_ns)) as reader:
+        reader.counters(pair.recv, queues=True)
+        real_call, trips = reader._kt.call, []
+
+        def counting(fn: object, *args: object) -> object:
+            trips.append(fn)
+            return real_call(fn, *args)  # type: ignore[arg-type]
+
+        reader._kt.call = counting  # type: ignore[method-assign]
+        kept = reader.queue_stats(pair.recv)
+        assert trips == []
+        again = reader.queue_stats(pair.recv)
+        assert len(trips) == 1
+    assert not isinstance(kept, Unavailable) and not isinstance(again, Unavailable)
+    assert kept[1] == again[1] == "ethtool -S"
+    assert [k for k, _ in kept[0]] == [k for k, _ in again[0]]
+    assert any(k.startswith("rx_queue_1_") for k, _ in kept[0])

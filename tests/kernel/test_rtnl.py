@@ -1,6 +1,7 @@
-"""The live screen's own RTM_GETLINK read (core/host/rtnl.py) gives what pyroute2 gives, on
-a veth in a test namespace, and reading a live host no longer loads pyroute2 (issue 18,
-goal 5: about 200 modules and 8.5 MB the live screen did not need)."""
+"""The live screen's own RTM_GETLINK read and qdisc dump (core/host/rtnl.py) give what
+pyroute2 gives, on a veth in a test namespace, and reading a live host no longer loads
+pyroute2 (issue 18, goal 5; issue 38: about 200 modules and 8.5 MB the live screen did not
+need)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,51 @@ def test_reading_a_live_interface_loads_no_pyroute2() -> None:
     if done.returncode != 0:
         pytest.fail(done.stderr)
     assert done.stdout.strip() == "False"
+
+
+def test_the_qdisc_dump_reads_the_same_tree_as_through_pyroute2(veth_ns: VethNs) -> None:
+    """tbf on one end; htb with a pfifo child, and a bfifo, on the other (fq_codel where this
+    kernel has it): the hand-written RTM_GETQDISC dump decodes to the same Qdisc tree."""
+    from tuitune.core.host.qdisc import from_messages, read_qdiscs
+
+    ns, a, b = veth_ns.ns, veth_ns.a, veth_ns.b
+    run("tc", "-n", ns, "qdisc", "add", "dev", a, "root", "tbf", "rate", "100mbit", "burst",
+        "32kbit", "latency", "400ms", "peakrate", "200mbit", "mtu", "1514")  # fmt: skip
+    run("tc", "-n", ns, "qdisc", "add", "dev", b, "root", "handle", "1:", "htb", "default", "10")
+    run("tc", "-n", ns, "class", "add", "dev", b, "parent", "1:", "classid", "1:10", "htb",
+        "rate", "50mbit")  # fmt: skip
+    run("tc", "-n", ns, "class", "add", "dev", b, "parent", "1:", "classid", "1:20", "htb",
+        "rate", "50mbit")  # fmt: skip
+    run("tc", "-n", ns, "qdisc", "add", "dev", b, "parent", "1:10", "handle", "10:", "pfifo",
+        "limit", "100")  # fmt: skip
+    codel = subprocess.run(
+        ["tc", "-n", ns, "qdisc", "add", "dev", b, "parent", "1:20", "handle", "20:",
+         "fq_codel", "limit", "999", "flows", "64", "quantum", "1000"],
+        capture_output=True,
+    )  # fmt: skip
+    if codel.returncode != 0:
+        run("tc", "-n", ns, "qdisc", "add", "dev", b, "parent", "1:20", "handle", "20:",
+            "bfifo", "limit", "30000")  # fmt: skip
+
+    def both() -> list[tuple[object, object]]:
+        import socket
+
+        from pyroute2 import IPRoute
+
+        ipr, mine = IPRoute(), LinkReader()
+        try:
+            out = []
+            for dev in (a, b):
+                idx = socket.if_nametoindex(dev)
+                out.append((read_qdiscs(ipr, idx), from_messages(mine.qdiscs(idx))))
+            return out
+        finally:
+            ipr.close()
+            mine.close()
+
+    (tbf_t, tbf_o), (htb_t, htb_o) = veth_ns.kt.call(both)
+    assert tbf_o == tbf_t and htb_o == htb_t
+    assert tbf_o[0].options["rate"] == 100_000_000 and tbf_o[0].options["peakrate"]
+    kinds = [q.kind for q in htb_o]
+    assert kinds[0] == "htb" and "pfifo" in kinds and len(kinds) == 3
+    assert htb_o[0].options == {"default": "10"}

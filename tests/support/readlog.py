@@ -54,11 +54,13 @@ class ReadLog:
             log(path, text)
             return text
 
-        def counters(ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
+        def counters(
+            ifname: str | None, irqs: Collection[str] | None = None, *, queues: bool = False
+        ) -> Counters:
             self.ticks.append([])
             self._on.set()
             try:
-                return real_counters(ifname, irqs)
+                return real_counters(ifname, irqs, queues=queues)
             finally:
                 self._on.clear()
 

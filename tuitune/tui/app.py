@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -27,8 +28,6 @@ from textual.widgets import Footer, Input
 from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.record.player import RecordingReader
-from tuitune.core.record.recorder import bench_event, journal_event
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.watch.cadence import Cadence
@@ -36,15 +35,11 @@ from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sample, Sampler
 from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.advisor import Advisor
-from tuitune.tui.controllers.autotune import AutotuneController
 from tuitune.tui.controllers.bench import BenchController
 from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
-from tuitune.tui.controllers.export import Exporter
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
-from tuitune.tui.controllers.replay import ReplayControl
-from tuitune.tui.controllers.sweep import SweepController
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.leaving import Leaving
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
@@ -68,9 +63,14 @@ from tuitune.tui.shell import Selection
 from tuitune.tui.view import LiveView
 
 # What only a later key needs loads on that key, not before the first frame (issue 18):
-# the lab's code (its quit question), the P view.
+# the lab's code (its quit question), the P view; the recording code (issue 38: a live host
+# never needs the player, and a recording's reader has loaded it already).
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
+    from tuitune.tui.controllers.autotune import AutotuneController
+    from tuitune.tui.controllers.export import Exporter
+    from tuitune.tui.controllers.replay import ReplayControl
+    from tuitune.tui.controllers.sweep import SweepController
 
 # The first rates come this long after the first sample, not a whole --interval later: live
 # numbers within a second of the start (issue 18). Not mpstat's since-boot averages, which on
@@ -222,7 +222,12 @@ class TuituneApp(Leaving):
         # --record: the recording's file and its clock (seconds in; None before a sample)
         self.recording: tuple[str, Callable[[], float | None]] | None = None
         # `tuitune replay`: its keys (a recording's reader; None on a host)
-        self.replay = ReplayControl(self, reader) if isinstance(reader, RecordingReader) else None
+        self.replay: ReplayControl | None = None
+        player = sys.modules.get("tuitune.core.record.player")  # loaded if reader is its
+        if player is not None and isinstance(reader, player.RecordingReader):
+            from tuitune.tui.controllers.replay import ReplayControl
+
+            self.replay = ReplayControl(self, reader)
         self.bench_strip = BenchStrip(id="bench-strip", look=self.look())
         self.hint = HintLine(id="hint")  # what to do next, for a first-time user
         self.editor = Editor(self, env=self.env, trial_seconds=trial_seconds)
@@ -234,13 +239,8 @@ class TuituneApp(Leaving):
             lab=lab,
             recording=self._recording_at,
         )
-        self.app_sweep = SweepController(self, lab=lab, notebook_path=notebook_path)  # W
-        # T: the advisor's findings tried one at a time, judged by the benchmark
-        self.app_autotune = AutotuneController(
-            self, lambda: self.advisor.counted, lab=lab, notebook_path=notebook_path
-        )
-        # export_root: tests stage under tmp
-        self.exporter = Exporter(self, export_root, lab=lab is not None)
+        # W, T and E: built on their first key (app_sweep, app_autotune, exporter below)
+        self._later = (lab, notebook_path, export_root)
         # A: findings over the last seconds, in the context remembered for each interface
         self.advisor = Advisor(
             self,
@@ -256,6 +256,31 @@ class TuituneApp(Leaving):
         self.procs = ProcsController(self, self.editor, reader.call, reader.root, lab=lab)
         self.grid_pick = GridPick(self, self.procs)  # g in P: its CPUs ticked in the CPU grid
         self.view = LiveView(self)
+
+    # What only a key opens is built on that key, not before the first frame (issue 38).
+    @cached_property
+    def app_sweep(self) -> SweepController:  # W
+        from tuitune.tui.controllers.sweep import SweepController
+
+        lab, notebook_path, _ = self._later
+        return SweepController(self, lab=lab, notebook_path=notebook_path)
+
+    @cached_property
+    def app_autotune(self) -> AutotuneController:
+        """T: the advisor's findings tried one at a time, judged by the benchmark."""
+        from tuitune.tui.controllers.autotune import AutotuneController
+
+        lab, notebook_path, _ = self._later
+        return AutotuneController(
+            self, lambda: self.advisor.counted, lab=lab, notebook_path=notebook_path
+        )
+
+    @cached_property
+    def exporter(self) -> Exporter:  # E; export_root: tests stage under tmp
+        from tuitune.tui.controllers.export import Exporter
+
+        lab, _, export_root = self._later
+        return Exporter(self, export_root, lab=lab is not None)
 
     # -- setup ---------------------------------------------------------------------------
     def get_driver_class(self) -> type[Driver]:
@@ -340,6 +365,8 @@ class TuituneApp(Leaving):
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
         if self.record_event is not None:  # --record: each step of the change, as made
+            from tuitune.core.record.recorder import journal_event  # loaded when recording
+
             for out in outs:
                 self.record_event("journal", journal_event(out))
 
@@ -379,8 +406,11 @@ class TuituneApp(Leaving):
         self._countdown.resume()  # the header's countdown: _each_second
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
-        if self.record_event is not None and (got := bench_event(message.event)) is not None:
-            self.record_event("bench", got)
+        if self.record_event is not None:
+            from tuitune.core.record.recorder import bench_event
+
+            if (got := bench_event(message.event)) is not None:
+                self.record_event("bench", got)
         self.app_bench.on_message(message)
         if self.app_bench.first_start(message):
             self.advisor.run_started()  # the findings' window is now the run

@@ -20,10 +20,16 @@ if TYPE_CHECKING:
 class Leaving(HostView):
     lab: Lab | None  # set by the App: `tuitune lab`
     lab_down: Callable[[Lab], list[str]] | None
-    app_sweep: SweepController
-    app_autotune: AutotuneController
     editor: Editor
     farewell_lines: list[str]  # what quitting kept or reverted, for the shell
+
+    if TYPE_CHECKING:  # the App builds them on their first use (tui/app.py)
+
+        @property
+        def app_sweep(self) -> SweepController: ...
+
+        @property
+        def app_autotune(self) -> AutotuneController: ...
 
     def farewell(self, lines: Sequence[str]) -> None:
         self.farewell_lines = list(lines)  # printed by the command after the screen closes

@@ -49,10 +49,10 @@ def test_a_sampler_at_a_quarter_second_reads_the_slow_state_by_time(tmp_path: Pa
         nic_at.append(sampler.seq)
         return nic_state(*args, **kwargs)
 
-    def counting_counters(ifname: str | None, irqs: Any = None) -> Any:
+    def counting_counters(ifname: str | None, irqs: Any = None, **kw: Any) -> Any:
         if irqs is None:
             full_at.append(sampler.seq)
-        return counters(ifname, irqs)
+        return counters(ifname, irqs, **kw)
 
     reader.nic_state = counting_nic  # type: ignore[method-assign]
     reader.counters = counting_counters  # type: ignore[method-assign]

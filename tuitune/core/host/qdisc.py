@@ -1,4 +1,5 @@
-"""The interface's qdisc tree (`tc qdisc show dev IF`), read through pyroute2's tc support.
+"""The interface's qdisc tree (`tc qdisc show dev IF`): read by the live screen's own
+RTM_GETQDISC dump (rtnl_qdisc.py), and through pyroute2's tc support where it writes.
 
 What a tuner needs from it: which qdisc sends (mq with a child per tx queue on a multi-queue
 NIC), and whether it paces: fq's maxrate, flow_limit and quantum, tbf's rate. pyroute2 decodes

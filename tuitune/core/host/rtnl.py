@@ -1,4 +1,5 @@
-"""One rtnetlink read, RTM_GETLINK of one interface by name, without pyroute2.
+"""The live screen's rtnetlink reads without pyroute2: RTM_GETLINK of one interface by name,
+and its qdiscs (a RTM_GETQDISC dump, decoded in rtnl_qdisc.py).
 
 The live screen reads a link's MTU, its bounds, txqueuelen, state and counters through this:
 `import pyroute2` loads its whole library (about 200 modules, 8.5 MB resident here, issue
@@ -21,6 +22,13 @@ import struct
 from typing import Any
 
 from tuitune.core.host.nlmsg import NLATTR, NLMSGHDR, iter_attrs, messages
+from tuitune.core.host.rtnl_qdisc import (
+    NLMSG_DONE,
+    RTM_NEWQDISC,
+    QdiscMessage,
+    decode_qdisc,
+    dump_request,
+)
 
 RTM_NEWLINK, RTM_GETLINK = 16, 18
 NLMSG_ERROR = 2
@@ -120,6 +128,27 @@ class LinkReader:
                     raise NetlinkError(code, os.strerror(code))
                 if kind == RTM_NEWLINK:
                     return [decode_link(part)]
+
+    def qdiscs(self, ifindex: int) -> list[QdiscMessage]:
+        """The qdiscs of interface `ifindex` (a dump of all, kept by ifindex), as pyroute2's
+        get_qdiscs(index=...) lists them: rtnl_qdisc.py."""
+        self._seq += 1
+        self._sock.send(dump_request(self._seq))
+        out: list[QdiscMessage] = []
+        while True:
+            for kind, _flags, seq, part in messages(self._sock.recv(65536)):
+                if seq != self._seq:
+                    continue
+                if kind == NLMSG_DONE:
+                    return out
+                if kind == NLMSG_ERROR:
+                    code = -struct.unpack_from("=i", part)[0]
+                    if code == 0:
+                        continue
+                    raise NetlinkError(code, os.strerror(code))
+                got = decode_qdisc(part) if kind == RTM_NEWQDISC else None
+                if got is not None and got[0] == ifindex:
+                    out.append(got[1])
 
     def close(self) -> None:
         self._sock.close()

@@ -47,7 +47,7 @@ from tuitune.core.host.netdev import (
 )
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.procfs import SoftnetParser, StatParser, parse_softirqs, parse_stat
-from tuitune.core.host.qdisc import Qdisc, read_qdiscs
+from tuitune.core.host.qdisc import Qdisc, from_messages
 from tuitune.core.host.qdisc_spec import tree_value
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
@@ -58,6 +58,9 @@ from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.values import Unavailable, from_oserror
 from tuitune.core.watch.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
+
+# What queue_stats answers: (counter name, value) pairs and their source, or why none.
+QueueStatsRead = tuple[tuple[tuple[str, int], ...], str] | Unavailable
 
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
 
@@ -131,6 +134,8 @@ class HostReader(Closing):
         )
         self._qstats: QstatsNetlink | None = None  # opened at the first queue_stats()
         self._qstats_missing = False  # no netdev family (kernel before 6.10): not asked again
+        # (ifname, queue_stats) read with a tick's counters, for the same tick's queue_stats.
+        self._kept_queues: tuple[str, QueueStatsRead] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -150,11 +155,15 @@ class HostReader(Closing):
         if not self._kt.call(interface_exists, self.root, ifname):
             raise UnknownInterface(ifname, self.interfaces())
 
-    def counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
+    def counters(
+        self, ifname: str | None, irqs: Collection[str] | None = None, *, queues: bool = False
+    ) -> Counters:
         """`irqs`: read only these IRQs, from /sys/kernel/irq/N/per_cpu_count, instead of the
         whole /proc/interrupts (which is still read when they cannot be: irq_full says which).
-        None: read /proc/interrupts."""
-        return self._kt.call(self._counters, ifname, irqs)
+        None: read /proc/interrupts. `queues`: also read the interface's per-queue counters
+        in the same hand-off to the kernel thread, kept for the next queue_stats(ifname):
+        a tick wakes the kernel thread (and waits for it) once, not twice (issue 38)."""
+        return self._kt.call(self._counters_then_queues if queues else self._counters, ifname, irqs)
 
     def nic_state(
         self, ifname: str, with_stats: bool = True, interrupts: Interrupts | None = None
@@ -205,12 +214,14 @@ class HostReader(Closing):
         return self._kt.call(self._qdiscs, ifname)
 
     def _qdiscs(self, ifname: str) -> tuple[Qdisc, ...] | Unavailable:
-        ipr = self._iproute()
-        if ipr is None:
+        # The hand-written dump (rtnl_qdisc.py), not pyroute2's: the first frame reads the
+        # root qdisc, and pyroute2 would load ~160 modules for it (issue 38 goal 3).
+        links = self.handles.link_reader()
+        if links is None:
             et = self._eth(ifname)  # a capture holds what netlink said
             return et.dev.qdiscs if isinstance(et, CapturedDevice) else NOT_RECORDED
         try:
-            return read_qdiscs(ipr, socket.if_nametoindex(ifname))
+            return from_messages(links.qdiscs(socket.if_nametoindex(ifname)))
         except OSError as exc:
             return from_oserror(exc, "qdisc")
 
@@ -234,8 +245,19 @@ class HostReader(Closing):
     def queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
         """The counters per-queue rates are made of, and where they came from: the kernel's
         netdev qstats (6.10+, drivers that have them) with the NIC-wide counters of
-        `ethtool -S`, else `ethtool -S` alone."""
+        `ethtool -S`, else `ethtool -S` alone. Those read by counters(queues=True) for this
+        interface are handed over (once) without another trip to the kernel thread."""
+        kept, self._kept_queues = self._kept_queues, None
+        if kept is not None and kept[0] == ifname:
+            return kept[1]
         return self._kt.call(self._queue_stats, ifname)
+
+    def _counters_then_queues(self, ifname: str | None, irqs: Collection[str] | None) -> Counters:
+        counters = self._counters(ifname, irqs)
+        self._kept_queues = None
+        if ifname and not counters.link_gone:
+            self._kept_queues = (ifname, self._queue_stats(ifname))
+        return counters
 
     def _queue_stats(self, ifname: str) -> tuple[tuple[tuple[str, int], ...], str] | Unavailable:
         stats = self._driver_stats(ifname)

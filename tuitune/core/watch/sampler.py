@@ -327,7 +327,12 @@ class Sampler:
                 or self.seq % self.full_every == 1
             )
             self._counted_at = time.monotonic()
-            counters = self.reader.counters(self.ifname, None if full else self._nic_irqs())
+            # The per-queue counters ride along (one hand-off a tick); the boot tick has none.
+            counters = self.reader.counters(
+                self.ifname,
+                None if full else self._nic_irqs(),
+                queues=bool(self.ifname) and not boot,
+            )
             if self.ifname and counters.link_gone != self._gone:
                 # Gone: forget its device reader (a new device may take the name). Back: read
                 # its state now, whatever the cadence: it may not be the device it was.

@@ -92,6 +92,13 @@ def _options(kind: str, opts: Any) -> dict[str, int | str]:
     """The options worth showing, from pyroute2's decoded TCA_OPTIONS (or fq's raw bytes)."""
     if kind == "fq":
         raw = opts if isinstance(opts, bytes | bytearray) else None
+        if isinstance(opts, str):
+            # pyroute2 0.9 has no fq decoder: it gives the payload as "08:00:01:00:...". Seen
+            # on the bench's 6.1 guest, where every fq then read back without its options.
+            try:
+                raw = bytes.fromhex(opts.replace(":", ""))
+            except ValueError:
+                raw = None
         if raw is None and isinstance(opts, Mapping):
             value = opts.get("value")
             raw = bytes(value) if isinstance(value, bytes | bytearray) else None

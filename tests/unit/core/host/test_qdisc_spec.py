@@ -256,3 +256,29 @@ def test_a_fresh_fq_as_the_6_1_kernel_dumps_it_is_rebuildable() -> None:
     raw = b"".join(_nla(t, struct.pack("=I", v)) for t, v in u32) + _nla(15, b"\x01")
     fresh = Qdisc("fq", "8001:", "root", fq_options(raw))
     assert tree_value([fresh]) == FQ.replace("1000000000", "unlimited")
+
+
+def test_an_mq_of_fq_as_pyroute2_decodes_the_dump_reads_back_as_written() -> None:
+    """The session reads the tree through pyroute2 0.9, which has no fq decoder: it hands
+    fq's TCA_OPTIONS over as a "08:00:01:00:..." string. Read as no options at all, every mq
+    of fq tuitune wrote read back as "other" in the bench's guest and was rolled back."""
+    from pyroute2.netlink.rtnl.tcmsg import tcmsg
+
+    from tuitune.core.host.qdisc import from_messages
+
+    u32 = [
+        (1, 10000), (2, 100), (3, 3028), (4, 15140), (5, 1), (7, 100_000_000 // 8), (9, 40000),
+        (10, 1023), (11, 550000 // 8), (12, 0xFFFFFFFF), (8, 10), (13, 10000), (14, 10_000_000),
+    ]  # fmt: skip
+    fq_opts = b"".join(_nla(t, struct.pack("=I", v)) for t, v in u32) + _nla(15, b"\x01")
+
+    def message(kind: str, handle: int, parent: int, opts: bytes | None) -> tcmsg:
+        body = struct.pack("=BxxxiIII", 0, 7, handle, parent, 0) + _nla(1, kind.encode() + b"\0")
+        body += _nla(2, opts) if opts is not None else b""
+        m = tcmsg(struct.pack("=IHHII", 16 + len(body), 36, 0, 0, 0) + body)
+        m.decode()
+        return m
+
+    msgs = [message("mq", 0x10000, ROOT, None)]
+    msgs += [message("fq", 0x80010000 + (q << 16), 0x10001 + q, fq_opts) for q in range(4)]
+    assert tree_value(from_messages(msgs)) == f"mq {FQ.replace('1000000000', '100000000')}"

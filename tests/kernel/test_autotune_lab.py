@@ -102,6 +102,22 @@ def test_from_offloads_off_autotune_keeps_the_fix_and_reports_a_gain(
     steps = {r.tags["cell"] for r in runs}
     assert {"baseline", "offload-disabled", "kept set"} <= steps
     assert all(sum(r.tags["cell"] == s for r in runs) == 3 for s in steps)
+    # Replayable: one recording beside the notebook (root's only), each run's window in it,
+    # and the advisor reads the baseline's window back from it.
+    rec = Path(runs[0].tags["recording"])
+    assert rec.parent == tmp_path and rec.name.startswith("runs-autotune-"), rec
+    assert {r.tags["recording"] for r in runs} == {str(rec)} and rec.stat().st_mode & 0o777 == 0o600
+    base = next(r for r in runs if r.tags["cell"] == "baseline")
+    window = ["--from", base.tags["recording_from"], "--to", base.tags["recording_to"]]
+    judged = subprocess.run(
+        [sys.executable, "-m", "tuitune", "advise", "--recording", str(rec), *window],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert judged.returncode in (0, 1), judged.stderr  # 1: a bottleneck found (docs/advise.md)
+    assert "offload-disabled" in judged.stdout  # the bad start, as the search found it
     # The journal holds the kept set: `tuitune restore` gives back the bad start.
     back = subprocess.run(
         [

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, journal_dir_arg
 from tuitune.core.autotune.stats import MAX_EXACT
+from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.autotune.search import Candidate
@@ -159,6 +160,11 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         run_id = f"autotune-{stamp}"
         bench = BenchParams(seconds=args.seconds, engine="sockperf" if latency else "iperf3")
         sb = SweepBench(session, reader, target, notebook, bench, run_id, args.goal, say)
+        # Its samples and each run's window beside the notebook, as a sweep keeps them: the
+        # report's runs replay (`tuitune replay`, `advise --recording` over a run's window).
+        from tuitune.cli.sweep import start_recording
+
+        start_recording(sb.runner, notebook, reader, ifname, netns, "autotune")
         far = sb.runner.ends[1] if len(sb.runner.ends) > 1 else None
         jhost = JournalHost(session, far.session if far is not None else None)
         if far is not None:  # the lab's far end: what both ends must share is set at both
@@ -200,6 +206,9 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                 if s is not None:
                     s.release()
                     s.close()
+            if sb.runner.recorder is not None:
+                sb.runner.recorder.close()
+                say(f"recording: {printable(sb.runner.recording_path)}")
         if outcome is None:
             return EXIT_FAILED
         flag = _flag(netns)

@@ -245,7 +245,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 return sweep_bisect.run(args, session, reader, target, notebook, say)
         runner = SweepRunner(spec, session, reader, target, notebook, say=say)
         if not args.dry_run:
-            _recording(runner, notebook, reader, ifname, netns)
+            start_recording(runner, notebook, reader, ifname, netns, "sweep")
         try:
             with session, sigterm_interrupts():
                 return _run(args, runner, notebook)
@@ -255,19 +255,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 say(f"recording: {printable(runner.recording_path)}")
 
 
-def _recording(runner: Any, notebook: Any, reader: Any, ifname: str, netns: str | None) -> None:
-    """The sweep's recording beside its notebook (as a headless bench keeps one); without it
-    (one line said) the sweep goes on."""
+def start_recording(
+    runner: Any, notebook: Any, reader: Any, ifname: str, netns: str | None, what: str
+) -> None:
+    """A sweep's (or autotune's: `what`) recording beside its notebook, as a headless bench
+    keeps one; without it (one line said) the runs go on."""
     import os
     import time
 
     from tuitune.cli.record import live_recorder
 
     book: Path = notebook.path
-    path = book.with_name(f"{book.stem}-sweep-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.rec")
+    path = book.with_name(f"{book.stem}-{what}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.rec")
     rec = live_recorder(path, reader, ifname, netns, 1.0)
     if rec is None:
-        err("the sweep goes on without a recording")
+        err(f"the {what} goes on without a recording")
         return
     runner.recorder, runner.recording_path = rec, str(path)
 

@@ -251,9 +251,9 @@ def profile_candidates(
         if errors or not pairs:
             skipped.append(f"{cid}: {errors[0] if errors else 'nothing to set here'}")
             continue
-        refused = _refused(access, pairs)
-        if refused is not None:  # a veth's rings, a host-wide sysctl from a namespace
-            skipped.append(f"{cid}: {refused}")
+        why = refused(access, pairs)
+        if why is not None:  # a veth's rings, a host-wide sysctl from a namespace
+            skipped.append(f"{cid}: {why}")
             continue
         if not allow_trial and any(k.kind in LINK_RESETTING for k, _ in pairs):
             skipped.append(f"{cid}: its change can cut the link (not tried headless)")
@@ -269,7 +269,7 @@ def profile_candidates(
     return out, skipped
 
 
-def _refused(access: Any, pairs: Sequence[tuple[Key, str]]) -> str | None:
+def refused(access: Any, pairs: Sequence[tuple[Key, str]]) -> str | None:
     """Why this host cannot take these values (checked as the journal checks them)."""
     for key, text in pairs:
         try:

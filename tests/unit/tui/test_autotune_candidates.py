@@ -32,6 +32,9 @@ class _Reader:
     def nic_state(self, ifname: str, with_stats: bool) -> Any:
         return SimpleNamespace(rings=None, channels=None)  # no ethtool maxima recorded
 
+    def snapshot(self, ifname: str) -> Any:
+        return SimpleNamespace(nic=None, host=None)  # one NUMA node: no IRQ placement read
+
 
 def _job(tmp_path: Path, far: str | None, in_ns: bool) -> tuple[_Job, Session, list[str]]:
     root = HostRoot.fixture(build_host(tmp_path / "host"))

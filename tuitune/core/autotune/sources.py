@@ -57,6 +57,7 @@ def scaled_profile(
     KeyError (its message: the names there are) for an unknown name."""
     from tuitune.core.advise.peer import BadPeer, probe_peer
     from tuitune.core.profiles import find, shipped
+    from tuitune.core.profiles.placement import with_placement
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.profiles.scale import scale_to_host
 
@@ -81,9 +82,11 @@ def scaled_profile(
         assert got is not None  # checked above
         prof = got
     scaled = scale_to_host(prof, facts, limits, rtt)
-    for s in scaled.scaled:
+    snap = reader.snapshot(ifname)
+    placed, irq_lines, _ = with_placement(scaled.profile, facts, snap.nic, snap.host)
+    for s in (*scaled.scaled, *irq_lines):
         say(f"profile: {s.setting} scaled to {s.value} ({s.why})")
-    return scaled.profile
+    return placed
 
 
 def spec_candidates(

@@ -5,6 +5,7 @@ recorded host with fakes at the port: no benchmark runs, nothing is written."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -93,3 +94,20 @@ def test_with_the_labs_far_end_the_mtu_is_set_at_both_ends(tmp_path: Path) -> No
     mtu = next(c for c in cands if c.id == "profile:mtu")
     assert (AtPeer(Key.mtu("veth1")), "9000") in mtu.changes
     assert (Key.mtu(DEV), "9000") in mtu.changes
+
+
+def test_from_a_namespace_no_host_wide_sysctl_is_a_candidate(tmp_path: Path) -> None:
+    """Found in tmux: the screen's session may write host-wide sysctls (it asks first), so
+    from the lab's namespace T listed CERN's net.core.rmem_max: the whole machine's."""
+    job, session, _ = _job(tmp_path, None, in_ns=True)
+    job = replace(job, bench=SimpleNamespace(runner=SimpleNamespace(
+        say=job.bench.runner.say, session=SimpleNamespace(root=SimpleNamespace(netns="lab"),
+        access=session.access), ends=job.bench.runner.ends)))  # fmt: skip
+    skipped: list[str] = []
+    try:
+        cands = _candidates(job, [], skipped)
+    finally:
+        session.close()
+    keys = [k for c in cands for k, _ in c.changes]
+    assert keys and not any(k.kind == "sysctl" and k.name.startswith("net.core.") for k in keys)
+    assert any("net.core.rmem_max is host-wide" in s for s in skipped)

@@ -210,6 +210,9 @@ def _candidates(
     more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns)
     skipped += why_not
     cands: list[Candidate[Any]] = [*advised, *new_keys(advised, more)]
+    if netns is not None:  # the screen's session may write the host's sysctls; T never does
+        cands, wide = _not_host_wide(cands)
+        skipped += wide
     ends = job.bench.runner.ends
     if len(ends) > 1:  # the lab's far end: what both ends must share is set at both
         cands = at_both_ends(cands, ends[1].ifname, host_wide)
@@ -217,6 +220,23 @@ def _candidates(
         say(f"not tried: {line}")
     say(f"{len(cands)} candidate(s): {', '.join(c.id for c in cands) or 'none'}")
     return cands
+
+
+def _not_host_wide(cands: list[Candidate[Any]]) -> tuple[list[Candidate[Any]], list[str]]:
+    """From a namespace: candidates that change no host-wide sysctl (one value for the whole
+    machine, not the namespace's: the CLI refuses them without --host-wide), and why not."""
+    from tuitune.core.autotune.sources import host_wide
+
+    keep: list[Candidate[Any]] = []
+    said: list[str] = []
+    for c in cands:
+        wide = [k for k, _ in c.changes if isinstance(k, Key) and host_wide(k)]
+        if wide:
+            said.append(f"{c.id}: {wide[0].name} is host-wide (the whole machine's, not the "
+                        "namespace's): `tuitune autotune --host-wide` tries it")  # fmt: skip
+        else:
+            keep.append(c)
+    return keep, said
 
 
 def _run(

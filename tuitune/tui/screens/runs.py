@@ -146,6 +146,8 @@ def row_detail(row: RunRow | None) -> str:
     if row.test_differs:
         changed = f"test differs: {row.test_differs}; "
     cell = f"cell {row.cell}; " if row.cell else ""
+    if row.sweep.startswith("autotune-"):  # first: a narrow screen cuts the line's end
+        cell = f"of {row.sweep}: r shows its report; {cell}"
     previous = f"{row.previous}; " if row.previous else ""
     text = (
         f"{row.group}: {cell}{changed}{previous}{row.spec}; runs {ids}; remote CPU "
@@ -155,8 +157,6 @@ def row_detail(row: RunRow | None) -> str:
     )
     if row.error:
         text += f"; last error: {row.error}"
-    if row.sweep.startswith("autotune-"):
-        text += f"; of {row.sweep}: r shows its report"
     return printable(text, 2000)  # a notebook may be another user's file
 
 
@@ -373,7 +373,10 @@ class RunsScreen(BoxScreen[None]):
             self.say(f"report not read: {exc}", True)
             return
         if text is None:
-            self.say(f"no report kept for {row.sweep} ({path})", True)
+            self.say(
+                f"no report kept for {row.sweep}: stopped before its end, or removed ({path})",
+                True,
+            )
             return
         self.app.push_screen(TextScreen(f"autotune: {row.sweep}", printable_lines(text)))
 

@@ -11,18 +11,11 @@ import argparse
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tuitune.cli import _common
 from tuitune.cli._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, journal_dir_arg
 from tuitune.core.autotune.stats import MAX_EXACT
 from tuitune.core.text import printable
-
-if TYPE_CHECKING:
-    from tuitune.core.autotune.search import Candidate
-    from tuitune.core.profiles import ShippedProfile
-    from tuitune.core.session import Key
-    from tuitune.core.watch.hostreader import HostReader
 
 MAX_RUNS = 500
 
@@ -77,6 +70,12 @@ def register(subparsers: _common.Subparsers) -> None:
         help="also try a shipped profile's values one at a time, scaled to this host "
         "(`auto`: the one `tuitune recommend` picks, with the round trip pinged to --peer)",
     )
+    p.add_argument(
+        "--spec",
+        type=Path,
+        metavar="FILE",
+        help="also try each value a sweep spec names, one at a time (docs/sweep.md)",
+    )
     p.add_argument("--notebook", type=Path, metavar="FILE", help="the notebook file")
     journal_dir_arg(p)
 
@@ -110,6 +109,13 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     )
     from tuitune.core.autotune.report import to_markdown
     from tuitune.core.autotune.search import AutotuneError, Budget, search
+    from tuitune.core.autotune.sources import (
+        host_wide,
+        new_keys,
+        save_report,
+        scaled_profile,
+        spec_candidates,
+    )
     from tuitune.core.sweep.runner import Target, signals_held
     from tuitune.core.sweep.spec import BenchParams
     from tuitune.core.watch.hostreader import UnknownInterface
@@ -147,13 +153,27 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         in_lab = netns is not None  # not the machine's own link: nothing to cut
         candidates, skipped = candidates_of(advice.findings, allow_trial=in_lab)
         if args.profile is not None:
-            prof = _profile(args, reader, ifname, netns, peer)
-            if prof is None:
+            try:
+                prof = scaled_profile(reader, ifname, netns, peer, args.goal, args.profile, say)
+            except KeyError as exc:
+                err(str(exc.args[0]))
                 session.close()
                 return EXIT_USAGE
             more, why_not = profile_candidates(session, prof, ifname, allow_trial=in_lab)
             skipped += why_not
-            candidates += _new_keys(candidates, more)
+            candidates += new_keys(candidates, more)
+        if args.spec is not None:
+            from tuitune.core.sweep.spec import SpecError, load
+
+            try:
+                spec = load(args.spec)
+            except SpecError as exc:
+                err(str(exc))
+                session.close()
+                return EXIT_USAGE
+            more, why_not = spec_candidates(session, spec, ifname, allow_trial=in_lab)
+            skipped += why_not
+            candidates += new_keys(candidates, more)
         lab = getattr(args, "lab_found", None)
         target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface, lab)
         stamp = datetime.now().strftime("%Y%m%d%H%M%S")
@@ -168,7 +188,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         far = sb.runner.ends[1] if len(sb.runner.ends) > 1 else None
         jhost = JournalHost(session, far.session if far is not None else None)
         if far is not None:  # the lab's far end: what both ends must share is set at both
-            candidates = at_both_ends(candidates, far.ifname, _host_wide)
+            candidates = at_both_ends(candidates, far.ifname, host_wide)
         pairs = interacting(candidates)
         for line in skipped:
             say(f"not tried: {line}")
@@ -216,6 +236,10 @@ def cmd_autotune(args: argparse.Namespace) -> int:
             flag += f"` and `tuitune restore{_flag(args.peer_netns)}"
         text = to_markdown(outcome, ifname, peer, run_id, skipped, flag)
         print(text, end="")
+        try:  # kept with its runs: `tuitune runs` and N name it
+            say(f"report kept beside the notebook: {save_report(notebook.path, run_id, text)}")
+        except OSError as exc:
+            err(f"report not kept beside the notebook: {exc}")
         if args.report is not None:
             from tuitune.core import fsutil
 
@@ -225,67 +249,6 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                 err(f"report not written: {exc}")
                 return EXIT_FAILED
         return EXIT_OK
-
-
-def _host_wide(key: Key) -> bool:
-    """A sysctl that is one value for the whole machine (catalog scope `host`), or one the
-    catalog does not know: never mirrored to the far end (the same value for both)."""
-    from tuitune.core.catalog import entry
-
-    if key.kind != "sysctl":
-        return False
-    try:
-        return entry(key.name).scope == "host"
-    except KeyError:
-        return True
-
-
-def _new_keys(have: list[Candidate[Key]], more: list[Candidate[Key]]) -> list[Candidate[Key]]:
-    """Profile candidates that set something no earlier candidate sets (the advisor's tso fix
-    and a profile's tso pick are one candidate, tried once)."""
-    seen = {k for c in have for k, _ in c.changes}
-    out = []
-    for c in more:
-        if not any(k in seen for k, _ in c.changes):
-            out.append(c)
-            seen.update(k for k, _ in c.changes)
-    return out
-
-
-def _profile(
-    args: argparse.Namespace, reader: HostReader, ifname: str, netns: str | None, peer: str
-) -> ShippedProfile | None:
-    """--profile NAME (or auto: recommend's choice, the round trip pinged to the peer), scaled
-    to this host and said as `profile diff` says it; None (said) for an unknown name."""
-    from tuitune.cli.sweep import say
-    from tuitune.core.advise.peer import BadPeer, probe_peer
-    from tuitune.core.profiles import find, shipped
-    from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
-    from tuitune.core.profiles.scale import scale_to_host
-
-    facts = reader.call(host_facts, reader.root, ifname)
-    limits = nic_limits(reader, ifname)
-    rtt = None
-    try:
-        probe = probe_peer(peer, netns, None)
-        rtt = probe.rtt_ms
-        say(f"profile: {probe.evidence()}")
-    except BadPeer as exc:
-        say(f"profile: no round trip to {peer} ({exc}): a LAN is assumed")
-    if args.profile == "auto":
-        prof = recommend(facts, rtt, args.goal, limits).profile
-        say(f"profile: {prof.name} (as `tuitune recommend` picks it)")
-    else:
-        got = find(args.profile)
-        if got is None:
-            names = ", ".join(p.name for p in shipped())
-            err(f"no profile {args.profile[:40]!r}; profiles: {names}, or auto")
-            return None
-        prof = got
-    scaled = scale_to_host(prof, facts, limits, rtt)
-    for s in scaled.scaled:
-        say(f"profile: {s.setting} scaled to {s.value} ({s.why})")
-    return scaled.profile
 
 
 def _flag(netns: str | None) -> str:

@@ -223,6 +223,7 @@ def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | 
     """The profile scaled to this host (rings, queue count, NIC-local CPUs, and with --rtt a
     WAN profile's buffers), each scaled value said with why before anything is compared or
     applied; the report's values with --as-written. None (said) when the host cannot be read."""
+    from tuitune.core.profiles.placement import with_placement
     from tuitune.core.profiles.recommend import host_facts, nic_limits
     from tuitune.core.profiles.scale import scale_to_host
 
@@ -236,17 +237,20 @@ def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | 
     with reader:
         facts = reader.call(host_facts, reader.root, ifname)
         limits = nic_limits(reader, ifname)
+        snap = reader.snapshot(ifname)
     got = scale_to_host(prof, facts, limits, args.rtt)
-    if not got.scaled:
+    placed, irq_lines, irq_kept = with_placement(got.profile, facts, snap.nic, snap.host)
+    scaled = [*got.scaled, *irq_lines]
+    if not scaled:
         print(f"{prof.name} on {ifname}: nothing to scale, the reports' values")
-    _say_scaling(got.scaled, got.kept, ifname)
-    return got.profile
+    _say_scaling(scaled, [*got.kept, *irq_kept], ifname)
+    return placed
 
 
 def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
     from tuitune.core.session import Session
     from tuitune.core.session.profile import resolve
-    from tuitune.core.session.profile_model import Profile
+    from tuitune.core.session.profile_model import Profile, Request
     from tuitune.core.values import Unavailable
 
     written = {p.setting: p.value for p in prof.picks}
@@ -262,14 +266,20 @@ def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
     with reader, Session(reader.root, call=reader.call, handles=reader.handles) as session:
         access = session.access()
         whole = prof.to_profile()
-        for pick, request in zip(prof.picks, whole.requests, strict=True):
+        each: list[tuple[str, str, tuple[Request, ...]]] = []
+        for pick, request in zip(prof.picks, whole.requests, strict=False):
             scaled = ", scaled to this host" if written.get(pick.setting) != pick.value else ""
-            cite = f"[{pick.advice.source}, {pick.advice.context}{scaled}]"
-            one = Profile(None, (request,), whole.source)
+            each.append((pick.setting, f"[{pick.advice.source}, {pick.advice.context}{scaled}]",
+                         (request,)))  # fmt: skip
+        if prof.extra:  # the IRQ placement onto the NIC-local cores (profiles/placement.py)
+            each.append(("irqs", "[nasa-40g LAN, esnet-100g WAN, scaled to this host]",
+                         prof.extra))  # fmt: skip
+        for setting, cite, reqs in each:
+            one = Profile(None, reqs, whole.source)
             pairs, errors = resolve(access, one, ifname)
             for line in errors:
                 problems += 1
-                print(f"  {pick.setting}: cannot here: {line} {cite}")
+                print(f"  {setting}: cannot here: {line} {cite}")
             now = access.read_many([k for k, _ in pairs])
             for key, text in pairs:
                 have = now[key]

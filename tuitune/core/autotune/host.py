@@ -238,22 +238,29 @@ def profile_candidates(
     """The profile's values one at a time (as `profile diff` resolves them on this host): each
     a candidate `profile:SETTING`; what cannot be set here, or is already so, is a line."""
     from tuitune.core.session.profile import resolve
-    from tuitune.core.session.profile_model import Profile
+    from tuitune.core.session.profile_model import Profile, Request
     from tuitune.core.session.risk import resets_link
 
     access = session.access()
     whole = prof.to_profile()
     out: list[Candidate[Key]] = []
     skipped: list[str] = []
-    for pick, request in zip(prof.picks, whole.requests, strict=True):
-        cid = f"profile:{pick.setting}"
-        pairs, errors = resolve(access, Profile(None, (request,), whole.source), ifname)
+    singles = list(zip(prof.picks, whole.requests, strict=False))  # one pick, one request
+    each: list[tuple[str, str, tuple[Request, ...]]] = [
+        (p.setting, f"{prof.name}'s {p.setting} = {p.value} ({p.advice.source}, "
+         f"{p.advice.context})", (r,)) for p, r in singles
+    ]  # fmt: skip
+    if prof.extra:  # the IRQ placement: the NIC's queue IRQs together, one candidate
+        each.append(("irqs", f"{prof.name}'s IRQs on the NIC-local cores", prof.extra))
+    for setting, title, reqs in each:
+        cid = f"profile:{setting}"
+        pairs, errors = resolve(access, Profile(None, reqs, whole.source), ifname)
         if errors or not pairs:
             skipped.append(f"{cid}: {errors[0] if errors else 'nothing to set here'}")
             continue
-        refused = _refused(access, pairs)
-        if refused is not None:  # a veth's rings, a host-wide sysctl from a namespace
-            skipped.append(f"{cid}: {refused}")
+        why = refused(access, pairs)
+        if why is not None:  # a veth's rings, a host-wide sysctl from a namespace
+            skipped.append(f"{cid}: {why}")
             continue
         if not allow_trial and any(resets_link(k) for k, _ in pairs):
             skipped.append(f"{cid}: its change can cut the link (not tried headless)")
@@ -261,15 +268,13 @@ def profile_candidates(
         now = access.read_many([k for k, _ in pairs])
         if all(now[k] == t for k, t in pairs):
             continue  # already as the profile has it: nothing to try
-        a = pick.advice
-        title = f"{prof.name}'s {pick.setting} = {pick.value} ({a.source}, {a.context})"
         out.append(Candidate(cid, title, tuple(pairs)))
     # Link-level first: the budget may end the list, and these are the ones that move a link.
     out.sort(key=lambda c: 0 if any(k.kind in ("mtu", "feature") for k, _ in c.changes) else 1)
     return out, skipped
 
 
-def _refused(access: Any, pairs: Sequence[tuple[Key, str]]) -> str | None:
+def refused(access: Any, pairs: Sequence[tuple[Key, str]]) -> str | None:
     """Why this host cannot take these values (checked as the journal checks them)."""
     for key, text in pairs:
         try:

@@ -69,6 +69,9 @@ class RunRow:
     previous: str = ""
     # A sweep cell's dimensions and their values ("tso off, pin 0,1"); "" for a plain run.
     cell: str = ""
+    # The sweep (or autotune) the run belongs to, its `sweep` tag: "autotune-YYYYMMDDHHMMSS"
+    # names the report kept beside the notebook; "" for a plain run.
+    sweep: str = ""
 
     @property
     def changes(self) -> str:
@@ -240,6 +243,7 @@ def build_rows(runs: Sequence[Run], baseline: str | None) -> list[RunRow]:
                 # Against the baseline itself the baseline's comparison already says it.
                 previous=previous_text(prev, rs[0]) if prev and prev.group != baseline else "",
                 cell=rs[0].tags.get("combination", "") if "sweep" in rs[0].tags else "",
+                sweep=rs[0].tags.get("sweep", ""),
             )
         )
         prev = rs[0]

@@ -11,7 +11,7 @@ from pathlib import Path
 from tuitune.core.catalog import Advice, entry
 from tuitune.core.catalog.device import device_help
 from tuitune.core.catalog.load import DATA_DIR
-from tuitune.core.session.profile_model import Profile
+from tuitune.core.session.profile_model import Profile, Request
 from tuitune.core.sweep.spec import SpecError, requests, setting_of
 
 PROFILES = DATA_DIR / "profiles.toml"
@@ -35,6 +35,9 @@ class ShippedProfile:
     goal: str  # "throughput" or "latency"
     context: str  # "LAN" or "WAN"
     picks: tuple[Pick, ...]
+    # Scaled to a host: requests no pick names (the IRQ placement onto the NIC-local cores,
+    # profiles/placement.py), after the picks' own.
+    extra: tuple[Request, ...] = ()
 
     def to_profile(self) -> Profile:
         """The journal's requests (as `tuitune apply` reads a file), through the sweep's
@@ -46,7 +49,7 @@ class ShippedProfile:
             except SpecError as exc:
                 raise ProfileDataError(str(exc)) from None
             pairs.append((setting, pick.value))
-        return Profile(None, tuple(requests(pairs)), "profile")
+        return Profile(None, (*requests(pairs), *self.extra), "profile")
 
 
 def _sources(catalog: str) -> tuple[Advice, ...]:

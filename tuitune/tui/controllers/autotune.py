@@ -8,19 +8,22 @@ quitting, stops it, and every change not yet kept is put back before anything el
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from tuitune.core.session import Key
 from tuitune.tui.shell import Shell
 
 if TYPE_CHECKING:
     from tuitune.core.advise.model import Advice
-    from tuitune.core.autotune.host import JournalHost, SweepBench
+    from tuitune.core.autotune.host import SweepBench
     from tuitune.core.autotune.search import Candidate
     from tuitune.core.lab import Lab
+    from tuitune.core.session import Session
     from tuitune.core.watch.hostreader import HostReader
 
 REPEATS = 3
@@ -101,7 +104,7 @@ class AutotuneController:
         if problem is not None:
             self.shell.notify_line(f"autotune: {problem}", True)
             return
-        from tuitune.core.autotune.host import JournalHost, SweepBench, candidates_of
+        from tuitune.core.autotune.host import SweepBench, candidates_of
         from tuitune.core.bench.notebook import Notebook
         from tuitune.core.sweep.runner import Target
         from tuitune.core.sweep.spec import BenchParams
@@ -115,8 +118,6 @@ class AutotuneController:
         findings = advice.findings if advice is not None else ()
         in_ns = session.root.netns is not None
         candidates, skipped = candidates_of(findings, allow_trial=in_ns)
-        for line in skipped:
-            shell.notify_line(f"autotune: not tried: {line}")
         lab = self.lab
         target = Target(
             ifname,
@@ -136,12 +137,12 @@ class AutotuneController:
             "throughput", self._say,
         )  # fmt: skip
         self.bench = bench
-        jhost = JournalHost(session)
         names = ", ".join(c.id for c in candidates) or "none"
-        shell.notify_line(f"autotune {run_id}: {len(candidates)} candidate(s): {names}")
+        shell.notify_line(f"autotune {run_id}: advisor candidate(s): {names}; the profile next")
+        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns)
 
         def work() -> None:
-            lines, report = _run(bench, jhost, candidates, reader, ifname, peer, run_id)
+            lines, report = _run(job, candidates, skipped)
             shell.post_message(AutotuneController.News(done=True, lines=lines, report=report))
 
         shell.in_thread(work, group="autotune")
@@ -160,8 +161,6 @@ class AutotuneController:
         advice = self.advice()
         if advice is None:
             return "the advisor has not judged the interface yet: wait a few seconds"
-        if not any(f.change for f in advice.findings):
-            return "no finding proposes a change (A shows them): nothing to try"
         return peer_problem(peer)
 
     def _say(self, line: str) -> None:  # the autotune thread
@@ -184,25 +183,87 @@ class AutotuneController:
             self.shell.notify_line(f"autotune: {line}")
 
 
+@dataclass(frozen=True)
+class _Job:
+    bench: SweepBench
+    reader: HostReader
+    ifname: str
+    peer: str
+    run_id: str
+    notebook: Path
+    in_ns: bool  # a namespace (the lab): nothing to cut, link-level changes are tried
+
+
+def _candidates(
+    job: _Job, advised: list[Candidate[Any]], skipped: list[str]
+) -> list[Candidate[Any]]:
+    """The advisor's, then the recommended profile's values scaled to this host (as
+    `tuitune autotune --profile auto`), each setting tried once; at both ends where the far
+    end is the lab's (as `--lab`). On the autotune thread: the profile pings the peer."""
+    from tuitune.core.autotune.host import at_both_ends, profile_candidates
+    from tuitune.core.autotune.sources import host_wide, new_keys, scaled_profile
+
+    say = job.bench.runner.say
+    session = job.bench.runner.session
+    netns = session.root.netns
+    prof = scaled_profile(job.reader, job.ifname, netns, job.peer, "throughput", "auto", say)
+    more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns)
+    skipped += why_not
+    cands: list[Candidate[Any]] = [*advised, *new_keys(advised, more)]
+    if netns is not None:  # the screen's session may write the host's sysctls; T never does
+        cands, wide = _not_host_wide(cands)
+        skipped += wide
+    ends = job.bench.runner.ends
+    if len(ends) > 1:  # the lab's far end: what both ends must share is set at both
+        cands = at_both_ends(cands, ends[1].ifname, host_wide)
+    for line in skipped:
+        say(f"not tried: {line}")
+    say(f"{len(cands)} candidate(s): {', '.join(c.id for c in cands) or 'none'}")
+    return cands
+
+
+def _not_host_wide(cands: list[Candidate[Any]]) -> tuple[list[Candidate[Any]], list[str]]:
+    """From a namespace: candidates that change no host-wide sysctl (one value for the whole
+    machine, not the namespace's: the CLI refuses them without --host-wide), and why not."""
+    from tuitune.core.autotune.sources import host_wide
+
+    keep: list[Candidate[Any]] = []
+    said: list[str] = []
+    for c in cands:
+        wide = [k for k, _ in c.changes if isinstance(k, Key) and host_wide(k)]
+        if wide:
+            said.append(f"{c.id}: {wide[0].name} is host-wide (the whole machine's, not the "
+                        "namespace's): `tuitune autotune --host-wide` tries it")  # fmt: skip
+        else:
+            keep.append(c)
+    return keep, said
+
+
 def _run(
-    bench: SweepBench,
-    jhost: JournalHost,
-    candidates: list[Candidate[Any]],
-    reader: HostReader,
-    ifname: str,
-    peer: str,
-    run_id: str,
+    job: _Job, advised: list[Candidate[Any]], skipped: list[str]
 ) -> tuple[tuple[str, ...], str]:
     """The search on the worker thread; every change not kept put back when it stops or
-    fails. Its report's chart and last line, for the screen."""
+    fails. Its report's chart and last line, for the screen; the report kept beside the
+    notebook (as the CLI keeps it), where N names it."""
+    from tuitune.core.autotune.host import JournalHost, interacting
     from tuitune.core.autotune.report import chart, to_markdown
     from tuitune.core.autotune.search import AutotuneError, Budget, search
+    from tuitune.core.autotune.sources import save_report
 
+    bench = job.bench
+    ends = bench.runner.ends
+    far = ends[1].session if len(ends) > 1 else None
+    jhost = JournalHost(bench.runner.session, far)
     budget = Budget(MAX_RUNS, BUDGET_S, SECONDS + 1.5)
     problem = ""
     try:
-        with reader, bench.sampling():
-            out = search(candidates, bench, jhost, REPEATS, budget, say=bench.runner.say)
+        with job.reader:
+            cands = _candidates(job, advised, skipped)
+            with bench.sampling():
+                out = search(
+                    cands, bench, jhost, REPEATS, budget, say=bench.runner.say,
+                    pairs=interacting(cands),
+                )  # fmt: skip
     except KeyboardInterrupt:  # T again, or quit: the runner's cancel
         problem = "by T or quit"
     except AutotuneError as exc:
@@ -211,12 +272,29 @@ def _run(
         problem = f"failed: {exc}"
     if problem:
         left = jhost.revert_all()
+        _let_go(far)
         end = f"NOT put back: {left[0]} (`tuitune restore`)" if left else "every change is back"
         return (f"autotune stopped ({problem}): {end}",), ""
+    _let_go(far)  # the far end's kept changes stay in its journal for `tuitune restore`
     g = out.final_gain()
     if out.kept and g is not None:
         kept = ", ".join(c.id for c in out.kept)
-        last = f"autotune: kept {kept}: {g[0]:+.1f}% ({g[1]:+.1f}..{g[2]:+.1f}%); u undoes it"
+        undo = "u undoes it"
+        if far is not None and any(not isinstance(k, Key) for c in out.kept for k, _ in c.changes):
+            undo += f" here, `tuitune restore --netns {far.root.netns}` at the far end"
+        last = f"autotune: kept {kept}: {g[0]:+.1f}% ({g[1]:+.1f}..{g[2]:+.1f}%); {undo}"
     else:
         last = f"autotune: nothing kept ({out.note}); the host is as it was"
-    return (*chart(out, width=24), last), to_markdown(out, ifname, peer, run_id, [], chart_width=12)
+    report = to_markdown(out, job.ifname, job.peer, job.run_id, skipped, chart_width=12)
+    try:
+        kept_at = f"report beside the notebook: {save_report(job.notebook, job.run_id, report)}"
+    except OSError as exc:
+        kept_at = f"report not kept beside the notebook: {exc.strerror or exc}"
+    return (*chart(out, width=24), kept_at, last), report
+
+
+def _let_go(session: Session | None) -> None:
+    """The far end's session (the runner opened it): its journal left on disk, closed."""
+    if session is not None:
+        session.release()
+        session.close()

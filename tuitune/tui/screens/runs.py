@@ -146,6 +146,8 @@ def row_detail(row: RunRow | None) -> str:
     if row.test_differs:
         changed = f"test differs: {row.test_differs}; "
     cell = f"cell {row.cell}; " if row.cell else ""
+    if row.sweep.startswith("autotune-"):  # first: a narrow screen cuts the line's end
+        cell = f"of {row.sweep}: r shows its report; {cell}"
     previous = f"{row.previous}; " if row.previous else ""
     text = (
         f"{row.group}: {cell}{changed}{previous}{row.spec}; runs {ids}; remote CPU "
@@ -156,6 +158,9 @@ def row_detail(row: RunRow | None) -> str:
     if row.error:
         text += f"; last error: {row.error}"
     return printable(text, 2000)  # a notebook may be another user's file
+
+
+REPORT_LIMIT = 1 << 20  # an autotune report is a few KiB; the file may be another user's
 
 
 class KeyBar(Static):
@@ -191,6 +196,7 @@ class RunsList(RowView):
         Binding("m", "screen.markdown", "Write Markdown"),
         Binding("v", "screen.csv", "Write CSV"),
         Binding("g", "screen.chart", "Chart of the runs"),
+        Binding("r", "screen.report", "The autotune report of this run"),
     ]
 
 
@@ -229,6 +235,7 @@ class RunsScreen(BoxScreen[None]):
                     ("m", "Markdown", "markdown"),
                     ("v", "CSV", "csv"),
                     ("g", "chart", "chart"),
+                    ("r", "report", "report"),
                     ("Esc", "close", "close"),
                 ],
                 id="runs-keys",
@@ -346,6 +353,32 @@ class RunsScreen(BoxScreen[None]):
         from tuitune.tui.screens.runs_chart import RunsChartScreen
 
         self.app.push_screen(RunsChartScreen(self.rows, self.look))
+
+    def action_report(self) -> None:
+        """r: the report of the autotune this run belongs to, kept beside the notebook."""
+        from tuitune.core import untrusted
+        from tuitune.core.autotune.sources import report_path
+        from tuitune.core.docfile import DocumentError
+        from tuitune.core.text import printable_lines
+        from tuitune.tui.screens.dialogs import TextScreen
+
+        row = self.cursor()
+        if row is None or not row.sweep.startswith("autotune-"):
+            self.say("not an autotune's run: r shows the report of one (its detail says so)", True)
+            return
+        path = report_path(self.notebook.path, row.sweep)
+        try:
+            text = untrusted.read_text(path, REPORT_LIMIT)
+        except (OSError, DocumentError) as exc:
+            self.say(f"report not read: {exc}", True)
+            return
+        if text is None:
+            self.say(
+                f"no report kept for {row.sweep}: stopped before its end, or removed ({path})",
+                True,
+            )
+            return
+        self.app.push_screen(TextScreen(f"autotune: {row.sweep}", printable_lines(text)))
 
     def action_markdown(self) -> None:
         self._write(".md", to_markdown(self.rows), "Markdown")

@@ -123,6 +123,27 @@ def ethtool_text(*args: str) -> str:
     return sh("ethtool", *args)
 
 
+def wait_carrier(ifname: str, limit: float = 120) -> None:
+    """Until IFNAME has carrier: e1000e negotiates for seconds after `ip link set up` (longer
+    under TCG), and a test reading it meanwhile sees the link change under it (the capture
+    test after the Ansible test's rename did, in cc8). The kernel's link events, not a poll."""
+    import time
+
+    from tuitune.core.export.affinity_link import IFF_LOWER_UP, link_events, open_link_socket
+
+    end = time.monotonic() + limit
+    with open_link_socket() as sock:  # opened first: an event after the read is not missed
+        try:
+            if Path(f"/sys/class/net/{ifname}/carrier").read_text().strip() == "1":
+                return
+        except OSError:
+            pass  # EINVAL while the device is down
+        for ev in link_events(sock, lambda: time.monotonic() > end):
+            if ev.ifname == ifname and ev.flags & IFF_LOWER_UP:
+                return
+    pytest.fail(f"{ifname}: no carrier within {limit} s")
+
+
 def sysctl(key: str) -> str:
     return " ".join(sh("sysctl", "-n", key).split())
 

@@ -34,7 +34,7 @@ import pytest
 
 from tests.unit.core.export.test_export_ansible import ansible_env, ansible_playbook, recap
 
-from .conftest import Nics, sh, sysctl, tuitune, write_profile
+from .conftest import Nics, sh, sysctl, tuitune, wait_carrier, write_profile
 
 pytestmark = pytest.mark.vm
 
@@ -194,3 +194,4 @@ def name_back(new: str, old: str) -> None:
     back = subprocess.run(["ip", "link", "set", new, "name", old], capture_output=True)
     assert back.returncode == 0, back.stderr.decode() + sh("ip", "link", "show", new)
     sh("ip", "link", "set", old, "up")
+    wait_carrier(old)  # the NIC as it was found, link up, for the tests after this one

@@ -72,6 +72,13 @@ class Target:
     # daemon (one per stream process, nuttcp's, sockperf's) and stops them after the run.
     lab: Lab | None = None
 
+    @classmethod
+    def in_lab(cls, ifname: str, peer: str, netns: str | None, lab: Lab | None) -> Target:
+        """The live screen's target: the lab's port and far end when a lab is up."""
+        if lab is None:
+            return cls(ifname, peer, 5201, netns)
+        return cls(ifname, peer, lab.port, netns, None, lab.peer_netns, lab.peer_ifname, lab)
+
 
 @dataclass(frozen=True, slots=True)
 class _End:

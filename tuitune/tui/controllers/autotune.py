@@ -119,16 +119,7 @@ class AutotuneController:
         in_ns = session.root.netns is not None
         candidates, skipped = candidates_of(findings, allow_trial=in_ns)
         lab = self.lab
-        target = Target(
-            ifname,
-            peer,
-            lab.port if lab is not None else 5201,
-            session.root.netns,
-            None,
-            lab.peer_netns if lab is not None else None,
-            lab.peer_ifname if lab is not None else None,
-            lab,
-        )
+        target = Target.in_lab(ifname, peer, session.root.netns, lab)
         path = self.notebook_path or Notebook.default_path(ifname, netns=session.root.netns)
         run_id = f"autotune-{datetime.now().strftime('%Y%m%d%H%M%S')}"
         reader = HostReader(session.root)

@@ -119,16 +119,7 @@ class SweepController:
         if not peer:
             return "peer: name the host running `iperf3 -s` (or start `tuitune lab`)"
         lab = self.lab
-        target = Target(
-            ifname,
-            peer,
-            lab.port if lab is not None else 5201,
-            session.root.netns,
-            None,
-            lab.peer_netns if lab is not None else None,
-            lab.peer_ifname if lab is not None else None,
-            lab,
-        )
+        target = Target.in_lab(ifname, peer, session.root.netns, lab)
         notebook = self.notebook(ifname)
         reader = HostReader(session.root)
         shell = self.shell

@@ -75,9 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
         record,
         capture,
     )
-    for family in (*families, completion):
+    for family in families:
         family.register(sub)
-    record.register_replay(sub)
+    completion.register(sub, completion_parser)
+    live.register_replay(sub)  # after capture: --help's order
     return parser
 
 
@@ -90,6 +91,17 @@ def build_tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tuitune {__version__}")
     live.tui_args(parser)
+    return parser
+
+
+def completion_parser() -> argparse.ArgumentParser:
+    """The subcommands' parser, with the live screen's options (`tuitune [IFACE] --interval`)
+    at the top: the command line's two parsers as the shell sees them (cli/completion.py)."""
+    parser = build_parser()
+    taken = {s for a in parser._actions for s in a.option_strings}
+    for action in build_tui_parser()._actions:
+        if action.option_strings and not taken & set(action.option_strings):
+            parser._add_action(action)
     return parser
 
 

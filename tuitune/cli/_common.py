@@ -267,6 +267,31 @@ def host_root(args: argparse.Namespace, netns: str | None = None) -> HostRoot | 
     return HostRoot(netns=args.netns or netns)
 
 
+def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostReader | None:
+    """The reader for --root/--netns, or None after printing why it cannot be had."""
+    from tuitune.core.host.netns import NetnsError
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.watch.hostreader import HostReader
+
+    if tree is not None:
+        found = host_tree(tree)
+        if found is None:
+            return None
+        root = HostRoot.fixture(found)
+    else:
+        root = HostRoot(netns=netns)
+    # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
+    # here too (every comparison with NaN is false), for a caller that builds args itself.
+    if not INTERVAL_MIN <= interval <= INTERVAL_MAX:
+        err("--interval must be between 0.1 and 60 seconds")
+        return None
+    try:
+        return HostReader(root)
+    except NetnsError as exc:
+        err(str(exc))
+        return None
+
+
 def pick_interface(reader: HostReader, wanted: str | None) -> str | None:
     """`wanted` once the host has it (UnknownInterface if not), else the default route's."""
     from tuitune.core.host.netdev import default_route_interface

@@ -106,7 +106,6 @@ def cmd_advise(args: argparse.Namespace) -> int:
     proposes and the reports behind it (LAN or WAN advice). --apply ID applies that finding's
     change through the change journal as one step.
     """
-    from tuitune.cli.live import open_reader
     from tuitune.core.advise import RULES, Context, advise, infer_context
     from tuitune.core.advise.document import advise_document
     from tuitune.core.watch.hostreader import UnknownInterface
@@ -135,7 +134,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.peer and args.root:
         err("--peer measures from this machine: not with --root (give --rtt instead)")
         return EXIT_USAGE
-    reader = open_reader(args.root, args.netns, 1.0)
+    reader = _common.open_reader(args.root, args.netns, 1.0)
     if reader is None:
         return EXIT_USAGE
     root = reader.root

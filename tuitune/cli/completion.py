@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from tuitune.cli import _common
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -74,9 +74,12 @@ DIRECTORY = {
 }
 
 
-def register(subparsers: _common.Subparsers) -> None:
+def register(subparsers: _common.Subparsers, parser: Callable[[], argparse.ArgumentParser]) -> None:
+    """`parser` builds the command line's parser as the shell sees it: cli/ builds it and
+    hands it in, so this module never imports the package that registers it."""
     p = _common.command(subparsers, "completion", cmd_completion)
     p.add_argument("shell", choices=SHELLS, help="the shell the script is for")
+    p.set_defaults(completion_parser=parser)
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -87,7 +90,7 @@ def cmd_completion(args: argparse.Namespace) -> int:
     ~/.local/share/bash-completion/completions/tuitune); zsh: a directory on $fpath as
     _tuitune; fish: ~/.config/fish/completions/tuitune.fish. The wheelhouse's install.sh
     installs all three."""
-    print(script(args.shell), end="")
+    print(script(args.shell, args.completion_parser()), end="")
     return _common.EXIT_OK
 
 
@@ -111,26 +114,13 @@ def _tag(parser: argparse.ArgumentParser) -> None:
             action.complete = DIRECTORY if is_dir else FILE  # type: ignore[attr-defined]
 
 
-def completion_parser() -> argparse.ArgumentParser:
-    """The subcommands' parser, with the live screen's options (`tuitune [IFACE] --interval`)
-    at the top: the command line's two parsers as the shell sees them."""
-    from tuitune.cli import build_parser, build_tui_parser
-
-    parser = build_parser()
-    taken = {s for a in parser._actions for s in a.option_strings}
-    for action in build_tui_parser()._actions:
-        if action.option_strings and not taken & set(action.option_strings):
-            parser._add_action(action)
-    _tag(parser)
-    return parser
-
-
-def script(shell: str) -> str:
+def script(shell: str, parser: argparse.ArgumentParser) -> str:
     """The completion script for `shell`. The first word is a subcommand or, as for
     `tuitune IFACE`, an interface: bash and fish offer both; zsh offers the subcommands."""
     import shtab
 
-    text = shtab.complete(completion_parser(), shell, preamble=PREAMBLE[shell])
+    _tag(parser)
+    text = shtab.complete(parser, shell, preamble=PREAMBLE[shell])
     if shell == "bash":
         text = text.replace(
             "\n_shtab_tuitune_pos_0_choices=",

@@ -1,5 +1,6 @@
 """`tuitune show` (the state and one interval of rates, printed) and the live screen
-(`tuitune [IFACE]`, and `tuitune lab` on the lab's end): the two that watch a host.
+(`tuitune [IFACE]`, and `tuitune lab` on the lab's end): the two that watch a host; and
+`tuitune replay`, the live screen on a recording (its file handling is cli/record.py's).
 
 The only module that starts the TUI (import-linter's "app-on-top" contract)."""
 
@@ -61,31 +62,6 @@ def tui_args(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=cmd_tui)
 
 
-def open_reader(tree: Path | None, netns: str | None, interval: float) -> HostReader | None:
-    """The reader for --root/--netns, or None after printing why it cannot be had."""
-    from tuitune.core.host.netns import NetnsError
-    from tuitune.core.host.root import HostRoot
-    from tuitune.core.watch.hostreader import HostReader
-
-    if tree is not None:
-        found = _common.host_tree(tree)
-        if found is None:
-            return None
-        root = HostRoot.fixture(found)
-    else:
-        root = HostRoot(netns=netns)
-    # The parser's type refuses nan and out-of-range values; `not lo <= x <= hi` refuses NaN
-    # here too (every comparison with NaN is false), for a caller that builds args itself.
-    if not _common.INTERVAL_MIN <= interval <= _common.INTERVAL_MAX:
-        err("--interval must be between 0.1 and 60 seconds")
-        return None
-    try:
-        return HostReader(root)
-    except NetnsError as exc:
-        err(str(exc))
-        return None
-
-
 def cmd_show(args: argparse.Namespace) -> int:
     """print the whole state and one second of rates"""
     from tuitune.core.watch.hostreader import UnknownInterface
@@ -95,7 +71,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         from tuitune.cli.record import show_recording
 
         return show_recording(args)
-    reader = open_reader(args.root, args.netns, args.interval)
+    reader = _common.open_reader(args.root, args.netns, args.interval)
     if reader is None:
         return EXIT_USAGE
     root = reader.root
@@ -234,6 +210,52 @@ def cmd_tui(args: argparse.Namespace) -> int:
     )
 
 
+def register_replay(subparsers: _common.Subparsers) -> None:
+    from tuitune.cli import record
+
+    p = _common.command(subparsers, "replay", cmd_replay)
+    p.add_argument(
+        "recording",
+        type=Path,
+        metavar="FILE",
+        help="a recording (tuitune record), or a capture (tuitune capture) holding one",
+    )
+    p.add_argument(
+        "--from", dest="start", type=record.SECONDS, default=0.0, metavar="T", help="start T s in"
+    )
+    p.add_argument(
+        "--speed",
+        type=_common.bounded_float(0.1, 100, "times"),
+        default=1.0,
+        metavar="X",
+        help="play X times as fast as recorded (default 1)",
+    )
+    _common.screen_args(p)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """the live screen driven by a recording, read-only
+
+    The recorded samples tick through the same screen at the recorded pace (--speed X
+    faster), from --from T seconds in; p pauses. Nothing is read from or written to this
+    machine's interfaces; at the end the last sample stays on screen.
+    """
+    from tuitune.cli.record import open_recording_arg
+    from tuitune.core.record.player import RecordingReader
+    from tuitune.core.text import printable
+
+    rec = open_recording_arg(args.recording)
+    if rec is None:
+        return EXIT_USAGE
+    interval = max(0.1, rec.header.interval / args.speed)
+    with RecordingReader(rec, start=args.start) as reader:
+        code = run_replay(reader, rec.header.iface, interval, args.theme)
+        if reader.error:
+            err(reader.error)
+        err(f"{printable(rec.name)}: replayed to {reader.at:.1f} s")
+    return code
+
+
 def run_replay(
     reader: RecordingReader, iface: str | None, interval: float, theme: str | None
 ) -> int:
@@ -287,7 +309,7 @@ def run_tui(
     offers to remove the lab (`tuitune lab`); with `record`, every sample into that file."""
     from tuitune.core.watch.hostreader import UnknownInterface
 
-    reader = open_reader(tree, netns, interval)
+    reader = _common.open_reader(tree, netns, interval)
     if reader is None:
         return EXIT_USAGE
     with reader:

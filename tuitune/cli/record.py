@@ -49,27 +49,6 @@ def register(subparsers: _common.Subparsers) -> None:
     _common.host_args(p)
 
 
-def register_replay(subparsers: _common.Subparsers) -> None:
-    p = _common.command(subparsers, "replay", cmd_replay)
-    p.add_argument(
-        "recording",
-        type=Path,
-        metavar="FILE",
-        help="a recording (tuitune record), or a capture (tuitune capture) holding one",
-    )
-    p.add_argument(
-        "--from", dest="start", type=SECONDS, default=0.0, metavar="T", help="start T s in"
-    )
-    p.add_argument(
-        "--speed",
-        type=_common.bounded_float(0.1, 100, "times"),
-        default=1.0,
-        metavar="X",
-        help="play X times as fast as recorded (default 1)",
-    )
-    _common.screen_args(p)
-
-
 def recording_args(p: argparse.ArgumentParser, *, window: bool) -> None:
     """show's --recording FILE --at T, advise's --recording FILE --from T --to T."""
     p.add_argument("--recording", type=Path, metavar="FILE", help="read a recording, not the host")
@@ -88,13 +67,12 @@ def cmd_record(args: argparse.Namespace) -> int:
     as they come to a new file, readable only by its owner (it holds process names). A
     recording cut by kill -9 or a full disk reads back to its last whole sample.
     """
-    from tuitune.cli.live import open_reader
     from tuitune.core.record.fileformat import RecordError
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.watch.hostreader import UnknownInterface
     from tuitune.core.watch.sampler import Sample, Sampler
 
-    reader = open_reader(args.root, args.netns, args.interval)
+    reader = _common.open_reader(args.root, args.netns, args.interval)
     if reader is None:
         return EXIT_USAGE
     with reader:
@@ -144,28 +122,6 @@ def cmd_record(args: argparse.Namespace) -> int:
     return status
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    """the live screen driven by a recording, read-only
-
-    The recorded samples tick through the same screen at the recorded pace (--speed X
-    faster), from --from T seconds in; p pauses. Nothing is read from or written to this
-    machine's interfaces; at the end the last sample stays on screen.
-    """
-    from tuitune.cli.live import run_replay
-    from tuitune.core.record.player import RecordingReader
-
-    rec = _open(args.recording)
-    if rec is None:
-        return EXIT_USAGE
-    interval = max(0.1, rec.header.interval / args.speed)
-    with RecordingReader(rec, start=args.start) as reader:
-        code = run_replay(reader, rec.header.iface, interval, args.theme)
-        if reader.error:
-            err(reader.error)
-        err(f"{printable(rec.name)}: replayed to {reader.at:.1f} s")
-    return code
-
-
 def live_recorder(
     path: Path, reader: HostReader, iface: str | None, netns: str | None, interval: float
 ) -> Recorder | None:
@@ -183,7 +139,7 @@ def live_recorder(
         return None
 
 
-def _open(path: Path) -> Recording | None:
+def open_recording_arg(path: Path) -> Recording | None:
     from tuitune.core.docfile import DocumentError
     from tuitune.core.record.replay import open_recording
 
@@ -248,7 +204,7 @@ def capture_rates(root: Path, detail: set[str] | None) -> Rates | None:
 
     tree = _common.host_tree(root)  # unpacked once per command: the same directory
     path = captured_recording(tree)
-    rec = _open(path) if path is not None else None
+    rec = open_recording_arg(path) if path is not None else None
     if rec is None:
         return None
     try:
@@ -264,7 +220,7 @@ def show_recording(args: argparse.Namespace) -> int:
     from tuitune.core.watch.rates import compute_rates
     from tuitune.core.watch.snapshot import Snapshot
 
-    rec = _open(args.recording)
+    rec = open_recording_arg(args.recording)
     if rec is None:
         return EXIT_USAGE
     try:
@@ -300,7 +256,7 @@ def advise_recording(args: argparse.Namespace) -> int:
     if args.apply or args.peer:
         err("--recording judges a recorded window: not with --apply or --peer")
         return EXIT_USAGE
-    rec = _open(args.recording)
+    rec = open_recording_arg(args.recording)
     if rec is None:
         return EXIT_USAGE
     context = Context(infer_context(args.context or "any", args.rtt), args.rate, args.rtt)

@@ -20,8 +20,9 @@ from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, 
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.safe import IFACE_SYSCTL_TREES, Checker
-from tuitune.core.export.udev import QUEUE_ATTR, device_value, queue_value
-from tuitune.core.session.settings import Key, Kind, cpus_value
+from tuitune.core.export.udev import device_value, queue_value
+from tuitune.core.session.kinds.table import handler
+from tuitune.core.session.settings import QUEUE_KINDS, Key, Kind, cpus_value
 
 # tuitune's kind -> tuned [net] option taking "name value ..." pairs (ethtool's -K/-C/-G/-L/-A)
 NET_PAIRS: dict[Kind, str] = {
@@ -94,12 +95,12 @@ def _sysfs_lines(
     changes: Sequence[Change], ctx: ExportContext, check: Checker, out: Generated
 ) -> list[str]:
     lines: list[str] = []
-    for c in by_kind(changes, *QUEUE_ATTR):
+    for c in by_kind(changes, *QUEUE_KINDS):
         queue = check(safe.queue, c.key)
         value = queue_value(c, ctx, check)
         if queue is None or value is None:
             continue
-        path = f"/sys/class/net/{ctx.ifname}/queues/{queue}/{QUEUE_ATTR[c.key.kind]}"
+        path = f"/sys/class/net/{ctx.ifname}/queues/{queue}/{handler(c.key.kind).sysfs_attr(c.key)}"
         lines += [f"# {c.key.label}: {was(c)}", f"{path}={value}"]
         out.covered.add(c.key)
     return lines

@@ -34,24 +34,45 @@ from tuitune.core.export.udev_steering import (
     rss_lines,
 )
 from tuitune.core.host.qdisc_spec import Leaf, spec_of, tc_args
-from tuitune.core.session.kinds.table import handler
-from tuitune.core.session.settings import GROUP_OF, NO_CPUS, Key, Kind, cpus_value
+from tuitune.core.session.kinds.base import EthtoolSet
+from tuitune.core.session.kinds.table import HANDLERS, handler
+from tuitune.core.session.settings import (
+    GROUP_OF,
+    NO_CPUS,
+    QUEUE_KINDS,
+    Key,
+    Kind,
+    cpus_value,
+)
 
-# ethtool option per group, in the order the commands run: channels first (the queues and
-# the rings depend on them), then the driver's private flags and FEC (a flag may reset the
-# device, i40e's and ixgbe's do, so what follows is set on the device as it comes back),
-# features last (a ring change may reset the device).
-ETHTOOL_OPTION: dict[Kind, str] = {
-    "channels": "-L",
-    "priv_flag": "--set-priv-flags",
-    "fec": "--set-fec",
-    "ring": "-G",
-    "coalesce": "-C",
-    "pause": "-A",
-    "feature": "-K",
-}
-DEVICE_KINDS = ("mtu", "txqueuelen", *ETHTOOL_OPTION)
-QUEUE_ATTR = {"rps_cpus": "rps_cpus", "xps_cpus": "xps_cpus", "rps_flow_cnt": "rps_flow_cnt"}
+
+def _set_of(kind: Kind) -> EthtoolSet:
+    got = handler(kind).ethtool_set
+    assert got is not None
+    return got
+
+
+def _attr(key: Key) -> str | None:
+    return handler(key.kind).sysfs_attr(key)
+
+
+# The kinds `ethtool` sets, in the order their commands run (each handler's `ethtool_set`,
+# kinds/base.py, says its option and its step), and its option's kind (read back by verify).
+ETHTOOL_KINDS: tuple[Kind, ...] = tuple(
+    sorted(
+        (k for k, h in HANDLERS.items() if h.ethtool_set is not None),
+        key=lambda k: _set_of(k).step,
+    )
+)
+KIND_OF_OPTION: dict[str, Kind] = {_set_of(k).option: k for k in ETHTOOL_KINDS}
+# A device's own attributes (ATTR{mtu}); its queues' are settings.QUEUE_KINDS
+# (ATTR{queues/rx-0/rps_cpus}).
+DEVICE_ATTR_KINDS: tuple[Kind, ...] = tuple(
+    k for k, h in HANDLERS.items() if k not in QUEUE_KINDS and h.sysfs_attr(Key(k, "")) is not None
+)
+DEVICE_KINDS = (*DEVICE_ATTR_KINDS, *ETHTOOL_KINDS)
+# The checks of an ethtool command's words (kinds/base.py's EthtoolWords).
+_WORD_CHECK = {"feature": safe.feature, "priv_flag": safe.priv_flag, "field": safe.field_name}
 _PAIR = re.compile(r'(\w+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"')
 
 
@@ -129,24 +150,25 @@ def device_value(c: Change, check: Checker) -> str | None:
 
 
 def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], check: Checker) -> str:
+    how = _set_of(kind)
     args = []
-    if kind == "fec":  # one value per device: ethtool --set-fec DEV encoding auto rs
+    if how.words == "encoding":  # one value per device: ethtool --set-fec DEV encoding auto rs
         modes = check(safe.fec_modes, changes[-1].key, changes[-1].current)
         args = ["encoding", modes] if modes is not None else []
-    checker = {"feature": safe.feature, "priv_flag": safe.priv_flag}.get(kind, safe.field_name)
-    for c in changes if kind != "fec" else ():
-        name = check(checker, c.key)
-        value = device_value(c, check)
-        if name is not None and value is not None:
-            args += [name, value]
-    return f"{ctx.ethtool} {ETHTOOL_OPTION[kind]} $name {' '.join(args)}"
+    else:
+        for c in changes:
+            name = check(_WORD_CHECK[how.words], c.key)
+            value = device_value(c, check)
+            if name is not None and value is not None:
+                args += [name, value]
+    return f"{ctx.ethtool} {how.option} $name {' '.join(args)}"
 
 
 def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> Generated:
     out = Generated()
     mine = [c for c in changes if c.key.ifname == ctx.ifname]
     device = [c for c in mine if c.key.kind in DEVICE_KINDS]
-    queues = by_kind(mine, *QUEUE_ATTR)
+    queues = by_kind(mine, *QUEUE_KINDS)
     qdiscs = by_kind(mine, "qdisc")
     # The table, its hash fields, then the rules.
     steering = by_kind(mine, "rss") + by_kind(mine, "flow_hash") + by_kind(mine, "ntuple")
@@ -179,11 +201,10 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     if queues:
         lines.append(f'SUBSYSTEM=="queues", GOTO="{qlabel}"')
     lines += device_section(match, end)
-    for kind in ("mtu", "txqueuelen"):
-        for c in (c for c in device if c.key.kind == kind):
+    for kind in DEVICE_ATTR_KINDS:
+        for c in by_kind(device, kind):
             value = device_value(c, check)
-            attr = "mtu" if kind == "mtu" else "tx_queue_len"
-            lines += [f"# {kind}: {was(c)}", f'ATTR{{{attr}}}="{value}"']
+            lines += [f"# {kind}: {was(c)}", f'ATTR{{{_attr(c.key)}}}="{value}"']
             out.covered.add(c.key)
     if queues:
         # A device present before udevd starts (most NICs at boot) is replayed by `udevadm
@@ -193,8 +214,8 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         for c in queues:
             check(safe.queue, c.key)
             value = queue_value(c, ctx, check)
-            lines.append(f'ATTR{{queues/{c.key.name}/{QUEUE_ATTR[c.key.kind]}}}="{value}"')
-    for kind in ETHTOOL_OPTION:
+            lines.append(f'ATTR{{queues/{c.key.name}/{_attr(c.key)}}}="{value}"')
+    for kind in ETHTOOL_KINDS:
         group = by_kind(device, kind)
         if not group:
             continue
@@ -210,7 +231,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         # their own. So they are written once more after it. Values passed safe.* checks.
         writes = [
             f"echo {queue_value(c, ctx, check)} > "
-            f"/sys/class/net/$name/queues/{c.key.name}/{QUEUE_ATTR[c.key.kind]}"
+            f"/sys/class/net/$name/queues/{c.key.name}/{_attr(c.key)}"
             for c in queues
         ]
         lines.append("# the queues again, after ethtool -L (a driver may re-spread XPS)")
@@ -245,7 +266,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
             for c in mine_q:
                 check(safe.queue, c.key)
                 value = queue_value(c, ctx, check)
-                assigns.append(f'ATTR{{{QUEUE_ATTR[c.key.kind]}}}="{value}"')
+                assigns.append(f'ATTR{{{_attr(c.key)}}}="{value}"')
                 lines.append(f"# {qname} {c.key.kind}: {was(c)}" + _cpus_note(c))
                 out.covered.add(c.key)
             lines.append(", ".join([f'KERNEL=="{qname}"', *keys, *assigns]))
@@ -293,19 +314,23 @@ def _tc(leaf: Leaf) -> str:
 
 
 def queue_value(c: Change, ctx: ExportContext, check: Checker) -> str | None:
-    if c.key.kind == "rps_flow_cnt":
+    if handler(c.key.kind).form(c.key) == "count":  # rps_flow_cnt: a count, not CPUs
         return device_value(c, check)
     cpus = check(safe.cpus, c.key, c.current)
     return None if cpus is None else format_mask(cpus, ctx.ncpus)
 
 
 def _cpus_note(c: Change) -> str:
-    if c.key.kind == "rps_flow_cnt":
+    if handler(c.key.kind).form(c.key) == "count":
         return ""
     return " (now none)" if c.current == NO_CPUS else f" (now CPUs {comment(c.current)})"
 
 
 # ---- reading a rules file back (tuitune verify) ------------------------------------------------
+
+# The attribute files back to their kinds.
+_DEVICE_ATTR: dict[str, Kind] = {str(_attr(Key(k, ""))): k for k in DEVICE_ATTR_KINDS}
+_QUEUE_ATTR: dict[str, Kind] = {str(_attr(Key(k, ""))): k for k in QUEUE_KINDS}
 
 
 def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
@@ -321,19 +346,18 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
         queue = next((v for k, _, op, v in pairs if k == "KERNEL" and op == "=="), None)
         for key, attr, op, value in pairs:
             if key == "ATTR" and op == "=":
-                if attr in ("mtu", "tx_queue_len"):
-                    kind = "mtu" if attr == "mtu" else "txqueuelen"
-                    out.append((Key(kind, ifname), value, n))  # type: ignore[arg-type]
-                elif attr in QUEUE_ATTR and queue is not None:
-                    if attr == "rps_flow_cnt":
-                        out.append((Key.rps_flow_cnt(ifname, queue), value, n))
+                if attr in _DEVICE_ATTR:
+                    out.append((Key(_DEVICE_ATTR[attr], ifname), value, n))
+                elif attr in _QUEUE_ATTR and queue is not None:
+                    qkey = Key(_QUEUE_ATTR[attr], ifname, queue)
+                    if handler(qkey.kind).form(qkey) == "count":  # rps_flow_cnt
+                        out.append((qkey, value, n))
                         continue
                     try:
                         cpus = parse_mask(value)
                     except CpuListError:
                         cpus = frozenset({-1})  # never what the kernel says: a difference
-                    maker = Key.rps_cpus if attr == "rps_cpus" else Key.xps_cpus
-                    out.append((maker(ifname, queue), cpus_value(cpus), n))
+                    out.append((qkey, cpus_value(cpus), n))
             elif key == "RUN" and op in ("+=", "="):
                 out += [(k, v, n) for k, v in parse_ethtool(value, ifname)]
                 tc = parse_tc(value, ifname)
@@ -352,8 +376,7 @@ def parse_ethtool(command: str, ifname: str) -> list[tuple[Key, str]]:
     words = command.split()
     if len(words) < 3 or not words[0].endswith("ethtool"):
         return []
-    kinds = {opt: kind for kind, opt in ETHTOOL_OPTION.items()}
-    kind = kinds.get(words[1])
+    kind = KIND_OF_OPTION.get(words[1])
     args = words[3:]
     if words[1] == "-X":
         return parse_x(args, ifname)
@@ -361,14 +384,8 @@ def parse_ethtool(command: str, ifname: str) -> list[tuple[Key, str]]:
         return parse_n(args, ifname)
     if kind is None:
         return []
-    if kind == "fec":
-        return [(Key.fec(ifname), " ".join(args[1:]))] if args[:1] == ["encoding"] else []
-    out = []
-    for name, value in zip(args[::2], args[1::2], strict=False):
-        if kind == "feature":
-            out.append((Key.feature(ifname, name), value))
-        elif kind == "priv_flag":
-            out.append((Key.priv_flag(ifname, name), value))
-        else:
-            out.append((Key.field(ifname, kind, name), value))
-    return out
+    if _set_of(kind).words == "encoding":
+        return [(Key(kind, ifname), " ".join(args[1:]))] if args[:1] == ["encoding"] else []
+    return [
+        (Key(kind, ifname, name), value) for name, value in zip(args[::2], args[1::2], strict=False)
+    ]

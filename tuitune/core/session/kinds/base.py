@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -35,6 +36,23 @@ from tuitune.core.watch.snapshot import NicState
 NOT_RECORDED = Unavailable("missing", "not recorded in this host tree")
 # The export formats that write an interface's own settings (export/model.py's FORMATS).
 DEVICE_CARRIERS: tuple[str, ...] = ("udev", "link", "nm")
+# What the words of an `ethtool` set command are (export/udev.py checks each by its safe.*
+# check): feature names, private flag names, a group's fields, or one `encoding MODES` per
+# device (FEC).
+EthtoolWords = Literal["feature", "priv_flag", "field", "encoding"]
+
+
+@dataclass(frozen=True)
+class EthtoolSet:
+    """How `ethtool` sets a kind when the device appears (the udev rules' RUN, and `verify`
+    reading them back). `step` orders the commands: channels first (the queues and the rings
+    depend on them), then the driver's private flags and FEC (a flag may reset the device,
+    i40e's and ixgbe's do, so what follows is set on the device as it comes back), features
+    last (a ring change may reset the device)."""
+
+    option: str
+    step: int
+    words: EthtoolWords = "field"
 
 
 class KindHandler(Protocol):
@@ -51,7 +69,9 @@ class KindHandler(Protocol):
     `always_on_trial`: a change to it is applied on trial wherever it is made, and
     `resets_link(key)`: on trial because the driver resets the link for it (session/risk.py).
     `carriers`: the export formats that write it (export/build.py's FORMATS), and
-    `not_exported`: why no export ever writes it (then `carriers` is empty). `consent`: the
+    `not_exported`: why no export ever writes it (then `carriers` is empty). `ethtool_set`:
+    the `ethtool` command that sets it at boot (None: not ethtool's); `sysfs_attr(key)`: the
+    device's (or its queue's) sysfs attribute udev's ATTR{} writes for it, or None. `consent`: the
     question to ask the user before changing `key` (another user's process), or None."""
 
     calling_thread: bool
@@ -60,6 +80,7 @@ class KindHandler(Protocol):
     always_on_trial: bool
     carriers: tuple[str, ...]
     not_exported: str | None
+    ethtool_set: EthtoolSet | None
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -76,6 +97,7 @@ class KindHandler(Protocol):
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str: ...
     def resets_link(self, key: Key) -> bool: ...
     def consent(self, key: Key, root: HostRoot) -> str | None: ...
+    def sysfs_attr(self, key: Key) -> str | None: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -131,6 +153,7 @@ class Family:
     # An interface's own settings: written beside it at boot (udev rules, .link, NetworkManager).
     carriers: tuple[str, ...] = DEVICE_CARRIERS
     not_exported: str | None = None
+    ethtool_set: EthtoolSet | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:
@@ -167,6 +190,9 @@ class Family:
 
     def consent(self, key: Key, root: HostRoot) -> str | None:
         return None  # nobody else's to change
+
+    def sysfs_attr(self, key: Key) -> str | None:
+        return None
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

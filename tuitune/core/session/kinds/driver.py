@@ -19,6 +19,7 @@ from tuitune.core.host.ethtool_driver import FEC_SETTABLE, fec_mask, fec_names
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
     EthtoolLike,
+    EthtoolSet,
     Form,
     GroupRead,
     WriteRefused,
@@ -39,6 +40,7 @@ class PrivFlags(EthtoolFamily):
     value_form: Form = "switch"
     # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
     carriers: tuple[str, ...] = ("udev",)
+    ethtool_set: EthtoolSet | None = EthtoolSet("--set-priv-flags", 1, "priv_flag")
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         flags = et.priv_flags()
@@ -68,6 +70,8 @@ class PrivFlags(EthtoolFamily):
 class FecMode(EthtoolFamily):
     value_form: Form = "text"
     carriers: tuple[str, ...] = ("udev",)  # as the private flags
+    # One value a device: ethtool --set-fec DEV encoding auto rs.
+    ethtool_set: EthtoolSet | None = EthtoolSet("--set-fec", 2, "encoding")
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         fec = et.fec()

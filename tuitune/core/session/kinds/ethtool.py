@@ -14,6 +14,7 @@ from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
     NOT_RECORDED,
     EthtoolLike,
+    EthtoolSet,
     Family,
     Form,
     GroupRead,
@@ -96,6 +97,8 @@ class _Switches(EthtoolFamily):
 
 
 class Features(_Switches):
+    ethtool_set: EthtoolSet | None = EthtoolSet("-K", 6, "feature")
+
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         feats = et.features()
         if isinstance(feats, Unavailable):
@@ -232,6 +235,7 @@ def _field(value: object, name: str) -> object:
 
 
 class RingSizes(EthtoolFamily):
+    ethtool_set: EthtoolSet | None = EthtoolSet("-G", 3)
     value_form: Form = "count"
     rows: tuple[str, ...] = ("rings",)
 
@@ -266,6 +270,7 @@ class RingSizes(EthtoolFamily):
 
 
 class ChannelCounts(EthtoolFamily):
+    ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0)
     value_form: Form = "count"
     rows: tuple[str, ...] = ("channels",)
 
@@ -335,6 +340,7 @@ class ChannelCounts(EthtoolFamily):
 
 
 class PauseFrames(_Switches):
+    ethtool_set: EthtoolSet | None = EthtoolSet("-A", 5)
     rows: tuple[str, ...] = ("pause",)
 
     def resets_link(self, key: Key) -> bool:
@@ -368,6 +374,7 @@ class PauseFrames(_Switches):
 
 
 class Coalescing(EthtoolFamily):
+    ethtool_set: EthtoolSet | None = EthtoolSet("-C", 4)
     rows: tuple[str, ...] = ("coalesce",)
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:

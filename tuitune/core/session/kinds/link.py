@@ -52,6 +52,9 @@ class Link(Family):
 
     rows: tuple[str, ...] = ("link",)
 
+    def sysfs_attr(self, key: Key) -> str | None:
+        return "mtu" if key.kind == "mtu" else "tx_queue_len"
+
     def resets_link(self, key: Key) -> bool:
         return key.kind == "mtu"  # drivers reset the device for a new MTU; not for txqueuelen
 

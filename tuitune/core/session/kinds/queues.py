@@ -34,6 +34,9 @@ class Queues(Family):
     def absent(self, key: Key) -> Unavailable:
         return Unavailable("missing", f"{key.label}: no queue {key.name} (now)")
 
+    def sysfs_attr(self, key: Key) -> str | None:
+        return key.kind  # queues/rx-0/rps_cpus, xps_cpus, rps_flow_cnt: named as the kinds
+
     def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         if key.kind == "rps_flow_cnt":
             acc.current(key)

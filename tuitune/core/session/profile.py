@@ -12,11 +12,10 @@ from typing import Any
 
 from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.docfile import shown as shown_path
-from tuitune.core.host.rss import FLOW_TYPES as RSS_FLOW_TYPES
 from tuitune.core.session.access import HostAccess
+from tuitune.core.session.kinds.table import HANDLERS, handler
 from tuitune.core.session.profile_model import (
     ALL_QUEUES,
-    COALESCE_NAMES,
     Profile,
     ProfileError,
     Request,
@@ -39,37 +38,19 @@ from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     ETHTOOL_GROUPS,
     NO_CPUS,
-    PAUSE_FIELDS,
     QUEUE_KINDS,
-    RING_FIELDS,
     Key,
     Kind,
 )
 from tuitune.core.session.showdoc import parse_show_json
 
-# Profile tables under [interface] -> the kind of setting they hold.
-_TABLES: dict[str, Kind] = {
-    "features": "feature",
-    "rings": "ring",
-    "coalesce": "coalesce",
-    "channels": "channels",
-    "pause": "pause",
-    "rps_cpus": "rps_cpus",
-    "xps_cpus": "xps_cpus",
-    "rps_flow_cnt": "rps_flow_cnt",
-    "irq_affinity": "irq_affinity",
-    "rx_flow_hash": "flow_hash",  # tcp4 = "sdfn" (ethtool -N IF rx-flow-hash tcp4 sdfn)
-    "ntuple": "ntuple",  # location = "flow-type tcp4 dst-port 5201 action 2" (or "none")
-    "priv_flags": "priv_flag",
+# [interface]'s tables and values -> the kind of setting they hold, as each kind's handler
+# places it (`profile_field`: [interface.rings] rx = 4096, mtu = 9000, fec = "rs").
+_FIELDS = {
+    f.name: (k, f.table) for k, h in HANDLERS.items() if (f := h.profile_field(k)) is not None
 }
-# Values of [interface] itself: the link's, and the FEC modes ("rs", "auto").
-_SCALARS: dict[str, Kind] = {
-    "mtu": "mtu",
-    "txqueuelen": "txqueuelen",
-    "qdisc": "qdisc",
-    "rss": "rss",
-    "fec": "fec",
-}
+_TABLES: dict[str, Kind] = {name: k for name, (k, table) in _FIELDS.items() if table}
+_SCALARS: dict[str, Kind] = {name: k for name, (k, table) in _FIELDS.items() if not table}
 # The order writes happen in: the device's shape (channels) before its queues, IRQs last.
 # No "service": stopping irqbalance is a decision for one session (the TUI asks before the
 # first IRQ move), not part of a saved state; no table or show field produces one.
@@ -165,27 +146,7 @@ def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
 
 def _check_key(kind: Kind, name: str, origin: str) -> None:
     """The names each table may hold, so that a typo or a hostile name stops at the file."""
-    if kind in QUEUE_KINDS:
-        if name != ALL_QUEUES:
-            check_name("queue", name, origin)
-            side = "tx-" if kind == "xps_cpus" else "rx-"
-            if not name.startswith(side):
-                raise ProfileError(f'{origin}: {kind} is set on {side}N queues (or "*")')
-        return
-    fields = {"ring": RING_FIELDS, "channels": CHANNEL_FIELDS, "pause": PAUSE_FIELDS}.get(kind)
-    if fields is not None and name not in fields:
-        raise ProfileError(f"{origin}: unknown (known: {', '.join(fields)})")
-    if kind == "coalesce" and name not in COALESCE_NAMES:
-        raise ProfileError(f"{origin}: not a coalescing parameter (ethtool -C names)")
-    if kind == "flow_hash":
-        if name not in RSS_FLOW_TYPES:
-            raise ProfileError(f"{origin}: a flow type ({', '.join(RSS_FLOW_TYPES)})")
-        return
-    if kind == "ntuple":
-        if not (name.isascii() and name.isdigit() and len(name) <= 7):
-            raise ProfileError(f"{origin}: a rule location is a number (ethtool -N ... loc N)")
-        return
-    check_name({"irq_affinity": "irq", "feature": "feature"}.get(kind, "field"), name, origin)
+    handler(kind).check_profile_name(kind, name, origin)
 
 
 def parse_toml(data: Mapping[str, Any]) -> Profile:

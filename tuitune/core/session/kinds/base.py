@@ -29,7 +29,8 @@ from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import KernelPort
 from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import NO_CPUS, Key
+from tuitune.core.session.profile_model import check_name
+from tuitune.core.session.settings import NO_CPUS, Key, Kind
 from tuitune.core.values import Unavailable, errno_state
 from tuitune.core.watch.snapshot import NicState
 
@@ -55,6 +56,15 @@ class EthtoolSet:
     words: EthtoolWords = "field"
 
 
+@dataclass(frozen=True)
+class ProfileField:
+    """Where a TOML profile's [interface] holds a kind (session/profile.py): `name` is its
+    value (`mtu = 9000`) or, with `table`, its table of names ([interface.rings] rx = 4096)."""
+
+    name: str
+    table: bool = True
+
+
 class KindHandler(Protocol):
     """One family of kinds. `read` gives the whole group `key` belongs to (read once for all
     its keys); `group` names that group (keys with one id are read together); `related` is
@@ -71,8 +81,11 @@ class KindHandler(Protocol):
     `carriers`: the export formats that write it (export/build.py's FORMATS), and
     `not_exported`: why no export ever writes it (then `carriers` is empty). `ethtool_set`:
     the `ethtool` command that sets it at boot (None: not ethtool's); `sysfs_attr(key)`: the
-    device's (or its queue's) sysfs attribute udev's ATTR{} writes for it, or None. `consent`: the
-    question to ask the user before changing `key` (another user's process), or None."""
+    device's (or its queue's) sysfs attribute udev's ATTR{} writes for it, or None.
+    `profile_field(kind)`: where a TOML profile's [interface] holds it (None: not there), and
+    `check_profile_name`: a name in its table, refused (ProfileError) unless it may be one.
+    `consent`: the question to ask the user before changing `key` (another user's process),
+    or None."""
 
     calling_thread: bool
     of_interface: bool
@@ -98,6 +111,8 @@ class KindHandler(Protocol):
     def resets_link(self, key: Key) -> bool: ...
     def consent(self, key: Key, root: HostRoot) -> str | None: ...
     def sysfs_attr(self, key: Key) -> str | None: ...
+    def profile_field(self, kind: Kind) -> ProfileField | None: ...
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -193,6 +208,12 @@ class Family:
 
     def sysfs_attr(self, key: Key) -> str | None:
         return None
+
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return None
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        check_name("field", name, origin)  # so a typo or a hostile name stops at the file
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

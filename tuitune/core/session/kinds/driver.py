@@ -22,6 +22,7 @@ from tuitune.core.session.kinds.base import (
     EthtoolSet,
     Form,
     GroupRead,
+    ProfileField,
     WriteRefused,
     own_related,
     switch,
@@ -29,7 +30,7 @@ from tuitune.core.session.kinds.base import (
 )
 from tuitune.core.session.kinds.ethtool import EthtoolFamily, device
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 
 
 class PrivFlags(EthtoolFamily):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("priv_flags")
+
     value_form: Form = "switch"
     # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
     carriers: tuple[str, ...] = ("udev",)
@@ -68,6 +72,9 @@ class PrivFlags(EthtoolFamily):
 
 
 class FecMode(EthtoolFamily):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("fec", table=False)
+
     value_form: Form = "text"
     carriers: tuple[str, ...] = ("udev",)  # as the private flags
     # One value a device: ethtool --set-fec DEV encoding auto rs.

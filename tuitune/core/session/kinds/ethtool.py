@@ -18,6 +18,7 @@ from tuitune.core.session.kinds.base import (
     Family,
     Form,
     GroupRead,
+    ProfileField,
     Values,
     WriteRefused,
     own_related,
@@ -28,6 +29,7 @@ from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpe
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.kinds.queues import read_device_queues
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.profile_model import COALESCE_NAMES, ProfileError, check_name
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     GROUP_OF,
@@ -87,6 +89,12 @@ class EthtoolFamily(Family):
         return f"{key.ifname or '?'} {GROUP_OF[key.kind]} {key.name}"
 
 
+def known_fields(fields: tuple[str, ...], name: str, origin: str) -> None:
+    """A profile's field of an ethtool group: one of the group's (`ethtool -G rx` ...)."""
+    if name not in fields:
+        raise ProfileError(f"{origin}: unknown (known: {', '.join(fields)})")
+
+
 class _Switches(EthtoolFamily):
     """A family whose every field is on or off (features, pause)."""
 
@@ -97,6 +105,12 @@ class _Switches(EthtoolFamily):
 
 
 class Features(_Switches):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("features")
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        check_name("feature", name, origin)
+
     ethtool_set: EthtoolSet | None = EthtoolSet("-K", 6, "feature")
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
@@ -235,6 +249,15 @@ def _field(value: object, name: str) -> object:
 
 
 class RingSizes(EthtoolFamily):
+    fields = RING_FIELDS
+
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("rings")
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        known_fields(self.fields, name, origin)
+        super().check_profile_name(kind, name, origin)
+
     ethtool_set: EthtoolSet | None = EthtoolSet("-G", 3)
     value_form: Form = "count"
     rows: tuple[str, ...] = ("rings",)
@@ -270,6 +293,15 @@ class RingSizes(EthtoolFamily):
 
 
 class ChannelCounts(EthtoolFamily):
+    fields = CHANNEL_FIELDS
+
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("channels")
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        known_fields(self.fields, name, origin)
+        super().check_profile_name(kind, name, origin)
+
     ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0)
     value_form: Form = "count"
     rows: tuple[str, ...] = ("channels",)
@@ -340,6 +372,15 @@ class ChannelCounts(EthtoolFamily):
 
 
 class PauseFrames(_Switches):
+    fields = PAUSE_FIELDS
+
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("pause")
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        known_fields(self.fields, name, origin)
+        super().check_profile_name(kind, name, origin)
+
     ethtool_set: EthtoolSet | None = EthtoolSet("-A", 5)
     rows: tuple[str, ...] = ("pause",)
 
@@ -374,6 +415,14 @@ class PauseFrames(_Switches):
 
 
 class Coalescing(EthtoolFamily):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("coalesce")
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        if name not in COALESCE_NAMES:
+            raise ProfileError(f"{origin}: not a coalescing parameter (ethtool -C names)")
+        super().check_profile_name(kind, name, origin)
+
     ethtool_set: EthtoolSet | None = EthtoolSet("-C", 4)
     rows: tuple[str, ...] = ("coalesce",)
 

@@ -13,12 +13,14 @@ from tuitune.core.session.kinds.base import (
     Family,
     Form,
     GroupRead,
+    ProfileField,
     WriteRefused,
     managed_irq,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import check_name
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -26,6 +28,12 @@ if TYPE_CHECKING:
 
 
 class IrqAffinity(Family):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("irq_affinity")  # by queue name: "eth0-TxRx-3" = [2]
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        check_name("irq", name, origin)
+
     value_form: Form = "some_cpus"  # an IRQ always has a CPU
     carriers: tuple[str, ...] = ("affinity",)
 

@@ -9,10 +9,17 @@ from typing import TYPE_CHECKING
 
 from tuitune.core.host.root import read_int
 from tuitune.core.session import validate as v
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, Values, WriteRefused
+from tuitune.core.session.kinds.base import (
+    Family,
+    Form,
+    GroupRead,
+    ProfileField,
+    Values,
+    WriteRefused,
+)
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import NicState
 
@@ -23,6 +30,9 @@ MTU_MIN_IPV4 = 68
 
 
 class Link(Family):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField(kind, table=False)  # mtu = 9000, txqueuelen = 10000
+
     value_form: Form = "count"
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:

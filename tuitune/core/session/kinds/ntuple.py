@@ -20,10 +20,18 @@ from tuitune.core.host.ntuple import (
     rule_of,
 )
 from tuitune.core.host.rss import ETHTOOL_GRXRINGS, rxnfc
-from tuitune.core.session.kinds.base import NOT_RECORDED, Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import (
+    NOT_RECORDED,
+    Family,
+    Form,
+    GroupRead,
+    ProfileField,
+    WriteRefused,
+)
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import ProfileError
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
@@ -45,6 +53,13 @@ def _location(key: Key) -> int:
 
 
 class NtupleRule(Family):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("ntuple")  # location = "flow-type tcp4 dst-port 5201 action 2"
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        if not (name.isascii() and name.isdigit() and len(name) <= 7):
+            raise ProfileError(f"{origin}: a rule location is a number (ethtool -N ... loc N)")
+
     value_form: Form = "text"
     rows: tuple[str, ...] = ("ntuple",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule

@@ -26,11 +26,11 @@ from tuitune.core.host.qdisc_spec import (
     tree_value,
 )
 from tuitune.core.host.qdisc_write import NetlinkSender, set_root
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import Family, Form, GroupRead, ProfileField, WriteRefused
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
@@ -41,6 +41,9 @@ NOT_LIVE = Unavailable("missing", "root qdisc: only read from a live host, not a
 
 
 class RootQdisc(Family):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("qdisc", table=False)
+
     value_form: Form = "text"
     rows: tuple[str, ...] = ("qdisc",)
     carriers: tuple[str, ...] = ("udev",)  # tc from a udev rule

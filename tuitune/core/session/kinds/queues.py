@@ -12,11 +12,13 @@ from tuitune.core.session.kinds.base import (
     Family,
     Form,
     GroupRead,
+    ProfileField,
     Values,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key, cpus_of, cpus_value
+from tuitune.core.session.profile_model import ALL_QUEUES, ProfileError, check_name
+from tuitune.core.session.settings import Key, Kind, cpus_of, cpus_value
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -26,6 +28,16 @@ RPS_FLOW_CNT_MAX = 1 << 30  # the largest power of two the kernel accepts (count
 
 
 class Queues(Family):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField(kind)  # [interface.rps_cpus] "rx-0" = [0, 1] (or "*")
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        if name != ALL_QUEUES:
+            check_name("queue", name, origin)
+            side = "tx-" if kind == "xps_cpus" else "rx-"
+            if not name.startswith(side):
+                raise ProfileError(f'{origin}: {kind} is set on {side}N queues (or "*")')
+
     carriers: tuple[str, ...] = ("udev",)  # sysfs files a .link file cannot set
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:

@@ -29,10 +29,18 @@ from tuitune.core.host.rss_spec import (
     weight_fill,
     write_indir,
 )
-from tuitune.core.session.kinds.base import NOT_RECORDED, Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import (
+    NOT_RECORDED,
+    Family,
+    Form,
+    GroupRead,
+    ProfileField,
+    WriteRefused,
+)
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import ProfileError
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
 
@@ -68,6 +76,9 @@ def _defaults(size: int, rings: int) -> tuple[tuple[int, ...], ...]:
 
 
 class RssIndirection(Family):
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("rss", table=False)
+
     value_form: Form = "text"
     rows: tuple[str, ...] = ("rss",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -X from a udev rule
@@ -129,6 +140,13 @@ class FlowHash(Family):
     per flow type the driver answers, all read together (ETHTOOL_GRXFH), written one at a
     time (ETHTOOL_SRXFH). The value is the letters ("sdfn"); a driver hashing on a field
     tuitune has no letter for reads "other: 0x..." and is left alone."""
+
+    def profile_field(self, kind: Kind) -> ProfileField | None:
+        return ProfileField("rx_flow_hash")  # tcp4 = "sdfn" (ethtool -N IF rx-flow-hash tcp4 sdfn)
+
+    def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
+        if name not in FLOW_TYPES:
+            raise ProfileError(f"{origin}: a flow type ({', '.join(FLOW_TYPES)})")
 
     value_form: Form = "text"
     rows: tuple[str, ...] = ("flow_hash",)

@@ -16,12 +16,12 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.cpupower import IdleState
 from tuitune.core.platformview import Row
 from tuitune.core.session import Key
+from tuitune.core.session.kinds.table import HANDLERS
 
+# The rows whose kind's handler says how they are edited (`host_row`, kinds/edit.py).
+_BY_ROW = {e.row: e for h in HANDLERS.values() if (e := h.host_row) is not None}
 HINTS = {
-    "smt": "on or off (off takes each core's sibling threads offline; on trial)",
-    "fec": "FEC modes: auto, off, rs, baser, llrs (one or more, as ethtool --set-fec takes)",
-    "priv_flag": "a private flag and on or off, e.g. legacy-rx on",
-    "module_param": "a writable parameter (marked *) and its value, e.g. InterruptThrottleRate 3",
+    **{row: e.hint for row, e in _BY_ROW.items()},
     "cpu_freq": "governor NAME and/or epp NAME; first a CPU list or nic for other CPUs "
     "(nic governor performance)",
     "cstate": "NAME on|off pairs, e.g. C6 off; first a CPU list or nic for other CPUs",
@@ -60,20 +60,14 @@ def host_edit(row: Row, ifname: str | None, module: str | None) -> HostEdit | st
             f"{row.label}: nothing to change here (e on CPU frequency, boost, C-states, SMT, "
             "FEC, private flags, module params)"
         )
-    if row.edit in ("fec", "priv_flag") and not ifname:
-        return f"{row.label}: no interface"
-    if row.edit == "module_param" and not module:
-        return f"{row.label}: no module"
+    how = _BY_ROW.get(row.edit)
     current, shown = row.now, ""
-    if row.edit == "fec":
-        current = row.value.rsplit("(configured ", 1)[-1].rstrip(")")
-    elif row.edit == "smt":
-        current = row.value.split(",", 1)[0]
-    elif row.edit == "priv_flag":
-        current, shown = "", row.value
-    elif row.edit == "module_param":
-        # The editor starts from the first writable parameter; "now" names them all.
-        current, shown = " ".join(row.now.split()[:2]), row.now
+    if how is not None:
+        if how.needs == "interface" and not ifname:
+            return f"{row.label}: no interface"
+        if how.needs == "module" and not module:
+            return f"{row.label}: no module"
+        current, shown = how.start(row.value, row.now)
     elif row.edit in ("cpu_freq", "cstate"):
         shown = f"{row.now} (cpus {format_cpulist(row.cpus) or '-'})"
     return HostEdit(row.edit, row.label, current, HINTS[row.edit], shown, row.cpus)
@@ -83,17 +77,14 @@ def parse_host_edit(
     edit: str, ifname: str | None, module: str | None, text: str
 ) -> tuple[Key, str] | str:
     """(key, value) for what was typed, or a one-line reason (nothing is written then)."""
+    how = _BY_ROW[edit]
+    if not how.named:
+        return how.key(ifname or "", module or "", ""), text
     words = text.split()
-    if edit == "fec":
-        return Key.fec(ifname or ""), text
-    if edit == "smt":
-        return Key.smt(), text
     if len(words) != 2:
-        return f"type two words: {HINTS[edit]}"
+        return f"type two words: {how.hint}"
     name, value = words
-    if edit == "priv_flag":
-        return Key.priv_flag(ifname or "", name), value
-    return Key.module_param(module or "", name), value
+    return how.key(ifname or "", module or "", name), value
 
 
 def _target(words: list[str], row_cpus: frozenset[int], ctx: CpuContext) -> frozenset[int] | str:

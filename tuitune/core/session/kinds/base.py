@@ -23,7 +23,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
 from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
-from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec
+from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec, HostRowEdit
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import KernelPort
@@ -84,6 +84,7 @@ class KindHandler(Protocol):
     device's (or its queue's) sysfs attribute udev's ATTR{} writes for it, or None.
     `profile_field(kind)`: where a TOML profile's [interface] holds it (None: not there), and
     `check_profile_name`: a name in its table, refused (ProfileError) unless it may be one.
+    `host_row`: how `e` on its Host view row edits it (kinds/edit.py), None: it has none.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -94,6 +95,7 @@ class KindHandler(Protocol):
     carriers: tuple[str, ...]
     not_exported: str | None
     ethtool_set: EthtoolSet | None
+    host_row: HostRowEdit | None
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -169,6 +171,7 @@ class Family:
     carriers: tuple[str, ...] = DEVICE_CARRIERS
     not_exported: str | None = None
     ethtool_set: EthtoolSet | None = None
+    host_row: HostRowEdit | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:

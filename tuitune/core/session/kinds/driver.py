@@ -28,6 +28,7 @@ from tuitune.core.session.kinds.base import (
     switch,
     switch_word,
 )
+from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.ethtool import EthtoolFamily, device
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key, Kind
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
 
 
 class PrivFlags(EthtoolFamily):
+    host_row: HostRowEdit | None = HostRowEdit(
+        "priv_flag",
+        "a private flag and on or off, e.g. legacy-rx on",
+        lambda ifname, module, name: Key.priv_flag(ifname, name),
+        named=True,
+        needs="interface",
+        start=lambda value, now: ("", value),  # "now:" lists the flags; the editor starts empty
+    )
+
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("priv_flags")
 
@@ -72,6 +82,15 @@ class PrivFlags(EthtoolFamily):
 
 
 class FecMode(EthtoolFamily):
+    host_row: HostRowEdit | None = HostRowEdit(
+        "fec",
+        "FEC modes: auto, off, rs, baser, llrs (one or more, as ethtool --set-fec takes)",
+        lambda ifname, module, name: Key.fec(ifname),
+        needs="interface",
+        # The row shows "rs (configured auto rs)": the editor starts from the configured modes.
+        start=lambda value, now: (value.rsplit("(configured ", 1)[-1].rstrip(")"), ""),
+    )
+
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("fec", table=False)
 

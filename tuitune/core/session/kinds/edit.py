@@ -6,8 +6,9 @@ the handlers answer for their own rows (`KindHandler.rows`, `.edit`), tested wit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.irqs import IrqAffinity
@@ -47,6 +48,27 @@ class EditContext:
     @property
     def possible(self) -> int | None:
         return self.host.topology.possible if self.host is not None else None
+
+
+def _as_now(value: str, now: str) -> tuple[str, str]:
+    return now, ""
+
+
+@dataclass(frozen=True, slots=True)
+class HostRowEdit:
+    """How `e` on a Host view row (core/platformview.py's `Row.edit` names it: "fec") edits
+    the kind (tui/host_edit.py). `hint` goes under the editor; `needs`: what the key names,
+    which the screen must have (its interface, its driver's module); `start(value, now)`:
+    the row's shown value and its `now` -> (what the editor starts from, its "now:" line when
+    that is not it); `key(ifname, module, name)`: the key, of NAME when `named` (the user
+    types NAME VALUE), else of the row (the whole text is the value)."""
+
+    row: str
+    hint: str
+    key: Callable[[str, str, str], Key]
+    named: bool = False
+    needs: Literal["interface", "module", ""] = ""
+    start: Callable[[str, str], tuple[str, str]] = _as_now
 
 
 PICK_INTERFACE = "pick an interface first"

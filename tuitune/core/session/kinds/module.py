@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tuitune.core import catalog
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
@@ -34,6 +35,16 @@ def _path(acc: KernelPort, key: Key) -> Path:
 
 
 class ModuleParam(Family):
+    host_row: HostRowEdit | None = HostRowEdit(
+        "module_param",
+        "a writable parameter (marked *) and its value, e.g. InterruptThrottleRate 3",
+        lambda ifname, module, name: Key.module_param(module, name),
+        named=True,
+        needs="module",
+        # The editor starts from the first writable parameter; "now" names them all.
+        start=lambda value, now: (" ".join(now.split()[:2]), now),
+    )
+
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("modprobe",)

@@ -21,6 +21,7 @@ from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.settings import Key
@@ -53,6 +54,13 @@ def offlined(root: HostRoot) -> frozenset[int]:
 
 
 class SmtControl(Family):
+    host_row: HostRowEdit | None = HostRowEdit(
+        "smt",
+        "on or off (off takes each core's sibling threads offline; on trial)",
+        lambda ifname, module, name: Key.smt(),
+        start=lambda value, now: (value.split(",", 1)[0], ""),  # "on, 2 threads a core"
+    )
+
     value_form: Form = "switch"
     of_interface = False
     # SMT off takes CPUs offline under every process and IRQ: on trial wherever it is changed.

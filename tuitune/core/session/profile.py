@@ -13,7 +13,7 @@ from typing import Any
 from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.docfile import shown as shown_path
 from tuitune.core.session.access import HostAccess
-from tuitune.core.session.kinds.table import HANDLERS, handler
+from tuitune.core.session.kinds.table import HANDLERS, WRITE_ORDER, handler
 from tuitune.core.session.profile_model import (
     ALL_QUEUES,
     Profile,
@@ -36,7 +36,6 @@ from tuitune.core.session.profile_platform import (
 from tuitune.core.session.profile_procs import parse_processes, resolve_processes
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
-    ETHTOOL_GROUPS,
     NO_CPUS,
     QUEUE_KINDS,
     Key,
@@ -51,35 +50,6 @@ _FIELDS = {
 }
 _TABLES: dict[str, Kind] = {name: k for name, (k, table) in _FIELDS.items() if table}
 _SCALARS: dict[str, Kind] = {name: k for name, (k, table) in _FIELDS.items() if not table}
-# The order writes happen in: the device's shape (channels) before its queues, IRQs last.
-# No "service": stopping irqbalance is a decision for one session (the TUI asks before the
-# first IRQ move), not part of a saved state; no table or show field produces one.
-_ORDER: tuple[Kind, ...] = (
-    "module_param",  # host-wide, the driver's and the CPUs' first: the NIC's settings follow
-    "cpu_governor",  # before its EPP: a governor may move the EPP
-    "cpu_epp",
-    "cpu_boost",
-    "cstate_disable",
-    "sysctl",
-    "feature",
-    "ring",
-    "channels",
-    "coalesce",
-    "pause",
-    "priv_flag",
-    "fec",
-    "mtu",
-    "txqueuelen",
-    "qdisc",  # after channels: an mq gets one child per tx queue there is
-    "rss",  # after channels: the table names rx queues
-    "flow_hash",
-    "ntuple",  # after channels: a rule names an rx queue
-    "rps_cpus",
-    "rps_flow_cnt",
-    "xps_cpus",
-    "irq_affinity",
-    "proc_affinity",  # last: "irq:QUEUE" pairs with the IRQ where the profile puts it
-)
 
 
 def load(path: Path, *, netns: str | None = None) -> Profile:
@@ -231,12 +201,6 @@ def resolve(
             exact = len(keys) == 1 and keys[0].name == r.name
             for key in keys:
                 (explicit_features if exact else wanted)[key] = r.text
-        elif r.kind in ETHTOOL_GROUPS:
-            wanted[Key.field(ifname, r.kind, r.name)] = r.text
-        elif r.kind in ("mtu", "txqueuelen", "qdisc", "rss", "fec"):
-            wanted[Key(r.kind, ifname)] = r.text
-        elif r.kind == "priv_flag":
-            wanted[Key.priv_flag(ifname, r.name)] = r.text
         elif r.kind in QUEUE_KINDS:
             if r.name == ALL_QUEUES:
                 if device_keys is None:
@@ -248,8 +212,6 @@ def resolve(
                 key = Key(r.kind, ifname, r.name)
                 wanted[key] = r.text
                 named_queues[key] = r.origin
-        elif r.kind in ("ntuple", "flow_hash"):
-            wanted[Key(r.kind, ifname, r.name)] = r.text
         elif r.kind == "irq_affinity":
             irq_key = access.irq_key(ifname, r.name)
             if irq_key is None:
@@ -257,14 +219,17 @@ def resolve(
                 (errors if skipped is None else skipped).append(why)
             else:
                 wanted[irq_key] = r.text
-        else:  # "service" (see _ORDER)
+        elif handler(r.kind).profile_field(r.kind) is not None:
+            # One of [interface]'s own: a field, flag, flow type or rule by name, or a value.
+            wanted[Key(r.kind, ifname, r.name)] = r.text
+        else:  # "service" (see kinds/table.py's WRITE_ORDER)
             errors.append(f"{r.origin}: a {r.kind} is not set from a profile")
     wanted.update(explicit_features)  # a full feature name wins over a short name covering it
     if ifname is not None:
         errors += _drop_vanishing_queues(access, ifname, wanted, named_queues, device_keys)
     if processes:
         wanted.update(resolve_processes(access, processes, ifname, wanted, errors, skipped))
-    ordered = sorted(wanted.items(), key=lambda kv: _ORDER.index(kv[0].kind))
+    ordered = sorted(wanted.items(), key=lambda kv: WRITE_ORDER.index(kv[0].kind))
     return ordered, errors
 
 
@@ -275,7 +240,7 @@ def _drop_vanishing_queues(
     named: Mapping[Key, str],
     device_keys: list[Key] | None,
 ) -> list[str]:
-    """Channels are written before queue settings (_ORDER): when they lower the queue count,
+    """Channels are written before queue settings (WRITE_ORDER): when they lower the queue count,
     the queues beyond it are gone by the time their turn comes. Found here, before the first
     write: `"*"` covers only the queues that remain, and a queue named outright that will not
     remain is a problem. Raising the count adds queues that cannot be checked yet (apply

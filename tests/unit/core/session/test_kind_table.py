@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from tuitune.core.session.kinds.base import KindHandler, well_formed
-from tuitune.core.session.kinds.table import HANDLERS
+from tuitune.core.session.kinds.table import HANDLERS, WRITE_ORDER
 from tuitune.core.session.settings import KINDS, Key
 
 METHODS = sorted(
@@ -140,3 +140,38 @@ def test_every_row_says_how_it_is_exported(kind: str) -> None:
     # Written by some format, or never exported with a reason (export/build.py's hints).
     assert bool(h.carriers) != (h.not_exported is not None)
     assert h.not_exported is None or h.not_exported.startswith("not exported: ")
+
+
+def test_the_handlers_say_how_ethtool_and_udev_set_them() -> None:
+    """export/udev.py runs the ethtool kinds in their handlers' order and writes the sysfs
+    attributes they name: the order and names the rules files have always had."""
+    sets = {k: h.ethtool_set for k, h in HANDLERS.items() if h.ethtool_set is not None}
+    order = sorted(sets, key=lambda k: sets[k].step)  # type: ignore[union-attr]
+    assert order == ["channels", "priv_flag", "fec", "ring", "coalesce", "pause", "feature"]
+    assert [sets[k].option for k in order] == [  # type: ignore[union-attr]
+        "-L", "--set-priv-flags", "--set-fec", "-G", "-C", "-A", "-K"
+    ]  # fmt: skip
+    attrs = {k: HANDLERS[k].sysfs_attr(SAMPLES[k]) for k in KINDS}
+    assert {k: a for k, a in attrs.items() if a is not None} == {
+        "mtu": "mtu",
+        "txqueuelen": "tx_queue_len",
+        "rps_cpus": "rps_cpus",
+        "xps_cpus": "xps_cpus",
+        "rps_flow_cnt": "rps_flow_cnt",
+    }
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_a_profile_places_has_its_turn(kind: str) -> None:
+    """A kind a TOML profile's [interface] holds is written in WRITE_ORDER's turn (profile.py
+    sorts by it); its names are checked by its handler."""
+    h = HANDLERS[kind]  # type: ignore[index]
+    placed = h.profile_field(kind)  # type: ignore[arg-type]
+    if placed is not None:
+        assert kind in WRITE_ORDER
+        assert placed.name
+
+
+def test_the_host_view_rows_have_their_handlers() -> None:
+    rows = {h.host_row.row for h in HANDLERS.values() if h.host_row is not None}
+    assert rows == {"fec", "priv_flag", "smt", "module_param"}

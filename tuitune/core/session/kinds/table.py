@@ -1,6 +1,6 @@
-"""The kind table: which handler serves each `Kind`. Adding a kind is one module (or a class
-in its family's) and one row here; tests/unit/core/session/test_kind_table.py checks every
-kind has one."""
+"""The kind table: which handler serves each `Kind`, and the order a profile's writes happen
+in. Adding a kind is one module (or a class in its family's) and its rows here;
+tests/unit/core/session/test_kind_table.py checks every kind has them."""
 
 from __future__ import annotations
 
@@ -58,6 +58,38 @@ HANDLERS: dict[Kind, KindHandler] = {
     "fec": FecMode(),
     "smt": SmtControl(),
 }
+
+
+# The order a profile's (or a show document's) writes happen in (session/profile.py): the
+# device's shape (channels) before its queues, IRQs last.
+# No "service": stopping irqbalance is a decision for one session (the TUI asks before the
+# first IRQ move), not part of a saved state; no table or show field produces one.
+WRITE_ORDER: tuple[Kind, ...] = (
+    "module_param",  # host-wide, the driver's and the CPUs' first: the NIC's settings follow
+    "cpu_governor",  # before its EPP: a governor may move the EPP
+    "cpu_epp",
+    "cpu_boost",
+    "cstate_disable",
+    "sysctl",
+    "feature",
+    "ring",
+    "channels",
+    "coalesce",
+    "pause",
+    "priv_flag",
+    "fec",
+    "mtu",
+    "txqueuelen",
+    "qdisc",  # after channels: an mq gets one child per tx queue there is
+    "rss",  # after channels: the table names rx queues
+    "flow_hash",
+    "ntuple",  # after channels: a rule names an rx queue
+    "rps_cpus",
+    "rps_flow_cnt",
+    "xps_cpus",
+    "irq_affinity",
+    "proc_affinity",  # last: "irq:QUEUE" pairs with the IRQ where the profile puts it
+)
 
 
 def handler(kind: Kind) -> KindHandler:

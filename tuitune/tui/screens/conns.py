@@ -29,7 +29,7 @@ from tuitune.tui.shell import Shell
 
 # The sampler's last reading (None: none yet since the view opened).
 Read = Callable[[], "tuple[Connection, ...] | Unavailable | None"]
-HINT = "Esc/q/C: close   (re-read every refresh; yellow: window scaling off)"
+HINT = "Esc/q/C: close   (read every tick; yellow: window scaling off)"
 # A --root tree's connections do not move: a capture holds those read when it was taken.
 HINT_CAPTURED = "Esc/q/C: close   (from the tree, read once; yellow: wscale off)"
 WIDE = 110  # below this the local end, delivery rate and MSS are left out

@@ -102,7 +102,7 @@ class AdvisorScreen(BoxScreen[str | None]):
         for f in self.advice.findings:
             label = Text()
             label.append(f"{f.severity:<11}", style=STYLE[f.severity])
-            label.append(f"{f.id:<19}{f.title}")
+            label.append(f"{f.id:<19}{f.title}" if len(f.id) < 19 else f"{f.id} {f.title}")
             options.append(Option(label, id=f.id))
         with Vertical() as box:
             span = self.span or (

@@ -91,3 +91,76 @@ def test_a_runs_window_judges_every_socket_seen_during_the_run(tmp_path: Path) -
     found = [f for f in advise(facts).findings if f.id == "connection-no-wscale"]
     assert found and "10.0.0.1:40001" in found[0].evidence[0]
     assert "40000" not in found[0].evidence[0]
+
+
+async def test_in_the_app_a_benchmarks_sockets_are_judged_just_after_it(tmp_path: Path) -> None:
+    """The App's wiring: a benchmark run makes the sampler read the connections at each tick
+    (and no longer once it ends), and right after the run, its socket closed and nothing read
+    any more, `A` names the run's connection without window scaling. The run is a recorded
+    iperf3 output fed a line per sample (tests/tui/test_advisor_runs.py's way)."""
+    from tests.tui.conftest import Tui
+    from tests.tui.test_bench_form import FIXTURES
+    from tests.tui.test_bench_live import feeder, fifo, start
+    from tuitune.core.bench.notebook import Notebook
+    from tuitune.tui.app import TuituneApp
+    from tuitune.tui.controllers.advisor import AdvisorScreen
+
+    reader, ifname = host_32cpu(tmp_path / "host", samples=5)
+    nb = Notebook(tmp_path / "runs.jsonl")
+    app = TuituneApp(
+        reader,
+        ifname,
+        interval=0.2,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        limit=None,
+        show_cost=False,
+        save_settings=False,
+        editable=True,
+        journal_dir=tmp_path / "journal",
+        notebook_path=nb.path,
+    )
+    reads: list[bool] = []  # each read: was a run on (the advisor's view of it)
+
+    def connections(name: str) -> tuple[Connection, ...]:
+        reads.append(app.advisor._in_run)
+        return (OFF,)
+
+    reader.connections = connections  # type: ignore[method-assign]
+    ended = app.advisor.run_ended
+
+    def run_ended() -> None:
+        ended()
+        app.sampler.pause(True)  # "just after": held until the test has looked
+
+    app.advisor.run_ended = run_ended  # type: ignore[method-assign]
+    recording = (FIXTURES / "normal-p1.txt").read_text().splitlines(keepends=True)
+    try:
+        async with fifo(tmp_path) as (command, path), app.run_test(size=(160, 48)) as pilot:
+            app.app_bench.command = command
+            tui = Tui(app, pilot, reader)
+            await tui.wait(lambda: app.samples_drawn >= 3, "drawn")
+            assert reads == []  # nobody wants them: not read
+            await start(tui)
+            out = await feeder(path)
+            try:
+                for i, line in enumerate(recording):
+                    drawn = app.samples_drawn
+                    out.write(line)
+                    out.flush()
+                    if i <= COUNT_FROM:
+                        await tui.wait(lambda n=drawn: app.samples_drawn > n, "a run sample")
+            finally:
+                out.close()
+            await tui.wait(lambda: app.sampler.paused, "the run ended")
+            assert not app.sampler.connections_wanted
+            assert sum(reads) >= COUNT_FROM  # read at each tick of the run
+            await tui.press("A")
+            await tui.wait(lambda: isinstance(app.screen, AdvisorScreen), "the findings view")
+            text = tui.screen_text()
+            assert "over the benchmark run" in text
+            assert "connection-no-wscale" in text and "1 connection(s)" in text
+            await tui.press("escape")
+            app.sampler.stop()
+            await pilot.pause()
+    finally:
+        reader.close()

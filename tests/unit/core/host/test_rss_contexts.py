@@ -98,3 +98,15 @@ def test_the_panel_shows_them_read_only(tmp_path: Path) -> None:
     doc = {"schema": "tuitune.report.show", "version": 1, "interface": iface}
     doc["interface"]["link"]["counters"] = {}
     parse_show_json(doc)
+
+
+def test_a_capture_keeps_them_and_an_older_one_reads_without() -> None:
+    """`tuitune capture` stores the RssState through the record codec: contexts come back as
+    read; a capture written before them (no `contexts`) reads as none."""
+    from tuitune.core.record.codec import decode, encode
+
+    st = read_state(port(), "sfc")
+    assert decode(encode(st), type(st), "dev.json") == st
+    old = encode(st)
+    old.pop("contexts")
+    assert decode(old, type(st), "dev.json").contexts == ()

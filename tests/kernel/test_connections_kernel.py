@@ -81,3 +81,52 @@ def test_the_connection_and_its_window_scaling(two: Two, wscale: bool) -> None:
     assert c.cc and c.cwnd and c.mss and c.rtt_ms is not None and c.sack is True
     assert (c.wscale is not None) is wscale
     assert c.wscale_off is (not wscale)
+
+
+@pytest.mark.parametrize("wscale", [True, False], ids=["wscale-on", "wscale-off"])
+def test_the_live_advisor_judges_the_samplers_reading(two: Two, wscale: bool) -> None:
+    """The live screen's path: the sampler reads the connections at each tick while they are
+    wanted (a benchmark runs), the advisor's facts take that reading, and the rule names the
+    connection without window scaling (window scaling off in the client's namespace only),
+    and says nothing of the one with it."""
+    from tests.tui.test_advisor_conns import _Shell
+    from tuitune.core.advise import advise
+    from tuitune.core.watch.sampler import Sample, Sampler
+    from tuitune.tui.controllers.advisor import Advisor
+
+    socks = connected(two, wscale)
+    port = socks[0].getsockname()[1]
+    samples: list[Sample] = []
+    try:
+        with HostReader(HostRoot(netns=two.client_ns)) as reader:
+
+            def deliver(s: Sample) -> None:
+                samples.append(s)
+                sampler.ack()
+
+            sampler = Sampler(reader, two.client_if, deliver, interval=0.05, limit=2)
+            sampler.want_connections("run", True)
+            sampler.start()
+            assert sampler._thread is not None
+            sampler._thread.join(timeout=10)
+            sampler.stop()
+            snap = reader.snapshot(two.client_if)
+    finally:
+        for s in socks:
+            s.close()
+    assert len(samples) == 2 and snap.nic is not None
+    assert all(isinstance(s.connections, tuple) for s in samples)
+    shell = _Shell(snap.host, snap.nic)
+    advisor = Advisor(shell, None, count_every=10_000)  # type: ignore[arg-type]
+    for sample in samples:
+        advisor.feed(sample)
+    facts = advisor._facts()
+    assert facts is not None and facts.connections is not None and len(facts.connections) == 1
+    advice = advise(facts)
+    found = [f for f in advice.findings if f.id == "connection-no-wscale"]
+    assert not [n for n in advice.notes if n.rule == "connection-no-wscale"]
+    if wscale:
+        assert not found
+    else:
+        assert found and f"-> 10.66.0.2:{port}" in found[0].evidence[0]
+        assert found[0].evidence[0].startswith("10.66.0.1:")

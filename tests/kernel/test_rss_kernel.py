@@ -30,3 +30,20 @@ def test_show_says_so_in_a_line(veth_ns: VethNs) -> None:
     ).stdout  # fmt: skip
     assert "RSS table: not supported by veth" in out
     assert "Traceback" not in out
+
+
+def test_the_panel_and_the_advisor_give_one_reason(veth_ns: VethNs) -> None:
+    """The live screen's path: the NIC state read for the panel carries the reason, and the
+    advisor (which reads no table of its own there) says the panel's words, not "not read"."""
+    from tuitune.core.advise import Context, Facts, advise
+    from tuitune.core.advise.window import EMPTY
+    from tuitune.tui.panels.nicpanel import steering_entries
+
+    with HostReader(HostRoot(netns=veth_ns.ns)) as reader:
+        snap = reader.snapshot(veth_ns.a)
+    assert snap.nic is not None
+    (row,) = [e for e in steering_entries(snap.nic) if e.key == "rss:table"]
+    assert row.label.startswith("RSS table: not supported by veth")
+    advice = advise(Facts(snap.host, snap.nic, EMPTY, Context()))
+    (note,) = [n for n in advice.notes if n.rule == "rss-uncovered"]
+    assert note.text == row.label

@@ -21,8 +21,15 @@ CONNS = (
 
 
 async def test_c_shows_the_connections_at_80x24(launch: Launch) -> None:
-    async with launch(host_32cpu, size=(80, 24)) as tui:
-        tui.reader.connections = lambda ifname: CONNS  # type: ignore[method-assign]
+    # Sampling goes on: the sampler reads the connections at each tick while the view is open.
+    async with launch(host_32cpu, size=(80, 24), limit=None, interval=0.2) as tui:
+        reads: list[str] = []
+
+        def read(ifname: str) -> tuple[Connection, ...]:
+            reads.append(ifname)
+            return CONNS
+
+        tui.reader.connections = read  # type: ignore[method-assign]
         await tui.press("C")
         await tui.wait(lambda: "established" in tui.screen_text(), "the view's first read")
         text = tui.screen_text()
@@ -39,3 +46,25 @@ async def test_c_shows_the_connections_at_80x24(launch: Launch) -> None:
         assert "from the tree, read once" in text  # a --root tree's (a capture's) do not move
         await tui.press("escape")
         assert not isinstance(tui.app.screen, ConnsScreen)
+        # Closed: nobody wants them, the sampler reads them no more.
+        await tui.wait(lambda: not tui.app.sampler.connections_wanted, "the view's want gone")
+        n = len(reads)
+        drawn = tui.app.samples_drawn
+        await tui.wait(lambda: tui.app.samples_drawn >= drawn + 2, "two more samples")
+        assert len(reads) <= n + 1  # at most the tick under way when the view closed
+
+
+async def test_the_advisor_judges_the_views_reading(launch: Launch) -> None:
+    """The findings (A) judge the connections the view's reading holds: the one without
+    window scaling is named, not "connections not read"."""
+    async with launch(host_32cpu, size=(160, 48), limit=None, interval=0.2) as tui:
+        tui.reader.connections = lambda ifname: CONNS  # type: ignore[method-assign]
+        await tui.press("C")
+        await tui.wait(lambda: "established" in tui.screen_text(), "the view's first read")
+        await tui.press("escape")
+        await tui.press("A")
+        await tui.wait(lambda: "Findings" in tui.screen_text(), "the findings view")
+        text = tui.screen_text()
+        assert "connection-no-wscale" in text and "without window scaling" in text
+        assert "connections not read" not in text
+        await tui.press("escape")

@@ -105,6 +105,24 @@ def rss_table(st: RssState, qr: QueueRates | None) -> Table | Text:
     return out
 
 
+def contexts_text(st: RssState) -> Text | None:
+    """The additional RSS contexts ntuple rules steer into (`ethtool -x IF context N`), read
+    only: each one's table in the journal's words and its slots per queue."""
+    if not st.contexts:
+        return None
+    line = Text("additional RSS contexts (ethtool -x context N, read only):", style="bold")
+    for c in st.contexts:
+        t = c.table
+        line.append("\n  ")
+        if t is None:
+            line.append(printable(c.why or f"context {c.id}: not read", 200), style="dim")
+            continue
+        per = ", ".join(f"q{q} {n}" for q, n in t.slots_per_queue().items())
+        text = f"context {c.id}: {len(t.indir)} slots, {c.setting}; slots per queue: {per}"
+        line.append(printable(text, 400), style="")
+    return line
+
+
 def ntuple_text(st: RssState) -> Text:
     """The ntuple rules (`ethtool -n`) by location, as `ethtool -N` words."""
     if st.rules is None:

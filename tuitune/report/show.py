@@ -323,10 +323,12 @@ def print_show(
 
             out(queues_table(nic, queues, rates))
         if rss is not None:
-            from tuitune.report.queues import ntuple_text, rss_table
+            from tuitune.report.queues import contexts_text, ntuple_text, rss_table
 
             out(rss_table(rss, queues))
             out(ntuple_text(rss))
+            if (ctx := contexts_text(rss)) is not None:
+                out(ctx)
         if qdiscs is not None:
             from tuitune.report.queues import qdisc_text
 

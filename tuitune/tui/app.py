@@ -414,10 +414,13 @@ class TuituneApp(Leaving):
         self.app_bench.on_message(message)
         if self.app_bench.first_start(message):
             self.advisor.run_started()  # the findings' window is now the run
+            # The benchmark's own sockets, read each tick for the advisor's window.
+            self.sampler.want_connections("run", True)
 
     def on_bench_controller_ended(self, message: BenchController.Ended) -> None:
         self.app_bench.on_message(message)
         self.advisor.run_ended()
+        self.sampler.want_connections("run", False)
 
     def on_bench_controller_recorded(self, message: BenchController.Recorded) -> None:
         self.app_bench.on_message(message)

@@ -14,6 +14,7 @@ from tuitune.core.session.kinds.smt import offlined
 from tuitune.core.session.outcome import summary
 from tuitune.core.session.settings import cpus_value
 from tuitune.core.watch.hostreader import HostReader
+from tuitune.core.watch.sampler import Sampler
 from tuitune.tui.controllers.advisor import COUNT_FROM, Advisor
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.controllers.editing import EditSpec
@@ -34,6 +35,7 @@ class HostView(Frame):
     BINDINGS: ClassVar[list[BindingType]] = HOST_BINDINGS
 
     reader: HostReader  # set by the App
+    sampler: Sampler  # set by the App: reads the connections while the view is open
     interval: float  # the refresh, seconds (the App's)
     editor: Editor  # set by the App
     advisor: Advisor  # set by the App: judges the platform read here
@@ -120,23 +122,27 @@ class HostView(Frame):
         editor.run_journal(lambda j: summary(j.apply_all(changes)), finished)
 
     def action_connections(self) -> None:
-        """The TCP connections on the NIC's addresses, re-read every refresh (screens/conns.py)."""
+        """The TCP connections on the NIC's addresses (screens/conns.py): the sampler reads
+        them at each tick while the view is open, and the advisor judges the same reading."""
         ifname = self.ifname
         if ifname is None:
             cast(Shell, self).notify_line("no interface picked (n picks one)", True)
             return
         from tuitune.tui.screens.conns import ConnsScreen
 
-        reader = self.reader
+        advisor, sampler = self.advisor, self.sampler
+        advisor.connections = None  # an earlier opening's reading is not this one's
         shell = cast(Shell, self)
+        sampler.want_connections("view", True)
         shell.push_screen(
             ConnsScreen(
                 shell,
                 ifname,
-                lambda: reader.connections(ifname),
+                lambda: advisor.connections,
                 self.interval,
-                live=reader.root.live,
-            )
+                live=self.reader.root.live,
+            ),
+            lambda _: sampler.want_connections("view", False),
         )
 
     def _platform_note(self, note: str) -> None:

@@ -33,6 +33,9 @@ class FakeNtuplePort(EthtoolIoctl):
         self.rings, self.ntuple_on = rings, ntuple_on
         self.specs = {loc: encode(r, loc).raw[_FS:_FS_END] for loc, r in rules.items()}
         self.calls: list[tuple[int, int]] = []
+        # location -> the RSS context its rule steers into (FLOW_RSS rules: put_raw's), put
+        # in rss_context (after the flow spec) of the GRXCLSRULE answer, as the kernel does.
+        self.rule_contexts: dict[int, int] = {}
 
     def put_raw(self, location: int, spec: bytes) -> None:
         self.specs[location] = spec
@@ -59,6 +62,8 @@ class FakeNtuplePort(EthtoolIoctl):
             if loc not in self.specs:
                 raise OSError(errno.ENOENT, "No such file or directory")
             ctypes.memmove(ctypes.addressof(buf) + _FS, self.specs[loc], _FS_END - _FS)
+            if loc in self.rule_contexts:
+                struct.pack_into("=I", buf, _FS_END, self.rule_contexts[loc])
             return 0
         if not self.ntuple_on:
             raise OSError(errno.EOPNOTSUPP, "Operation not supported")
@@ -75,3 +80,32 @@ class FakeNtuplePort(EthtoolIoctl):
             self.specs[loc] = buf.raw[_FS:_FS_END]
             return 0
         raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+
+IPV6_USER_FLOW = 0x0E  # "Raw IPv6" in `ethtool -n`
+_TO_CONTEXT = r"Action: Direct to RSS Context (\d+)(?: \(queue base offset: (\d+)\))?"
+
+
+def context_rules(text: str) -> dict[int, tuple[bytes, int]]:
+    """The rules of an `ethtool -n` capture that steer into an RSS context ("Action: Direct
+    to RSS Context N [(queue base offset: Q)]"): location -> (the raw flow spec, N). Only what
+    the reader needs is set: the flow type with FLOW_RSS, the base offset in ring_cookie and
+    the location; the match fields stay zero (the capture's destination is redacted)."""
+    import re
+
+    from tuitune.core.host.ntuple import FLOW_RSS
+
+    kinds = {"Raw IPv6": IPV6_USER_FLOW, "TCP over IPv4": 0x01, "UDP over IPv4": 0x02}
+    out: dict[int, tuple[bytes, int]] = {}
+    for block in re.split(r"\n\s*\n", text):
+        loc = re.search(r"Filter: (\d+)", block)
+        kind = re.search(r"Rule Type: (.+)", block)
+        act = re.search(_TO_CONTEXT, block)
+        if not (loc and kind and act) or kind.group(1).strip() not in kinds:
+            continue
+        spec = bytearray(_FS_END - _FS)
+        struct.pack_into("=I", spec, 0, kinds[kind.group(1).strip()] | FLOW_RSS)
+        struct.pack_into("=Q", spec, _COOKIE - _FS, int(act.group(2) or 0))
+        struct.pack_into("=I", spec, _LOC - _FS, int(loc.group(1)))
+        out[int(loc.group(1))] = (bytes(spec), int(act.group(1)))
+    return out

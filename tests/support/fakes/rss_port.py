@@ -42,6 +42,9 @@ class FakeRssPort(EthtoolIoctl):
         # flow type -> RXH_* bits (ETHTOOL_GRXFH/SRXFH); None: the driver answers neither.
         self.hashes: dict[int, int] | None = None
         self.hashable = 0xF0 | (1 << 3)  # s d f n and t: what most drivers take (not m, v)
+        # Additional RSS contexts (`ethtool -X IF context new`): id -> table. GRSSH with
+        # another rss_context is ENOENT, as the kernel's core answers for an unknown one.
+        self.contexts: dict[int, list[int]] = {}
 
     def set_channels(self, rings: int) -> None:
         if self.configured and max(self.indir) >= rings:
@@ -53,10 +56,13 @@ class FakeRssPort(EthtoolIoctl):
     def call(self, buf: ctypes.Array[ctypes.c_char]) -> int:
         cmd = struct.unpack_from("=I", buf.raw)[0]
         if cmd == ETHTOOL_GRSSH:
-            n_indir, n_key = struct.unpack_from("=II", buf.raw, 8)
-            struct.pack_into("=IIB", buf, 8, len(self.indir), len(self.key), 1)
-            if n_indir == len(self.indir) and n_key == len(self.key):
-                struct.pack_into(f"={n_indir}I", buf, 24, *self.indir)
+            ctx, n_indir, n_key = struct.unpack_from("=III", buf.raw, 4)
+            if ctx and ctx not in self.contexts:
+                raise OSError(errno.ENOENT, "No such file or directory")
+            indir = self.contexts[ctx] if ctx else self.indir
+            struct.pack_into("=IIB", buf, 8, len(indir), len(self.key), 1)
+            if n_indir == len(indir) and n_key == len(self.key):
+                struct.pack_into(f"={n_indir}I", buf, 24, *indir)
                 ctypes.memmove(ctypes.addressof(buf) + 24 + 4 * n_indir, self.key, n_key)
             return 0
         if cmd in (ETHTOOL_GRXFH, ETHTOOL_SRXFH) and self.hashes is not None:

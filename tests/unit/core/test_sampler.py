@@ -159,3 +159,46 @@ def test_since_boot_gives_numbers_first_then_the_state(tmp_path: Path) -> None:
     finally:
         s.stop()
         s.reader.close()
+
+
+def test_connections_are_read_only_while_wanted_and_while_paused_too(tmp_path: Path) -> None:
+    """The connections (an inet_diag dump) ride on a tick only while someone wants them (the
+    view, a run); wanting them takes a tick now, and while paused gives the last sample again
+    with them, the numbers frozen."""
+    from tuitune.core.host.conns import Connection
+
+    s, got = _sampler(tmp_path, limit=20)
+    conn = Connection("10.0.0.1", 1, "10.0.0.2", 2, None, None, None, None, None, None, None,
+                      True, True, None)  # fmt: skip
+    reads: list[str] = []
+
+    def read(ifname: str) -> tuple[Connection, ...]:
+        reads.append(ifname)
+        return (conn,)
+
+    s.reader.connections = read  # type: ignore[method-assign]
+    s.start()
+    try:
+        assert got.get(timeout=10).connections is None and reads == []
+        s.ack()
+        second = got.get(timeout=10)
+        assert second.connections is None and reads == []
+        s.pause(True)
+        s.want_connections("view", True)
+        s.ack()
+        paused = got.get(timeout=10)
+        assert paused.connections == (conn,) and paused.counters is second.counters
+        s.pause(False)
+        s.ack()
+        assert got.get(timeout=10).connections == (conn,)  # each tick while wanted
+        s.want_connections("run", True)
+        s.want_connections("view", False)
+        s.ack()
+        assert got.get(timeout=10).connections == (conn,)  # still wanted by the run
+        s.want_connections("run", False)
+        s.ack()
+        n = len(reads)
+        assert got.get(timeout=10).connections is None and len(reads) == n
+    finally:
+        s.stop()
+        s.reader.close()

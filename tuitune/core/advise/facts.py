@@ -47,6 +47,17 @@ class Facts:
     def ifname(self) -> str:
         return self.nic.link.ifname if self.nic is not None else "?"
 
+    def rss_why(self) -> str:
+        """Why there is no RSS table to judge, in the words the NIC panel shows: the reading's
+        own reason (`show`, `advise`), else the NIC state's (the live screen reads the table
+        with the NIC state: "RSS table: not supported by veth (...)"), else not read."""
+        if self.rss is not None and self.rss.why:
+            return self.rss.why
+        state = self.nic.rss if self.nic is not None else None
+        if isinstance(state, Unavailable) and state.kind != "missing":
+            return state.reason
+        return "RSS table not read (ethtool -x)"
+
     def sysctl(self, key: str) -> str | None:
         """A catalog sysctl's value as the kernel prints it, None when it could not be read."""
         for s in self.host.sysctls:

@@ -26,7 +26,8 @@ _KERNEL_FQ = SourceRef(
 def connection_no_wscale(f: Facts) -> Iterator[Outcome]:
     rule = "connection-no-wscale"
     if f.connections is None:
-        yield Note(rule, "connections not read (inet_diag)")
+        # The live screen reads them only while the view is open or a benchmark runs.
+        yield Note(rule, "connections not read (inet_diag; live: C open, or during a benchmark)")
         return
     off = [c for c in f.connections if c.wscale_off]
     if not off:

@@ -101,7 +101,7 @@ def queue_imbalance(f: Facts) -> Iterator[Outcome]:
     said = (
         f"its table share: {slots.get(hot, 0)} of {len(table.indir)} slots (ethtool -x)"
         if table
-        else f"table share assumed equal over {len(rx)} queues (RSS table not read)"
+        else f"table share assumed equal over {len(rx)} queues ({f.rss_why()})"
     )
     if (
         pps < IMBALANCE_MIN_PPS
@@ -140,7 +140,7 @@ def rss_uncovered(f: Facts) -> Iterator[Outcome]:
     rule = "rss-uncovered"
     table = f.rss.table if f.rss is not None else None
     if table is None:
-        yield Note(rule, f.rss.why if f.rss and f.rss.why else "RSS table not read (ethtool -x)")
+        yield Note(rule, f.rss_why())
         return
     n = _rx_queue_count(f)
     missing = table.uncovered(n)

@@ -76,7 +76,7 @@ def decode(buf: bytes) -> str:
     cookie = struct.unpack_from("=Q", buf, _COOKIE)[0]
     plain = flow is not None and not ftype & (FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS)
     if not plain or not _zero(buf[_M_EXT : _M_EXT + 20]) or m[4]:
-        return OTHER + _summary(flow, h, m, cookie)
+        return OTHER + _summary(flow, h, m, cookie, rule_context(buf))
     match: list[tuple[str, str]] = []
     for i, name in enumerate(FIELDS):
         full = b"\xff" * 4 if i < 2 else 0xFFFF
@@ -91,9 +91,17 @@ def decode(buf: bytes) -> str:
     return Rule(flow, tuple(match), None if cookie == RX_CLS_FLOW_DISC else cookie).text()
 
 
-def _summary(flow: str | None, h: tuple[object, ...], m: tuple[object, ...], cookie: int) -> str:
+def _summary(
+    flow: str | None,
+    h: tuple[object, ...],
+    m: tuple[object, ...],
+    cookie: int,
+    context: int | None = None,
+) -> str:
     """A short description of a rule tuitune does not carry (no outside text: numbers only)."""
     action = "drop" if cookie == RX_CLS_FLOW_DISC else f"cookie {cookie:#x}"
+    if context is not None:  # ethtool -n: "Direct to RSS Context N (queue base offset: Q)"
+        action = f"rss context {context}" + (f", queue offset {cookie}" if cookie else "")
     return f"flow-type {flow or 'unknown'} with masks or fields tuitune does not carry, {action}"
 
 
@@ -123,6 +131,21 @@ def encode(rule: Rule, location: int) -> ctypes.Array[ctypes.c_char]:
 def read_rule(io: EthtoolIoctl, location: int) -> str:
     """The value at `location`: a rule, NONE, or OTHER...; OSError when the driver has no
     ntuple table (EOPNOTSUPP)."""
+    return read_rule_context(io, location)[0]
+
+
+def rule_context(buf: bytes) -> int | None:
+    """The RSS context a GRXCLSRULE answer's rule steers into (FLOW_RSS: rss_context, which
+    shares its place with rule_cnt after the flow spec); None for a rule to one queue."""
+    ftype = struct.unpack_from("=I", buf, _FS)[0]
+    if not ftype & FLOW_RSS or len(buf) < _RULE_CNT + 4:
+        return None
+    ctx: int = struct.unpack_from("=I", buf, _RULE_CNT)[0]
+    return ctx
+
+
+def read_rule_context(io: EthtoolIoctl, location: int) -> tuple[str, int | None]:
+    """read_rule's value and the RSS context the rule steers into (None: none)."""
     buf = ctypes.create_string_buffer(RXNFC_SIZE)
     struct.pack_into("=I", buf, 0, ETHTOOL_GRXCLSRULE)
     struct.pack_into("=I", buf, _LOC, location)
@@ -131,9 +154,9 @@ def read_rule(io: EthtoolIoctl, location: int) -> str:
     except OSError as exc:
         # No rule there: ENOENT (EINVAL from drivers before idpf's 2025 fix and others).
         if exc.errno in (errno.ENOENT, errno.EINVAL):
-            return NONE
+            return NONE, None
         raise
-    return decode(buf.raw)
+    return decode(buf.raw), rule_context(buf.raw)
 
 
 def rule_locations(io: EthtoolIoctl) -> tuple[int, ...]:

@@ -108,15 +108,17 @@ def hfunc_name(bits: int) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def read_rss(io: EthtoolIoctl) -> RssTable:
-    """The table, key and hash function of RSS context 0 (OSError: the driver has none)."""
+def read_rss(io: EthtoolIoctl, context: int = 0) -> RssTable:
+    """The table, key and hash function of RSS context `context` (0: the default one; others
+    as `ethtool -x IF context N` asks: the same ETHTOOL_GRSSH with rss_context set).
+    OSError: the driver has none (or no such context)."""
     buf = ctypes.create_string_buffer(RXFH.size)
-    RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, 0, 0, 0, 0, 0)
+    RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, context, 0, 0, 0, 0, 0)
     io.call(buf)
     _, _, n_indir, n_key, _, _, _ = RXFH.unpack_from(buf.raw)
     n_indir, n_key = min(n_indir, MAX_SLOTS), min(n_key, MAX_KEY)
     buf = ctypes.create_string_buffer(RXFH.size + 4 * n_indir + n_key)
-    RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, 0, n_indir, n_key, 0, 0, 0)
+    RXFH.pack_into(buf, 0, ETHTOOL_GRSSH, context, n_indir, n_key, 0, 0, 0)
     io.call(buf)
     _, _, got_indir, got_key, hfunc, _, _ = RXFH.unpack_from(buf.raw)
     got_indir, got_key = min(got_indir, n_indir), min(got_key, n_key)
@@ -220,6 +222,24 @@ def table_value(indir: Sequence[int], rings: int | None) -> str:
     return "table " + " ".join(runs)
 
 
+MAX_CONTEXTS = 32  # additional contexts read at most (mlx5 and sfc allow a few dozen)
+
+
+@dataclass(frozen=True, slots=True)
+class RssContext:
+    """An additional RSS context (1, 2, ...: `ethtool -X IF context new`), which ntuple rules
+    steer flows into; read only (tuitune changes context 0's table alone)."""
+
+    id: int
+    table: RssTable | None
+    why: str | None = None  # the driver's refusal, when the table could not be read
+
+    @property
+    def setting(self) -> str | None:
+        t = self.table
+        return table_value(t.indir, t.rings) if t is not None else None
+
+
 @dataclass(frozen=True, slots=True)
 class RssState:
     """What `show` and the advisor read: the table (None: the driver has none, `why` says
@@ -231,6 +251,9 @@ class RssState:
     # ntuple rules by location, as the journal's values (core/host/ntuple.py); None: the
     # driver has no ntuple table (veth, virtio) or filtering is off.
     rules: dict[int, str] | None = None
+    # The additional RSS contexts the ntuple rules name (the ioctl has no list of contexts:
+    # one no rule uses is not seen), by id.
+    contexts: tuple[RssContext, ...] = ()
 
     @property
     def setting(self) -> str | None:
@@ -239,14 +262,33 @@ class RssState:
         return table_value(t.indir, t.rings) if t is not None else None
 
 
-def read_rules(io: EthtoolIoctl) -> dict[int, str] | None:
-    """Every ntuple rule by location, or None when the driver has no table."""
-    from tuitune.core.host.ntuple import read_rule, rule_locations
+def read_rules(io: EthtoolIoctl) -> tuple[dict[int, str] | None, frozenset[int]]:
+    """Every ntuple rule by location (None when the driver has no table), and the additional
+    RSS contexts those rules steer into (`ethtool -n`'s "Direct to RSS Context N")."""
+    from tuitune.core.host.ntuple import read_rule_context, rule_locations
 
+    rules: dict[int, str] = {}
+    contexts: set[int] = set()
     try:
-        return {loc: read_rule(io, loc) for loc in rule_locations(io)}
+        for loc in rule_locations(io):
+            rules[loc], ctx = read_rule_context(io, loc)
+            if ctx:
+                contexts.add(ctx)
     except OSError:
-        return None
+        return None, frozenset()
+    return rules, frozenset(contexts)
+
+
+def read_contexts(io: EthtoolIoctl, ids: frozenset[int], driver: str) -> tuple[RssContext, ...]:
+    """Each additional context's table (ETHTOOL_GRSSH with its rss_context), by id."""
+    out = []
+    for ctx in sorted(ids)[:MAX_CONTEXTS]:
+        try:
+            out.append(RssContext(ctx, read_rss(io, ctx)))
+        except OSError as exc:
+            why = f"RSS context {ctx}: not read from {driver} ({exc.strerror or exc})"
+            out.append(RssContext(ctx, None, why))
+    return tuple(out)
 
 
 def read_state(io: EthtoolIoctl, driver: str) -> RssState:
@@ -257,21 +299,32 @@ def read_state(io: EthtoolIoctl, driver: str) -> RssState:
         table, why = None, f"RSS table: not supported by {driver} ({exc.strerror or exc})"
     if table is not None and not table.indir:
         table, why = None, f"RSS table: {driver} reports none (no RSS, or one queue)"
-    return RssState(table, read_flow_hash(io), why, read_rules(io))
+    rules, contexts = read_rules(io)
+    return RssState(table, read_flow_hash(io), why, rules, read_contexts(io, contexts, driver))
 
 
-def state_json(st: RssState) -> dict[str, object]:
-    """The `rss` object of `show --json` (docs/json-schema.md)."""
-    t = st.table
+def _table_json(t: RssTable | None) -> dict[str, object]:
     return {
         "table": list(t.indir) if t else None,
         "hfunc": t.hfunc if t else None,
         "key": t.key.hex(":") if t else None,
         "rings": t.rings if t else None,
         "slots_per_queue": {str(q): n for q, n in t.slots_per_queue().items()} if t else None,
+    }
+
+
+def state_json(st: RssState) -> dict[str, object]:
+    """The `rss` object of `show --json` (docs/json-schema.md)."""
+    return {
+        **_table_json(st.table),
         "flow_hash": dict(st.flow_hash),
         "unavailable": st.why,
         # What `apply` takes back (docs/profile.md): the journal's values.
         "setting": st.setting,
         "ntuple": None if st.rules is None else {str(k): v for k, v in st.rules.items()},
+        # The additional RSS contexts (read only): the same fields as context 0's, by id.
+        "contexts": {
+            str(c.id): {**_table_json(c.table), "setting": c.setting, "unavailable": c.why}
+            for c in st.contexts
+        },
     }

@@ -415,8 +415,13 @@ class HostReader(Closing):
             st = read_rss_state(io, getattr(et, "driver_label", None) or "this driver")
         rss: str | Unavailable = st.setting or Unavailable("unsupported", st.why or "RSS: none")
         rules = tuple(sorted((st.rules or {}).items()))
+        contexts = tuple((c.id, c.setting or c.why or "none") for c in st.contexts)
         return dataclasses.replace(
-            nic, rss=rss, flow_hash=tuple(st.flow_hash.items()), ntuple=rules
+            nic,
+            rss=rss,
+            flow_hash=tuple(st.flow_hash.items()),
+            ntuple=rules,
+            rss_contexts=contexts,
         )
 
     def _root_qdisc(self, ifname: str) -> str | Unavailable:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from tuitune.core.host.conns import Connection
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
 from tuitune.core.host.irqs import IrqAffinity, has_irq_debugfs, read_irq_affinity
@@ -85,6 +86,10 @@ class Sample:
     # reuses this tick's rates instead of computing them again (None: not known, recompute).
     rates_from: Counters | None = None
     rates_detail: frozenset[str] | Literal["all"] | None = None
+    # The interface's TCP connections (inet_diag, core/host/conns.py), read at this tick
+    # only while someone wants them (the connections view open, a benchmark running: see
+    # Sampler.want_connections); None: not read. One reading a tick, shared by both.
+    connections: tuple[Connection, ...] | Unavailable | None = None
 
 
 class Sampler:
@@ -133,6 +138,10 @@ class Sampler:
         self._want_state = True
         self._want_baseline: bool | None = None  # True: set at next tick, False: clear
         self.all_irqs = False  # also read every IRQ's affinity (the "all IRQs" view)
+        # Who wants the connections read at each tick ("view", "run"): an inet_diag dump
+        # walks every socket of the namespace, so it is not read when nobody looks.
+        self._conns_for: set[str] = set()
+        self._conns_now = False  # newly wanted: a tick now, not at the next deadline
         self._thread: threading.Thread | None = None
         self._last: Counters | None = None
         self._last_full: Counters | None = None  # the last tick that read /proc/interrupts
@@ -222,6 +231,23 @@ class Sampler:
         self.all_irqs = on
         self.refresh_state()
 
+    def want_connections(self, who: str, on: bool) -> None:
+        """`who` ("view": the connections view, "run": a benchmark the advisor judges) wants
+        the interface's connections read at each tick from the next one (or no longer).
+        Becoming wanted takes that tick now, so the view's first reading is not a tick late."""
+        before = bool(self._conns_for)
+        if on:
+            self._conns_for.add(who)
+        else:
+            self._conns_for.discard(who)
+        if on and not before:
+            self._conns_now = True
+            self._wake.set()
+
+    @property
+    def connections_wanted(self) -> bool:
+        return bool(self._conns_for)
+
     def set_baseline(self, on: bool) -> None:
         self._want_baseline = on
         self._wake.set()
@@ -250,7 +276,14 @@ class Sampler:
                     self._acked.clear()
                     self._deliver(self._state_only(self._last_sample))
                     continue
-                elif self._paused or not (self._want_state or self._want_baseline is not None):
+                elif self._paused and self._conns_now and self._last_sample is not None:
+                    # The connections view opened while paused: its reading, numbers frozen.
+                    self._acked.clear()
+                    self._deliver(self._conns_only(self._last_sample))
+                    continue
+                elif self._paused or not (
+                    self._want_state or self._want_baseline is not None or self._conns_now
+                ):
                     if self._paused:
                         deadline = time.monotonic() + self.interval
                     continue
@@ -276,6 +309,17 @@ class Sampler:
                 self._deliver(st)
             if self.limit is not None and self.seq >= self.limit:
                 return
+
+    def _conns_only(self, last: Sample) -> Sample:
+        """The last sample again with the connections read (paused: the numbers stay)."""
+        self._conns_now = False
+        start = time.perf_counter()
+        try:
+            conns = self.reader.connections(self.ifname) if self.ifname else None
+        except Exception as exc:  # like a failed tick: one line, the loop goes on
+            return replace(last, nic=None, host=None, error=describe(exc, self.ifname))
+        cost = time.perf_counter() - start
+        return replace(last, nic=None, host=None, all_affinity=None, cost=cost, connections=conns)
 
     def _state_only(self, last: Sample) -> Sample:
         """The last sample again with the NIC and host state re-read: what a change made while
@@ -303,6 +347,7 @@ class Sampler:
         self.seq += 1
         boot = self.since_boot and self.seq == 1  # counters only: the state comes after
         forced, self._want_state = self._want_state, boot
+        self._conns_now = False
         slow = not boot and (forced or self.seq % self.slow_every == 1 or self.slow_every <= 1)
         host_due = not boot and (forced or self.seq % self.host_every == 1 or self.host_every <= 1)
         nic = host = None
@@ -349,6 +394,9 @@ class Sampler:
                     self._gone = True
                     self.reader.forget(self.ifname)
             stats = self._driver_stats() if not boot and not self._gone else None
+            conns = None
+            if self._conns_for and self.ifname and not boot and not self._gone:
+                conns = self.reader.connections(self.ifname)
         except Exception as exc:  # an unexpected failure: one line on screen, the loop goes on
             cost = time.perf_counter() - start
             return Sample(
@@ -414,6 +462,7 @@ class Sampler:
             captured=captured,
             rates_from=rates_from if rates is not None else None,
             rates_detail="all" if detail_arg is None else detail_arg,
+            connections=conns,
         )
 
     def _tree_rates(

@@ -73,6 +73,9 @@ class NicState:
     rss: str | Unavailable = RSS_NOT_READ
     flow_hash: tuple[tuple[str, str], ...] = ()
     ntuple: tuple[tuple[int, str], ...] = ()
+    # The additional RSS contexts the ntuple rules name, read only: (id, its table as the
+    # journal would write it, or why it could not be read).
+    rss_contexts: tuple[tuple[int, str], ...] = ()
 
     @property
     def driver_name(self) -> str:

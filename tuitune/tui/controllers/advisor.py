@@ -37,7 +37,9 @@ from tuitune.tui.shell import Shell
 if TYPE_CHECKING:
     from tuitune.core.advise import Advice, ContextKind, Facts
     from tuitune.core.advise.model import Finding
+    from tuitune.core.host.conns import Connection
     from tuitune.core.host.platform import Platform
+    from tuitune.core.values import Unavailable
 
 # Replay's window: how to judge it (called on a worker) and its words for the title.
 Recorded = Callable[["ContextKind"], tuple[Callable[[], "Facts"], str]]
@@ -100,7 +102,7 @@ class AdvisorScreen(BoxScreen[str | None]):
         for f in self.advice.findings:
             label = Text()
             label.append(f"{f.severity:<11}", style=STYLE[f.severity])
-            label.append(f"{f.id:<19}{f.title}")
+            label.append(f"{f.id:<19}{f.title}" if len(f.id) < 19 else f"{f.id} {f.title}")
             options.append(Option(label, id=f.id))
         with Vertical() as box:
             span = self.span or (
@@ -238,9 +240,18 @@ class Advisor:
         self._run_stats: deque[DriverStats | None] = deque(maxlen=RUN_LIMIT + 1)
         self._run_steps: deque[Known] = deque(maxlen=RUN_LIMIT + 1)
         self._run_left = 0  # samples the ended run's window is still the one judged
+        # The connections the sampler read last (the connections view shows the same
+        # reading: one inet_diag dump a tick), and the sample it came with; None: not read.
+        self.connections: tuple[Connection, ...] | Unavailable | None = None
+        self._conns_seq = 0
+        self._seq = 0  # the last sample's
+        # Every connection seen during the run, its last reading: right after the run the
+        # benchmark's sockets are closed, and the run's window still judges them.
+        self._run_conns: dict[tuple[str, int, str, int], Connection] = {}
 
     def run_started(self) -> None:
         self._in_run, self._run_left = True, 0
+        self._run_conns.clear()
         self._run.clear()
         self._run_stats.clear()
         self._run_steps.clear()
@@ -271,6 +282,14 @@ class Advisor:
             # Taken at a sample, never when the worker ends: the header changes with the
             # samples only (what a screen shows after N samples does not race a thread).
             self.counted, self._pending = self._pending, None
+        self._seq = sample.seq
+        if ifname != self._ifname:
+            self.connections, self._run_conns = None, {}
+        if sample.connections is not None:
+            self.connections, self._conns_seq = sample.connections, sample.seq
+            if self._in_run and isinstance(sample.connections, tuple):
+                for c in sample.connections:
+                    self._run_conns[(c.local, c.lport, c.remote, c.rport)] = c
         if sample.counters is None or ifname != self._ifname:
             self._counters.clear()
             self._stats.clear()
@@ -332,14 +351,27 @@ class Advisor:
         kind = self.context
         read = self.platform
         platform = read[1] if read is not None and read[0] == sel.ifname else None
+        conns = self._facts_connections()
 
         def make() -> Facts:
             from tuitune.core.advise import Context, Facts, window_of
 
             window = window_of(samples, detail, first, last, known)
-            return Facts(host, nic, window, Context(kind), held=held, platform=platform)
+            return Facts(
+                host, nic, window, Context(kind), held=held, platform=platform, connections=conns
+            )
 
         return make
+
+    def _facts_connections(self) -> tuple[Connection, ...] | None:
+        """The connections the rules judge: a run's window, every socket seen during the run
+        (each at its last reading); else the last reading, when it is of this window (the
+        view is open). None: not read (the rule says so)."""
+        got = self.connections
+        fresh = isinstance(got, tuple) and self._seq - self._conns_seq < WINDOW
+        if self.window_of_run and (self._run_conns or fresh):
+            return tuple(self._run_conns.values())
+        return got if isinstance(got, tuple) and fresh else None
 
     def _facts(self) -> Facts | None:
         make = self._facts_maker()

@@ -162,6 +162,15 @@ def steering_entries(nic: NicState) -> list[Entry]:
         head, _, runs = nic.rss.partition(" ")
         shown = nic.rss if head in ("default", "equal") else head
         out = [Entry(sec, "rss:table", "RSS table", shown, note=runs if head == "table" else "")]
+    for ctx, value in nic.rss_contexts:
+        # Read only: the tables of the contexts ntuple rules steer into (ethtool -x context N).
+        if value.startswith("RSS context"):  # why it could not be read
+            out.append(Entry(sec, f"rss_context:{ctx}", value, "", state="unavailable"))
+            continue
+        head, _, runs = value.partition(" ")
+        shown = value if head in ("default", "equal") else head
+        note = runs if head == "table" else "read only"
+        out.append(Entry(sec, f"rss_context:{ctx}", f"RSS context {ctx}", shown, note=note))
     for flow, fields in nic.flow_hash:
         out.append(Entry(sec, f"flow_hash:{flow}", f"rx-flow-hash {flow}", fields or "none"))
     for loc, rule in nic.ntuple:

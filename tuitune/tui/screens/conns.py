@@ -1,8 +1,9 @@
 """The connections view (`C`): the TCP connections on the NIC's addresses, as `ss -ti` would
-show them, re-read every refresh (inet_diag, core/host/conns.py): per connection its
+show them, read by the sampler at each tick while the view is open (inet_diag,
+core/host/conns.py; the live advisor judges the same reading): per connection its
 congestion control, cwnd, RTT, retransmits, pacing rate, and whether window scaling was
 negotiated (LOFAR's check, WAN advice; a connection without it is marked, as the advisor's
-connection-no-wscale rule does). Read on a worker thread; every string from outside (the
+connection-no-wscale rule does). Every string from outside (the
 congestion control's name) is shown through `printable` as a Rich Text, never as markup.
 """
 
@@ -26,8 +27,9 @@ from tuitune.core.values import Unavailable
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.shell import Shell
 
-Read = Callable[[], "tuple[Connection, ...] | Unavailable"]
-HINT = "Esc/q/C: close   (re-read every refresh; yellow: window scaling off)"
+# The sampler's last reading (None: none yet since the view opened).
+Read = Callable[[], "tuple[Connection, ...] | Unavailable | None"]
+HINT = "Esc/q/C: close   (read every tick; yellow: window scaling off)"
 # A --root tree's connections do not move: a capture holds those read when it was taken.
 HINT_CAPTURED = "Esc/q/C: close   (from the tree, read once; yellow: wscale off)"
 WIDE = 110  # below this the local end, delivery rate and MSS are left out
@@ -111,11 +113,15 @@ class ConnsScreen(BoxScreen[None]):
 
     def on_mount(self) -> None:
         self.refresh_conns()
-        if self.live:  # a tree's or a capture's connections do not move
-            self.set_interval(max(self.interval, 0.5), self.refresh_conns)
+        # A tree's or a capture's connections do not move: read once, shown when it comes.
+        self.set_interval(min(max(self.interval, 0.1), 0.5), self.refresh_conns)
 
     def refresh_conns(self) -> None:
-        self.shell.in_thread(self.read, self.show_conns, group="connections")
+        """The sampler's last reading, on screen when it is new (no read here: the sampler
+        made it on its thread)."""
+        got = self.read()
+        if got is not None and got is not self.shown:
+            self.show_conns(got)
 
     def show_conns(self, conns: tuple[Connection, ...] | Unavailable) -> None:
         if not self.is_attached:

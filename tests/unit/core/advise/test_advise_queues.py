@@ -14,6 +14,7 @@ from tuitune.core.host.conns import Connection
 from tuitune.core.host.ethtool import Channels
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState, parse_ethtool_x
+from tuitune.core.values import Unavailable
 
 
 def stats(packets: list[int], drops: list[int]) -> tuple[tuple[str, int], ...]:
@@ -77,6 +78,27 @@ def test_without_ethtool_stats_the_rules_say_so(pegged: Facts) -> None:
     f = replace(pegged, window=replace(pegged.window, driver_before=None))
     notes = {n.rule for n in advise(f).notes}
     assert {"queue-ring-drops", "queue-imbalance"} <= notes
+
+
+def test_without_a_table_the_advisor_gives_the_panels_reason(pegged: Facts) -> None:
+    """The live screen's facts have no RssState, only the NIC state the panel shows: its
+    reason is the advisor's, in both rules that would use the table."""
+    nic = pegged.nic
+    assert nic is not None and pegged.rss is None
+    why = "RSS table: not supported by veth (Operation not supported)"
+    f = replace(pegged, nic=replace(nic, rss=Unavailable("unsupported", why)))
+    assert [n.text for n in advise(f).notes if n.rule == "rss-uncovered"] == [why]
+    secs = f.window.seconds
+    hot = window(f, [0] * 4, [int(x * secs) for x in (9000, 300, 300, 400)], [0] * 4)
+    found = one(hot, "queue-imbalance")
+    assert found is not None and f"assumed equal over 4 queues ({why})" in found.evidence[1]
+    # Read by `advise`/`show` (an RssState): its own reason, the same words.
+    st = replace(pegged, rss=RssState(None, {}, why))
+    assert [n.text for n in advise(st).notes if n.rule == "rss-uncovered"] == [why]
+    # Not read at all (a recorded tree): said so.
+    assert [n.text for n in advise(pegged).notes if n.rule == "rss-uncovered"] == [
+        "RSS table not read (ethtool -x)"
+    ]
 
 
 CAPTURES = Path(__file__).parents[3] / "fixtures" / "captures" / "ethtool_x"

@@ -61,6 +61,8 @@ class Recorder:
             self._sample(s)
 
     def _sample(self, s: Sample) -> None:
+        if self.writer.fd < 0:  # closed (the screen's key stopped it) while this tick came
+            return
         if s.counters is None:  # a failed read: its line is kept, the numbers are not there
             if s.error:
                 self.writer.add({"t": "note", "at": 0.0, "text": s.error})
@@ -99,17 +101,21 @@ class Recorder:
         write stops the recording, never the screen: every later sample carries the line."""
 
         def both(s: Sample) -> None:
-            if self.stopped is None:
-                try:
-                    self.sample(s)
-                except RecordError as exc:
-                    self.stopped = str(exc)
-                    self.close()
-            if self.stopped is not None and s.error is None:
-                s = replace(s, error=self.stopped)
-            deliver(s)
+            deliver(self.pass_on(s))
 
         return both
+
+    def pass_on(self, s: Sample) -> Sample:
+        """`s` recorded, then handed on; after a failed write, with its line."""
+        if self.stopped is None:
+            try:
+                self.sample(s)
+            except RecordError as exc:
+                self.stopped = str(exc)
+                self.close()
+        if self.stopped is not None and s.error is None:
+            s = replace(s, error=self.stopped)
+        return s
 
     def _state(self, kind: str, tree: Any, at: float) -> None:
         if self._last.get(kind) != tree:  # only when it changed

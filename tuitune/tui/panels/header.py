@@ -33,6 +33,7 @@ class HeaderData:
     changes: int = 0  # settings that differ from what tuitune found
     gone: bool = False  # the interface was deleted: waiting for it to come back
     findings: tuple[int, int, int] | None = None  # the Advisor's (bottlenecks, risks, hints)
+    recording: str | None = None  # "REC 41.2 KiB" while a recording runs (w stops it)
 
 
 def _findings(d: HeaderData, p: Palette) -> Text:
@@ -127,6 +128,9 @@ def header_text(d: HeaderData, p: Palette) -> Text:
     t.append("\n")
     t.append_text(_traffic(d, p))
     state = Text()
+    if d.recording:
+        state.append(f" {d.recording} ", style=p.warn + Style(reverse=True, bold=True))
+        state.append(" ")
     if d.paused:
         state.append(" PAUSED ", style="reverse bold")
         state.append(" ")

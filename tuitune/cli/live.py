@@ -325,6 +325,7 @@ def run_tui(
         app.settle_gc = True
         if recorder is not None:
             app.rec.adopt(recorder)  # each sample into the file, then drawn (w stops it)
+            app.sampler.record_affinity = True  # every IRQ's affinity, when it changed
         try:
             app.run()
         finally:

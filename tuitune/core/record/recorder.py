@@ -76,9 +76,13 @@ class Recorder:
             self._state("host", encode(s.host), at)
         if s.nic is not None:
             self._state("nic", encode(s.nic), at)
+        if s.all_affinity is not None:  # every IRQ's, read at the sampler's whole-table ticks
+            self._state("irqs", encode(s.all_affinity), at)
         if not again:
-            self._counters = s.counters
-            self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(s.counters)})
+            self._counters = c = s.counters
+            if s.driver_stats is not None:  # the per-queue and driver counters of this tick
+                c = replace(c, queue_stats=tuple(s.driver_stats), queue_source=s.stats_source)
+            self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(c)})
             self.samples += 1
 
     def now(self) -> float | None:

@@ -39,6 +39,11 @@ class Counters:
     # Interrupts/s per CPU of the rows a partial sample lacks (timer, IPIs, other devices),
     # over the last window between two full reads: compute_rates adds it to the NIC's own.
     other_intr: Mapping[int, float] | None = None
+    # A recording's only (core/record/recorder.py): the interface's per-queue and driver
+    # counters read with this tick (HostReader.queue_stats: (name, value) pairs) and their
+    # source. The live sampler hands them on its Sample (driver_stats) instead.
+    queue_stats: tuple[tuple[str, int], ...] | None = None
+    queue_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ class RecordKey:
         app = self.app
         if app.rec.recorder is not None:
             line = app.rec.stop()
+            app.sampler.record_affinity = False
             app.notify_line(line or "", app.rec.recorder is not None)
             return
         ifname = app.selection().ifname
@@ -81,5 +82,6 @@ class RecordKey:
         except OSError as exc:  # a bad path, a file that exists, a directory not safe
             app.notify_line(f"not recording: {printable(exc, 200)}", True)
             return
-        app.sampler.refresh_state()  # the next tick holds the NIC and host state
+        app.sampler.record_affinity = True  # every IRQ's affinity, at whole-table ticks
+        app.sampler.refresh_state()  # the next tick holds the NIC and host state (and those)
         app.notify_line(f"recording to {printable(os.fspath(path), 120)} (w stops)")

@@ -5,7 +5,10 @@
     python -m benchmarks.bench_record_size --big N    the recorded 1152-CPU host
         (tests/support/fixture_big.py, with its per-IRQ files): N synthetic ticks through the
         real Sampler (its cadence: a whole /proc/interrupts every 10th tick, the NIC's IRQs
-        in between) into a recording, timed; the hour extrapolated from the chunks written
+        in between, every IRQ's affinity at those whole reads) into a recording, timed; the
+        hour extrapolated from the chunks written. Its NIC's `ethtool -S` (the igb capture)
+        never moves in the tree: each tick's counters are made to move (`moving_stats`), as a
+        busy igb's would, so that they cost what they would on a real host.
 
 An hour is extrapolated: a chunk (60 s) stands alone, so an hour is 60 chunks like these.
 """
@@ -16,6 +19,7 @@ import queue
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from tuitune.core.record import fileformat
@@ -34,6 +38,32 @@ def hour(size: int, n: int) -> float:
     return size / max(1, n) * 3600 / 1e6
 
 
+def moving_stats(
+    stats: tuple[tuple[str, int], ...], tick: int, queues: int = 8
+) -> tuple[tuple[str, int], ...]:
+    """The igb capture's NIC-wide counters and igb's per-queue ones for `queues` queues
+    (igb_ethtool.c's names), every one that counts traffic rising by a different,
+    irregular amount each tick (a seeded generator: the same figures at every run)."""
+    import random
+
+    per_queue = [
+        f"{d}_queue_{q}_{what}"
+        for q in range(queues)
+        for d, names in (
+            ("rx", ("packets", "bytes", "drops", "csum_err", "alloc_failed")),
+            ("tx", ("packets", "bytes", "restart")),
+        )
+        for what in names
+    ]
+    out = []
+    for i, (name, value) in enumerate((*stats, *((n, 0) for n in per_queue))):
+        rng = random.Random(i * 7919 + tick)
+        moves = name.endswith(("packets", "bytes")) or "missed" in name or "drops" in name
+        step = rng.randrange(1, 1_500_000 if "bytes" in name else 1_000) if moves else 0
+        out.append((name, value + step * tick))
+    return tuple(out)
+
+
 def big(ticks: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.support.fixture_big import host_1152cpu
@@ -50,11 +80,14 @@ def big(ticks: int) -> None:
             rec = Recorder(path, iface=ifname, netns=None, interval=1.0, host=host, started=0)
             got: queue.Queue[Sample] = queue.Queue()
             sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=ticks)
+            sampler.record_affinity = True  # as every recording's sampler does
             sampler.start()
             spent = 0.0
             try:
                 for _ in range(ticks):
                     s = got.get(timeout=600)
+                    if s.driver_stats is not None:
+                        s = replace(s, driver_stats=moving_stats(s.driver_stats, s.seq))
                     t = time.perf_counter()
                     rec.sample(s)
                     spent += time.perf_counter() - t
@@ -63,6 +96,8 @@ def big(ticks: int) -> None:
                 sampler.stop()
                 rec.close()
         size, n, span = describe(path)
+        kinds = [r.kind for r in open_recording(path).reading.records()]
+        print(f"records: {', '.join(f'{k} {kinds.count(k)}' for k in sorted(set(kinds)))}")
         t = time.perf_counter()
         open_recording(path).moment(span)
         back = time.perf_counter() - t

@@ -127,3 +127,17 @@ def test_queue_counters_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
     tree["queue_stats"] = [["x" * 5000, 1]]
     with pytest.raises(Refused, match="queue_stats"):
         decode(tree, Counters, "bad.rec: sample")
+
+
+def test_a_chunks_repeated_state_is_not_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each chunk repeats the state (it stands alone): replay's `]` must not stop there."""
+    from tuitune.core.record import fileformat
+
+    monkeypatch.setattr(fileformat, "CHUNK_SECONDS", 2.0)
+    path, _taken = _recording(tmp_path)
+    rec = open_recording(path)
+    assert [r.kind for r in rec.reading.records()].count("nic") == 3  # at 0, 2 and 4 s
+    with RecordingReader(rec) as reader:
+        assert reader.events() == [(float(MOVED_AT), "IRQ affinities")]

@@ -99,8 +99,10 @@ def big(ticks: int) -> None:
         kinds = [r.kind for r in open_recording(path).reading.records()]
         print(f"records: {', '.join(f'{k} {kinds.count(k)}' for k in sorted(set(kinds)))}")
         t = time.perf_counter()
-        open_recording(path).moment(span)
+        m = open_recording(path).moment(span)
         back = time.perf_counter() - t
+        stats = m.counters.queue_stats
+        print(f"per-queue and driver counters a sample: {len(stats) if stats else 'none'}")
         print(
             f"1152-CPU host: {size} bytes for {n} samples over {span:.0f} s "
             f"(chunks of {fileformat.CHUNK_SECONDS:.0f} s); {hour(size, n):.1f} MB an hour at "

@@ -40,10 +40,12 @@ async def test_w_records_what_the_screen_draws_and_w_again_stops(
         assert rec is not None
         await tui.wait(lambda: rec.samples >= 3, "three samples recorded")
         await tui.press("w")
-        await tui.wait(lambda: "recorded" in tui.header(), "the stop's line")
-        assert " REC " not in tui.header()
+        await tui.wait(lambda: " REC " not in tui.header(), "REC gone")
         (path,) = places.glob("*.rec")
-        assert f"{rec.samples} samples" in tui.header()
+        size = f"{path.stat().st_size / 1024:.1f} KiB"
+        await tui.wait(
+            lambda: f"{path.name}: {rec.samples} samples, {size}" in tui.header(), "the line"
+        )
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert stat.S_IMODE(places.stat().st_mode) == 0o700
     recording = open_recording(path)

@@ -94,7 +94,7 @@ class LiveRecording:
         return rec.now() if rec is not None else None
 
     def badge(self) -> str | None:
-        """The header's word while recording: "REC 41.2 KB" (None: not recording)."""
+        """The header's word while recording: "REC 41.2 KiB" (None: not recording)."""
         rec = self.recorder
         if rec is None or rec.stopped is not None:
             return None
@@ -102,8 +102,16 @@ class LiveRecording:
 
 
 def summary(rec: Recorder) -> str:
-    """ "FILE: 61 samples, 13.1 KB" (or why it stopped early, and the same counts)."""
+    """ "FILE: 61 samples, 13.1 KiB" (or why it stopped early, and the same counts)."""
     counts = f"{rec.samples} samples, {size(rec.writer.bytes)}"
     if rec.stopped is not None:
         return f"{rec.stopped} ({counts})"
-    return f"{printable(os.fspath(rec.writer.path))}: recorded {counts}"
+    return f"{printable(short_path(os.fspath(rec.writer.path)))}: {counts}"
+
+
+def short_path(path: str) -> str:
+    """`path` with the home directory as ~ (the offered place is under it): a shorter line."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from tuitune.core import fsutil
 from tuitune.core.paths import state_home
-from tuitune.core.record.live import LiveRecording
+from tuitune.core.record.live import LiveRecording, short_path
 from tuitune.core.text import printable
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sampler
@@ -84,4 +84,6 @@ class RecordKey:
             return
         app.sampler.record_affinity = True  # every IRQ's affinity, at whole-table ticks
         app.sampler.refresh_state()  # the next tick holds the NIC and host state (and those)
-        app.notify_line(f"recording to {printable(os.fspath(path), 120)} (w stops)")
+        # The offered place was in the box just confirmed: its file's name is enough here.
+        shown = path.name if path.parent == recordings_dir() else short_path(os.fspath(path))
+        app.notify_line(f"recording to {printable(shown, 120)} (w stops)")

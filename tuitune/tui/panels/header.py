@@ -123,14 +123,14 @@ def header_text(d: HeaderData, p: Palette) -> Text:
             t.append(f" / {len(d.host.topology.nodes)} nodes")
         if d.read_only:
             t.append(f"  {d.read_only}", style=p.warn)
+    if d.recording:  # on the host's line: the rates' line is full at 80 columns
+        t.append("  ")
+        t.append(f" {d.recording} ", style=p.warn + Style(reverse=True, bold=True))
     t.append("\n")
     t.append_text(_link_line(d, p))
     t.append("\n")
     t.append_text(_traffic(d, p))
     state = Text()
-    if d.recording:
-        state.append(f" {d.recording} ", style=p.warn + Style(reverse=True, bold=True))
-        state.append(" ")
     if d.paused:
         state.append(" PAUSED ", style="reverse bold")
         state.append(" ")

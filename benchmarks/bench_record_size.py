@@ -6,9 +6,10 @@
         (tests/support/fixture_big.py, with its per-IRQ files): N synthetic ticks through the
         real Sampler (its cadence: a whole /proc/interrupts every 10th tick, the NIC's IRQs
         in between, every IRQ's affinity at those whole reads) into a recording, timed; the
-        hour extrapolated from the chunks written. Its NIC's `ethtool -S` (the igb capture)
-        never moves in the tree: each tick's counters are made to move (`moving_stats`), as a
-        busy igb's would, so that they cost what they would on a real host.
+        hour extrapolated from the chunks written. The tree holds no `ethtool -S` of its igb:
+        each tick's per-queue and driver counters are made (`moving_stats`: a real igb
+        paste's NIC-wide names and igb's per-queue names for its 8 queues, moving as a busy
+        igb's would), so that they cost what they would on a real host.
 
 An hour is extrapolated: a chunk (60 s) stands alone, so an hour is 60 chunks like these.
 """
@@ -36,6 +37,13 @@ def describe(path: Path) -> tuple[int, int, float]:
 def hour(size: int, n: int) -> float:
     """MB an hour at 1 Hz, from `size` bytes for `n` samples."""
     return size / max(1, n) * 3600 / 1e6
+
+
+# A real igb's `ethtool -S` (NIC-wide counters; SOURCES in that directory).
+IGB_S = (
+    Path(__file__).resolve().parent.parent
+    / "tests/fixtures/captures/ethtool_S/igb_eth0_-S_PARTIAL_netdata988.txt"
+)
 
 
 def moving_stats(
@@ -67,6 +75,7 @@ def moving_stats(
 def big(ticks: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.support.fixture_big import host_1152cpu
+    from tuitune.core.host.queuestats import parse_ethtool_s
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.watch.sampler import Sample, Sampler
 
@@ -75,6 +84,7 @@ def big(ticks: int) -> None:
         reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True)
         print(f"built {ticks} samples of the 1152-CPU tree in {time.perf_counter() - t:.0f} s")
         path = Path(tmp) / "big.rec"
+        base = parse_ethtool_s(IGB_S.read_text())
         with reader:
             host = reader.host_state()
             rec = Recorder(path, iface=ifname, netns=None, interval=1.0, host=host, started=0)
@@ -86,8 +96,9 @@ def big(ticks: int) -> None:
             try:
                 for _ in range(ticks):
                     s = got.get(timeout=600)
-                    if s.driver_stats is not None:
-                        s = replace(s, driver_stats=moving_stats(s.driver_stats, s.seq))
+                    if s.counters is not None:
+                        got = moving_stats(base, s.seq)
+                        s = replace(s, driver_stats=got, stats_source="ethtool -S")
                     t = time.perf_counter()
                     rec.sample(s)
                     spent += time.perf_counter() - t

@@ -13,7 +13,7 @@ from tuitune import __version__
 from tuitune.core.record.codec import encode
 from tuitune.core.record.fileformat import RecordError, Writer
 from tuitune.core.watch.sampler import Sample
-from tuitune.core.watch.snapshot import HostState
+from tuitune.core.watch.snapshot import QUEUE_SOURCES, HostState
 
 if TYPE_CHECKING:
     from tuitune.core.session.outcome import Outcome
@@ -81,7 +81,8 @@ class Recorder:
         if not again:
             self._counters = c = s.counters
             if s.driver_stats is not None:  # the per-queue and driver counters of this tick
-                c = replace(c, queue_stats=tuple(s.driver_stats), queue_source=s.stats_source)
+                source = next((x for x in QUEUE_SOURCES if x == s.stats_source), None)
+                c = replace(c, queue_stats=tuple(s.driver_stats), queue_source=source)
             self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(c)})
             self.samples += 1
 

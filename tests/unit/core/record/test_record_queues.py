@@ -127,6 +127,10 @@ def test_queue_counters_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
     tree["queue_stats"] = [["x" * 5000, 1]]
     with pytest.raises(Refused, match="queue_stats"):
         decode(tree, Counters, "bad.rec: sample")
+    # The source is shown in a title: one of the readers' words, never the file's own text.
+    tree["queue_stats"], tree["queue_source"] = [], "\x1b]0;owned\x07"
+    with pytest.raises(Refused, match="queue_source"):
+        decode(tree, Counters, "bad.rec: sample")
 
 
 def test_a_chunks_repeated_state_is_not_a_change(

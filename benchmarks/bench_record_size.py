@@ -97,8 +97,8 @@ def big(ticks: int) -> None:
                 for _ in range(ticks):
                     s = got.get(timeout=600)
                     if s.counters is not None:
-                        got = moving_stats(base, s.seq)
-                        s = replace(s, driver_stats=got, stats_source="ethtool -S")
+                        made = moving_stats(base, s.seq)
+                        s = replace(s, driver_stats=made, stats_source="ethtool -S")
                     t = time.perf_counter()
                     rec.sample(s)
                     spent += time.perf_counter() - t

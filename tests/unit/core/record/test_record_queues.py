@@ -120,7 +120,9 @@ def test_queue_counters_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
     from tuitune.core.watch.snapshot import Counters
 
     _path, taken = _recording(tmp_path)
-    tree = encode(replace(taken[1].counters, queue_stats=(("rx_missed_errors", 1),)))
+    counters = taken[1].counters
+    assert counters is not None
+    tree = encode(replace(counters, queue_stats=(("rx_missed_errors", 1),)))
     tree["queue_stats"] = [["rx_missed_errors", "a lot"]]
     with pytest.raises(Refused, match="queue_stats"):
         decode(tree, Counters, "bad.rec: sample")

@@ -103,7 +103,8 @@ class LiveRecording:
 
 def summary(rec: Recorder) -> str:
     """ "FILE: 61 samples, 13.1 KiB" (or why it stopped early, and the same counts)."""
-    counts = f"{rec.samples} samples, {size(rec.writer.bytes)}"
+    n = rec.samples
+    counts = f"{n} sample{'' if n == 1 else 's'}, {size(rec.writer.bytes)}"
     if rec.stopped is not None:
         return f"{rec.stopped} ({counts})"
     return f"{printable(short_path(os.fspath(rec.writer.path)))}: {counts}"

@@ -147,3 +147,40 @@ def test_a_chunks_repeated_state_is_not_a_change(
     assert [r.kind for r in rec.reading.records()].count("nic") == 3  # at 0, 2 and 4 s
     with RecordingReader(rec) as reader:
         assert reader.events() == [(float(MOVED_AT), "IRQ affinities")]
+
+
+def test_a_record_type_and_a_field_this_reader_does_not_know_are_skipped(
+    tmp_path: Path,
+) -> None:
+    """What keeps version 1 readable by an older reader (docs/recording.md): a field added to
+    a sample and a new record type are skipped, the rest reads as before."""
+    from tuitune.core.record.codec import encode
+    from tuitune.core.record.fileformat import Writer
+
+    taken = record(tmp_path, tmp_path / "plain.rec", samples=2)
+    host = next(s.host for s in taken if s.host is not None)
+    path = tmp_path / "later.rec"
+    w = Writer(
+        path,
+        {
+            "tuitune": "9",
+            "started": 0.0,
+            "iface": "eth4",
+            "netns": None,
+            "interval": 1.0,
+            "hostname": "h",
+            "kernel": "k",
+            "cpus": 4,
+        },
+    )
+    w.add({"t": "host", "at": 0.0, "v": encode(host)})
+    for i, s in enumerate(taken):
+        tree = encode(s.counters)
+        tree["a_later_field"] = [i, i + 1]
+        w.add({"t": "a_later_record", "at": float(i), "v": {"x": i}})
+        w.add({"t": "sample", "at": float(i), "seq": i + 1, "c": tree})
+    w.close()
+    rec = open_recording(path)
+    assert [c for _at, c in rec.scan(0, 1e9)[0]] == [s.counters for s in taken]
+    with RecordingReader(rec) as reader:
+        assert reader.events() == []

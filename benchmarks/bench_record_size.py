@@ -5,7 +5,11 @@
     python -m benchmarks.bench_record_size --big N    the recorded 1152-CPU host
         (tests/support/fixture_big.py, with its per-IRQ files): N synthetic ticks through the
         real Sampler (its cadence: a whole /proc/interrupts every 10th tick, the NIC's IRQs
-        in between) into a recording, timed; the hour extrapolated from the chunks written
+        in between, every IRQ's affinity at those whole reads) into a recording, timed; the
+        hour extrapolated from the chunks written. The tree holds no `ethtool -S` of its igb:
+        each tick's per-queue and driver counters are made (`moving_stats`: a real igb
+        paste's NIC-wide names and igb's per-queue names for its 8 queues, moving as a busy
+        igb's would), so that they cost what they would on a real host.
 
 An hour is extrapolated: a chunk (60 s) stands alone, so an hour is 60 chunks like these.
 """
@@ -16,6 +20,7 @@ import queue
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from tuitune.core.record import fileformat
@@ -34,9 +39,43 @@ def hour(size: int, n: int) -> float:
     return size / max(1, n) * 3600 / 1e6
 
 
+# A real igb's `ethtool -S` (NIC-wide counters; SOURCES in that directory).
+IGB_S = (
+    Path(__file__).resolve().parent.parent
+    / "tests/fixtures/captures/ethtool_S/igb_eth0_-S_PARTIAL_netdata988.txt"
+)
+
+
+def moving_stats(
+    stats: tuple[tuple[str, int], ...], tick: int, queues: int = 8
+) -> tuple[tuple[str, int], ...]:
+    """The igb capture's NIC-wide counters and igb's per-queue ones for `queues` queues
+    (igb_ethtool.c's names), every one that counts traffic rising by a different,
+    irregular amount each tick (a seeded generator: the same figures at every run)."""
+    import random
+
+    per_queue = [
+        f"{d}_queue_{q}_{what}"
+        for q in range(queues)
+        for d, names in (
+            ("rx", ("packets", "bytes", "drops", "csum_err", "alloc_failed")),
+            ("tx", ("packets", "bytes", "restart")),
+        )
+        for what in names
+    ]
+    out = []
+    for i, (name, value) in enumerate((*stats, *((n, 0) for n in per_queue))):
+        rng = random.Random(i * 7919 + tick)
+        moves = name.endswith(("packets", "bytes")) or "missed" in name or "drops" in name
+        step = rng.randrange(1, 1_500_000 if "bytes" in name else 1_000) if moves else 0
+        out.append((name, value + step * tick))
+    return tuple(out)
+
+
 def big(ticks: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.support.fixture_big import host_1152cpu
+    from tuitune.core.host.queuestats import parse_ethtool_s
     from tuitune.core.record.recorder import Recorder
     from tuitune.core.watch.sampler import Sample, Sampler
 
@@ -45,16 +84,21 @@ def big(ticks: int) -> None:
         reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True)
         print(f"built {ticks} samples of the 1152-CPU tree in {time.perf_counter() - t:.0f} s")
         path = Path(tmp) / "big.rec"
+        base = parse_ethtool_s(IGB_S.read_text())
         with reader:
             host = reader.host_state()
             rec = Recorder(path, iface=ifname, netns=None, interval=1.0, host=host, started=0)
             got: queue.Queue[Sample] = queue.Queue()
             sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=ticks)
+            sampler.record_affinity = True  # as every recording's sampler does
             sampler.start()
             spent = 0.0
             try:
                 for _ in range(ticks):
                     s = got.get(timeout=600)
+                    if s.counters is not None:
+                        made = moving_stats(base, s.seq)
+                        s = replace(s, driver_stats=made, stats_source="ethtool -S")
                     t = time.perf_counter()
                     rec.sample(s)
                     spent += time.perf_counter() - t
@@ -63,9 +107,13 @@ def big(ticks: int) -> None:
                 sampler.stop()
                 rec.close()
         size, n, span = describe(path)
+        kinds = [r.kind for r in open_recording(path).reading.records()]
+        print(f"records: {', '.join(f'{k} {kinds.count(k)}' for k in sorted(set(kinds)))}")
         t = time.perf_counter()
-        open_recording(path).moment(span)
+        m = open_recording(path).moment(span)
         back = time.perf_counter() - t
+        stats = m.counters.queue_stats
+        print(f"per-queue and driver counters a sample: {len(stats) if stats else 'none'}")
         print(
             f"1152-CPU host: {size} bytes for {n} samples over {span:.0f} s "
             f"(chunks of {fileformat.CHUNK_SECONDS:.0f} s); {hour(size, n):.1f} MB an hour at "

@@ -353,6 +353,7 @@ def _bench(
             rec.event(event)
 
     sampler = Sampler(reader, ifname, rec.tee(deliver) if rec else deliver, interval=1.0)
+    sampler.record_affinity = rec is not None  # every IRQ's affinity into the recording
     try:
         with _servers(lab, spec) as servers:
             runner = BenchRunner(spec, on_event, server_hint=hint, server_commands=servers)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -347,17 +346,14 @@ def run_tui(
             return EXIT_USAGE
         app.settle_gc = True
         if recorder is not None:
-            app.sampler.wrap_delivery(recorder.tee)  # each sample into the file, then drawn
-            app.record_event = recorder.safe_event  # journal steps, benchmark events
-            app.recording = (os.path.abspath(recorder.writer.path), recorder.now)  # runs name it
+            app.rec.adopt(recorder)  # each sample into the file, then drawn (w stops it)
+            app.sampler.record_affinity = True  # every IRQ's affinity, when it changed
         try:
             app.run()
         finally:
-            if recorder is not None:
-                from tuitune.core.text import printable
-
-                recorder.close()
-                err(recorder.stopped or f"{printable(record)}: {recorder.samples} samples")
+            line = app.rec.stop()  # the one still running: --record's, or the w key's
+            if line is not None:
+                err(line)
     for line in app.farewell_lines:  # the screen is gone: the terminal keeps what was left
         print(line)
     return app.return_code or 0

@@ -23,8 +23,9 @@ from tuitune.core.text import printable
 
 if TYPE_CHECKING:
     from tuitune.core.host.conns import Connection
+    from tuitune.core.host.queuestats import QueueRates
     from tuitune.core.record.recorder import Recorder
-    from tuitune.core.record.replay import Recording
+    from tuitune.core.record.replay import Moment, Recording
     from tuitune.core.watch.hostreader import HostReader
     from tuitune.core.watch.rates import Rates
 
@@ -103,6 +104,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         got: queue.Queue[Sample] = queue.Queue()
         limit = None if args.seconds is None else max(1, round(args.seconds / args.interval)) + 1
         sampler = Sampler(reader, ifname, got.put, interval=args.interval, limit=limit)
+        sampler.record_affinity = True  # every IRQ's affinity, kept when it changed
         status = EXIT_OK
         try:
             sampler.start()
@@ -232,18 +234,35 @@ def show_recording(args: argparse.Namespace) -> int:
     snap = Snapshot(m.host, m.nic, m.counters)
     detail = {q.irq for q in m.nic.irqs} if m.nic is not None else None
     rates = compute_rates(m.before, m.counters, detail) if m.before is not None else None
+    queues = _recorded_queues(m, rates)
     if args.json:
         from tuitune.core.jsondoc import show_document
 
-        json.dump(show_document(snap, rates, None), sys.stdout, indent=2)
+        json.dump(show_document(snap, rates, None, queues=queues), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from tuitune.report.show import print_show
 
         seconds = rates.interval if rates is not None else 0.0
         print(f"{printable(rec.name)} at {m.at:.1f} s (asked {at:g} s)")
-        print_show(snap, rates, processes=None, seconds=seconds)
+        print_show(snap, rates, processes=None, seconds=seconds, queues=queues)
     return EXIT_OK
+
+
+def _recorded_queues(m: Moment, rates: Rates | None) -> QueueRates | None:
+    """The per-queue rates between the sample shown and the one before it, from the driver
+    counters the recording holds with each (None: not recorded, or no sample before)."""
+    from tuitune.core.host.queuestats import queue_rates
+
+    before, now = m.before, m.counters
+    if rates is None or m.nic is None or before is None:
+        return None
+    if before.queue_stats is None or now.queue_stats is None:
+        return None
+    source = now.queue_source or "ethtool -S"
+    return queue_rates(
+        before.queue_stats, now.queue_stats, rates.interval, m.nic.driver_name, source
+    )
 
 
 def advise_recording(args: argparse.Namespace) -> int:

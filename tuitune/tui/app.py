@@ -28,6 +28,7 @@ from textual.widgets import Footer, Input
 from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.record.live import LiveRecording
 from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.watch.cadence import Cadence
@@ -40,6 +41,7 @@ from tuitune.tui.controllers.edit import EDIT_ACTIONS, TRIAL_SECONDS, Editor
 from tuitune.tui.controllers.gridpick import GridPick
 from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
+from tuitune.tui.controllers.record_key import RecordKey
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.leaving import Leaving
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
@@ -81,7 +83,9 @@ T = TypeVar("T")
 
 
 # Keys that act on a live host only, hidden in replay (the footer shows replay's keys).
-REPLAY_HIDES = frozenset({"bench", "runs", "sweep", "export", "procs", "bench_stop", "autotune"})
+REPLAY_HIDES = frozenset(
+    {"bench", "runs", "sweep", "export", "procs", "bench_stop", "autotune", "record"}
+)
 
 
 class TuituneApp(Leaving):
@@ -131,6 +135,7 @@ class TuituneApp(Leaving):
         Binding("A", "advise", "Findings: what holds the NIC back (Enter applies one)", show=False),
         Binding("P", "procs", "Processes using the NIC: where they run, move them", show=False),
         Binding("b", "baseline", "Baseline"),
+        Binding("w", "record", "Record: every sample to a file, w again stops", show=False),
         # Replay only (hidden on a live host): tui/controllers/replay.py
         Binding("comma", "replay_step(-1)", "Back"),
         Binding("full_stop", "replay_step(1)", "Step"),
@@ -185,6 +190,10 @@ class TuituneApp(Leaving):
             first_gap=FIRST_GAP,
             since_boot=reader.root.live,  # numbers in the first frame, as mpstat's
         )
+        # --record FILE and w: the recording, if one runs; every sample passes through it.
+        self.rec = LiveRecording()
+        self.sampler.wrap_delivery(self.rec.tee)
+        self.record_key = RecordKey(self)
         # The state the presenters draw (tui/scene.py says what each is).
         self.sample: Sample | None = None
         self.nic: NicState | None = None
@@ -217,10 +226,6 @@ class TuituneApp(Leaving):
                 reader.root, reader.root.live if editable is None else editable
             ),
         )
-        # --record: journal steps and benchmark events into the recording (cli/live.py)
-        self.record_event: Callable[[str, dict[str, object]], None] | None = None
-        # --record: the recording's file and its clock (seconds in; None before a sample)
-        self.recording: tuple[str, Callable[[], float | None]] | None = None
         # `tuitune replay`: its keys (a recording's reader; None on a host)
         self.replay: ReplayControl | None = None
         player = sys.modules.get("tuitune.core.record.player")  # loaded if reader is its
@@ -364,7 +369,7 @@ class TuituneApp(Leaving):
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)
-        if self.record_event is not None:  # --record: each step of the change, as made
+        if self.rec.active:  # recording: each step of the change, as made
             from tuitune.core.record.recorder import journal_event  # loaded when recording
 
             for out in outs:
@@ -406,7 +411,7 @@ class TuituneApp(Leaving):
         self._countdown.resume()  # the header's countdown: _each_second
 
     def on_bench_controller_event(self, message: BenchController.Event) -> None:
-        if self.record_event is not None:
+        if self.rec.active:
             from tuitune.core.record.recorder import bench_event
 
             if (got := bench_event(message.event)) is not None:
@@ -569,12 +574,20 @@ class TuituneApp(Leaving):
             return False if self.replay is not None else None
         return True
 
+    def record_event(self, kind: str, value: dict[str, object]) -> None:
+        """A journal step or a benchmark event into the recording, when one runs (a sweep's
+        steps too: tui/controllers/sweep.py)."""
+        self.rec.event(kind, value)
+
     def _recording_at(self) -> tuple[str, float] | None:
-        if self.recording is None:
-            return None
-        name, now = self.recording
-        at = now()
-        return None if at is None else (name, at)
+        """The recording's file and seconds into it now (None: not recording, or before its
+        first sample): each benchmark run's notebook entry names its window."""
+        name, at = self.rec.path(), self.rec.now()
+        return None if name is None or at is None else (name, at)
+
+    def action_record(self) -> None:
+        self.record_key.toggle()
+        self.view.header()
 
     def action_replay_step(self, by: int) -> None:
         if self.replay is not None:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from textual.containers import Container
 
 from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.record.live import LiveRecording
 from tuitune.core.session import Session
 from tuitune.core.watch.rates import Rates
 from tuitune.core.watch.sampler import Sample, Sampler
@@ -75,6 +76,7 @@ class Scene(Protocol):
     header: HeaderView
     body: Container
     sampler: Sampler
+    rec: LiveRecording  # the header's REC while a recording runs
 
     @property
     def session(self) -> Session: ...

@@ -154,6 +154,7 @@ class LiveView:
             changes=s.session.change_count(),
             gone=bool(sample and sample.gone),
             findings=s.advisor.counts(),
+            recording=s.rec.badge(),
         )
         text = header_text(data, s.palette)
         if s.header.is_attached:  # not while shutting down: a notice's timer may fire then

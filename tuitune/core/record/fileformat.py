@@ -36,6 +36,9 @@ FILE_MAX = 1 << 30  # a 1152-CPU host records < 50 MB an hour (docs/recording.md
 FRAME_MAX = 64 << 20  # compressed bytes of one record
 RECORD_MAX = 256 << 20  # the same record inflated: a zip bomb stops here
 CHUNK_SECONDS = 60.0
+# The state records a chunk repeats at its start (each chunk stands alone): the host's, the
+# NIC's, every IRQ's affinity.
+STATES = ("host", "nic", "irqs")
 
 
 class RecordError(OSError):
@@ -44,7 +47,7 @@ class RecordError(OSError):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    kind: str  # "header", "sample", "host", "nic", "journal", "note"
+    kind: str  # "header", "sample", "host", "nic", "irqs", "journal", "bench", "note"
     at: float  # seconds since the first sample (0 for the header)
     data: dict[str, Any]  # the record; a sample's tree is whole again under "c"
 
@@ -89,7 +92,7 @@ class Writer(Closing):
             self._new_chunk()
             for state in self._state.values():  # each chunk stands alone
                 self._frame({**state, "at": at})
-        if record["t"] in ("host", "nic"):
+        if record["t"] in STATES:
             self._state[record["t"]] = record
         if record["t"] == "sample":
             tree = record.pop("c")

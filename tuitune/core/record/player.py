@@ -15,14 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from tuitune.core.host.interrupts import Interrupts
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.root import HostRoot, KernelFileError
-from tuitune.core.record.fileformat import Record
+from tuitune.core.record.fileformat import STATES, Record
 from tuitune.core.record.replay import Recording
 from tuitune.core.text import printable
 from tuitune.core.untrusted import Refused
 from tuitune.core.values import Unavailable
-from tuitune.core.watch.hostreader import HostReader, UnknownInterface
+from tuitune.core.watch.hostreader import HostReader, QueueStatsRead, UnknownInterface
 from tuitune.core.watch.snapshot import Counters, HostState, NicState
+
+NOT_IN_RECORDING = Unavailable("missing", "per-queue counters: not in this recording")
+_STATE_LABEL = {"nic": "nic state", "host": "host state", "irqs": "IRQ affinities"}
 
 
 def _event_label(r: Record) -> str:
@@ -83,15 +87,17 @@ class RecordingReader(HostReader):
         """Where something happened: a journal step, a benchmark's event, the NIC's or the
         host's state recorded changed (a setting). The first state is not an event."""
         if self._events is None:
-            seen: set[str] = set()
+            seen: dict[str, object] = {}
             out = []
             for r in self.recording.reading.records():
                 if r.kind in ("journal", "bench"):
                     out.append((r.at, _event_label(r)))
-                elif r.kind in ("nic", "host"):
-                    if r.kind in seen:
-                        out.append((r.at, f"{r.kind} state"))
-                    seen.add(r.kind)
+                elif r.kind in STATES:
+                    # A chunk's start repeats the state: only one that differs is a change.
+                    v = r.data.get("v")
+                    if r.kind in seen and seen[r.kind] != v:
+                        out.append((r.at, _STATE_LABEL[r.kind]))
+                    seen[r.kind] = v
             self._events = out
         return self._events
 
@@ -129,7 +135,7 @@ class RecordingReader(HostReader):
     def _next_sample(self) -> Record | None:
         """The next sample record at or after the start, the state before it applied."""
         while (r := self._pull()) is not None:
-            if r.kind in ("host", "nic"):
+            if r.kind in STATES:
                 self._state[r.kind] = r
             elif r.kind == "sample" and r.at >= self._start:
                 return r
@@ -170,7 +176,7 @@ class RecordingReader(HostReader):
         raise KernelFileError(Unavailable("missing", why))
 
     def _apply(self, r: Record) -> bool:
-        if r.kind in ("host", "nic"):
+        if r.kind in STATES:
             self._state[r.kind] = r
         return False
 
@@ -194,6 +200,19 @@ class RecordingReader(HostReader):
         if nic is None or ifname != self.ifname:
             raise UnknownInterface(ifname, self.interfaces())
         return nic
+
+    def _queue_stats(self, ifname: str) -> QueueStatsRead:
+        """The per-queue and driver counters recorded with the sample just handed out."""
+        c = self._last
+        if c is None or c.queue_stats is None or ifname != self.ifname:
+            return NOT_IN_RECORDING
+        return c.queue_stats, c.queue_source or "ethtool -S"
+
+    def all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
+        """Every IRQ's affinity as recorded by then (the all-IRQs view); none: {} (the IRQ
+        panel then shows the NIC's, which the NIC state holds)."""
+        got: dict[str, IrqAffinity] | None = self._state_of("irqs")
+        return dict(got) if got is not None else {}
 
     def _host_state(self, host_wide: dict[str, str | Unavailable] | None = None) -> HostState:
         host: HostState | None = self._state_of("host")

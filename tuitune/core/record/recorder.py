@@ -13,7 +13,7 @@ from tuitune import __version__
 from tuitune.core.record.codec import encode
 from tuitune.core.record.fileformat import RecordError, Writer
 from tuitune.core.watch.sampler import Sample
-from tuitune.core.watch.snapshot import HostState
+from tuitune.core.watch.snapshot import QUEUE_SOURCES, HostState
 
 if TYPE_CHECKING:
     from tuitune.core.session.outcome import Outcome
@@ -61,6 +61,8 @@ class Recorder:
             self._sample(s)
 
     def _sample(self, s: Sample) -> None:
+        if self.writer.fd < 0:  # closed (the screen's key stopped it) while this tick came
+            return
         if s.counters is None:  # a failed read: its line is kept, the numbers are not there
             if s.error:
                 self.writer.add({"t": "note", "at": 0.0, "text": s.error})
@@ -74,9 +76,14 @@ class Recorder:
             self._state("host", encode(s.host), at)
         if s.nic is not None:
             self._state("nic", encode(s.nic), at)
+        if s.all_affinity is not None:  # every IRQ's, read at the sampler's whole-table ticks
+            self._state("irqs", encode(s.all_affinity), at)
         if not again:
-            self._counters = s.counters
-            self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(s.counters)})
+            self._counters = c = s.counters
+            if s.driver_stats is not None:  # the per-queue and driver counters of this tick
+                source = next((x for x in QUEUE_SOURCES if x == s.stats_source), None)
+                c = replace(c, queue_stats=tuple(s.driver_stats), queue_source=source)
+            self.writer.add({"t": "sample", "at": at, "seq": s.seq, "c": encode(c)})
             self.samples += 1
 
     def now(self) -> float | None:
@@ -99,17 +106,21 @@ class Recorder:
         write stops the recording, never the screen: every later sample carries the line."""
 
         def both(s: Sample) -> None:
-            if self.stopped is None:
-                try:
-                    self.sample(s)
-                except RecordError as exc:
-                    self.stopped = str(exc)
-                    self.close()
-            if self.stopped is not None and s.error is None:
-                s = replace(s, error=self.stopped)
-            deliver(s)
+            deliver(self.pass_on(s))
 
         return both
+
+    def pass_on(self, s: Sample) -> Sample:
+        """`s` recorded, then handed on; after a failed write, with its line."""
+        if self.stopped is None:
+            try:
+                self.sample(s)
+            except RecordError as exc:
+                self.stopped = str(exc)
+                self.close()
+        if self.stopped is not None and s.error is None:
+            s = replace(s, error=self.stopped)
+        return s
 
     def _state(self, kind: str, tree: Any, at: float) -> None:
         if self._last.get(kind) != tree:  # only when it changed

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.record.codec import decode
 from tuitune.core.record.fileformat import VERSION, Chunk, Reading, Record, read
 from tuitune.core.untrusted import Refused, typed
@@ -76,6 +77,8 @@ class Recording:
         where = f"{self.name}: {record.kind} at {record.at:.1f} s"
         if record.kind == "sample":
             return decode(record.data["c"], Counters, where)
+        if record.kind == "irqs":  # every IRQ's affinity (an IRQ's name -> IrqAffinity)
+            return decode(record.data.get("v"), dict[str, IrqAffinity], where)
         cls = HostState if record.kind == "host" else NicState
         return decode(record.data.get("v"), cls, where)
 

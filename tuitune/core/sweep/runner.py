@@ -458,6 +458,7 @@ class SweepRunner:
         returns); `run` samples its cells this way, autotune its steps."""
         deliver = self.recorder.tee(self._deliver) if self.recorder else self._deliver
         sampler = Sampler(self.reader, self.target.ifname, deliver, interval=1.0)
+        sampler.record_affinity = self.recorder is not None  # every IRQ's, into the recording
         self._sampler = sampler
         self._first.clear()
         sampler.start()

@@ -36,7 +36,7 @@ from tuitune.core.host.interrupts import Interrupts, InterruptsParser, IrqRow, p
 from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.irqfiles import IrqFilesCache, read_irq_rows
 from tuitune.core.host.irqmap import nic_irqs
-from tuitune.core.host.irqs import has_irq_debugfs, read_irq_affinity
+from tuitune.core.host.irqs import IrqAffinity, has_irq_debugfs, read_irq_affinity
 from tuitune.core.host.netdev import (
     interface_exists,
     list_interfaces,
@@ -299,6 +299,19 @@ class HostReader(Closing):
         """Drop what is cached about an interface that went away (its device reader knows the
         old device's driver and features): a device that takes the name is read afresh."""
         self._kt.call(self.handles.forget, ifname)
+
+    def all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
+        """Every numbered IRQ's affinity, the rows of `counters`' interrupt table (the IRQ
+        panel's all-IRQs view, and a recording's `irqs` state)."""
+        return self._kt.call(self._all_affinity, counters)
+
+    def _all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
+        debugfs = has_irq_debugfs(self.root)
+        return {
+            row.irq: read_irq_affinity(self.root, row.irq, debugfs)
+            for row in counters.interrupts.rows
+            if row.irq.isascii() and row.irq.isdigit()
+        }
 
     def call(self, fn: Any, *args: object) -> Any:
         """Run fn on the kernel thread (the editing layer uses this for writes)."""

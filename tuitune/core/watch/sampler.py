@@ -32,7 +32,7 @@ from typing import Literal
 from tuitune.core.host.conns import Connection
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqbalance import recheck_irqbalance
-from tuitune.core.host.irqs import IrqAffinity, has_irq_debugfs, read_irq_affinity
+from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
@@ -78,6 +78,7 @@ class Sample:
     # (core/host/queuestats.py).
     driver_stats: DriverStats | None = None
     queues: QueueRates | None = None
+    stats_source: str | None = None  # where driver_stats came from ("ethtool -S", "qstats"...)
     # A capture's tree (`--root CAPTURE`): `boot_rates` are the rates over its recording,
     # this many seconds of it, not averages since boot.
     captured: float | None = None
@@ -142,6 +143,9 @@ class Sampler:
         # walks every socket of the namespace, so it is not read when nobody looks.
         self._conns_for: set[str] = set()
         self._conns_now = False  # newly wanted: a tick now, not at the next deadline
+        # A recording runs: every IRQ's affinity at each whole read of /proc/interrupts (the
+        # recorder keeps it when it changed), whether or not the all-IRQs view is open.
+        self.record_affinity = False
         self._thread: threading.Thread | None = None
         self._last: Counters | None = None
         self._last_full: Counters | None = None  # the last tick that read /proc/interrupts
@@ -416,9 +420,11 @@ class Sampler:
         if self.all_irqs:
             detail_arg = None
             if slow or self.seq % self.slow_every == 0:
-                all_aff = self.reader.call(_all_affinity, self.reader, counters)
+                all_aff = self.reader.all_affinity(counters)
         else:
             detail_arg = detail
+            if self.record_affinity and counters.irq_full and not boot:
+                all_aff = self.reader.all_affinity(counters)
         rates_from = self._last
         counters, rates = self._rates(counters, detail, detail_arg)
         if self._want_baseline is not None:
@@ -458,6 +464,7 @@ class Sampler:
             gone=self._gone,
             boot_rates=boot_rates,
             driver_stats=stats[0] if stats is not None else None,
+            stats_source=stats[1] if stats is not None else None,
             queues=queues,
             captured=captured,
             rates_from=rates_from if rates is not None else None,
@@ -547,12 +554,3 @@ def describe(exc: Exception, ifname: str | None) -> str:
         return f"{ifname or 'host'}: reading failed: {os.strerror(code)}"
     text = " ".join(str(exc).split())[:200] or type(exc).__name__
     return f"{ifname or 'host'}: reading failed: {text}"
-
-
-def _all_affinity(reader: HostReader, counters: Counters) -> dict[str, IrqAffinity]:
-    debugfs = has_irq_debugfs(reader.root)
-    return {
-        row.irq: read_irq_affinity(reader.root, row.irq, debugfs)
-        for row in counters.interrupts.rows
-        if row.irq.isascii() and row.irq.isdigit()
-    }

@@ -7,8 +7,10 @@ and on a slower cadence to notice changes made by someone else.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from tuitune.core.host.cpus import Topology
 from tuitune.core.host.ethtool import Channels, Coalesce, DriverInfo, Feature, Pause, Rings
@@ -19,6 +21,11 @@ from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.netdev import Link, LinkCounters, Placement, QueueMasks
 from tuitune.core.host.procfs import ProcStat, Softirqs, SoftnetRow
 from tuitune.core.values import Unavailable
+
+# Where per-queue counters come from (HostReader.queue_stats): a recording's is one of these,
+# never free text (it is shown in titles).
+QueueSource = Literal["ethtool -S", "qstats", "qstats + ethtool -S"]
+QUEUE_SOURCES: tuple[QueueSource, ...] = typing.get_args(QueueSource)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,11 @@ class Counters:
     # Interrupts/s per CPU of the rows a partial sample lacks (timer, IPIs, other devices),
     # over the last window between two full reads: compute_rates adds it to the NIC's own.
     other_intr: Mapping[int, float] | None = None
+    # A recording's only (core/record/recorder.py): the interface's per-queue and driver
+    # counters read with this tick (HostReader.queue_stats: (name, value) pairs) and their
+    # source. The live sampler hands them on its Sample (driver_stats) instead.
+    queue_stats: tuple[tuple[str, int], ...] | None = None
+    queue_source: QueueSource | None = None
 
 
 @dataclass(frozen=True, slots=True)

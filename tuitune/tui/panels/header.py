@@ -33,6 +33,7 @@ class HeaderData:
     changes: int = 0  # settings that differ from what tuitune found
     gone: bool = False  # the interface was deleted: waiting for it to come back
     findings: tuple[int, int, int] | None = None  # the Advisor's (bottlenecks, risks, hints)
+    recording: str | None = None  # "REC 41.2 KiB" while a recording runs (w stops it)
 
 
 def _findings(d: HeaderData, p: Palette) -> Text:
@@ -122,6 +123,9 @@ def header_text(d: HeaderData, p: Palette) -> Text:
             t.append(f" / {len(d.host.topology.nodes)} nodes")
         if d.read_only:
             t.append(f"  {d.read_only}", style=p.warn)
+    if d.recording:  # on the host's line: the rates' line is full at 80 columns
+        t.append("  ")
+        t.append(f" {d.recording} ", style=p.warn + Style(reverse=True, bold=True))
     t.append("\n")
     t.append_text(_link_line(d, p))
     t.append("\n")

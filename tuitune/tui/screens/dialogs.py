@@ -164,8 +164,11 @@ class EditorScreen(BoxScreen[str | None]):
         error: str = "",
         typed: str | None = None,
         preview: Callable[[str], str] | None = None,
+        title: str | None = None,
     ) -> None:
         super().__init__()
+        # A title of its own (asking for something new, not changing a value): no "now:" line.
+        self.title_text = title
         self.preview = preview  # e.g. the hex mask of a typed CPU list, updated as one types
         self.label = label
         self.current = current
@@ -175,8 +178,9 @@ class EditorScreen(BoxScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"Change {self.label}"
-            yield Static(f"now: {self.current}", markup=False)
+            box.border_title = self.title_text or f"Change {self.label}"
+            if self.title_text is None:
+                yield Static(f"now: {self.current}", markup=False)
             yield Input(value=self.typed, id="editor-input")
             yield Static(self.hint, classes="hint", markup=False)
             if self.preview is not None:

@@ -198,6 +198,15 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         jhost = JournalHost(session, far.session if far is not None else None)
         if far is not None:  # the lab's far end: what both ends must share is set at both
             candidates = at_both_ends(candidates, far.ifname, host_wide)
+            far_ns = far.session.root.netns
+            if far_ns is not None:  # and the far end's own findings, judged there
+                from tuitune.core.autotune.far import far_end_candidates
+
+                more, why_not = far_end_candidates(
+                    far_ns, far.ifname, goal.context, candidates, say
+                )
+                skipped += why_not
+                candidates += more
         pairs = interacting(candidates)
         for line in skipped:
             say(f"not tried: {line}")

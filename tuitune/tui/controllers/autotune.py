@@ -232,6 +232,14 @@ def _candidates(
     ends = job.bench.runner.ends
     if len(ends) > 1:  # the lab's far end: what both ends must share is set at both
         cands = at_both_ends(cands, ends[1].ifname, host_wide)
+        far_ns = ends[1].session.root.netns
+        if far_ns is not None:  # and the far end's own findings, judged there (as --lab)
+            from tuitune.core.autotune.far import far_end_candidates
+
+            more, why_not = far_end_candidates(far_ns, ends[1].ifname, job.goal.context, cands,
+                                               say)  # fmt: skip
+            skipped += why_not
+            cands += more
     for line in skipped:
         say(f"not tried: {line}")
     say(f"{len(cands)} candidate(s): {', '.join(c.id for c in cands) or 'none'}")

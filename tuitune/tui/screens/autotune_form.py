@@ -67,7 +67,7 @@ class AutotuneFormScreen(BoxScreen[None]):
             )
             yield Static("", id="autotune-error", markup=False)
             yield Static(
-                "Enter: start   space/arrows: the goal   Tab: next field   Esc: cancel",
+                "Enter: start   space: the goal   Tab: next field   Esc: cancel",
                 classes="hint",
             )
 

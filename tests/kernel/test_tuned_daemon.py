@@ -18,10 +18,12 @@ in the overlays, never on the host), and a private PID namespace; `tuned-main.co
 dynamic tuning, the re-application of /etc/sysctl.d (which would write host-wide values) and
 the recommend command; D-Bus and the socket are off.
 
-What it shows: the [sysctl] unit of the exported file is applied by tuned itself (the kernel
-holds it while the daemon runs) and rolled back when it stops. The [net] unit cannot be shown
-here: tuned's net plugin skips devices under /sys/devices/virtual (a veth), and this kernel
-has no netdevsim module; the VM guest's netdevsim would do (not written: tests/vm).
+What it shows: the [sysctl] and [net] units of the exported file are applied by tuned itself
+(the kernel holds the sysctl, the veth's MTU, channels and GRO while the daemon runs) and
+rolled back when it stops. tuned's net plugin takes no device whose udev path has /virtual/
+in it (a veth, a dummy: every software device; this kernel has no netdevsim), so inside the
+daemon's private mount namespace the veth's sysfs directory is shown at a path without it
+(SCRIPT says how); tuned then reads and sets the real veth with ip and ethtool.
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ for d in etc run var; do
     mount -t overlay overlay -o "lowerdir=/$d,upperdir=$T/up-$d,workdir=$T/work-$d" "/$d"
 done
 mkdir -p /etc/tuned /run/tuned /var/lib/tuned /var/log/tuned
+# tuned's net plugin takes only devices whose udev path has no /virtual/ (a veth's has):
+# in this private mount namespace the veth's own sysfs directory is shown to it at a path
+# without one, /sys/devices/platform/net/DEV (tmpfs over /sys/devices/platform, a bind of
+# the real directory, the same depth so its `subsystem` link still resolves), and
+# /sys/class/net lists it there. Only the path is masked: tuned reads and sets the real veth
+# (ip link, ethtool) in the test's network namespace.
+mount -t tmpfs none /sys/devices/platform
+mkdir -p "/sys/devices/platform/net/$DEV"
+mount --bind "/sys/devices/virtual/net/$DEV" "/sys/devices/platform/net/$DEV"
+mount -t tmpfs none /sys/class/net
+ln -s "../../devices/platform/net/$DEV" "/sys/class/net/$DEV"
 cp -r "$T/profiles/." /etc/tuned/
 cd /
 PYTHONPATH="$TUNED_PY" /usr/bin/python3 -s "$TUNED" --no-dbus --no-socket --debug \
@@ -81,11 +94,21 @@ def ns() -> Iterator[tuple[str, str]]:
         subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
 
 
+def _net(ns: str, dev: str) -> tuple[str, str, str]:
+    """(MTU, rx channels, rx-gro) as the kernel holds them (`ethtool -k` says GRO in full)."""
+    mtu = run("ip", "netns", "exec", ns, "cat", f"/sys/class/net/{dev}/mtu").strip()
+    chans = run("ip", "netns", "exec", ns, "ethtool", "-l", dev).split("Current hardware")[1]
+    rx = next(ln.split()[-1] for ln in chans.splitlines() if ln.startswith("RX:"))
+    k = run("ip", "netns", "exec", ns, "ethtool", "-k", dev)
+    gro = next(ln.split()[1] for ln in k.splitlines() if ln.startswith("generic-receive-offload:"))
+    return mtu, rx, gro
+
+
 def _sysctl(ns: str) -> str:
     return run("ip", "netns", "exec", ns, "sysctl", "-n", TS).strip()
 
 
-def test_the_tuned_daemon_applies_the_exported_sysctls_and_rolls_them_back(
+def test_the_tuned_daemon_applies_the_exported_sysctls_and_net_and_rolls_them_back(
     ns: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     found = _tuned()
@@ -106,14 +129,16 @@ def test_the_tuned_daemon_applies_the_exported_sysctls_and_rolls_them_back(
     capsys.readouterr()
     conf = out / "tuned.conf"
     assert f"{TS}=0" in conf.read_text()
+    assert "features=gro on" in conf.read_text()  # the name tuned takes for rx-gro
     before = _sysctl(netns)
     assert before == "1"  # a new namespace's default: the file changes it
     profile = f"tuitune-{dev}"
     (tmp_path / "profiles" / profile).mkdir(parents=True)
     shutil.copy(conf, tmp_path / "profiles" / profile / "tuned.conf")
     (tmp_path / "profiles" / "tuned-main.conf").write_text(MAIN_CONF)
+    net_before = _net(netns, dev)
     env = {"T": str(tmp_path), "TUNED": script, "TUNED_PY": py, "PROFILE": profile,
-           "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}  # fmt: skip
+           "DEV": dev, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}  # fmt: skip
     daemon = subprocess.Popen(
         ["ip", "netns", "exec", netns, "unshare", "--mount", "--pid", "--fork",
          "--mount-proc", "--propagation", "private", "sh", "-c", SCRIPT],
@@ -130,6 +155,7 @@ def test_the_tuned_daemon_applies_the_exported_sysctls_and_rolls_them_back(
         else:
             pytest.fail("tuned never applied the profile:\n" + "".join(log[-30:]))
         during = _sysctl(netns)
+        net_during = _net(netns, dev)
         daemon.stdin.write("stop\n")
         daemon.stdin.flush()
         log += daemon.stdout.readlines()
@@ -143,6 +169,11 @@ def test_the_tuned_daemon_applies_the_exported_sysctls_and_rolls_them_back(
     assert f"Setting sysctl parameter '{TS}' to '0'" in text
     assert daemon.returncode == 0, text[-3000:]
     assert _sysctl(netns) == before  # tuned's own rollback when it stops
+    # The [net] unit, by tuned's net plugin on the veth: what the file says, while it runs.
+    assert net_before == ("1500", "1", "off"), net_before
+    assert net_during == ("9000", "2", "on"), text[-3000:]
+    net_after = _net(netns, dev)
+    assert net_after == net_before, text[-3000:]  # tuned's rollback of the [net] unit
     if script != "/usr/sbin/tuned":  # unpacked: nothing of tuned's reached the host's dirs
         for d in ("/etc/tuned", "/run/tuned", "/var/lib/tuned", "/var/log/tuned"):
             assert not Path(d).exists(), d

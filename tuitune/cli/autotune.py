@@ -42,8 +42,9 @@ def register(subparsers: _common.Subparsers) -> None:
     p.add_argument("--port", "-p", type=_common.port, metavar="N", help="the server's port")
     p.add_argument(
         "--goal",
-        choices=("throughput", "latency"),
+        type=_goal,
         default="throughput",
+        metavar="throughput|latency",
         help="what is judged: iperf3's Mb/s (higher), or sockperf's median round trip (lower)",
     )
     p.add_argument(
@@ -80,6 +81,16 @@ def register(subparsers: _common.Subparsers) -> None:
     journal_dir_arg(p)
 
 
+def _goal(text: str) -> str:
+    """The goal as the live screen's T form reads it too (core/autotune/goal.py)."""
+    from tuitune.core.autotune.goal import parse_goal
+
+    try:
+        return parse_goal(text).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _repeats(text: str) -> int:
     t = text.strip()
     if not (t.isascii() and t.isdigit()) or not 2 <= int(t) <= MAX_EXACT:
@@ -99,6 +110,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     from tuitune.cli.advise import sample_facts
     from tuitune.cli.sweep import bench_where, notebook_and_session, say, sigterm_interrupts
     from tuitune.core.advise import Context, advise
+    from tuitune.core.autotune.goal import parse_goal
     from tuitune.core.autotune.host import (
         JournalHost,
         SweepBench,
@@ -130,11 +142,8 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     if opened is None:
         return EXIT_USAGE
     reader, ifname = opened
-    latency = args.goal == "latency"
-    if latency and args.port is None and getattr(args, "lab_found", None) is None:
-        from tuitune.core.bench.engines import get as get_engine
-
-        port = get_engine("sockperf").default_port  # `sockperf server`'s own, not iperf3's
+    goal = parse_goal(args.goal)
+    port = goal.port(args.port, getattr(args, "lab_found", None) is not None) or port
     with reader:
         opened_state = notebook_and_session(args, reader, ifname, netns)
         if opened_state is None:
@@ -148,7 +157,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         except UnknownInterface as exc:
             err(str(exc))
             return EXIT_USAGE
-        context = Context("latency" if latency else "any")
+        context = Context(goal.context)
         advice = advise(sampled.facts(context))
         in_lab = netns is not None  # not the machine's own link: nothing to cut
         candidates, skipped = candidates_of(advice.findings, allow_trial=in_lab)
@@ -178,7 +187,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         target = Target(ifname, peer, port, netns, hint, args.peer_netns, args.peer_iface, lab)
         stamp = datetime.now().strftime("%Y%m%d%H%M%S")
         run_id = f"autotune-{stamp}"
-        bench = BenchParams(seconds=args.seconds, engine="sockperf" if latency else "iperf3")
+        bench = BenchParams(seconds=args.seconds, engine=goal.engine)
         sb = SweepBench(session, reader, target, notebook, bench, run_id, args.goal, say)
         # Its samples and each run's window beside the notebook, as a sweep keeps them: the
         # report's runs replay (`tuitune replay`, `advise --recording` over a run's window).
@@ -189,6 +198,15 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         jhost = JournalHost(session, far.session if far is not None else None)
         if far is not None:  # the lab's far end: what both ends must share is set at both
             candidates = at_both_ends(candidates, far.ifname, host_wide)
+            far_ns = far.session.root.netns
+            if far_ns is not None:  # and the far end's own findings, judged there
+                from tuitune.core.autotune.far import far_end_candidates
+
+                more, why_not = far_end_candidates(
+                    far_ns, far.ifname, goal.context, candidates, say
+                )
+                skipped += why_not
+                candidates += more
         pairs = interacting(candidates)
         for line in skipped:
             say(f"not tried: {line}")
@@ -206,7 +224,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                     jhost,
                     args.repeats,
                     budget,
-                    higher_better=not latency,
+                    higher_better=goal.higher_better,
                     goal=args.goal,
                     say=say,
                     pairs=pairs,

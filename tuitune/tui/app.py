@@ -277,7 +277,7 @@ class TuituneApp(Leaving):
 
         lab, notebook_path, _ = self._later
         return AutotuneController(
-            self, lambda: self.advisor.counted, lab=lab, notebook_path=notebook_path
+            self, self.advisor.judged_in, lab=lab, notebook_path=notebook_path
         )
 
     @cached_property

@@ -47,7 +47,8 @@ def _job(tmp_path: Path, far: str | None, in_ns: bool) -> tuple[_Job, Session, l
     said: list[str] = []
     ends = [SimpleNamespace(ifname=DEV, session=session)]
     if far is not None:
-        ends.append(SimpleNamespace(ifname=far, session=None))
+        far_root = SimpleNamespace(netns="far")  # the lab's peer namespace
+        ends.append(SimpleNamespace(ifname=far, session=SimpleNamespace(root=far_root)))
     runner = SimpleNamespace(say=said.append, session=session, ends=ends)
     bench: Any = SimpleNamespace(runner=runner)
     reader: Any = _Reader(root)
@@ -61,6 +62,18 @@ def no_ping(monkeypatch: pytest.MonkeyPatch) -> None:
         raise peer_mod.BadPeer("no reply")
 
     monkeypatch.setattr(peer_mod, "probe_peer", unanswered)
+
+
+FAR_DOC = Path(__file__).resolve().parents[2] / "fixtures" / "autotune" / "far-advise-veth.json"
+far_doc: dict[str, Any] = {"schema": "tuitune.advise", "version": 1, "findings": []}
+
+
+@pytest.fixture(autouse=True)
+def far_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The far end's advisor: a recorded document (no subprocess, no namespace)."""
+    from tuitune.core.autotune import far
+
+    monkeypatch.setattr(far, "judge_far_end", lambda *_: far_doc)
 
 
 SACK = Key.sysctl("net.ipv4.tcp_sack")
@@ -111,3 +124,28 @@ def test_from_a_namespace_no_host_wide_sysctl_is_a_candidate(tmp_path: Path) -> 
     keys = [k for c in cands for k, _ in c.changes]
     assert keys and not any(k.kind == "sysctl" and k.name.startswith("net.core.") for k in keys)
     assert any("net.core.rmem_max is host-wide" in s for s in skipped)
+
+
+def test_the_far_ends_own_findings_are_candidates_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A far end with tso, gso and sg off (recorded: `tuitune advise --json --netns` on a veth
+    in a namespace, tests/fixtures/autotune/SOURCES): its offload fix is tried at the far end,
+    after this end's candidates; the MTU stays one candidate at both ends."""
+    import json
+
+    monkeypatch.setitem(globals(), "far_doc", json.loads(FAR_DOC.read_text()))
+    job, session, said = _job(tmp_path, "i36cb", in_ns=True)
+    try:
+        cands = _candidates(job, [], [])
+    finally:
+        session.close()
+    ids = [c.id for c in cands]
+    assert ids[-1] == "peer:offload-disabled"
+    far = cands[-1]
+    assert (AtPeer(Key.feature("i36cb", "tx-tcp-segmentation")), "on") in far.changes
+    assert all(isinstance(k, AtPeer) for k, _ in far.changes)  # nothing at this end
+    mtu = next(c for c in cands if c.id == "profile:mtu")
+    assert (AtPeer(Key.mtu("i36cb")), "9000") in mtu.changes
+    assert any("far end" in line for line in said)
+    assert not session.pending

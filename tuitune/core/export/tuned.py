@@ -12,6 +12,7 @@ affinity export does that).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,27 @@ NET_PAIRS: dict[Kind, str] = {
     "feature": "features",
 }
 NET_SINGLE = ("mtu", "txqueuelen")
+# tuned (2.20, plugin_net `_parse_device_parameters`) takes a `features=` name only if it is a
+# key of `ethtool -k`'s output, where ethtool prints these kernel features under its legacy
+# long names, which tuned shortens: the name tuned takes for each (ethtool.c off_flag_def).
+# Found by the real daemon: `features=rx-gro on` was "not supported by device" and not set.
+TUNED_FEATURE = {
+    "rx-checksum": "rx",
+    "tx-udp-fragmentation": "ufo",
+    "tx-generic-segmentation": "gso",
+    "rx-gro": "gro",
+    "rx-lro": "lro",
+    "rx-vlan-hw-parse": "rxvlan",
+    "tx-vlan-hw-insert": "txvlan",
+    "rx-ntuple-filter": "ntuple",
+    "rx-hashing": "rxhash",
+}
+KERNEL_FEATURE = {v: k for k, v in TUNED_FEATURE.items()}
+# The members of ethtool's wildcard groups are printed indented under the group's line, and
+# tuned keeps the indentation in the key, so it matches none of them: tuned can set them only
+# as the whole group (`tso` turns every tx-tcp*-segmentation), which is not the one change.
+GROUPED = re.compile(r"tx-checksum-.*|tx-scatter-gather.*|tx-tcp.*-segmentation")
+GROUP_OF = (("tx-checksum-", "tx"), ("tx-scatter-gather", "sg"), ("tx-tcp", "tso"))
 LEFT_OUT = (
     "not in the tuned profile: tuned places IRQs and processes by CPU mask, not by queue "
     "name (--format affinity, process)"
@@ -79,10 +101,20 @@ def _net_lines(
         group = by_kind(changes, kind)
         pairs: list[str] = []
         for c in group:
+            if kind == "feature" and GROUPED.fullmatch(c.key.name):
+                whole = next(g for p, g in GROUP_OF if c.key.name.startswith(p))
+                out.left_out[c.key] = (
+                    f"tuned cannot set {c.key.name} alone (`ethtool -k` lists it under "
+                    f"`{whole}`, and tuned's features= sets only whole groups): use --format "
+                    "udev, link or nm"
+                )
+                continue
             name = check(safe.feature if kind == "feature" else safe.field_name, c.key)
             value = device_value(c, check)
             if name is None or value is None:
                 continue
+            if kind == "feature":
+                name = TUNED_FEATURE.get(name, name)
             lines.append(f"# {c.key.label}: {was(c)}")
             pairs += [name, value]
             out.covered.add(c.key)
@@ -169,7 +201,10 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
             words = value.split()
             for field, v in zip(words[::2], words[1::2], strict=False):
                 kind = by_option[name]
-                key = Key.feature(ifname, field) if kind == "feature" else Key(kind, ifname, field)
+                if kind == "feature":
+                    key = Key.feature(ifname, KERNEL_FEATURE.get(field, field))
+                else:
+                    key = Key(kind, ifname, field)
                 out.append((key, v, n))
         elif section == "[sysfs]":
             queue, attr = name.rstrip("/").split("/")[-2:]

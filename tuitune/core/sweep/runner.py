@@ -158,6 +158,7 @@ class SweepRunner:
         # A recording beside the notebook (the CLI's `tuitune sweep` sets it): the sampler's
         # ticks and each repeat's start and end; each run's tags name it and its window.
         self.recorder: Recorder | None = None
+        self.command: Sequence[str] | None = None  # tests: replay a recorded client output
         self.recording_path: str | None = None
         self._windows: dict[int, list[float]] = {}
         self._first = threading.Event()  # the sampler delivered (and recorded) a sample
@@ -406,7 +407,11 @@ class SweepRunner:
 
         with self._servers(spec) as servers:
             runner = BenchRunner(
-                spec, on_event, server_hint=self.target.server_hint, server_commands=servers
+                spec,
+                on_event,
+                command=self.command,
+                server_hint=self.target.server_hint,
+                server_commands=servers,
             )
             runner.start()
             try:

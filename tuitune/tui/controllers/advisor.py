@@ -335,8 +335,9 @@ class Advisor:
         found = [f.severity for f in self.counted.findings]
         return found.count("bottleneck"), found.count("risk"), found.count("hint")
 
-    def _facts_maker(self) -> Callable[[], Facts] | None:
-        """What the rules need, taken now (UI thread); the window is made when called."""
+    def _facts_maker(self, kind: ContextKind | None = None) -> Callable[[], Facts] | None:
+        """What the rules need, taken now (UI thread); the window is made when called.
+        `kind`: the context to judge in (default: the interface's, `c` in the A view)."""
         sel = self.shell.selection()
         host, nic = sel.host, sel.nic
         if host is None:
@@ -348,7 +349,7 @@ class Advisor:
         known = [usable(k, detail) for k in steps]
         first, last = (stats[0], stats[-1]) if stats else (None, None)
         held = frozenset(self.shell.session.originals())
-        kind = self.context
+        kind = kind or self.context
         read = self.platform
         platform = read[1] if read is not None and read[0] == sel.ifname else None
         conns = self._facts_connections()
@@ -376,6 +377,17 @@ class Advisor:
     def _facts(self) -> Facts | None:
         make = self._facts_maker()
         return make() if make is not None else None
+
+    def judged_in(self, kind: ContextKind) -> Advice | None:
+        """The moving window's judgement in context `kind` (T's latency goal judges with the
+        latency rules, as `autotune --goal latency`): the one shown when it is the screen's
+        context, else judged now; None before the window's first judgement."""
+        if self.counted is None or kind in ("any", self.context):
+            return self.counted
+        from tuitune.core.advise import advise
+
+        make = self._facts_maker(kind)
+        return advise(make()) if make is not None else None
 
     def judge(self) -> tuple[Advice, float] | None:
         from tuitune.core.advise import advise

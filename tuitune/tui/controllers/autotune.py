@@ -7,26 +7,29 @@ quitting, stops it, and every change not yet kept is put back before anything el
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from tuitune.core.autotune.goal import Goal
 from tuitune.core.session import Key
 from tuitune.tui.shell import Shell
 
 if TYPE_CHECKING:
-    from tuitune.core.advise.model import Advice
+    from tuitune.core.advise.model import Advice, ContextKind
     from tuitune.core.autotune.host import SweepBench
     from tuitune.core.autotune.search import Candidate
     from tuitune.core.lab import Lab
     from tuitune.core.session import Session
+    from tuitune.core.sweep.spec import SweepSpec
     from tuitune.core.watch.hostreader import HostReader
 
 REPEATS = 3
+THROUGHPUT = Goal()
 SECONDS = 2
 BUDGET_S = 300.0
 MAX_RUNS = 40
@@ -46,45 +49,57 @@ class AutotuneController:
     def __init__(
         self,
         shell: Shell,
-        advice: Callable[[], Advice | None],
+        advice: Callable[[ContextKind], Advice | None],
         *,
         lab: Lab | None = None,
         notebook_path: Path | None = None,
     ) -> None:
         self.shell = shell
-        self.advice = advice  # the advisor's last judgement of the moving window
+        # The advisor's judgement of the moving window in a context (the latency goal judges
+        # with the latency rules, as `autotune --goal latency`); None before its first.
+        self.advice = advice
         self.lab = lab
         self.notebook_path = notebook_path
         self.bench: SweepBench | None = None
         self.last_lines: tuple[str, ...] = ()  # the last run's end: its chart and verdict
+        self.typed: dict[str, str] = {}  # the form's fields as last submitted
+        self.command: Sequence[str] | None = None  # tests: replay a recorded client output
 
     @property
     def running(self) -> bool:
         return self.bench is not None
 
     def open(self) -> None:
-        """T: stop a run under way; else start one (asking for the peer outside the lab)."""
+        """T: stop a run under way; else the form (the peer outside the lab, the goal, a
+        sweep spec), whose Enter starts one."""
         if self.bench is not None:
             self.stop()
             return
-        if self.lab is not None:
-            self._start(self.lab.peer_addr)
-            return
-        from tuitune.tui.screens.dialogs import EditorScreen
+        from tuitune.tui.screens.autotune_form import AutotuneFormScreen
 
-        def done(typed: str | None) -> None:
-            if typed is not None:
-                self._start(typed.strip())
+        lab_peer = self.lab.peer_addr if self.lab is not None else None
+        self.shell.push_screen(AutotuneFormScreen(self.typed, lab_peer, self._submitted))
 
-        self.shell.push_screen(
-            EditorScreen(
-                "autotune: the peer running `iperf3 -s`",
-                "",
-                "a host name or address; every change is tried, measured, and kept only "
-                "when it beats the noise",
-            ),
-            done,
-        )
+    def _submitted(self, fields: Mapping[str, str]) -> str | None:
+        """The form's Enter: started (None), else why not in one line, nothing changed. The
+        goal and the spec are read as `tuitune autotune --goal --spec` reads them."""
+        from tuitune.core.autotune.goal import parse_goal
+        from tuitune.core.sweep.spec import SpecError, load
+
+        self.typed = dict(fields)
+        peer = fields.get("peer", "").strip()
+        try:
+            goal = parse_goal(fields.get("goal", ""))
+        except ValueError as exc:
+            return str(exc)
+        spec = None
+        path = fields.get("spec", "").strip()
+        if path:
+            try:  # a hostile file: the sweep's bounded, link-safe reader (core/docfile.py)
+                spec = load(Path(path))
+            except SpecError as exc:
+                return str(exc)
+        return self._start(peer, goal, spec)
 
     def stop(self) -> None:
         if self.bench is not None:
@@ -99,11 +114,11 @@ class AutotuneController:
         )
 
     # -- the run -------------------------------------------------------------------------------
-    def _start(self, peer: str) -> None:
+    def _start(self, peer: str, goal: Goal, spec: SweepSpec | None) -> str | None:
         problem = self._problem(peer)
         if problem is not None:
-            self.shell.notify_line(f"autotune: {problem}", True)
-            return
+            return problem
+        from tuitune.core.autotune.goal import WORDS
         from tuitune.core.autotune.host import SweepBench, candidates_of
         from tuitune.core.bench.notebook import Notebook
         from tuitune.core.sweep.runner import Target
@@ -114,29 +129,32 @@ class AutotuneController:
         session = shell.session
         ifname = shell.selection().ifname
         assert ifname is not None  # _problem said so otherwise
-        advice = self.advice()
+        advice = self.advice(goal.context)
         findings = advice.findings if advice is not None else ()
         in_ns = session.root.netns is not None
         candidates, skipped = candidates_of(findings, allow_trial=in_ns)
         lab = self.lab
         target = Target.in_lab(ifname, peer, session.root.netns, lab)
+        target = replace(target, port=goal.port(None, lab is not None) or target.port)
         path = self.notebook_path or Notebook.default_path(ifname, netns=session.root.netns)
         run_id = f"autotune-{datetime.now().strftime('%Y%m%d%H%M%S')}"
         reader = HostReader(session.root)
-        bench = SweepBench(
-            session, reader, target, Notebook(path), BenchParams(seconds=SECONDS), run_id,
-            "throughput", self._say,
-        )  # fmt: skip
+        params = BenchParams(seconds=SECONDS, engine=goal.engine)
+        bench = SweepBench(session, reader, target, Notebook(path), params, run_id, goal.name,
+                           self._say)  # fmt: skip
+        bench.runner.command = self.command
         self.bench = bench
         names = ", ".join(c.id for c in candidates) or "none"
-        shell.notify_line(f"autotune {run_id}: advisor candidate(s): {names}; the profile next")
-        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns)
+        shell.notify_line(f"autotune {run_id}, goal {goal.name} ({WORDS[goal.name]}): advisor "
+                          f"candidate(s): {names}; the profile next")  # fmt: skip
+        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns, goal, spec)
 
         def work() -> None:
             lines, report = _run(job, candidates, skipped)
             shell.post_message(AutotuneController.News(done=True, lines=lines, report=report))
 
         shell.in_thread(work, group="autotune")
+        return None
 
     def _problem(self, peer: str) -> str | None:
         from tuitune.core.advise.peer import peer_problem
@@ -149,8 +167,7 @@ class AutotuneController:
                 "changes of yours are pending: undo (u) or revert them (R) first; autotune "
                 "puts back everything the journal holds when it stops"
             )
-        advice = self.advice()
-        if advice is None:
+        if self.advice("any") is None:
             return "the advisor has not judged the interface yet: wait a few seconds"
         return peer_problem(peer)
 
@@ -183,6 +200,8 @@ class _Job:
     run_id: str
     notebook: Path
     in_ns: bool  # a namespace (the lab): nothing to cut, link-level changes are tried
+    goal: Goal = THROUGHPUT
+    spec: SweepSpec | None = None  # the form's sweep spec: its values are candidates too
 
 
 def _candidates(
@@ -197,16 +216,30 @@ def _candidates(
     say = job.bench.runner.say
     session = job.bench.runner.session
     netns = session.root.netns
-    prof = scaled_profile(job.reader, job.ifname, netns, job.peer, "throughput", "auto", say)
+    prof = scaled_profile(job.reader, job.ifname, netns, job.peer, job.goal.name, "auto", say)
     more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns)
     skipped += why_not
     cands: list[Candidate[Any]] = [*advised, *new_keys(advised, more)]
+    if job.spec is not None:  # as `--spec`: each value it names, alone
+        from tuitune.core.autotune.sources import spec_candidates
+
+        more, why_not = spec_candidates(session, job.spec, job.ifname, allow_trial=job.in_ns)
+        skipped += why_not
+        cands += new_keys(cands, more)
     if netns is not None:  # the screen's session may write the host's sysctls; T never does
         cands, wide = _not_host_wide(cands)
         skipped += wide
     ends = job.bench.runner.ends
     if len(ends) > 1:  # the lab's far end: what both ends must share is set at both
         cands = at_both_ends(cands, ends[1].ifname, host_wide)
+        far_ns = ends[1].session.root.netns
+        if far_ns is not None:  # and the far end's own findings, judged there (as --lab)
+            from tuitune.core.autotune.far import far_end_candidates
+
+            more, why_not = far_end_candidates(far_ns, ends[1].ifname, job.goal.context, cands,
+                                               say)  # fmt: skip
+            skipped += why_not
+            cands += more
     for line in skipped:
         say(f"not tried: {line}")
     say(f"{len(cands)} candidate(s): {', '.join(c.id for c in cands) or 'none'}")
@@ -253,7 +286,8 @@ def _run(
             with bench.sampling():
                 out = search(
                     cands, bench, jhost, REPEATS, budget, say=bench.runner.say,
-                    pairs=interacting(cands),
+                    pairs=interacting(cands), higher_better=job.goal.higher_better,
+                    goal=job.goal.name,
                 )  # fmt: skip
     except KeyboardInterrupt:  # T again, or quit: the runner's cancel
         problem = "by T or quit"

@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.events import Click, DescendantFocus
+from textual.events import DescendantFocus
 from textual.widgets import Button, Input, Static
 
 from tuitune.core.bench.engines import NAMES as ENGINE_NAMES
@@ -36,6 +35,7 @@ from tuitune.core.bench.limits import (
 from tuitune.core.bench.model import DIRECTIONS, BenchSpec, Direction
 from tuitune.core.cpulist import format_cpulist
 from tuitune.tui.screens.box import BoxScreen
+from tuitune.tui.screens.word_choice import WordChoice
 
 # A host name, an IPv4 or IPv6 address (with a %zone): nothing a shell or iperf3 would read
 # as an option or a second word.
@@ -294,52 +294,11 @@ HINTS = {
 }
 
 
-class DirectionChoice(Static, can_focus=True):
-    """normal / reverse / bidir, the chosen one highlighted: space or arrows cycle, a click
-    picks. Plain letters and reverse video, so it reads the same on the Linux console."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,right", "step(1)", "Next direction", show=False),
-        Binding("left", "step(-1)", "Previous direction", show=False),
-    ]
-    DEFAULT_CSS = """
-    DirectionChoice { width: 1fr; height: 1; padding: 0 1; }
-    DirectionChoice:focus { background: $accent 25%; }
-    """
+class DirectionChoice(WordChoice):
+    """normal / reverse / bidir (screens/word_choice.py)."""
 
     def __init__(self, value: Direction, *, id: str | None = None) -> None:
-        super().__init__("", id=id, markup=False)
-        self.value: Direction = value
-        self._spans: list[tuple[int, int, Direction]] = []
-
-    def on_mount(self) -> None:
-        self._draw()
-
-    def _draw(self) -> None:
-        text = Text()
-        self._spans = []
-        for d in DIRECTIONS:
-            start = len(text)
-            text.append(f" {d} ", style="reverse bold" if d == self.value else "")
-            self._spans.append((start, len(text), d))
-            text.append(" ")
-        text.append(DIRECTION_WORDS[self.value], style="italic")
-        self.update(text)
-
-    def set(self, value: Direction) -> None:
-        self.value = value
-        self._draw()
-
-    def action_step(self, step: int) -> None:
-        i = DIRECTIONS.index(self.value)
-        self.set(DIRECTIONS[(i + step) % len(DIRECTIONS)])
-
-    def on_click(self, event: Click) -> None:
-        x = event.x - 1  # the left padding
-        for start, end, d in self._spans:
-            if start <= x < end:
-                self.set(d)
-                return
+        super().__init__(DIRECTIONS, DIRECTION_WORDS, value, id=id)
 
 
 class BenchFormScreen(BoxScreen[BenchSpec | None]):
@@ -443,7 +402,8 @@ class BenchFormScreen(BoxScreen[BenchSpec | None]):
         }
 
     def direction(self) -> Direction:
-        return self.query_one(DirectionChoice).value
+        got = self.query_one(DirectionChoice).value
+        return next(d for d in DIRECTIONS if d == got)  # one of them: the widget cycles them
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         name = self._name_of(event.widget.id or "")

@@ -6,8 +6,10 @@ journal's trial offlines the siblings tuitune named before the write (the kernel
 IRQ's affinity, and virtio_net re-spreads its queues on every CPU hotplug); putting the trial
 back brings SMT on and every IRQ's affinity back byte for byte.
 
-Under TCG the kernel sees the topology QEMU's CPUID gives it; a guest booted without threads
-says "notsupported" there, and the test then skips saying so (never silently)."""
+Under TCG the kernel sees the topology QEMU's CPUID gives it: scripts/vm gives the guest an
+Intel vendor id, since as AMD (TCG's default) the kernel finds no SMT without TOPOEXT, which
+TCG 7.2 lacks. A guest booted without threads says "notsupported", and the test then skips
+saying so (never silently)."""
 
 from __future__ import annotations
 

@@ -30,8 +30,11 @@ from tuitune.core.host import ethtool_ioctl as io
 
 ETHTOOL_GMODULEINFO = 0x42
 ETHTOOL_GMODULEEEPROM = 0x43
-MODINFO = struct.Struct("=3I32s")  # struct ethtool_modinfo: cmd, type, eeprom_len, reserved[8]
-EEPROM = struct.Struct("=4I")  # struct ethtool_eeprom: cmd, magic, offset, len (then data)
+MODINFO_FIELDS: io.Fields = (("cmd", "I"), ("type", "I"), ("eeprom_len", "I"), ("reserved", "32s"))
+# struct ethtool_eeprom, then its data[] (checked against the header: test_ethtool_structs.py)
+EEPROM_FIELDS: io.Fields = (("cmd", "I"), ("magic", "I"), ("offset", "I"), ("len", "I"))
+MODINFO = struct.Struct("=" + "".join(c for _, c in MODINFO_FIELDS))
+EEPROM = struct.Struct("=" + "".join(c for _, c in EEPROM_FIELDS))
 # ETH_MODULE_SFF_* of <linux/ethtool.h>
 STANDARDS = {1: "SFF-8079", 2: "SFF-8472", 3: "SFF-8636", 4: "SFF-8436"}
 MAX_LEN = 640  # ETH_MODULE_SFF_8636_MAX_LEN, the largest the kernel names

@@ -45,7 +45,12 @@ IDENTIFIERS = {
     0x0D: "QSFP+",
     0x11: "QSFP28",
     0x18: "QSFP-DD",
+    0x19: "OSFP",
+    0x1E: "QSFP+ (CMIS)",
 }
+# Identifiers whose memory map is CMIS, not SFF-8636 (the strings and monitors sit elsewhere):
+# some drivers hand them out through the same ioctl.
+CMIS = frozenset({0x18, 0x19, 0x1E})
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +146,9 @@ def _with(o: Optics, **kw: object) -> Optics:
 
 def parse(standard: str, data: bytes) -> Optics | None:
     """The decoded EEPROM; None when the layout or the length is not one decoded here."""
+    if data and data[0] in CMIS:
+        note = "CMIS memory map: only the identifier is decoded"
+        return Optics(standard, identifier(data[0]), "", "", "", note=note)
     if standard in ("SFF-8472", "SFF-8079") and len(data) >= 128:
         return parse_sff8472(data, standard)
     if standard in ("SFF-8636", "SFF-8436") and len(data) >= 256:

@@ -59,6 +59,10 @@ def test_only_a0h_is_the_module_without_diagnostics() -> None:
     assert o is not None and o.part == "SFP-10G-SR-IT" and o.rx_power_mw == ()
     assert "only A0h" in o.note
     assert sff.parse("type 9", SFP) is None
+    # A QSFP-DD (CMIS) handed out as SFF-8636: its strings sit elsewhere, none is guessed.
+    cmis = sff.parse("SFF-8636", bytes([0x18]) + SFP[1:256])
+    assert cmis is not None and cmis.identifier == "QSFP-DD" and cmis.vendor == ""
+    assert "CMIS" in cmis.note and cmis.rx_power_mw == ()
 
 
 class FakePort:

@@ -15,6 +15,7 @@ from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.cpupower import CpuPower, FreqPolicy, deep_states
 from tuitune.core.host.ethtool import DriverInfo
+from tuitune.core.host.module_eeprom import Optics, dbm
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.platform import Platform
 from tuitune.core.procs.model import printable
@@ -30,6 +31,7 @@ STATIC_RULES = (
     "cpu-governor",
     "cstates-deep",
     "smt-shared-core",
+    "optics-rx-low",
 )
 
 
@@ -228,7 +230,55 @@ def platform_rows(
             else (f"{ch.combined} combined, {ch.rx} rx, {ch.tx} tx")
         )
         rows.append(Row(s3, "queues", q, "msi-x", isinstance(ch, Unavailable)))
+    optics = drv.optics
+    if isinstance(optics, Unavailable):
+        rows.append(Row(s3, "optics", _state(optics), "optics", True))
+    else:
+        rows.append(Row(s3, "optics", optics_text(optics), "optics"))
     return rows
+
+
+def _mw(mw: float) -> str:
+    return f"{mw:.4f} mW ({dbm(mw):.1f} dBm)"
+
+
+def optics_text(o: Optics) -> str:
+    """One line: what the module is, then its diagnostics (sanitised: the module's strings)."""
+    head = f"{_p(o.identifier)} {_p(o.vendor)} {_p(o.part)}".strip()
+    if o.wavelength_nm:
+        head += f" {o.wavelength_nm} nm"
+    parts = [head]
+    if o.temperature_c is not None:
+        parts.append(f"{o.temperature_c:.1f} C")
+    if o.rx_power_mw:
+        parts.append("rx " + ", ".join(_mw(v) for v in o.rx_power_mw))
+    if o.tx_power_mw:
+        parts.append("tx " + ", ".join(_mw(v) for v in o.tx_power_mw))
+    if o.rx_low_warn_mw is not None:
+        parts.append(f"rx low warning {_mw(o.rx_low_warn_mw)}")
+    if o.note:
+        parts.append(_p(o.note))
+    return "; ".join(parts)
+
+
+def optics_json(o: Optics | Unavailable) -> dict[str, Any]:
+    if isinstance(o, Unavailable):
+        return {"unavailable": o.kind, "reason": o.reason}
+    return {
+        "standard": o.standard,
+        "identifier": o.identifier,
+        "vendor": o.vendor,
+        "part": o.part,
+        "serial": o.serial,
+        "wavelength_nm": o.wavelength_nm,
+        "temperature_c": o.temperature_c,
+        "voltage_v": o.voltage_v,
+        "tx_power_mw": list(o.tx_power_mw),
+        "rx_power_mw": list(o.rx_power_mw),
+        "rx_low_alarm_mw": o.rx_low_alarm_mw,
+        "rx_low_warn_mw": o.rx_low_warn_mw,
+        "note": o.note or None,
+    }
 
 
 def cmdline_suggestions(platform: Platform) -> list[str]:
@@ -380,5 +430,6 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "private_flags": flags,
             "fec": st(drv.fec),
             "fec_configured": drv.fec_configured,
+            "module_eeprom": optics_json(drv.optics),
         },
     }

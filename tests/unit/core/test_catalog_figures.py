@@ -33,8 +33,8 @@ DERIVATIONS = DATA_DIR / "derivations.toml"
 # A figure: digits, optionally with decimal parts ("3.77", "2.6.32"), not glued to a word
 # before it ("eth2", "IPv4", "mlx5" are names, not figures).
 _NUM = re.compile(r"(?<![\w.^])\d+(?:\.\d+)*")
-# Names that contain digits but quote nothing: architectures and the like.
-_NAMES = re.compile(r"x86-64|IA-64|IA64|802\.3x|2\^\d+", re.IGNORECASE)
+# Names that contain digits but quote nothing: architectures, specifications and the like.
+_NAMES = re.compile(r"x86-64|IA-64|IA64|802\.3x|2\^\d+|SFF-\d+", re.IGNORECASE)
 # 0 and 1 are the on/off values of switches, not figures from a report.
 _NOT_FIGURES = frozenset({"0", "1"})
 

@@ -12,6 +12,7 @@ from tuitune.core.advise import (
     rules_conns,
     rules_cpu,
     rules_nic,
+    rules_optics,
     rules_platform,
     rules_queues,
     rules_tcp,
@@ -61,6 +62,7 @@ RULES: dict[str, Rule] = {
     "cstates-deep": rules_platform.cstates_deep,
     "smt-shared-core": rules_platform.smt_shared_core,
     "iommu-translated": rules_platform.iommu_translated,
+    "optics-rx-low": rules_optics.optics_rx_low,
     "app-remote-node": rules_app.app_remote_node,
     "app-on-irq-cpu": rules_app.app_on_irq_cpu,
 }

@@ -1,6 +1,6 @@
 """The platform under a NIC, in ESnet's order (BIOS/platform, firmware, driver): CPU power and
 SMT (cpupower.py), the PCIe path (pcie.py), the IOMMU, and the driver's module parameters,
-private flags and FEC mode.
+private flags, FEC mode and the plug-in module's EEPROM (module_eeprom.py).
 
 One `read_platform` for a live host and a --root tree alike; what a tree cannot hold (private
 flags and FEC come from the driver through SIOCETHTOOL) is a state there, as is every feature
@@ -20,6 +20,7 @@ from typing import Any
 
 from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
+from tuitune.core.host import module_eeprom as sff
 from tuitune.core.host.cpupower import CpuPower, Smt, read_cpu_power, read_smt
 from tuitune.core.host.pcie import PciFunction, pci_chain, read_pci_chain
 from tuitune.core.host.root import HostRoot, read_value
@@ -29,6 +30,7 @@ _MODULE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # The kernel command line words that choose the IOMMU's mode (kernel-parameters.txt).
 _IOMMU_WORDS = ("intel_iommu=", "amd_iommu=", "iommu=", "iommu.passthrough=", "iommu.strict=")
 NOT_IN_TREE = "not recorded in a host tree (read from the driver on a live host)"
+_NO_OPTICS = Unavailable("missing", NOT_IN_TREE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,8 @@ class DriverPlatform:
     fec: str | Unavailable  # "active rs (configured auto)"
     # The configured modes alone ("auto", "rs"), as the fec kind reads and writes them.
     fec_configured: str | None = None
+    # The SFP/QSFP module's EEPROM (`ethtool -m`), read-only.
+    optics: sff.Optics | Unavailable = _NO_OPTICS
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,16 +162,36 @@ def _fec(ifname: str) -> drv.Fec | Unavailable:
         eth.close()
 
 
+def _optics(ifname: str) -> sff.Optics | Unavailable:
+    eth = io.EthtoolIoctl(ifname)
+    try:
+        standard, data = sff.read_eeprom(eth)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.ENOTSUP):
+            return Unavailable("unsupported", "no module EEPROM (the driver has no access)")
+        if exc.errno in (errno.ENODEV, errno.EIO, errno.ENXIO):
+            return Unavailable("missing", "no module in the port (or it does not answer)")
+        return from_oserror(exc, "module EEPROM")
+    finally:
+        eth.close()
+    got = sff.parse(standard, data)
+    if got is None:
+        return Unavailable("unsupported", f"{standard} ({len(data)} bytes): not decoded here")
+    return got
+
+
 def _direct(fn: Callable[..., Any], *args: object) -> Any:
     return fn(*args)
 
 
 def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct) -> DriverPlatform:
-    """`call` runs the two ioctls (a HostReader's `call`: inside its namespace)."""
+    """`call` runs the ioctls (a HostReader's `call`: inside its namespace)."""
     module = driver_module(root, ifname)
+    optics: sff.Optics | Unavailable = _NO_OPTICS
     if root.live:
         flags: tuple[tuple[str, bool], ...] | Unavailable = call(_priv_flags, ifname)
         got: drv.Fec | Unavailable = call(_fec, ifname)
+        optics = call(_optics, ifname)
     else:
         flags = got = Unavailable("missing", NOT_IN_TREE)
         if root.jail is not None:  # a capture holds what the ioctls said (core/capture)
@@ -179,9 +203,9 @@ def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct)
                 return DriverPlatform(module, params, dev.dev.priv_flags, dev.dev.fec)
     params = read_module_params(root, module)
     if isinstance(got, Unavailable):
-        return DriverPlatform(module, params, flags, got)
+        return DriverPlatform(module, params, flags, got, optics=optics)
     fec = f"active {got.active_names} (configured {got.configured_names})"
-    return DriverPlatform(module, params, flags, fec, got.configured_names)
+    return DriverPlatform(module, params, flags, fec, got.configured_names, optics)
 
 
 def read_platform(

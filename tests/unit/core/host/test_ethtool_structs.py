@@ -12,6 +12,7 @@ import pytest
 
 from tuitune.core.host import ethtool_ioctl as io
 from tuitune.core.host import ethtool_netlink as nl
+from tuitune.core.host import module_eeprom as sff
 from tuitune.core.host.ethtool import (
     COALESCE_IOCTL_NAMES,
     LEGACY_FEATURE_ALIASES,
@@ -35,6 +36,8 @@ LAYOUTS: dict[str, tuple[io.Fields, str | None]] = {
     "ethtool_sfeatures": (io.SFEATURES_FIELDS, "features"),
     "ethtool_set_features_block": (io.SET_FEATURES_BLOCK_FIELDS, None),
     "ethtool_stats": (io.STATS_FIELDS, "data"),
+    "ethtool_modinfo": (sff.MODINFO_FIELDS, None),
+    "ethtool_eeprom": (sff.EEPROM_FIELDS, "data"),
 }
 
 

@@ -16,6 +16,7 @@ from tests.tui.conftest import Launch, Tui
 from tuitune.core.catalog.device import DEVICE_HELP
 from tuitune.tui.panels.sysctlpanel import PROCESS_HELP, help_names
 from tuitune.tui.screens.dialogs import TextScreen
+from tuitune.tui.screens.host import HostScreen
 from tuitune.tui.screens.procs import ProcsScreen
 
 SIZES = [(80, 24), (200, 60)]
@@ -57,6 +58,14 @@ async def test_every_device_help_entry_opens_from_its_row(
             for row in tui.view(name).rows:
                 if row.key:
                     reached.update(help_names(row.key))
+        # The Host view's rows (H): the transceiver's optics row is the only way to its entry.
+        await tui.press("H")
+        await tui.wait(lambda: isinstance(tui.app.screen, HostScreen), "the Host view")
+        screen = tui.app.screen
+        assert isinstance(screen, HostScreen)
+        await tui.wait(lambda: bool(screen.rows), "the Host view's rows")
+        reached.update(r.help for r in screen.rows if r.help)
+        await tui.press("escape")
         assert reached == set(DEVICE_HELP), set(DEVICE_HELP) - reached
 
         rps = await _enter_on(tui, "nic", "queue:rx-")

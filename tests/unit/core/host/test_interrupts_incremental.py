@@ -105,3 +105,46 @@ def test_any_sequence_of_texts_matches_full_parses(texts: list[str]) -> None:
     parser = InterruptsParser()
     for text in texts:
         assert parser.parse(text) == parse_interrupts(text)
+
+
+def _mutate(text: str, edits: list[int], tail: bool) -> str:
+    """The capture with each line kept (0), a count changed at the same width (1) or not (2),
+    dropped (3), doubled (4), followed by a line that is no row (5) or given a second action
+    name (6: the old line is the new one's start); `tail`: the final newline kept."""
+    out: list[str] = []
+    for k, line in enumerate(text.rstrip("\n").split("\n")):
+        edit = edits[k % len(edits)] if k else 0  # the header stays the first line
+        if edit == 1:
+            line = line.replace("0", "1", 1)
+        elif edit == 2:
+            line = line.replace(" 0 ", " 12345 ", 1)
+        elif edit == 6:
+            line += ", eth9"
+        if edit != 3:
+            out.append(line)
+        if edit == 4:
+            out.append(line)
+        elif edit == 5:
+            out.append("garbage: not a row")
+    return "\n".join(out) + ("\n" if tail else "")
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(st.integers(0, 6), min_size=1, max_size=12), st.booleans()),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_a_capture_changing_under_the_same_header_matches_full_parses(
+    fixtures_dir: Path, ticks: list[tuple[list[int], bool]]
+) -> None:
+    """Issue 38: under an unchanged first-line header the rows are found in place (no split);
+    whatever the rows do between ticks, the result is a full parse's."""
+    text = _read(fixtures_dir, "netutils_ixgbe-82599_igb-i350_32cpu.txt")
+    parser = InterruptsParser()
+    assert parser.parse(text) == parse_interrupts(text)
+    for edits, tail in ticks:
+        got = _mutate(text, edits, tail)
+        assert parser.parse(got) == parse_interrupts(got)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -38,6 +38,7 @@ from tuitune.core.host.root import KernelFileError
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
 from tuitune.core.watch.hostreader import HostReader, UnknownInterface
+from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.rates import (
     Rates,
     compute_rates,
@@ -133,6 +134,7 @@ class Sampler:
         self._want_state = True
         self._want_baseline: bool | None = None  # True: set at next tick, False: clear
         self.all_irqs = False  # also read every IRQ's affinity (the "all IRQs" view)
+        self._affinity = AffinityRounds()  # those affinities, a few a tick
         self._thread: threading.Thread | None = None
         self._last: Counters | None = None
         self._last_full: Counters | None = None  # the last tick that read /proc/interrupts
@@ -367,10 +369,14 @@ class Sampler:
         detail = self._nic_irqs()
         if self.all_irqs:
             detail_arg = None
-            if slow or self.seq % self.slow_every == 0:
-                all_aff = self.reader.call(_all_affinity, self.reader, counters)
+            # A few IRQs' affinities a tick, all of them when the state is re-read (a change,
+            # `r`, the view opening): core/watch/irqaffinity.py.
+            table = self._full(counters)
+            numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
+            all_aff = self._affinity.tick(numbered, self._read_affinities, everything=forced)
         else:
             detail_arg = detail
+            self._affinity.forget()
         rates_from = self._last
         counters, rates = self._rates(counters, detail, detail_arg)
         if self._want_baseline is not None:
@@ -442,6 +448,12 @@ class Sampler:
         got = self.reader.queue_stats(self.ifname)
         return None if isinstance(got, Unavailable) else got
 
+    def _read_affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
+        if not irqs:
+            return {}
+        got: dict[str, IrqAffinity] = self.reader.call(_affinities, self.reader, irqs)
+        return got
+
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()
 
@@ -500,10 +512,7 @@ def describe(exc: Exception, ifname: str | None) -> str:
     return f"{ifname or 'host'}: reading failed: {text}"
 
 
-def _all_affinity(reader: HostReader, counters: Counters) -> dict[str, IrqAffinity]:
+def _affinities(reader: HostReader, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
+    """These IRQs' affinities (on the reader's kernel thread)."""
     debugfs = has_irq_debugfs(reader.root)
-    return {
-        row.irq: read_irq_affinity(reader.root, row.irq, debugfs)
-        for row in counters.interrupts.rows
-        if row.irq.isascii() and row.irq.isdigit()
-    }
+    return {irq: read_irq_affinity(reader.root, irq, debugfs) for irq in irqs}

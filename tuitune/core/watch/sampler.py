@@ -219,8 +219,8 @@ class Sampler:
             self.refresh_state()
 
     def set_all_irqs(self, on: bool) -> None:
-        """The all-IRQs view is open (or closed): read every IRQ, and their affinities, at each
-        tick, from the next one, taken now."""
+        """The all-IRQs view is open (or closed): read every IRQ at each tick, from the next
+        one, taken now; their affinities all on that tick, then a few a tick (irqaffinity.py)."""
         self.all_irqs = on
         self.refresh_state()
 

@@ -17,7 +17,7 @@ def footer_keys(h: EditHost) -> set[str]:
 
 
 def shown_keys(h: EditHost) -> set[str]:
-    return {b.action for b, _, _ in shown_bindings(h.app.screen)}  # type: ignore[attr-defined]
+    return {b.action for b, _, _ in shown_bindings(h.app.screen)}
 
 
 async def test_same_keys_no_rebuild_and_a_panels_own_keys_shown(tmp_path: Path) -> None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
+Shown = tuple[tuple[Binding, bool, str], ...]
 
-def shown_bindings(screen: Screen[Any]) -> tuple[object, ...]:
+
+def shown_bindings(screen: Screen[Any]) -> Shown:
     """What Footer.compose makes its keys of: each shown binding, enabled or not, its tooltip."""
     return tuple(
         (binding, enabled, tooltip)
@@ -31,7 +34,7 @@ class KeysFooter(Footer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._shown: tuple[object, ...] | None = None
+        self._shown: Shown | None = None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         # Only when Footer would rebuild now (focused app, this screen) is what it shows known.

@@ -163,8 +163,9 @@ def read_into(path: Path, what: str, buf: bytearray, limit: int, jail: str | Non
             raise _too_big(what, limit)
         total = 0
         while True:
-            if len(buf) - total < 1 << 16 and len(buf) <= limit:  # room for more, to the bound
-                buf.extend(bytes(min(max(len(buf), 1 << 20), limit + 1 - len(buf))))
+            # Doubled while less than 64 KiB is free (a 2-CPU host: 64 KiB), up to the bound.
+            if len(buf) - total < 1 << 16 and len(buf) <= limit:
+                buf.extend(bytes(min(max(len(buf), 1 << 16), limit + 1 - len(buf))))
             with memoryview(buf) as view:
                 got = os.readv(fd, [view[total : limit + 1]])
             if not got:

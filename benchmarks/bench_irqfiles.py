@@ -16,6 +16,8 @@ left out. "typical" is the median, "worst" the largest. The collector is set as 
 screen sets it once started (core/gcpolicy.py), for both paths. Bytes are what
 ``HostReader.counters()`` read, counted by tests/support/readlog.py.
 ``--rows 1000`` widens the table to about the size of a real 1152-CPU host's (13 MB).
+``--all-irqs`` ticks as the all-IRQs view does (the whole table every tick, both paths, and
+the IRQs' affinities: all on the first tick, then core/watch/irqaffinity.py's few a tick).
 
 ``--kernel`` mode runs INSIDE the VM bench's guest (``TUITUNE_VM_CPUS=32 scripts/vm run -k
 irqfiles``): on the guest's real kernel it compares reading the whole /proc/interrupts with
@@ -139,11 +141,19 @@ def _median_kb(ticks: list[dict[str, int]]) -> dict[str, float]:
     return {g: statistics.median(t.get(g, 0) / 1000 for t in ticks) for g in groups}
 
 
-def run_sampler(reader: ReplayReader, ifname: str, full_every: int, ticks: int, name: str) -> Run:
+def run_sampler(
+    reader: ReplayReader,
+    ifname: str,
+    full_every: int,
+    ticks: int,
+    name: str,
+    all_irqs: bool = False,
+) -> Run:
     got: queue.Queue[Sample] = queue.Queue()
     sampler = Sampler(
         reader, ifname, got.put, interval=0.0, host_every=10**6, full_every=full_every
     )
+    sampler.all_irqs = all_irqs  # the all-IRQs view: the whole table and affinities each tick
     run = Run(name)
     with ReadLog().watching(reader) as log:
         before = time.process_time()  # a tick runs between start() or ack() and its delivery
@@ -173,7 +183,7 @@ def run_sampler(reader: ReplayReader, ifname: str, full_every: int, ticks: int, 
     return run
 
 
-def fixture_mode(rows: int | None, ticks: int) -> None:
+def fixture_mode(rows: int | None, ticks: int, all_irqs: bool = False) -> None:
     print("\n".join(machine_lines()))
     print(f"- load average before: {loadavg()}")
     with tempfile.TemporaryDirectory(prefix="bench-irqfiles-") as tmp:
@@ -192,7 +202,7 @@ def fixture_mode(rows: int | None, ticks: int) -> None:
         runs = []
         for name, every in (("old", 1), ("new", FULL_EVERY)):
             again = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, ifname))
-            runs.append(run_sampler(again, ifname, every, ticks, name))
+            runs.append(run_sampler(again, ifname, every, ticks, name, all_irqs))
             print(runs[-1].line(), flush=True)
     old, new = runs
     ratio = statistics.median(old.nbytes) / statistics.median(new.nbytes)
@@ -332,6 +342,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=200, help="--kernel: reads per round")
     ap.add_argument("--rounds", type=int, default=10, help="--kernel: rounds")
     ap.add_argument("--json", action="store_true", help="figures as JSON (benchmarks/run.py)")
+    ap.add_argument(
+        "--all-irqs", action="store_true", help="as the all-IRQs view (a) ticks (issue 38)"
+    )
     ap.add_argument("--repeats", type=int, default=3, help="--json: runs of each path")
     ap.add_argument("--quick", action="store_true", help="--json: one run of each path")
     args = ap.parse_args()
@@ -341,7 +354,7 @@ def main() -> None:
     elif args.kernel:
         kernel_mode(args.iface, args.repeat, args.rounds)
     else:
-        fixture_mode(args.rows, args.ticks)
+        fixture_mode(args.rows, args.ticks, args.all_irqs)
 
 
 if __name__ == "__main__":

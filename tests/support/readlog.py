@@ -33,16 +33,18 @@ class ReadLog:
     def watching(self, reader: HostReader) -> Iterator[ReadLog]:
         real_read = root_module.read_text
         real_span = root_module.read_span
+        real_into = root_module.read_into
         real_counters = reader.counters
 
-        def log(path: Path, text: str) -> None:
+        def log(path: Path, text: str | int) -> None:
             if self._on.is_set():
                 rel = str(path).split("/samples/", 1)[-1]
                 if rel != str(path):  # a replayed sample's tree: drop "N/"
                     rel = rel.partition("/")[2]
                 elif str(path).startswith(("/proc/", "/sys/")):
                     rel = str(path)[1:]
-                self.ticks[-1].append(("/" + rel.lstrip("/"), len(text.encode())))
+                n = text if isinstance(text, int) else len(text.encode())
+                self.ticks[-1].append(("/" + rel.lstrip("/"), n))
 
         def read_text(path: Path, what: str, *args: object, **kw: object) -> str:
             text = real_read(path, what, *args, **kw)  # type: ignore[arg-type]
@@ -53,6 +55,11 @@ class ReadLog:
             text = real_span(path, what, *args, **kw)  # type: ignore[arg-type]
             log(path, text)
             return text
+
+        def read_into(path: Path, what: str, *args: object, **kw: object) -> int:
+            n = real_into(path, what, *args, **kw)  # type: ignore[arg-type]
+            log(path, n)
+            return n
 
         def counters(
             ifname: str | None, irqs: Collection[str] | None = None, *, queues: bool = False
@@ -67,6 +74,7 @@ class ReadLog:
         with (
             mock.patch.object(root_module, "read_text", read_text),
             mock.patch.object(root_module, "read_span", read_span),
+            mock.patch.object(root_module, "read_into", read_into),
             mock.patch.object(reader, "counters", counters),
         ):
             yield self

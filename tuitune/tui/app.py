@@ -23,7 +23,7 @@ from textual.containers import Container
 from textual.driver import Driver
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
@@ -45,6 +45,7 @@ from tuitune.tui.controllers.record_key import RecordKey
 from tuitune.tui.delegated import add_delegated_actions
 from tuitune.tui.leaving import Leaving
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
+from tuitune.tui.panels.footer import KeysFooter
 from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.hintline import HintLine
 from tuitune.tui.panels.panels import (
@@ -307,7 +308,7 @@ class TuituneApp(Leaving):
         yield Input(placeholder="filter rows (Enter: keep, Esc: clear)", id="filter")
         yield self.bench_strip
         yield self.hint
-        yield Footer()
+        yield KeysFooter()
 
     def on_load(self) -> None:
         # Before the driver, the CSS and the widgets: the first read of /proc runs on the

@@ -141,22 +141,71 @@ class InterruptsParser:
     two strings runs in C; the result is identical to :func:`parse_interrupts`.
     """
 
-    __slots__ = ("_header", "_rows")
+    __slots__ = ("_bheader", "_cpus", "_header", "_rows")
 
     def __init__(self) -> None:
         self._header: str | None = None
-        self._rows: dict[str, tuple[str, IrqRow]] = {}  # label -> (its line, its row)
+        self._cpus: tuple[int, ...] = ()  # the header's CPUs
+        self._bheader: bytes | None = None  # the header, encoded (parse_ascii)
+        # label -> (its line, its row); the line is bytes when parse_ascii found it.
+        self._rows: dict[str, tuple[str | bytes, IrqRow]] = {}
 
     def parse(self, text: str) -> Interrupts:
+        header = self._header
+        if (
+            header is not None
+            and text.startswith(header)
+            and text[len(header) : len(header) + 1] == "\n"
+        ):
+            # The same header as last time, as the first line (every tick of a live host): the
+            # rows are found in place, an unchanged one compared where it lies and never copied
+            # (a 1000-row table at 1152 CPUs is 13 MB: splitting it into lines cost more than
+            # everything else the tick did with it). The header's CPUs are kept.
+            cache: dict[str, tuple[str | bytes, IrqRow]] = {}
+            rows = _scan_rows(text, len(header) + 1, self._cpus, self._rows, cache)
+            self._rows = cache
+            return Interrupts(cpus=self._cpus, rows=rows, has_header=True)
+        return self._parse_lines(text)
+
+    def parse_ascii(self, buf: bytearray, n: int) -> Interrupts | None:
+        """parse() of the text in buf[:n] (root.read_into's buffer, reused between ticks), or
+        None when it is not plain ASCII without CRs: the caller then decodes it as read_text
+        does (an error, or CRs made newlines). Under last tick's header the rows are found in
+        the buffer itself: only a changed row is copied out and decoded."""
+        if not buf.isascii():  # in this text, or in a stale tail after it: zeros there
+            buf[n:] = bytes(len(buf) - n)
+            if not buf.isascii():
+                return None
+        if buf.find(b"\r", 0, n) >= 0:
+            return None
+        header = self._bheader
+        if (
+            header is None
+            or n <= len(header)
+            or not buf.startswith(header)
+            or buf[len(header)] != 10
+        ):
+            return self._parse_lines(buf[:n].decode("ascii"))
+        cache: dict[str, tuple[str | bytes, IrqRow]] = {}
+        rows = _scan_ascii(buf, n, len(header) + 1, self._cpus, self._rows, cache)
+        self._rows = cache
+        return Interrupts(cpus=self._cpus, rows=rows, has_header=True)
+
+    def _parse_lines(self, text: str) -> Interrupts:
         lines = text.split("\n")
         header, cpus = _find_header(lines)
         if cpus is None:  # a grep subset: no header to key the cache on
             self._header, self._rows = None, {}
             return _parse_headerless(lines, None)
         previous = self._rows if header == self._header else {}
-        cache: dict[str, tuple[str, IrqRow]] = {}
+        cache: dict[str, tuple[str | bytes, IrqRow]] = {}
         rows = _parse_rows(lines, cpus, None, previous, cache)
-        self._header, self._rows = header, cache
+        # Kept for the fast path only when the header is the first line (as the kernel prints).
+        first = header is not None and text.startswith(header + "\n")
+        self._header, self._cpus, self._rows = (header if first else None), cpus, cache
+        self._bheader = (
+            header.encode() if first and header is not None and header.isascii() else None
+        )
         return Interrupts(cpus=cpus, rows=rows, has_header=True)
 
 
@@ -184,8 +233,8 @@ def _parse_rows(
     lines: list[str],
     cpus: tuple[int, ...],
     wanted: Callable[[str], bool] | None,
-    previous: dict[str, tuple[str, IrqRow]] | None,
-    cache: dict[str, tuple[str, IrqRow]] | None,
+    previous: dict[str, tuple[str | bytes, IrqRow]] | None,
+    cache: dict[str, tuple[str | bytes, IrqRow]] | None,
 ) -> tuple[IrqRow, ...]:
     ncol = len(cpus)
     rows: list[IrqRow] = []
@@ -206,22 +255,111 @@ def _parse_rows(
                 if cache is not None:
                     cache[label] = seen
                 continue
-        rest = line[colon + 1 :]  # sliced only here: an unchanged row never copies its counts
-        parts = rest.split(None, ncol)
-        tail = parts.pop() if len(parts) > ncol else ""
-        try:
-            counts = tuple(map(int, parts))
-        except ValueError:
-            # Fewer counts than CPUs followed by text, or garbage: go token by token.
-            count_list, tail = _leading_counts(rest, ncol)
-            counts = tuple(count_list)
-        if not counts:
+        # The counts are sliced only here: an unchanged row never copies them.
+        row = _row_of(label, line[colon + 1 :], ncol)
+        if row is None:
             continue
-        row = _make_row(label, counts, tail)
         append(row)
         if cache is not None:
             cache[label] = (line, row)
     return tuple(rows)
+
+
+def _scan_rows(
+    text: str,
+    pos: int,
+    cpus: tuple[int, ...],
+    previous: dict[str, tuple[str | bytes, IrqRow]],
+    cache: dict[str, tuple[str | bytes, IrqRow]],
+) -> tuple[IrqRow, ...]:
+    """What _parse_rows gives for text[pos:]'s lines, found by position instead of split: a
+    line equal to its label's last one (compared in place, in C) reuses that row."""
+    ncol = len(cpus)
+    rows: list[IrqRow] = []
+    append = rows.append
+    size = len(text)
+    find, startswith = text.find, text.startswith
+    while pos <= size:
+        end = find("\n", pos)
+        if end < 0:
+            end = size
+        colon = find(":", pos, end)
+        start, pos = pos, end + 1
+        if colon < 0:
+            continue
+        label = text[start:colon].strip()
+        if not label or not _is_label(label):
+            continue
+        seen = previous.get(label)
+        if seen is not None:
+            was = seen[0]
+            # found by parse_ascii last tick (ASCII, by its check)
+            old = was.decode("ascii") if isinstance(was, bytes) else was
+            if len(old) == end - start and startswith(old, start):
+                append(seen[1])
+                cache[label] = seen
+                continue
+        line = text[start:end]
+        row = _row_of(label, line[colon - start + 1 :], ncol)
+        if row is not None:
+            append(row)
+            cache[label] = (line, row)
+    return tuple(rows)
+
+
+def _scan_ascii(
+    buf: bytearray,
+    size: int,
+    pos: int,
+    cpus: tuple[int, ...],
+    previous: dict[str, tuple[str | bytes, IrqRow]],
+    cache: dict[str, tuple[str | bytes, IrqRow]],
+) -> tuple[IrqRow, ...]:
+    """_scan_rows on ASCII bytes buf[:size]: only a label and a changed line are decoded."""
+    ncol = len(cpus)
+    rows: list[IrqRow] = []
+    append = rows.append
+    find, startswith = buf.find, buf.startswith
+    while pos <= size:
+        end = find(b"\n", pos, size)
+        if end < 0:
+            end = size
+        colon = find(b":", pos, end)
+        start, pos = pos, end + 1
+        if colon < 0:
+            continue
+        label = buf[start:colon].decode("ascii").strip()  # str.strip: the same as parse()
+        if not label or not _is_label(label):
+            continue
+        seen = previous.get(label)
+        if seen is not None:
+            was = seen[0]
+            old = was.encode() if isinstance(was, str) else was  # parsed from text last tick
+            if len(old) == end - start and startswith(old, start, end):
+                append(seen[1])
+                cache[label] = seen
+                continue
+        line = bytes(buf[start:end])
+        row = _row_of(label, line[colon - start + 1 :].decode("ascii"), ncol)
+        if row is not None:
+            append(row)
+            cache[label] = (line, row)
+    return tuple(rows)
+
+
+def _row_of(label: str, rest: str, ncol: int) -> IrqRow | None:
+    """One row from the text after its label's colon (None: no counts, not a row)."""
+    parts = rest.split(None, ncol)
+    tail = parts.pop() if len(parts) > ncol else ""
+    try:
+        counts = tuple(map(int, parts))
+    except ValueError:
+        # Fewer counts than CPUs followed by text, or garbage: go token by token.
+        count_list, tail = _leading_counts(rest, ncol)
+        counts = tuple(count_list)
+    if not counts:
+        return None
+    return _make_row(label, counts, tail)
 
 
 def _parse_headerless(lines: list[str], wanted: Callable[[str], bool] | None) -> Interrupts:

@@ -12,7 +12,7 @@ import errno
 import os
 import socket
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from tuitune.core.host.qdisc import Qdisc, from_messages
 from tuitune.core.host.qdisc_spec import tree_value
 from tuitune.core.host.qstats import QstatsNetlink
 from tuitune.core.host.queuestats import classify, measure_of
-from tuitune.core.host.root import BIG_FILE, HostRoot
+from tuitune.core.host.root import BIG_FILE, HostRoot, KernelFileError, decode_text
 from tuitune.core.host.rss import RssState
 from tuitune.core.host.rss import read_state as read_rss_state
 from tuitune.core.host.sysctl import read_sysctl
@@ -117,6 +117,7 @@ class HostReader(Closing):
         self.root = root or HostRoot()
         self._kt = KernelThread(self.root.netns)
         self._irq_parser = InterruptsParser()  # reuses rows that did not move since last tick
+        self._irq_buf = bytearray()  # the whole /proc/interrupts, read into it at a full tick
         self._named: dict[str, IrqRow] = {}  # the last full read's rows: chips and names
         self._softnet = SoftnetParser()  # converts only the lines that changed
         self._stat = StatParser()  # converts only the /proc/stat columns that moved
@@ -303,15 +304,16 @@ class HostReader(Closing):
     def all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
         """Every numbered IRQ's affinity, the rows of `counters`' interrupt table (the IRQ
         panel's all-IRQs view, and a recording's `irqs` state)."""
-        return self._kt.call(self._all_affinity, counters)
+        irqs = [r.irq for r in counters.interrupts.rows if r.irq.isascii() and r.irq.isdigit()]
+        return self.affinities(irqs)
 
-    def _all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
+    def affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
+        """These IRQs' affinities (the all-IRQs view reads a few a tick, in rounds)."""
+        return self._kt.call(self._affinities, irqs) if irqs else {}
+
+    def _affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
         debugfs = has_irq_debugfs(self.root)
-        return {
-            row.irq: read_irq_affinity(self.root, row.irq, debugfs)
-            for row in counters.interrupts.rows
-            if row.irq.isascii() and row.irq.isdigit()
-        }
+        return {irq: read_irq_affinity(self.root, irq, debugfs) for irq in irqs}
 
     def call(self, fn: Any, *args: object) -> Any:
         """Run fn on the kernel thread (the editing layer uses this for writes)."""
@@ -348,7 +350,7 @@ class HostReader(Closing):
         )
         full = interrupts is None
         if interrupts is None:
-            interrupts = self._irq_parser.parse(text(root.proc_text("interrupts", BIG_FILE)))
+            interrupts = self._whole_interrupts(root, problems)
             self._named = interrupts.by_irq()
         # The whole softirqs with the whole table: its header is checked again on that cadence.
         softirqs = self._softirqs.read(root, whole=full)
@@ -368,6 +370,22 @@ class HostReader(Closing):
             problems=tuple(problems),
             irq_full=full,
         )
+
+    def _whole_interrupts(self, root: HostRoot, problems: list[Unavailable]) -> Interrupts:
+        """The whole /proc/interrupts, read into a buffer kept between ticks and parsed there
+        (issue 38: 13 MB at 1000 IRQs x 1152 CPUs); text that is not plain ASCII is decoded
+        as every other file is."""
+        got = root.proc_into("interrupts", self._irq_buf, BIG_FILE)
+        if isinstance(got, int):
+            parsed = self._irq_parser.parse_ascii(self._irq_buf, got)
+            if parsed is not None:
+                return parsed
+            try:
+                return self._irq_parser.parse(decode_text(self._irq_buf[:got], "/proc/interrupts"))
+            except KernelFileError as exc:
+                got = exc.state
+        problems.append(got)
+        return self._irq_parser.parse("")
 
     def _nic_state(
         self, ifname: str, with_stats: bool, interrupts: Interrupts | None = None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -39,6 +39,7 @@ from tuitune.core.host.root import KernelFileError
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
 from tuitune.core.watch.hostreader import HostReader, UnknownInterface
+from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.rates import (
     Rates,
     compute_rates,
@@ -146,6 +147,7 @@ class Sampler:
         # A recording runs: every IRQ's affinity at each whole read of /proc/interrupts (the
         # recorder keeps it when it changed), whether or not the all-IRQs view is open.
         self.record_affinity = False
+        self._affinity = AffinityRounds()  # those affinities, a few a tick
         self._thread: threading.Thread | None = None
         self._last: Counters | None = None
         self._last_full: Counters | None = None  # the last tick that read /proc/interrupts
@@ -230,8 +232,8 @@ class Sampler:
             self.refresh_state()
 
     def set_all_irqs(self, on: bool) -> None:
-        """The all-IRQs view is open (or closed): read every IRQ, and their affinities, at each
-        tick, from the next one, taken now."""
+        """The all-IRQs view is open (or closed): read every IRQ at each tick, from the next
+        one, taken now; their affinities all on that tick, then a few a tick (irqaffinity.py)."""
         self.all_irqs = on
         self.refresh_state()
 
@@ -419,10 +421,14 @@ class Sampler:
         detail = self._nic_irqs()
         if self.all_irqs:
             detail_arg = None
-            if slow or self.seq % self.slow_every == 0:
-                all_aff = self.reader.all_affinity(counters)
+            # A few IRQs' affinities a tick, all of them when the state is re-read (a change,
+            # `r`, the view opening): core/watch/irqaffinity.py.
+            table = self._full(counters)
+            numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
+            all_aff = self._affinity.tick(numbered, self._read_affinities, everything=forced)
         else:
             detail_arg = detail
+            self._affinity.forget()
             if self.record_affinity and counters.irq_full and not boot:
                 all_aff = self.reader.all_affinity(counters)
         rates_from = self._last
@@ -497,6 +503,9 @@ class Sampler:
             return None
         got = self.reader.queue_stats(self.ifname)
         return None if isinstance(got, Unavailable) else got
+
+    def _read_affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
+        return self.reader.affinities(irqs)
 
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()

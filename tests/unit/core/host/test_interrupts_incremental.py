@@ -105,3 +105,85 @@ def test_any_sequence_of_texts_matches_full_parses(texts: list[str]) -> None:
     parser = InterruptsParser()
     for text in texts:
         assert parser.parse(text) == parse_interrupts(text)
+
+
+def _mutate(text: str, edits: list[int], tail: bool) -> str:
+    """The capture with each line kept (0), a count changed at the same width (1) or not (2),
+    dropped (3), doubled (4), followed by a line that is no row (5) or given a second action
+    name (6: the old line is the new one's start); `tail`: the final newline kept."""
+    out: list[str] = []
+    for k, line in enumerate(text.rstrip("\n").split("\n")):
+        edit = edits[k % len(edits)] if k else 0  # the header stays the first line
+        if edit == 1:
+            line = line.replace("0", "1", 1)
+        elif edit == 2:
+            line = line.replace(" 0 ", " 12345 ", 1)
+        elif edit == 6:
+            line += ", eth9"
+        if edit != 3:
+            out.append(line)
+        if edit == 4:
+            out.append(line)
+        elif edit == 5:
+            out.append("garbage: not a row")
+    return "\n".join(out) + ("\n" if tail else "")
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(st.integers(0, 6), min_size=1, max_size=12), st.booleans()),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_a_capture_changing_under_the_same_header_matches_full_parses(
+    fixtures_dir: Path, ticks: list[tuple[list[int], bool]]
+) -> None:
+    """Issue 38: under an unchanged first-line header the rows are found in place (no split);
+    whatever the rows do between ticks, the result is a full parse's."""
+    text = _read(fixtures_dir, "netutils_ixgbe-82599_igb-i350_32cpu.txt")
+    parser = InterruptsParser()
+    assert parser.parse(text) == parse_interrupts(text)
+    for edits, tail in ticks:
+        got = _mutate(text, edits, tail)
+        assert parser.parse(got) == parse_interrupts(got)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 6), min_size=1, max_size=12),
+            st.booleans(),
+            st.sampled_from(["", "\r", "é", "\x1c"]),  # a CR, non-ASCII, str.strip's \x1c
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_tick_buffer_parses_as_the_decoded_text_does(
+    fixtures_dir: Path, ticks: list[tuple[list[int], bool, str]]
+) -> None:
+    """Issue 38: parse_ascii reads the table in the buffer kept between ticks (longer or
+    shorter than this tick's text, a stale tail after it); it gives what a full parse of the
+    decoded text gives, or None where that text is not plain ASCII without CRs."""
+    text = _read(fixtures_dir, "netutils_ixgbe-82599_igb-i350_32cpu.txt")
+    parser, buf = InterruptsParser(), bytearray()
+    for edits, tail, odd in [([0], True, ""), *ticks]:
+        got = _mutate(text, edits, tail)
+        if odd:  # on one row, or its label
+            got = (
+                got.replace(" 38:", f"{odd}38:", 1)
+                if odd == "\x1c"
+                else got.replace("eth0", f"eth0{odd}", 1)
+            )
+        data = got.encode()
+        buf[: len(data)] = data
+        if len(buf) < len(data) + 5:
+            buf.extend(b"x: 1 2\n\xc3\xa9" * 3)  # a stale tail: rows, not ASCII
+        parsed = parser.parse_ascii(buf, len(data))
+        if not got.isascii() or "\r" in got:
+            assert parsed is None
+            parsed = parser.parse(got.replace("\r\n", "\n").replace("\r", "\n"))
+        assert parsed == parse_interrupts(got.replace("\r\n", "\n").replace("\r", "\n"))

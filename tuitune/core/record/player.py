@@ -10,7 +10,7 @@ recording (processes, PCIe) reads as not recorded. At the end each tick fails wi
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from tuitune.core.text import printable
 from tuitune.core.untrusted import Refused
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.hostreader import HostReader, QueueStatsRead, UnknownInterface
+from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.snapshot import Counters, HostState, NicState
 
 NOT_IN_RECORDING = Unavailable("missing", "per-queue counters: not in this recording")
@@ -211,6 +212,16 @@ class RecordingReader(HostReader):
     def all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
         """Every IRQ's affinity as recorded by then (the all-IRQs view); none: {} (the IRQ
         panel then shows the NIC's, which the NIC state holds)."""
+        return self.all_affinity_recorded()
+
+    def view_affinities(
+        self, irqs: Sequence[str], rounds: AffinityRounds, everything: bool
+    ) -> dict[str, IrqAffinity] | None:
+        """All of them as recorded by then: a recording is read whole, in no rounds (and its
+        table is whole only every tenth sample, so `irqs` may be none)."""
+        return self.all_affinity_recorded()
+
+    def all_affinity_recorded(self) -> dict[str, IrqAffinity]:
         got: dict[str, IrqAffinity] | None = self._state_of("irqs")
         return dict(got) if got is not None else {}
 

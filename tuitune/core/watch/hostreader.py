@@ -57,6 +57,7 @@ from tuitune.core.host.rss import read_state as read_rss_state
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.values import Unavailable, from_oserror
+from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
 
 # What queue_stats answers: (counter name, value) pairs and their source, or why none.
@@ -306,6 +307,13 @@ class HostReader(Closing):
         panel's all-IRQs view, and a recording's `irqs` state)."""
         irqs = [r.irq for r in counters.interrupts.rows if r.irq.isascii() and r.irq.isdigit()]
         return self.affinities(irqs)
+
+    def view_affinities(
+        self, irqs: Sequence[str], rounds: AffinityRounds, everything: bool
+    ) -> dict[str, IrqAffinity] | None:
+        """The all-IRQs view's affinities this tick: a few read from the kernel a tick, in
+        rounds (None: nothing new), all of them when `everything`."""
+        return rounds.tick(irqs, self.affinities, everything=everything)
 
     def affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
         """These IRQs' affinities (the all-IRQs view reads a few a tick, in rounds)."""

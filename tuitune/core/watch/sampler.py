@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -425,7 +425,7 @@ class Sampler:
             # `r`, the view opening): core/watch/irqaffinity.py.
             table = self._full(counters)
             numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
-            all_aff = self._affinity.tick(numbered, self._read_affinities, everything=forced)
+            all_aff = self.reader.view_affinities(numbered, self._affinity, forced)
         else:
             detail_arg = detail
             self._affinity.forget()
@@ -503,9 +503,6 @@ class Sampler:
             return None
         got = self.reader.queue_stats(self.ifname)
         return None if isinstance(got, Unavailable) else got
-
-    def _read_affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
-        return self.reader.affinities(irqs)
 
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()

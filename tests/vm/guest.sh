@@ -12,7 +12,15 @@ out=$1 boot=$2; shift 2
 grep -qw tuitune_vm=1 /proc/cmdline || { echo "guest.sh: not in the bench's guest" >&2; exit 3; }
 export TUITUNE_VM=1 TUITUNE_VM_OUT="$out" TUITUNE_VM_BOOT="$boot" PYTHONDONTWRITEBYTECODE=1 \
   PYTHONUNBUFFERED=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 TERM=xterm-256color
-cd "$(dirname "$0")/../.."
+# scripts/vm shares the checkout and the venv's standard library again, read-only, to be
+# mounted with the guest's own cache (OUT/fastfs: TAG PATH per line); the root's 9p has none.
+if [ -f "$out/fastfs" ]; then
+  while read -r tag path; do
+    mount -t 9p -o trans=virtio,version=9p2000.L,cache=loose,msize=512000,ro "$tag" "$path" \
+      || echo "guest.sh: $tag not mounted over $path (the run goes on, slower)" >&2
+  done <"$out/fastfs"
+fi
+cd "$(dirname "$0")/../.." && cd "$(pwd -P)"  # again: the old cwd is under the mount
 rcfile="$out/rc" junit="$out/junit.xml"
 [ "$boot" = 1 ] || { rcfile="$out/rc$boot" junit="$out/junit-boot$boot.xml"; }
 # virtme-ng's /etc is a throwaway overlay: the directories `tuitune export --install` writes

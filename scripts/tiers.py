@@ -3,12 +3,13 @@
 `scripts/dev test` (and so CI) runs this with the project's venv Python. Why a runner and not
 one pytest: the VM bench spends most of its minutes under TCG in one guest process, while the
 host tiers are mostly one pytest process; run strictly after each other they waste a core.
-So the guest starts first, in the background, the host tiers run beside it, and the tests
-that measure throughput on this machine (marker `throughput`) run only once the guest is
-gone, so they never share the CPUs with it. At the end it prints what the reader of a CI log
-needs to see where the time went: each tier's wall and CPU time with the load average at its
-start and end, the 50 slowest host tests and the guest's slowest, and one closing line
-"ci: N passed, N failed, N skipped" over every tier.
+So the guests start first, in the background (two: the Ansible run in one, the rest in the
+other), the host tiers run beside them, and the tests that measure throughput on this machine
+(marker `throughput`) run only once the guests are gone, so they never share the CPUs with
+them. At the end it prints what the reader of a CI log needs to see where the time went: each
+tier's wall and CPU time with the load average at its start and end, the 50 slowest host
+tests and the guests' slowest, and one closing line "ci: N passed, N failed, N skipped" over
+every tier.
 
 Run it by hand: `.venv/bin/python scripts/tiers.py [--no-vm] [--only TIER ...]`.
 """
@@ -26,6 +27,7 @@ import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -85,18 +87,18 @@ def log(msg: str) -> None:
 
 # -- the VM bench, in the background ------------------------------------------------------------
 class Guest:
-    """`scripts/vm run` started now; its output kept in OUT/vm.{stdout,stderr,rc}, which
-    tests/vm/test_bench_host.py reads (TUITUNE_VM_OUT) instead of booting a guest itself.
+    """`scripts/vm run [PYTEST ARGS]` started now, its output kept in OUT/NAME.{stdout,stderr,rc},
+    which tests/vm/test_bench_host.py reads (TUITUNE_VM_OUT) instead of booting a guest itself.
     A thread waits for it, so its wall time ends when it does, not when it is asked."""
 
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.stdout = open(out / "vm.stdout", "wb")  # noqa: SIM115 - held until the guest ends
-        self.stderr = open(out / "vm.stderr", "wb")  # noqa: SIM115
+    def __init__(self, out: Path, name: str, what: str, args: Sequence[str] = ()) -> None:
+        self.out, self.name, self.what = out, name, what
+        self.stdout = open(out / f"{name}.stdout", "wb")  # noqa: SIM115 - held till it ends
+        self.stderr = open(out / f"{name}.stderr", "wb")  # noqa: SIM115
         self.start = time.monotonic()
         self.load_start = loadavg()
         self.proc = subprocess.Popen(
-            [str(REPO / "scripts" / "vm"), "run"],
+            [str(REPO / "scripts" / "vm"), "run", *args],
             cwd=REPO,
             stdin=subprocess.DEVNULL,
             stdout=self.stdout,
@@ -104,9 +106,9 @@ class Guest:
             start_new_session=True,  # one signal ends qemu and the script together
         )
         self.ended: tuple[int, float, float, str] | None = None  # rc, wall, cpu, load at end
-        self.waiter = threading.Thread(target=self._wait, name="vm-wait", daemon=True)
+        self.waiter = threading.Thread(target=self._wait, name=f"{name}-wait", daemon=True)
         self.waiter.start()
-        log(f"VM bench started (pid {self.proc.pid}), load average {self.load_start}")
+        log(f"VM bench {name} started (pid {self.proc.pid}), load average {self.load_start}")
 
     def _wait(self) -> None:
         _, status, usage = os.wait4(self.proc.pid, 0)
@@ -114,7 +116,7 @@ class Guest:
         self.proc.returncode = rc
         cpu = usage.ru_utime + usage.ru_stime
         self.ended = (rc, time.monotonic() - self.start, cpu, loadavg())
-        log(f"VM bench ended with {rc} after {self.ended[1]:.0f} s")
+        log(f"VM bench {self.name} ended with {rc} after {self.ended[1]:.0f} s")
 
     def wait(self) -> Result:
         self.waiter.join()
@@ -122,9 +124,9 @@ class Guest:
         rc, wall, cpu, load_end = self.ended
         self.stdout.close()
         self.stderr.close()
-        (self.out / "vm.rc").write_text(f"{rc}\n")
-        res = Result("vm (guest, both boots)", rc, wall, cpu, self.load_start, load_end)
-        for junit in guest_junits(self.out):
+        (self.out / f"{self.name}.rc").write_text(f"{rc}\n")
+        res = Result(f"vm ({self.what})", rc, wall, cpu, self.load_start, load_end)
+        for junit in guest_junits(self.out, self.name):
             count(res, junit)
         return res
 
@@ -132,6 +134,16 @@ class Guest:
         if self.ended is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             self.waiter.join()
+
+
+# Two guests side by side: the one real `ansible-playbook` run (tests/vm/test_ansible.py) is
+# about two thirds of the guest's minutes under TCG and needs nothing the other tests do, so it
+# boots a guest of its own; the other guest runs the rest, and boots again for the reboot test.
+# One guest after the other made the run wait on the sum; side by side it waits on the longer.
+GUESTS = (
+    ("vm-ansible", "guest: the Ansible run", ("-k", "test_ansible")),
+    ("vm", "guest: the rest, both boots", ("-k", "not test_ansible")),
+)
 
 
 def prepare_bytecode(out: Path) -> None:
@@ -285,9 +297,10 @@ def print_slowest(rows: list[tuple[float, float | None, str]]) -> None:
         print(f"{wall:8.1f} {'' if cpu is None else f'{cpu:7.1f}':>7}  {name}")
 
 
-def guest_junits(out: Path) -> list[Path]:
-    """The guest's junit XML of both boots, from the run directory scripts/vm named."""
-    err = (out / "vm.stderr").read_text(errors="replace") if (out / "vm.stderr").exists() else ""
+def guest_junits(out: Path, name: str) -> list[Path]:
+    """A guest's junit XML of both boots, from the run directory its scripts/vm named."""
+    log_ = out / f"{name}.stderr"
+    err = log_.read_text(errors="replace") if log_.exists() else ""
     for line in err.splitlines():
         if "results in " in line:
             run = Path(line.split("results in ", 1)[1].strip())
@@ -307,7 +320,7 @@ def report(results: list[Result], out: Path) -> None:
     host = [out / f"{r.name}.xml" for r in results]
     print("\n== The 50 slowest host tests (seconds; cpu: the test's own process and children) ==")
     print_slowest(slowest(host, 50))
-    guest = guest_junits(out)
+    guest = [p for name, _, _ in GUESTS for p in guest_junits(out, name)]
     if guest:
         total = sum(float(c.get("time") or 0.0) for p in guest for c in cases(p))
         print(f"\n== The guest's slowest tests (seconds; {total:.0f} s in all its tests) ==")
@@ -333,7 +346,7 @@ def main() -> int:
     needs_house = args.only is None or bool({"unit", "kernel", "vm"} & set(args.only))
     house = Wheelhouse(out / "wheelhouse") if needs_house else None
     want_vm = not args.no_vm and vm_wanted() and (args.only is None or "vm" in args.only)
-    guest = Guest(out) if want_vm else None
+    guests = [Guest(out, *g) for g in GUESTS] if want_vm else []
 
     lint = Tier(
         "lint",
@@ -358,7 +371,7 @@ def main() -> int:
     ]
     # Measured throughput on this machine: never while the guest takes the CPUs.
     after_guest = Tier("throughput", ["tests", "-m", "throughput and not vmbench"])
-    vm_env = {"TUITUNE_VM_OUT": str(out)} if guest else {}
+    vm_env = {"TUITUNE_VM_OUT": str(out)} if guests else {}
     reader = Tier("vm", ["tests/vm/test_bench_host.py", "-m", "vmbench"], env=vm_env)
 
     def wanted(tier: Tier) -> bool:
@@ -389,17 +402,17 @@ def main() -> int:
         for t in threads:
             t.join()
         results += [r for lane in by_lane for r in lane]
-        if guest is not None:
+        if guests:
             log(f"waiting for the VM bench before the throughput tier, load {loadavg()}")
-            results.append(guest.wait())
-            guest = None
+            results += [g.wait() for g in guests]
+            guests = []
         if wanted(after_guest):
             results.append(run_tier(after_guest, out))
         if not args.no_vm and wanted(reader):
             results.append(run_tier(reader, out))
     finally:
-        if guest is not None:
-            guest.kill()
+        for g in guests:
+            g.kill()
         if house is not None:
             house.join()
     report(results, out)

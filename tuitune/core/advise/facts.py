@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tuitune.core.host.pcie_link import PcieLink
     from tuitune.core.host.platform import Platform
     from tuitune.core.host.qdisc import Qdisc
-    from tuitune.core.host.rss import RssState
+    from tuitune.core.host.rss import RssState, RssTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,24 @@ class Facts:
     @property
     def ifname(self) -> str:
         return self.nic.link.ifname if self.nic is not None else "?"
+
+    def rss_table(self) -> RssTable | None:
+        """The RSS table: the reading's (`show`, `advise`), else the NIC state's (the live
+        screen reads it with the NIC state); None: none read."""
+        if self.rss is not None:
+            return self.rss.table
+        nic = self.nic
+        if nic is None or not nic.rss_indir:
+            return None
+        from tuitune.core.host.rss import RssTable
+
+        return RssTable(nic.rss_indir, b"", None, nic.rss_rings)
+
+    def flow_hash(self) -> dict[str, str]:
+        """The hash fields per flow type, the reading's else the NIC state's ({}: not read)."""
+        if self.rss is not None:
+            return dict(self.rss.flow_hash)
+        return dict(self.nic.flow_hash) if self.nic is not None else {}
 
     def rss_why(self) -> str:
         """Why there is no RSS table to judge, in the words the NIC panel shows: the reading's

@@ -95,7 +95,7 @@ def queue_imbalance(f: Facts) -> Iterator[Outcome]:
     hot, pps = max(rx.items(), key=lambda kv: kv[1])
     share = pps / total
     # The table's share of the hot queue when it was read; else equal over the queues.
-    table = f.rss.table if f.rss is not None else None
+    table = f.rss_table()
     slots = table.slots_per_queue() if table is not None else {}
     table_share = slots.get(hot, 0) / len(table.indir) if table else 1.0 / len(rx)
     said = (
@@ -132,13 +132,13 @@ def _rx_queue_count(f: Facts) -> int | None:
     ch = f.nic.channels if f.nic is not None else None
     if isinstance(ch, Channels) and (ch.rx or ch.combined):
         return ch.rx + ch.combined
-    table = f.rss.table if f.rss is not None else None
+    table = f.rss_table()
     return table.rings if table is not None else None
 
 
 def rss_uncovered(f: Facts) -> Iterator[Outcome]:
     rule = "rss-uncovered"
-    table = f.rss.table if f.rss is not None else None
+    table = f.rss_table()
     if table is None:
         yield Note(rule, f.rss_why())
         return
@@ -177,13 +177,14 @@ def _respread(ifname: str, slots: int, queues: int | None, rings: int | None) ->
 
 def udp_hash_addresses(f: Facts) -> Iterator[Outcome]:
     rule = "udp-hash-addresses"
-    if f.rss is None or not f.rss.flow_hash:
+    fields = f.flow_hash()
+    if not fields:
         yield Note(rule, "hash fields not read (ethtool -n IF rx-flow-hash udp4)")
         return
     n = _rx_queue_count(f)
     if n is None or n < 2:
         return
-    only = [t for t in ("udp4", "udp6") if f.rss.flow_hash.get(t) in ("sd", "tsd")]
+    only = [t for t in ("udp4", "udp6") if fields.get(t) in ("sd", "tsd")]
     if not only:
         return
     yield Finding(
@@ -194,7 +195,7 @@ def udp_hash_addresses(f: Facts) -> Iterator[Outcome]:
             "two hosts lands on one queue"
         ),
         evidence=(
-            "; ".join(f"{t}: {f.rss.flow_hash[t]}" for t in only)
+            "; ".join(f"{t}: {fields[t]}" for t in only)
             + f" (ethtool -n {f.ifname} rx-flow-hash; {n} rx queues)",
             f"ports too: ethtool -N {f.ifname} rx-flow-hash udp4 sdfn (drivers leave them out "
             "by default because fragments carry no ports and could be reordered)",

@@ -461,6 +461,8 @@ class HostReader(Closing):
             flow_hash=tuple(st.flow_hash.items()),
             ntuple=rules,
             rss_contexts=contexts,
+            rss_indir=st.table.indir if st.table is not None else (),
+            rss_rings=st.table.rings if st.table is not None else None,
         )
 
     def _root_qdisc(self, ifname: str) -> str | Unavailable:

@@ -88,6 +88,10 @@ class NicState:
     # The additional RSS contexts the ntuple rules name, read only: (id, its table as the
     # journal would write it, or why it could not be read).
     rss_contexts: tuple[tuple[int, str], ...] = ()
+    # The table itself (slot -> rx queue) and the device's rx rings, for the live advisor's
+    # steering rules, which judge slots per queue (the value above is the journal's words).
+    rss_indir: tuple[int, ...] = ()
+    rss_rings: int | None = None
 
     @property
     def driver_name(self) -> str:

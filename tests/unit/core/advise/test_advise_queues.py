@@ -177,3 +177,25 @@ def test_no_fq_on_a_wan_path_with_retransmits(pegged: Facts) -> None:
     assert one(clean, "no-pacing-wan") is None  # no retransmits
     lan = replace(wan, context=Context("lan"), qdiscs=(Qdisc("pfifo_fast", "0:", "root"),))
     assert one(lan, "no-pacing-wan") is None  # a LAN is not judged
+
+
+def test_the_live_screen_judges_the_table_its_nic_state_holds(pegged: Facts) -> None:
+    """The live advisor has no `show`-style reading (rss=None): the NIC state the screen read
+    carries the table and the hash fields, and the rules judge those, not "not read"."""
+    read = with_rss(pegged, "sfc_enp2s0f0_-x_4rings_zeros_onload208.txt", {"udp4": "sd"}, 4)
+    assert read.rss is not None and read.rss.table is not None and read.nic is not None
+    table = read.rss.table
+    nic = replace(
+        read.nic,
+        rss_indir=table.indir,
+        rss_rings=table.rings,
+        flow_hash=(("udp4", "sd"),),
+    )
+    live = replace(read, rss=None, nic=nic)
+    found = one(live, "rss-uncovered")
+    assert found is not None and "sends nothing to 3 of 4 rx queues" in found.title
+    udp = one(live, "udp-hash-addresses")
+    assert udp is not None and "udp4: sd" in udp.evidence[0]
+    # No table in the NIC state either: the rule says why, as before.
+    bare = replace(live, nic=replace(nic, rss_indir=(), flow_hash=()))
+    assert one(bare, "rss-uncovered") is None and one(bare, "udp-hash-addresses") is None

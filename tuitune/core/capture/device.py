@@ -31,6 +31,7 @@ from tuitune.core.host.ethtool_types import (
     Pause,
     Rings,
 )
+from tuitune.core.host.module_eeprom import Optics
 from tuitune.core.host.netdev import Link
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState
@@ -82,6 +83,8 @@ class DeviceCapture:
     queues: QueueCounters | None = None  # None: not captured (no recording, no statistics)
     # The TCP connections on the interface's addresses (inet_diag); None: not captured.
     connections: tuple[Connection, ...] | Unavailable | None = None
+    # The transceiver's EEPROM as decoded (`ethtool -m`, an ioctl); None: not captured.
+    optics: Optics | Unavailable | None = None
 
 
 def capture_json(dev: DeviceCapture) -> bytes:

@@ -65,6 +65,7 @@ def device_of(
         link=LinkExtra(link.kind, link.perm_address, link.min_mtu, link.max_mtu),
         priv_flags=driver.priv_flags,
         fec=driver.fec,
+        optics=driver.optics,
         qdiscs=qdiscs,
         rss=rss,
     )

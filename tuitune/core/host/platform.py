@@ -200,7 +200,10 @@ def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct)
             dev = load_device(Path(root.jail), ifname)
             if isinstance(dev, CapturedDevice):
                 params = read_module_params(root, module)
-                return DriverPlatform(module, params, dev.dev.priv_flags, dev.dev.fec)
+                optics = dev.dev.optics if dev.dev.optics is not None else _NO_OPTICS
+                return DriverPlatform(
+                    module, params, dev.dev.priv_flags, dev.dev.fec, optics=optics
+                )
     params = read_module_params(root, module)
     if isinstance(got, Unavailable):
         return DriverPlatform(module, params, flags, got, optics=optics)

@@ -5,9 +5,13 @@ holds a single iperf3 stream at the rate; `tuitune restore` gives back the exact
 
 iperf3 is the host root's (/usr/bin/iperf3, shared with the guest); it is C, so TCG slows it
 far less than Python. Three runs of 2 s (the first second of each left out: the handshake and
-the socket buffers' first fill): each held below maxrate x 1.1, and above half of it (a path
-that carries nothing would pass a ceiling alone). Pacing is the kernel documentation's
-(tc-fq(8): maxrate caps each flow's pacing rate), not the seeds'."""
+the socket buffers' first fill) with no pacing first: the path must carry more than twice the
+rate, or a cap would prove nothing. Then three paced runs: each held below maxrate x 1.1, and
+their median above half of it (a path that carries nothing would pass a ceiling alone). The
+rate is low because what a guest under TCG carries falls with the host's load: at 40 Mbit/s
+one run of three came out at 19 Mbit/s beside two other guests and three test lanes (cc11).
+Pacing is the kernel documentation's (tc-fq(8): maxrate caps each flow's pacing rate), not
+the seeds'."""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from .conftest import sh, tuitune, write_profile
 pytestmark = pytest.mark.vm
 
 IPERF3 = "/usr/bin/iperf3"
-MAXRATE = 40_000_000  # bits/s: far below what a veth carries even under TCG
+MAXRATE = 8_000_000  # bits/s: far below what a veth carries under TCG on a loaded host
 RUNS = 3
 
 
@@ -101,6 +105,8 @@ def test_mq_fq_maxrate_holds_one_stream_at_the_rate_and_is_restored(
 ) -> None:
     before = qdiscs(pair)
     assert "fq" not in before, before
+    free = measured(pair)
+    assert max(free) > 2 * MAXRATE, f"unpaced, the path carried only {mbit(free)}"
     prof = write_profile(
         tmp_path / "pace.toml",
         f'[interface]\nname = "{pair.dev}"\nqdisc = "mq fq maxrate {MAXRATE // 1_000_000}mbit"\n',
@@ -109,11 +115,15 @@ def test_mq_fq_maxrate_holds_one_stream_at_the_rate_and_is_restored(
     try:
         shown = qdiscs(pair)
         assert "qdisc mq 1: root" in shown, shown
-        assert shown.count("qdisc fq ") == 2 and shown.count("maxrate 40Mbit") == 2, shown
+        assert shown.count("qdisc fq ") == 2 and shown.count("maxrate 8Mbit") == 2, shown
         rates = measured(pair)
     finally:
         tuitune("restore", "--netns", pair.sender_ns)
-    shown_rates = ", ".join(f"{r / 1e6:.1f}" for r in rates) + " Mbit/s"
-    assert all(r < MAXRATE * 1.1 for r in rates), f"not held at 40 Mbit/s: {shown_rates}"
-    assert all(r > MAXRATE * 0.5 for r in rates), f"far below the rate: {shown_rates}"
+    said = f"paced {mbit(rates)}, unpaced {mbit(free)}"
+    assert all(r < MAXRATE * 1.1 for r in rates), f"not held at 8 Mbit/s: {said}"
+    assert sorted(rates)[len(rates) // 2] > MAXRATE * 0.5, f"far below the rate: {said}"
     assert qdiscs(pair) == before
+
+
+def mbit(rates: list[float]) -> str:
+    return ", ".join(f"{r / 1e6:.1f}" for r in rates) + " Mbit/s"

@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 
 from tests.kernel.conftest import VethNs
 from tests.kernel.test_tui_procs import ADDR, CPUS, row_of, start, veth_app
-from tests.support.screen_text import screen_text, until
+from tests.support.screen_text import screen_text, until, until_text
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.tui.app import TuituneApp
@@ -96,8 +96,8 @@ async def test_cpus_picked_in_the_main_screens_grid(veth_ns: VethNs, tmp_path: P
             await until(pilot, lambda: "affinity: " in screen_text(app))
             assert not app.grid_pick.picking
             # One move, one change: its threads' originals are kept but not counted apart.
-            await until(pilot, lambda: " changed (u:" in screen_text(app))
-            assert " 1 changed (u:" in screen_text(app)
+            shown = await until_text(pilot, lambda text: " changed (u:" in text)
+            assert " 1 changed (u:" in shown
             await pilot.press("u")
             await until(pilot, lambda: os.sched_getaffinity(pid) == CPUS)
     finally:

@@ -22,3 +22,14 @@ async def until(pilot: Pilot[int], ok: Callable[[], object], timeout: float = 10
             return
         await pilot.pause(0.02)
     raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))
+
+
+async def until_text(pilot: Pilot[int], ok: Callable[[str], object], timeout: float = 10.0) -> str:
+    """Like `until`, on the screen's text, and that very text back: asserting on a second
+    read races with the next frame (a hint replacing the line just waited for)."""
+    for _ in range(int(timeout / 0.02)):
+        text = screen_text(pilot.app)
+        if ok(text):
+            return text
+        await pilot.pause(0.02)
+    raise AssertionError("the screen never got there:\n" + screen_text(pilot.app))

@@ -358,9 +358,10 @@ def main() -> int:
         ],
         lint=True,
     )
-    # Two lanes beside the guest: one pytest alone leaves the second core idle whenever it
-    # waits (subprocesses, pilot pauses, the kernel's own work), and the guest alone does not
-    # fill it. The tui tier is about as long as the other three together.
+    # Two lanes beside the guests: one pytest alone leaves the second core idle whenever it
+    # waits (subprocesses, pilot pauses, the kernel's own work), and the guests alone do not
+    # fill it. A third lane (the kernel tier on its own, cc11) was slower (1488 s against
+    # 1438) and its load raced three tests: five CPU-bound processes on two cores.
     lanes = [
         [
             Tier("unit", ["tests/unit", "-m", "not vmbench and not throughput"]),

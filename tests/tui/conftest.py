@@ -45,6 +45,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tests.support.fixture_hosts import ReplayReader, host_32cpu
+from tests.support.screen_text import settled
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.panels.panels import Panel
 from tuitune.tui.panels.rowview import RowView
@@ -151,7 +152,7 @@ class Tui:
         """Poll until `cond()` holds; the timeout only bounds a hang, it decides nothing."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while not cond():
+        while not (cond() and settled(self.app)):
             if loop.time() > end:
                 raise AssertionError(f"timed out waiting for: {what or cond}")
             await self.pilot.pause(0.01)

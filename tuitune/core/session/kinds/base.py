@@ -28,8 +28,9 @@ from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import KernelPort
 from tuitune.core.session.kinds.port import Values as Values
+from tuitune.core.session.kinds.showform import ShowDoc
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import check_name
+from tuitune.core.session.profile_model import Request, check_name
 from tuitune.core.session.settings import NO_CPUS, Key, Kind
 from tuitune.core.values import Unavailable, errno_state
 from tuitune.core.watch.snapshot import NicState
@@ -85,6 +86,10 @@ class KindHandler(Protocol):
     `profile_field(kind)`: where a TOML profile's [interface] holds it (None: not there), and
     `check_profile_name`: a name in its table, refused (ProfileError) unless it may be one.
     `host_row`: how `e` on its Host view row edits it (kinds/edit.py), None: it has none.
+    `show_requests(kind, doc)`: what `tuitune apply` of a `show --json` document asks of
+    `kind`, read strictly from its part of the document (kinds/showform.py; [] when it has
+    none). A part holding several kinds at once (a queue's rps_cpus, rps_flow_cnt and
+    xps_cpus) is read at one of them, so the requests keep the document's order.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -115,6 +120,7 @@ class KindHandler(Protocol):
     def sysfs_attr(self, key: Key) -> str | None: ...
     def profile_field(self, kind: Kind) -> ProfileField | None: ...
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -217,6 +223,9 @@ class Family:
 
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
         check_name("field", name, origin)  # so a typo or a hostile name stops at the file
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return []  # nothing of `show --json` is applied to it
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -29,8 +29,10 @@ from tuitune.core.session.kinds.base import (
     WriteRefused,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.rss import show_rss
+from tuitune.core.session.kinds.showform import ShowDoc, what
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import ProfileError
+from tuitune.core.session.profile_model import ProfileError, Request, is_text, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -63,6 +65,26 @@ class NtupleRule(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("ntuple",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`rss.ntuple`: location -> rule; a rule tuitune does not carry ("other: ...") is
+        left as the host has it."""
+        rules = (show_rss(doc) or {}).get("ntuple")
+        if rules is None:
+            return []
+        if not isinstance(rules, dict):
+            raise ProfileError(f"rss.ntuple: expected an object, found {what(rules)}")
+        out: list[Request] = []
+        for loc, rule in rules.items():
+            where = f"rss.ntuple.{shown(loc)}"
+            if not (loc.isascii() and loc.isdigit() and len(loc) <= 7):
+                raise ProfileError(f"{where}: not a rule location")
+            if not isinstance(rule, str) or not is_text(rule, 512):
+                raise ProfileError(f"{where}: {what(rule)} is not an ntuple rule")
+            if rule.startswith("other: "):
+                continue
+            out.append(Request("ntuple", str(int(loc)), rule, where))
+        return out
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic

@@ -29,7 +29,9 @@ from tuitune.core.host.qdisc_write import NetlinkSender, set_root
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, ProfileField, WriteRefused
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
+from tuitune.core.session.kinds.showform import ShowDoc, refusal, what
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.profile_model import ProfileError, Request, is_text
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -47,6 +49,21 @@ class RootQdisc(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("qdisc",)
     carriers: tuple[str, ...] = ("udev",)  # tc from a udev rule
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`interface.qdisc`, the root qdisc's line (the journal's value, checked in full
+        when applied); `qdiscs` reports the tree."""
+        qdisc = doc.iface.get("qdisc") if doc.iface is not None else None
+        if qdisc is None:
+            return []
+        if isinstance(qdisc, dict):
+            refusal(qdisc, "interface.qdisc")  # not read on that host: nothing to set
+            return []
+        if not isinstance(qdisc, str) or not is_text(qdisc, 4096):
+            raise ProfileError(f"interface.qdisc: {what(qdisc)} is not a qdisc line")
+        if qdisc.startswith("other: "):  # a tree tuitune cannot rebuild: left alone
+            return []
+        return [Request("qdisc", "", qdisc, "interface.qdisc")]
 
     def row_key(self, key: Key) -> str:
         return "qdisc:root"

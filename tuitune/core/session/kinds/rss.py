@@ -38,8 +38,9 @@ from tuitune.core.session.kinds.base import (
     WriteRefused,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.showform import ShowDoc, section, what
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import ProfileError
+from tuitune.core.session.profile_model import ProfileError, Request, is_text, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -82,6 +83,15 @@ class RssIndirection(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("rss",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -X from a udev rule
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`rss.setting`, the table as the journal holds it; the rest of `rss` reports."""
+        setting = (show_rss(doc) or {}).get("setting")
+        if setting is None:
+            return []
+        if not isinstance(setting, str) or not is_text(setting):
+            raise ProfileError(f"rss.setting: {what(setting)} is not an RSS table")
+        return [Request("rss", "", setting, "rss.setting")]
 
     def row_key(self, key: Key) -> str:
         return "rss:table"
@@ -152,6 +162,24 @@ class FlowHash(Family):
     rows: tuple[str, ...] = ("flow_hash",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule
 
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`rss.flow_hash`: flow type -> fields ("" hashes on nothing: nothing to set)."""
+        hashed = (show_rss(doc) or {}).get("flow_hash")
+        if hashed is None:
+            return []
+        if not isinstance(hashed, dict):
+            raise ProfileError(f"rss.flow_hash: expected an object, found {what(hashed)}")
+        out: list[Request] = []
+        for flow, fields in hashed.items():
+            where = f"rss.flow_hash.{shown(flow)}"
+            if flow not in FLOW_TYPES:
+                raise ProfileError(f"{where}: not a flow type ({', '.join(FLOW_TYPES)})")
+            if not isinstance(fields, str) or not is_text(fields, 16):
+                raise ProfileError(f"{where}: {what(fields)} is not hash fields")
+            if fields:
+                out.append(Request("flow_hash", flow, fields, where))
+        return out
+
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic
         if ifname is None or nic is None:
@@ -204,3 +232,9 @@ class FlowHash(Family):
 
 
 __all__ = ["FIELD_LETTERS", "FlowHash", "RssIndirection"]
+
+
+def show_rss(doc: ShowDoc) -> dict[str, Any] | None:
+    """The document's `rss` object when an interface is applied (its table, hash fields and
+    ntuple rules are the interface's), or None."""
+    return section(doc.doc.get("rss"), "rss") if doc.iface is not None else None

@@ -192,3 +192,16 @@ def test_a_kind_reads_nothing_of_an_empty_show_document(kind: str) -> None:
     is the interface's or the host's says so itself)."""
     empty = ShowDoc({"schema": "x", "version": 1}, None, None, "lab")
     assert HANDLERS[kind].show_requests(kind, empty) == []  # type: ignore[index,arg-type]
+
+
+def test_the_kinds_with_their_own_udev_lines_run_in_their_turn() -> None:
+    """The RSS table, its hash fields and the ntuple rules after `ethtool -L`, the root qdisc
+    last (export/udev.py asks each handler's `udev_lines` in `udev_turn` order); an ethtool
+    kind of one `encoding` value brings the check of that value."""
+    from tuitune.core.export.udev import OWN_LINES_KINDS
+
+    assert OWN_LINES_KINDS == ("rss", "flow_hash", "ntuple", "qdisc")
+    for kind, h in HANDLERS.items():
+        how = h.ethtool_set
+        if how is not None:
+            assert (how.words == "encoding") == (how.encoding is not None), kind

@@ -30,6 +30,7 @@ from tuitune.core.session.kinds.base import (
 )
 from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.ethtool import EthtoolFamily, device
+from tuitune.core.session.kinds.safe import UnsafeValue, comment
 from tuitune.core.session.kinds.showform import ShowDoc, boolean, is_refusal, what
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, check_name, is_text
@@ -102,6 +103,14 @@ class PrivFlags(EthtoolFamily):
         return switch_word(text)
 
 
+def fec_modes(key: Key, value: str) -> str:
+    """Configured FEC modes as `ethtool --set-fec ... encoding` takes them ("auto rs")."""
+    words = value.split() if isinstance(value, str) else []
+    if not words or any(w not in FEC_SETTABLE for w in words):
+        raise UnsafeValue(f"{key.label}: {comment(str(value))!r} is not FEC modes")
+    return " ".join(words)
+
+
 class FecMode(EthtoolFamily):
     host_row: HostRowEdit | None = HostRowEdit(
         "fec",
@@ -132,7 +141,7 @@ class FecMode(EthtoolFamily):
     value_form: Form = "text"
     carriers: tuple[str, ...] = ("udev",)  # as the private flags
     # One value a device: ethtool --set-fec DEV encoding auto rs.
-    ethtool_set: EthtoolSet | None = EthtoolSet("--set-fec", 2, "encoding")
+    ethtool_set: EthtoolSet | None = EthtoolSet("--set-fec", 2, "encoding", fec_modes)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         fec = et.fec()

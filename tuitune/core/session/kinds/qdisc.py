@@ -19,14 +19,25 @@ from tuitune.core.host.qdisc import read_qdiscs
 from tuitune.core.host.qdisc_spec import (
     LEAVES,
     OTHER,
+    Leaf,
     SpecError,
     parse_spec,
     rebuildable,
     spec_of,
+    tc_args,
     tree_value,
 )
 from tuitune.core.host.qdisc_write import NetlinkSender, set_root
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, ProfileField, WriteRefused
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.base import (
+    Family,
+    Form,
+    GroupRead,
+    ProfileField,
+    UdevLines,
+    UdevRun,
+    WriteRefused,
+)
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
 from tuitune.core.session.kinds.showform import ShowDoc, refusal, what
@@ -49,6 +60,33 @@ class RootQdisc(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("qdisc",)
     carriers: tuple[str, ...] = ("udev",)  # tc from a udev rule
+    udev_turn: int | None = 3  # after every ethtool command: see udev_lines
+
+    def udev_lines(self, run: UdevRun, check: safe.Checker) -> UdevLines:
+        """The root qdisc by `tc`, after every ethtool command (RUN programs run in order):
+        an mq gets one child per tx queue that exists once `ethtool -L` has run, so the
+        children are made by a loop over the queues, not by a count taken now. `$$` is
+        udev's `$`."""
+        check(safe.abs_path, "tc", run.tc)
+        head = [f"# root qdisc: {run.was}"]
+        if check(safe.qdisc, run.key, run.value) is None and run.value != "default":
+            return head, None
+        spec = spec_of(run.value)
+        if spec is None:
+            return [*head, "#   the kernel's default: nothing to run when the device appears"], None
+        if not spec.mq:
+            assert spec.leaf is not None
+            return [*head, f'RUN+="{run.tc} qdisc replace dev $name root {_tc(spec.leaf)}"'], None
+        lines = [*head, f'RUN+="{run.tc} qdisc replace dev $name root handle 1: mq"']
+        if spec.leaf is not None:
+            # tc reads the parent's minor number in hex: queue tx-9 is 1:a.
+            each = f"{run.tc} qdisc replace dev $name parent 1:$$(printf %%x $$((n + 1))) "
+            loop = (
+                "for q in /sys/class/net/$name/queues/tx-*; do n=$${q##*-}; "
+                f"{each}{_tc(spec.leaf)}; done"
+            )
+            lines.append(f"RUN+=\"/bin/sh -c '{loop}'\"")
+        return lines, None
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`interface.qdisc`, the root qdisc's line (the journal's value, checked in full
@@ -142,3 +180,7 @@ class RootQdisc(Family):
 
     def canonical(self, key: Key, text: str) -> str:
         return " ".join(text.split())
+
+
+def _tc(leaf: Leaf) -> str:
+    return " ".join(tc_args(leaf))

@@ -19,11 +19,12 @@ from textual.screen import ModalScreen
 
 from tests.support.fixture_hosts import host_32cpu
 from tests.support.screen_text import screen_text, until
-from tuitune.core.export import Change, DeviceMatch, ExportContext, ExportFile, safe
+from tuitune.core.export import Change, DeviceMatch, ExportContext, ExportFile
 from tuitune.core.export.preview import offer, rebase
 from tuitune.core.host.root import HostRoot
 from tuitune.core.lab import Lab
 from tuitune.core.session import HostAccess, Key
+from tuitune.core.session.kinds import safe
 from tuitune.core.values import Unavailable
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen

@@ -73,7 +73,7 @@ def add_pair_args(p: argparse.ArgumentParser) -> None:
 
 def _host(text: str) -> str:
     from tuitune.core.export.peer_json import host_name
-    from tuitune.core.export.safe import UnsafeValue
+    from tuitune.core.session.kinds.safe import UnsafeValue
 
     try:
         return host_name(text)
@@ -235,7 +235,7 @@ def write_pair_from_json(
     from tuitune.core.export.fleet import DEFAULT_MATCH
     from tuitune.core.export.peer_json import HOST as _HOST_RE
     from tuitune.core.export.peer_json import PeerFileError, far_end
-    from tuitune.core.export.safe import comment
+    from tuitune.core.session.kinds.safe import comment
 
     path: Path = args.peer_json
     try:
@@ -268,7 +268,7 @@ def write_pair_from_json(
 
 def _differ(near: list[Change], far: tuple[Change, ...]) -> None:
     """A note per setting the two ends hold differently: the far role keeps the far value."""
-    from tuitune.core.export.safe import comment
+    from tuitune.core.session.kinds.safe import comment
 
     theirs: dict[tuple[str, str], str] = {
         (c.key.kind, c.key.name): c.current for c in far if c.key.kind != "irq_affinity"

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Literal
 
 from tuitune.core.docfile import DocumentError, read_document
-from tuitune.core.export import safe
 
 # Following the link lives in affinity_link; its names stay reachable from here.
 from tuitune.core.export.affinity_link import (
@@ -69,11 +68,12 @@ from tuitune.core.export.affinity_link import (
 from tuitune.core.export.common import mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import Checker, comment
 from tuitune.core.export.udev import checked_match, device_section
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess, WriteRefused
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.safe import Checker, comment
 from tuitune.core.session.settings import Key
 from tuitune.core.session.validate import InvalidValue
 

@@ -16,7 +16,6 @@ from tuitune.core.export import (
     nm,
     platform_files,
     procs,
-    safe,
     sysctld,
     tuned,
     udev,
@@ -32,7 +31,8 @@ from tuitune.core.export.model import (
     Format,
     Generated,
 )
-from tuitune.core.export.safe import Checker
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.safe import Checker
 from tuitune.core.session.kinds.table import handler
 
 Generator = Callable[[Sequence[Change], ExportContext, Checker], Generated]

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change
-from tuitune.core.export.safe import comment
+from tuitune.core.session.kinds.safe import comment
 from tuitune.core.session.settings import Key
 
 # `# tuitune-export: FORMAT iface=NAME netns=NAME` - the first line verify looks for.

@@ -13,11 +13,11 @@ import fnmatch
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tuitune.core.export import safe
 from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
 from tuitune.core.export.context import DEFAULT_POLICY, ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import Checker
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.safe import Checker
 from tuitune.core.session.settings import Key
 
 # .link key -> (kernel features it sets, first systemd version that has it). One key may set

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tuitune.core.export import safe
 from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import Checker
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.safe import Checker
 from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import Key
 

@@ -29,10 +29,10 @@ from typing import Any
 
 from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.docfile import shown as shown_path
-from tuitune.core.export import safe
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch, MatchKind
 from tuitune.core.export.model import Change
+from tuitune.core.session.kinds import safe
 from tuitune.core.session.profile_model import ProfileError, Request, one_line, shown, strict_json
 from tuitune.core.session.settings import ETHTOOL_GROUPS, QUEUE_KINDS, Key
 from tuitune.core.session.showdoc import parse_show_json

@@ -26,8 +26,8 @@ from pathlib import Path
 from tuitune.core.export.common import mark, was, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import Checker, UnsafeValue, comment
 from tuitune.core.session.kinds.boost import FILES as BOOST_FILES
+from tuitune.core.session.kinds.safe import Checker, UnsafeValue, comment
 from tuitune.core.session.settings import CPU_POWER_KINDS, Key
 
 UNIT = "tuitune-cpu-power.service"

@@ -23,13 +23,13 @@ import shlex
 from collections.abc import Mapping, Sequence
 
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.export import safe
 from tuitune.core.export.common import was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated, ProcFacts
 from tuitune.core.host.root import HostRoot
 from tuitune.core.procs import discover
 from tuitune.core.procs.model import printable
+from tuitune.core.session.kinds import safe
 from tuitune.core.session.settings import Key, proc_target
 
 _SERVICE = re.compile(r"^[A-Za-z0-9:_.@-]{1,240}\.service$")  # no "\": it escapes in paths

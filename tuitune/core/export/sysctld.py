@@ -15,11 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from tuitune.core import catalog
-from tuitune.core.export import safe
 from tuitune.core.export.common import mark, was, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import IFACE_SYSCTL_TREES, Checker, comment
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.safe import IFACE_SYSCTL_TREES, Checker, comment
 from tuitune.core.session.settings import Key
 
 FILE = "sysctl.d/90-tuitune.conf"

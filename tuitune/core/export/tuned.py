@@ -16,12 +16,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from tuitune.core.export import safe
 from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import IFACE_SYSCTL_TREES, Checker
 from tuitune.core.export.udev import device_value, queue_value
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.safe import IFACE_SYSCTL_TREES, Checker
 from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import QUEUE_KINDS, Key, Kind, cpus_value
 

@@ -19,22 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuitune.core.cpulist import format_mask
-from tuitune.core.export import safe
 from tuitune.core.export.common import by_kind, mark, was, where, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.safe import Checker, comment
-from tuitune.core.export.udev_steering import (
-    flow_hash_lines,
-    ntuple_lines,
-    parse_n,
-    parse_tc,
-    parse_x,
-    rss_lines,
-)
-from tuitune.core.host.qdisc_spec import Leaf, spec_of, tc_args
-from tuitune.core.session.kinds.base import EthtoolSet
+from tuitune.core.export.udev_steering import parse_n, parse_tc, parse_x
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.base import EthtoolSet, UdevRun
+from tuitune.core.session.kinds.safe import Checker, comment
 from tuitune.core.session.kinds.table import HANDLERS, handler
 from tuitune.core.session.settings import (
     GROUP_OF,
@@ -71,6 +63,19 @@ DEVICE_ATTR_KINDS: tuple[Kind, ...] = tuple(
     k for k, h in HANDLERS.items() if k not in QUEUE_KINDS and h.sysfs_attr(Key(k, "")) is not None
 )
 DEVICE_KINDS = (*DEVICE_ATTR_KINDS, *ETHTOOL_KINDS)
+
+
+def _turn(kind: Kind) -> int:
+    got = handler(kind).udev_turn
+    assert got is not None
+    return got
+
+
+# The kinds that write their own lines (the handler's `udev_lines`), in their turn after every
+# ATTR and ethtool command: the RSS table, its hash fields, the ntuple rules, the root qdisc.
+OWN_LINES_KINDS: tuple[Kind, ...] = tuple(
+    sorted((k for k, h in HANDLERS.items() if h.udev_turn is not None), key=_turn)
+)
 # The checks of an ethtool command's words (kinds/base.py's EthtoolWords).
 _WORD_CHECK = {"feature": safe.feature, "priv_flag": safe.priv_flag, "field": safe.field_name}
 _PAIR = re.compile(r'(\w+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"')
@@ -153,7 +158,8 @@ def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], chec
     how = _set_of(kind)
     args = []
     if how.words == "encoding":  # one value per device: ethtool --set-fec DEV encoding auto rs
-        modes = check(safe.fec_modes, changes[-1].key, changes[-1].current)
+        assert how.encoding is not None  # the handler's check of its one value
+        modes = check(how.encoding, changes[-1].key, changes[-1].current)
         args = ["encoding", modes] if modes is not None else []
     else:
         for c in changes:
@@ -169,10 +175,8 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     mine = [c for c in changes if c.key.ifname == ctx.ifname]
     device = [c for c in mine if c.key.kind in DEVICE_KINDS]
     queues = by_kind(mine, *QUEUE_KINDS)
-    qdiscs = by_kind(mine, "qdisc")
-    # The table, its hash fields, then the rules.
-    steering = by_kind(mine, "rss") + by_kind(mine, "flow_hash") + by_kind(mine, "ntuple")
-    if not device and not queues and not qdiscs and not steering:
+    own = [c for kind in OWN_LINES_KINDS for c in by_kind(mine, kind)]  # kind by kind
+    if not device and not queues and not own:
         return out
     match = checked_match(ctx.match, check)
     check(safe.abs_path, "ethtool", ctx.ethtool)
@@ -236,21 +240,14 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         ]
         lines.append("# the queues again, after ethtool -L (a driver may re-spread XPS)")
         lines.append(f"RUN+=\"/bin/sh -c '{'; '.join(writes)}'\"")
-    for c in steering:  # after ethtool -L: the table and the rules name rx queues
-        if c.key.kind in ("ntuple", "flow_hash"):
-            make = ntuple_lines if c.key.kind == "ntuple" else flow_hash_lines
-            lines += make(c, ctx, check)
-            out.covered.add(c.key)
-            continue
-        got, why = rss_lines(c, ctx, check)
+    for c in own:  # after ethtool -L: the table and the rules name rx queues
+        run = UdevRun(c.key, c.current, was(c), ctx.ethtool, ctx.tc)
+        got, why = handler(c.key.kind).udev_lines(run, check)
         lines += got
         if why is None:
             out.covered.add(c.key)
         else:
             out.left_out[c.key] = why
-    for c in qdiscs:
-        lines += _qdisc_lines(c, ctx, check)
-        out.covered.add(c.key)
     if queues:
         lines += [
             f'GOTO="{end}"',
@@ -281,36 +278,6 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     text = "\n".join(lines) + "\n"
     out.files.append(ExportFile("udev", path_for(ctx), text, warnings=tuple(warnings)))
     return out
-
-
-def _qdisc_lines(c: Change, ctx: ExportContext, check: Checker) -> list[str]:
-    """The root qdisc by `tc`, after every ethtool command (RUN programs run in order): an
-    mq gets one child per tx queue that exists once `ethtool -L` has run, so the children
-    are made by a loop over the queues, not by a count taken now. `$$` is udev's `$`."""
-    check(safe.abs_path, "tc", ctx.tc)
-    head = [f"# root qdisc: {was(c)}"]
-    if check(safe.qdisc, c.key, c.current) is None and c.current != "default":
-        return head
-    spec = spec_of(c.current)
-    if spec is None:
-        return [*head, "#   the kernel's default: nothing to run when the device appears"]
-    if not spec.mq:
-        assert spec.leaf is not None
-        return [*head, f'RUN+="{ctx.tc} qdisc replace dev $name root {_tc(spec.leaf)}"']
-    lines = [*head, f'RUN+="{ctx.tc} qdisc replace dev $name root handle 1: mq"']
-    if spec.leaf is not None:
-        # tc reads the parent's minor number in hex: queue tx-9 is 1:a.
-        each = f"{ctx.tc} qdisc replace dev $name parent 1:$$(printf %%x $$((n + 1))) "
-        loop = (
-            "for q in /sys/class/net/$name/queues/tx-*; do n=$${q##*-}; "
-            f"{each}{_tc(spec.leaf)}; done"
-        )
-        lines.append(f"RUN+=\"/bin/sh -c '{loop}'\"")
-    return lines
-
-
-def _tc(leaf: Leaf) -> str:
-    return " ".join(tc_args(leaf))
 
 
 def queue_value(c: Change, ctx: ExportContext, check: Checker) -> str | None:

@@ -1,107 +1,17 @@
-"""The udev rules' steering and sending lines (issue 33): the RSS table (`ethtool -X`) and the
-ntuple rules (`ethtool -N`), run after `ethtool -L` (a channel change resets the table on most
-drivers, and a rule names an rx queue), and reading them and the root qdisc's `tc` lines back
-for `tuitune verify`.
-
-`ethtool -X` takes `equal N`, `weight W0 W1 ...` (contiguous runs of slots, ethtool.c's
-fill_indir_table) or `default`; a table of ascending runs is written as the weights that give
-exactly its slots; any other table is left out of the file with the reason (`ethtool -X` could
-not make it). Values are re-checked word by word before they land in a file.
+"""Reading the udev rules' steering and sending lines back for `tuitune verify` (issue 33):
+the RSS table (`ethtool -X`), the hash fields and ntuple rules (`ethtool -N`) and the root
+qdisc's `tc` lines. Their handlers write them (kinds/rss.py, ntuple.py, qdisc.py:
+`udev_lines`): a table of ascending runs as the weights that give exactly its slots.
 """
 
 from __future__ import annotations
 
 import re
 
-from tuitune.core.export.common import was
-from tuitune.core.export.context import ExportContext
-from tuitune.core.export.model import Change
-from tuitune.core.export.safe import Checker, UnsafeValue
-from tuitune.core.host.ntuple import NONE, RuleError, parse_rule
+from tuitune.core.host.ntuple import RuleError, parse_rule
 from tuitune.core.host.qdisc_spec import OPTIONAL, OPTIONS, RATE, Leaf, check_value
-from tuitune.core.host.rss import DEFAULT, FIELD_LETTERS, FLOW_TYPES, MAX_SLOTS, table_value
+from tuitune.core.host.rss import DEFAULT, MAX_SLOTS, table_value
 from tuitune.core.session.settings import Key
-
-_RUN = r"[0-9]{1,5}(\*[0-9]{1,5})?"
-_RSS = re.compile(rf"default|equal [0-9]{{1,5}}|table {_RUN}( {_RUN}){{0,4095}}")
-NOT_WEIGHTS = (
-    "not exported: ethtool -X takes equal N or weights (contiguous runs of slots), and this "
-    "table is neither; tuitune keeps it for the session"
-)
-
-
-def rss_args(key: Key, value: str) -> list[str] | None:
-    """`ethtool -X` words giving exactly the table `value` (None: ethtool cannot make it);
-    UnsafeValue when the value is not one tuitune writes."""
-    if not _RSS.fullmatch(value):
-        raise UnsafeValue(f"{key.label}: not an RSS table as tuitune writes it")
-    words = value.split()
-    if words[0] in (DEFAULT, "equal"):
-        return words
-    indir: list[int] = []
-    for run in words[1:]:
-        q, _, n = run.partition("*")
-        indir += [int(q)] * int(n or 1)
-        if len(indir) > MAX_SLOTS:
-            raise UnsafeValue(f"{key.label}: more slots than any driver has")
-    # weights: queue j gets its run; a queue never sent to, weight 0. Exact only when each
-    # queue holds one run and the runs ascend (what fill_indir_table makes).
-    runs = [q for i, q in enumerate(indir) if i == 0 or indir[i - 1] != q]
-    if runs != sorted(set(runs)):
-        return None
-    return ["weight", *(str(indir.count(q)) for q in range(max(runs) + 1))]
-
-
-def rss_lines(c: Change, ctx: ExportContext, check: Checker) -> tuple[list[str], str | None]:
-    """(rule lines, None) or ([], why it is left out)."""
-    head = [f"# RSS table, after ethtool -L (a channel change resets it): {was(c)}"]
-    args = check(rss_args, c.key, c.current)
-    if args is None:
-        return ([], NOT_WEIGHTS) if c.current.startswith("table") else ([], None)
-    if args == [DEFAULT]:
-        return [*head, "#   the driver's default: nothing to run when the device appears"], None
-    return [*head, f'RUN+="{ctx.ethtool} -X $name {" ".join(args)}"'], None
-
-
-def _fields(key: Key, value: str) -> str:
-    if key.name not in FLOW_TYPES or not re.fullmatch(f"[{FIELD_LETTERS}]{{1,8}}", value):
-        raise UnsafeValue(f"{key.label}: not hash fields as tuitune writes them")
-    return value
-
-
-def flow_hash_lines(c: Change, ctx: ExportContext, check: Checker) -> list[str]:
-    head = [f"# RSS hash fields of {c.key.name}: {was(c)}"]
-    fields = check(_fields, c.key, c.current)
-    if fields is None:
-        return head
-    return [*head, f'RUN+="{ctx.ethtool} -N $name rx-flow-hash {c.key.name} {fields}"']
-
-
-def _rule(key: Key, value: str) -> str:
-    try:
-        if parse_rule(value, None) != value:
-            raise UnsafeValue(f"{key.label}: not an ntuple rule as tuitune writes it")
-    except RuleError as exc:
-        raise UnsafeValue(f"{key.label}: {exc}") from None
-    if not (key.name.isascii() and key.name.isdigit() and len(key.name) <= 7):
-        raise UnsafeValue(f"{key.label}: not a rule location")
-    return value
-
-
-def ntuple_lines(c: Change, ctx: ExportContext, check: Checker) -> list[str]:
-    head = [f"# ntuple rule at location {c.key.name}: {was(c)}"]
-    if c.current == NONE:
-        return [*head, "#   none: nothing to run when the device appears"]
-    rule = check(_rule, c.key, c.current)
-    if rule is None:
-        return head
-    words = rule.replace("action drop", "action -1")
-    return [
-        *head,
-        "#   needs ntuple filtering on (ethtool -K $name ntuple on, exported with the features)",
-        f'RUN+="{ctx.ethtool} -N $name {words} loc {c.key.name}"',
-    ]
-
 
 # ---- reading them back (tuitune verify) ---------------------------------------------------------
 

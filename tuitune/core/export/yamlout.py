@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
-from tuitune.core.export.safe import comment
+from tuitune.core.session.kinds.safe import comment
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 

@@ -1,6 +1,8 @@
 """CPU power and module parameters in saved states (issue 32): a TOML profile's `[cpu]` and
-`[module_params.MODULE]` tables, a `show --json` document's `platform.cpu_power` and
-`platform.driver.parameters`, and their resolution into setting keys on one host.
+`[module_params.MODULE]` tables, and their resolution into setting keys on one host. The
+checks of a request are the kinds' (kinds/cpupower.py `cpu_requests`, kinds/module.py
+`module_request`), whose handlers read a `show --json` document's `platform.cpu_power` and
+`platform.driver.parameters` too.
 
     [cpu]
     cpus = "nic-local"          # "*" (every CPU, the default), "nic-local", or "0-7"
@@ -20,21 +22,20 @@ that the kind's refusal ("no cpufreq here") is a state on the row, and nothing i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
+from tuitune.core.cpulist import CpuListError, parse_cpulist
 from tuitune.core.host.cpupower import read_idle, read_policies
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.session.access import HostAccess
 from tuitune.core.session.kinds.boost import boost_key
-from tuitune.core.session.profile_model import ProfileError, Request, is_text, plain, shown
+from tuitune.core.session.kinds.cpupower import ALL_CPUS, NIC_LOCAL, cpu_requests, selector
+from tuitune.core.session.kinds.module import module_request
+from tuitune.core.session.profile_model import ProfileError, Request, plain
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
-ALL_CPUS = "*"
-NIC_LOCAL = "nic-local"
 PLATFORM_REQUESTS: tuple[Kind, ...] = (
     "cpu_governor",
     "cpu_epp",
@@ -42,57 +43,6 @@ PLATFORM_REQUESTS: tuple[Kind, ...] = (
     "cpu_boost",
     "module_param",
 )
-_STATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_. -]{0,31}")  # POLL, C1E, C6P, "haltpoll idle"
-_WORD = re.compile(r"[a-z_]{1,32}")  # a governor's or an EPP's name as the kernel prints it
-_MODULE = re.compile(r"[A-Za-z0-9_]{1,64}")
-_PARAM_VALUE = re.compile(r"[ -~]{0,256}")  # as kinds/module.py takes it
-_SWITCH = {"on": "on", "off": "off", True: "on", False: "off"}
-_DISABLED = {"off": "1", "disabled": "1", "on": "0", "enabled": "0", True: "0", False: "1"}
-
-
-def _selector(value: object, where: str) -> str:
-    if value in (ALL_CPUS, NIC_LOCAL):
-        return str(value)
-    if isinstance(value, str) and is_text(value, 4096):
-        try:
-            return format_cpulist(parse_cpulist(value)) or ALL_CPUS
-        except CpuListError as exc:
-            raise ProfileError(f"{where}: {shown(value)}: {exc}") from None
-    raise ProfileError(f'{where}: {shown(value)}: "*", "nic-local" or a CPU list')
-
-
-def _word(value: object, where: str) -> str:
-    if not isinstance(value, str) or _WORD.fullmatch(value) is None:
-        raise ProfileError(f"{where}: {shown(value)} is not a governor's or EPP's name")
-    return value
-
-
-def _state(name: object, where: str) -> str:
-    if not isinstance(name, str) or _STATE_NAME.fullmatch(name) is None:
-        raise ProfileError(f"{where}: {shown(name)} is not a C-state's name")
-    return name
-
-
-def cpu_requests(
-    cpus: str, governor: object, epp: object, boost: object, cstates: Mapping[str, object]
-) -> list[Request]:
-    """The requests of one group of CPUs (a TOML [cpu] table, a show document's group)."""
-    out: list[Request] = []
-    if governor is not None:
-        out.append(Request("cpu_governor", cpus, _word(governor, "cpu governor"), "[cpu] governor"))
-    if epp is not None:
-        out.append(Request("cpu_epp", cpus, _word(epp, "cpu epp"), "[cpu] epp"))
-    if boost is not None:
-        if not isinstance(boost, bool | str) or boost not in _SWITCH:  # 1 == True in a dict
-            raise ProfileError(f"[cpu] boost: {shown(boost)} is not on or off")
-        out.append(Request("cpu_boost", "", _SWITCH[boost], "[cpu] boost"))
-    for name, state in cstates.items():
-        where = f"[cpu.cstates] {plain(name)}"
-        _state(name, where)
-        if not isinstance(state, bool | str) or state not in _DISABLED:
-            raise ProfileError(f'{where}: {shown(state)} is not "on" or "off"')
-        out.append(Request("cstate_disable", f"{cpus}|{name}", _DISABLED[state], where))
-    return out
 
 
 def parse_cpu_toml(table: Mapping[str, Any]) -> list[Request]:
@@ -103,24 +53,8 @@ def parse_cpu_toml(table: Mapping[str, Any]) -> list[Request]:
     cstates = table.get("cstates", {})
     if not isinstance(cstates, Mapping):
         raise ProfileError("[cpu] cstates must be a table ([cpu.cstates])")
-    cpus = _selector(table.get("cpus", ALL_CPUS), "[cpu] cpus")
+    cpus = selector(table.get("cpus", ALL_CPUS), "[cpu] cpus")
     return cpu_requests(cpus, table.get("governor"), table.get("epp"), table.get("boost"), cstates)
-
-
-def module_request(module: object, param: object, value: object, where: str) -> Request:
-    if not isinstance(module, str) or _MODULE.fullmatch(module) is None:
-        raise ProfileError(f"{where}: {shown(module)} is not a module's name")
-    if not isinstance(param, str) or _MODULE.fullmatch(param) is None:
-        raise ProfileError(f"{where}: {shown(param)} is not a parameter's name")
-    if isinstance(value, bool):
-        text = "Y" if value else "N"  # how the kernel prints a bool parameter
-    elif isinstance(value, int):
-        text = str(value)
-    elif isinstance(value, str) and _PARAM_VALUE.fullmatch(value):
-        text = value
-    else:
-        raise ProfileError(f"{where}: {shown(value)} is not a parameter's value")
-    return Request("module_param", f"{module}/{param}", text, where)
 
 
 def parse_modules_toml(table: Mapping[str, Any]) -> list[Request]:
@@ -196,76 +130,3 @@ def resolve_platform(
                 break
             wanted[Key.cstate_disable(cpu, index)] = r.text
     return wanted
-
-
-# ---- a show --json document's platform ---------------------------------------------------
-
-
-def _is_state(v: object) -> bool:
-    return isinstance(v, dict) and "unavailable" in v
-
-
-def _group_cpus(g: Mapping[str, Any], where: str) -> str:
-    cpus = g.get("cpus")
-    if not isinstance(cpus, str):
-        raise ProfileError(f"{where}.cpus: {shown(cpus)} is not a CPU list")
-    return _selector(cpus, f"{where}.cpus")
-
-
-def _objects(v: object, where: str) -> list[Mapping[str, Any]]:
-    if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
-        raise ProfileError(f"{where}: expected an array of objects or a refusal")
-    return v
-
-
-def show_requests(platform: object) -> list[Request]:
-    """platform.cpu_power (each group's governor and EPP, boost, each group's C-states'
-    disabled) and platform.driver.parameters (the writable ones) of a show document. The
-    rest of `platform` reports the host and is not read."""
-    if not isinstance(platform, dict):
-        return []
-    out: list[Request] = []
-    power = platform.get("cpu_power")
-    if isinstance(power, dict):
-        where = "platform.cpu_power"
-        freq = power.get("frequency")
-        if freq is not None and not _is_state(freq):
-            for i, g in enumerate(_objects(freq, f"{where}.frequency")):
-                at = f"{where}.frequency[{i}]"
-                cpus = _group_cpus(g, at)
-                for r in cpu_requests(cpus, g.get("governor"), g.get("epp"), None, {}):
-                    out.append(
-                        Request(r.kind, r.name, r.text, f"{at}.{r.kind.removeprefix('cpu_')}")
-                    )
-        boost = power.get("boost")
-        if boost is not None:
-            out += [
-                Request(r.kind, r.name, r.text, f"{where}.boost")
-                for r in cpu_requests(ALL_CPUS, None, None, boost, {})
-            ]
-        idle = power.get("idle")
-        if idle is not None and not _is_state(idle):
-            for i, g in enumerate(_objects(idle, f"{where}.idle")):
-                at = f"{where}.idle[{i}]"
-                cpus = _group_cpus(g, at)
-                states = _objects(g.get("states", []), f"{at}.states")
-                wanted = {}
-                for s in states:
-                    if s.get("disabled") is None:
-                        continue  # the host did not say
-                    if not isinstance(s.get("disabled"), bool):
-                        raise ProfileError(f"{at}.states: disabled must be true, false or null")
-                    wanted[_state(s.get("name"), f"{at}.states")] = not s["disabled"]
-                for r in cpu_requests(cpus, None, None, None, wanted):
-                    out.append(Request(r.kind, r.name, r.text, f"{at} {r.name.partition('|')[2]}"))
-    driver = platform.get("driver")
-    if isinstance(driver, dict):
-        params = driver.get("parameters")
-        module = driver.get("module")
-        if params is not None and not _is_state(params) and module is not None:
-            for i, p in enumerate(_objects(params, "platform.driver.parameters")):
-                at = f"platform.driver.parameters[{i}]"
-                if p.get("writable") is not True or not isinstance(p.get("value"), str):
-                    continue  # set at load only, or unreadable: nothing to write at run time
-                out.append(module_request(module, p.get("name"), p["value"], at))
-    return out

@@ -20,9 +20,9 @@ from tuitune.core.export import (
     ExportContext,
     ExportRefused,
     build_plan,
-    safe,
 )
 from tuitune.core.session import Key
+from tuitune.core.session.kinds import safe
 
 DEV = "eno49"
 CTX = ExportContext(ifname=DEV, match=DeviceMatch("mac", "00:1b:21:00:00:01"), ncpus=4)

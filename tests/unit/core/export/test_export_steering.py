@@ -10,10 +10,10 @@ import pytest
 
 from tests.support.fakes.rss_port import blocks
 from tuitune.core.export import Change, DeviceMatch, ExportContext, ExportRefused, build_plan, udev
-from tuitune.core.export.udev_steering import NOT_WEIGHTS
 from tuitune.core.host.rss import table_value
 from tuitune.core.host.rss_spec import weight_fill
 from tuitune.core.session import Key
+from tuitune.core.session.kinds.rss import NOT_WEIGHTS
 
 DEV = "eno49"
 FQ = "fq limit 10000 flow_limit 100 quantum 3028 initial_quantum 15140 maxrate unlimited"

@@ -8,7 +8,8 @@ import inspect
 import pytest
 
 from tuitune.core.session.kinds.base import KindHandler, well_formed
-from tuitune.core.session.kinds.table import HANDLERS, WRITE_ORDER
+from tuitune.core.session.kinds.showform import ShowDoc
+from tuitune.core.session.kinds.table import HANDLERS, SHOW_ORDER, WRITE_ORDER, show_order
 from tuitune.core.session.settings import KINDS, Key
 
 METHODS = sorted(
@@ -175,3 +176,32 @@ def test_every_kind_a_profile_places_has_its_turn(kind: str) -> None:
 def test_the_host_view_rows_have_their_handlers() -> None:
     rows = {h.host_row.row for h in HANDLERS.values() if h.host_row is not None}
     assert rows == {"fec", "priv_flag", "smt", "module_param"}
+
+
+def test_a_show_document_is_read_once_per_kind_in_its_order() -> None:
+    """showdoc.py asks every kind's handler once (SHOW_ORDER's first, the rest after), so a
+    new kind's handler is asked without an edit of showdoc.py or of SHOW_ORDER."""
+    assert len(set(SHOW_ORDER)) == len(SHOW_ORDER) and set(SHOW_ORDER) <= set(HANDLERS)
+    assert sorted(show_order()) == sorted(KINDS)
+    assert show_order()[: len(SHOW_ORDER)] == SHOW_ORDER
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_kind_reads_nothing_of_an_empty_show_document(kind: str) -> None:
+    """No interface, into a namespace: nothing of any kind is asked for (a handler whose part
+    is the interface's or the host's says so itself)."""
+    empty = ShowDoc({"schema": "x", "version": 1}, None, None, "lab")
+    assert HANDLERS[kind].show_requests(kind, empty) == []  # type: ignore[index,arg-type]
+
+
+def test_the_kinds_with_their_own_udev_lines_run_in_their_turn() -> None:
+    """The RSS table, its hash fields and the ntuple rules after `ethtool -L`, the root qdisc
+    last (export/udev.py asks each handler's `udev_lines` in `udev_turn` order); an ethtool
+    kind of one `encoding` value brings the check of that value."""
+    from tuitune.core.export.udev import OWN_LINES_KINDS
+
+    assert OWN_LINES_KINDS == ("rss", "flow_hash", "ntuple", "qdisc")
+    for kind, h in HANDLERS.items():
+        how = h.ethtool_set
+        if how is not None:
+            assert (how.words == "encoding") == (how.encoding is not None), kind

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -28,8 +29,10 @@ from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import KernelPort
 from tuitune.core.session.kinds.port import Values as Values
+from tuitune.core.session.kinds.safe import Checker
+from tuitune.core.session.kinds.showform import ShowDoc
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import check_name
+from tuitune.core.session.profile_model import Request, check_name
 from tuitune.core.session.settings import NO_CPUS, Key, Kind
 from tuitune.core.values import Unavailable, errno_state
 from tuitune.core.watch.snapshot import NicState
@@ -54,6 +57,9 @@ class EthtoolSet:
     option: str
     step: int
     words: EthtoolWords = "field"
+    # "encoding": the check of its one value before it lands in a file (kinds/safe.py's
+    # UnsafeValue otherwise), the handler's own.
+    encoding: Callable[[Key, str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,23 @@ class ProfileField:
 
     name: str
     table: bool = True
+
+
+@dataclass(frozen=True)
+class UdevRun:
+    """One change as a handler's own udev lines see it (export/udev.py makes it): its key,
+    the value to set, what it was (for the comment: export/common.py's `was`) and the full
+    paths of the programs a RUN calls."""
+
+    key: Key
+    value: str
+    was: str
+    ethtool: str
+    tc: str
+
+
+# A handler's udev lines for one change, and why the change is left out (None: it is written).
+UdevLines = tuple[list[str], str | None]
 
 
 class KindHandler(Protocol):
@@ -85,6 +108,14 @@ class KindHandler(Protocol):
     `profile_field(kind)`: where a TOML profile's [interface] holds it (None: not there), and
     `check_profile_name`: a name in its table, refused (ProfileError) unless it may be one.
     `host_row`: how `e` on its Host view row edits it (kinds/edit.py), None: it has none.
+    `udev_turn`: the kind writes its own udev lines (`udev_lines(run, check)`, each value
+    through kinds/safe.py's checks), in this turn after every ATTR and ethtool command of
+    the device (the steering after `ethtool -L`, which resets it and makes the rx queues its
+    rules name); None: the ATTR and ethtool tables above write it.
+    `show_requests(kind, doc)`: what `tuitune apply` of a `show --json` document asks of
+    `kind`, read strictly from its part of the document (kinds/showform.py; [] when it has
+    none). A part holding several kinds at once (a queue's rps_cpus, rps_flow_cnt and
+    xps_cpus) is read at one of them, so the requests keep the document's order.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -96,6 +127,7 @@ class KindHandler(Protocol):
     not_exported: str | None
     ethtool_set: EthtoolSet | None
     host_row: HostRowEdit | None
+    udev_turn: int | None
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -115,6 +147,8 @@ class KindHandler(Protocol):
     def sysfs_attr(self, key: Key) -> str | None: ...
     def profile_field(self, kind: Kind) -> ProfileField | None: ...
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
+    def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -172,6 +206,7 @@ class Family:
     not_exported: str | None = None
     ethtool_set: EthtoolSet | None = None
     host_row: HostRowEdit | None = None
+    udev_turn: int | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:
@@ -217,6 +252,12 @@ class Family:
 
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
         check_name("field", name, origin)  # so a typo or a hostile name stops at the file
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return []  # nothing of `show --json` is applied to it
+
+    def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
+        return [], None  # never asked: no udev_turn (the ATTR and ethtool tables write it)
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -15,8 +15,11 @@ from tuitune.core import catalog
 from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, switch_word
+from tuitune.core.session.kinds.cpupower import ALL_CPUS, cpu_requests
+from tuitune.core.session.kinds.showform import ShowDoc
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import Request
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -46,6 +49,19 @@ class BoostKind(Family):
     value_form: Form = "switch"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """platform.cpu_power.boost (true/false, "on"/"off"). Host-wide."""
+        platform = doc.doc.get("platform")
+        power = platform.get("cpu_power") if isinstance(platform, dict) else None
+        boost = power.get("boost") if isinstance(power, dict) and doc.host_wide else None
+        if boost is None:
+            return []
+        where = "platform.cpu_power.boost"
+        return [
+            Request(r.kind, r.name, r.text, where)
+            for r in cpu_requests(ALL_CPUS, None, None, boost, {})
+        ]
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:

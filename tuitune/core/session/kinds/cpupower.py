@@ -12,14 +12,18 @@ energy_performance_available_preferences) is refused before any write, in one li
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuitune.core import catalog
+from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.showform import ShowDoc, is_state, objects
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import ProfileError, Request, is_text, plain, shown
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -59,6 +63,20 @@ class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """platform.cpu_power's frequency groups (each one's governor and EPP, read at
+        cpu_governor's turn) and idle groups (their C-states' `disabled`). Host-wide: not
+        read for a namespace."""
+        platform = doc.doc.get("platform")
+        power = platform.get("cpu_power") if isinstance(platform, dict) else None
+        if not doc.host_wide or not isinstance(power, dict):
+            return []
+        if kind == "cpu_governor":
+            return _show_frequency(power.get("frequency"))
+        if kind == "cstate_disable":
+            return _show_idle(power.get("idle"))
+        return []  # cpu_epp: with its group's governor
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:
@@ -118,3 +136,99 @@ class CpuPowerKind(Family):
 
     def form(self, key: Key) -> Form:
         return "count" if key.kind == "cstate_disable" else "text"  # the kernel's 0 or 1
+
+
+# ---- saved states: a TOML profile's [cpu], a show document's platform.cpu_power ----------
+
+ALL_CPUS = "*"
+NIC_LOCAL = "nic-local"
+_STATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_. -]{0,31}")  # POLL, C1E, C6P, "haltpoll idle"
+_SWITCH = {"on": "on", "off": "off", True: "on", False: "off"}
+_DISABLED = {"off": "1", "disabled": "1", "on": "0", "enabled": "0", True: "0", False: "1"}
+
+
+def selector(value: object, where: str) -> str:
+    """The CPUs a request names: "*", "nic-local" or a CPU list (looked up when applied)."""
+    if value in (ALL_CPUS, NIC_LOCAL):
+        return str(value)
+    if isinstance(value, str) and is_text(value, 4096):
+        try:
+            return format_cpulist(parse_cpulist(value)) or ALL_CPUS
+        except CpuListError as exc:
+            raise ProfileError(f"{where}: {shown(value)}: {exc}") from None
+    raise ProfileError(f'{where}: {shown(value)}: "*", "nic-local" or a CPU list')
+
+
+def _word(value: object, where: str) -> str:
+    if not isinstance(value, str) or _WORD.fullmatch(value) is None:
+        raise ProfileError(f"{where}: {shown(value)} is not a governor's or EPP's name")
+    return value
+
+
+def _state(name: object, where: str) -> str:
+    if not isinstance(name, str) or _STATE_NAME.fullmatch(name) is None:
+        raise ProfileError(f"{where}: {shown(name)} is not a C-state's name")
+    return name
+
+
+def cpu_requests(
+    cpus: str, governor: object, epp: object, boost: object, cstates: Mapping[str, object]
+) -> list[Request]:
+    """The requests of one group of CPUs (a TOML [cpu] table, a show document's group)."""
+    out: list[Request] = []
+    if governor is not None:
+        out.append(Request("cpu_governor", cpus, _word(governor, "cpu governor"), "[cpu] governor"))
+    if epp is not None:
+        out.append(Request("cpu_epp", cpus, _word(epp, "cpu epp"), "[cpu] epp"))
+    if boost is not None:
+        if not isinstance(boost, bool | str) or boost not in _SWITCH:  # 1 == True in a dict
+            raise ProfileError(f"[cpu] boost: {shown(boost)} is not on or off")
+        out.append(Request("cpu_boost", "", _SWITCH[boost], "[cpu] boost"))
+    for name, state in cstates.items():
+        where = f"[cpu.cstates] {plain(name)}"
+        _state(name, where)
+        if not isinstance(state, bool | str) or state not in _DISABLED:
+            raise ProfileError(f'{where}: {shown(state)} is not "on" or "off"')
+        out.append(Request("cstate_disable", f"{cpus}|{name}", _DISABLED[state], where))
+    return out
+
+
+def _group_cpus(g: Mapping[str, Any], where: str) -> str:
+    cpus = g.get("cpus")
+    if not isinstance(cpus, str):
+        raise ProfileError(f"{where}.cpus: {shown(cpus)} is not a CPU list")
+    return selector(cpus, f"{where}.cpus")
+
+
+def _show_frequency(freq: object) -> list[Request]:
+    out: list[Request] = []
+    where = "platform.cpu_power.frequency"
+    if freq is None or is_state(freq):
+        return out
+    for i, g in enumerate(objects(freq, where)):
+        at = f"{where}[{i}]"
+        cpus = _group_cpus(g, at)
+        for r in cpu_requests(cpus, g.get("governor"), g.get("epp"), None, {}):
+            out.append(Request(r.kind, r.name, r.text, f"{at}.{r.kind.removeprefix('cpu_')}"))
+    return out
+
+
+def _show_idle(idle: object) -> list[Request]:
+    out: list[Request] = []
+    where = "platform.cpu_power.idle"
+    if idle is None or is_state(idle):
+        return out
+    for i, g in enumerate(objects(idle, where)):
+        at = f"{where}[{i}]"
+        cpus = _group_cpus(g, at)
+        states = objects(g.get("states", []), f"{at}.states")
+        wanted = {}
+        for s in states:
+            if s.get("disabled") is None:
+                continue  # the host did not say
+            if not isinstance(s.get("disabled"), bool):
+                raise ProfileError(f"{at}.states: disabled must be true, false or null")
+            wanted[_state(s.get("name"), f"{at}.states")] = not s["disabled"]
+        for r in cpu_requests(cpus, None, None, None, wanted):
+            out.append(Request(r.kind, r.name, r.text, f"{at} {r.name.partition('|')[2]}"))
+    return out

@@ -30,7 +30,10 @@ from tuitune.core.session.kinds.base import (
 )
 from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.ethtool import EthtoolFamily, device
+from tuitune.core.session.kinds.safe import UnsafeValue, comment
+from tuitune.core.session.kinds.showform import ShowDoc, boolean, is_refusal, what
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.profile_model import ProfileError, Request, check_name, is_text
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
@@ -50,6 +53,25 @@ class PrivFlags(EthtoolFamily):
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("priv_flags")
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """platform.driver.private_flags (name -> true/false): settings of the interface."""
+        driver = doc.platform_driver() if doc.iface is not None else None
+        flags = driver.get("private_flags") if driver is not None else None
+        where = "platform.driver"
+        if flags is None or (
+            isinstance(flags, dict) and "unavailable" in flags and is_refusal(flags, where)
+        ):
+            return []
+        if not isinstance(flags, dict):
+            raise ProfileError(f"{where}.private_flags: expected an object, found {what(flags)}")
+        out: list[Request] = []
+        for name, on in flags.items():
+            at = f"{where}.private_flags"
+            check_name("field", name, at)
+            state = "on" if boolean(on, f"{at}.{name}") else "off"
+            out.append(Request("priv_flag", name, state, f"{at} {name}"))
+        return out
 
     value_form: Form = "switch"
     # Neither a .link file nor NetworkManager sets a driver's private flags or FEC.
@@ -81,6 +103,14 @@ class PrivFlags(EthtoolFamily):
         return switch_word(text)
 
 
+def fec_modes(key: Key, value: str) -> str:
+    """Configured FEC modes as `ethtool --set-fec ... encoding` takes them ("auto rs")."""
+    words = value.split() if isinstance(value, str) else []
+    if not words or any(w not in FEC_SETTABLE for w in words):
+        raise UnsafeValue(f"{key.label}: {comment(str(value))!r} is not FEC modes")
+    return " ".join(words)
+
+
 class FecMode(EthtoolFamily):
     host_row: HostRowEdit | None = HostRowEdit(
         "fec",
@@ -94,10 +124,24 @@ class FecMode(EthtoolFamily):
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("fec", table=False)
 
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """platform.driver.fec_configured ("auto rs"), the configured modes, not the active."""
+        driver = doc.platform_driver() if doc.iface is not None else None
+        fec = driver.get("fec_configured") if driver is not None else None
+        if fec is None:
+            return []
+        where = "platform.driver.fec_configured"
+        mask = fec_mask(fec) if isinstance(fec, str) and is_text(fec, 64) else None
+        if not mask or mask & 1:  # "none" is what a driver reports, never what it is set to
+            if fec == "none":
+                return []
+            raise ProfileError(f"{where}: {what(fec)} is not FEC modes")
+        return [Request("fec", "", fec_names(mask), where)]
+
     value_form: Form = "text"
     carriers: tuple[str, ...] = ("udev",)  # as the private flags
     # One value a device: ethtool --set-fec DEV encoding auto rs.
-    ethtool_set: EthtoolSet | None = EthtoolSet("--set-fec", 2, "encoding")
+    ethtool_set: EthtoolSet | None = EthtoolSet("--set-fec", 2, "encoding", fec_modes)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
         fec = et.fec()

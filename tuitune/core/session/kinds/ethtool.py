@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from tuitune.core.host.ethtool import Channels, Coalesce, EthtoolWriteError, Pause, Rings
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME
 from tuitune.core.session import validate as v
+from tuitune.core.session.kinds import ethtool_show
 from tuitune.core.session.kinds.base import (
     NOT_RECORDED,
     EthtoolLike,
@@ -28,8 +29,9 @@ from tuitune.core.session.kinds.base import (
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec, switch_spec
 from tuitune.core.session.kinds.irq import read_irq
 from tuitune.core.session.kinds.queues import read_device_queues
+from tuitune.core.session.kinds.showform import ShowDoc
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import COALESCE_NAMES, ProfileError, check_name
+from tuitune.core.session.profile_model import COALESCE_NAMES, ProfileError, Request, check_name
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
     GROUP_OF,
@@ -110,6 +112,9 @@ class Features(_Switches):
 
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
         check_name("feature", name, origin)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return ethtool_show.features(doc)
 
     ethtool_set: EthtoolSet | None = EthtoolSet("-K", 6, "feature")
 
@@ -259,6 +264,10 @@ class RingSizes(EthtoolFamily):
         super().check_profile_name(kind, name, origin)
 
     ethtool_set: EthtoolSet | None = EthtoolSet("-G", 3)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return ethtool_show.sizes(doc, "ring", "rings", Rings, RING_FIELDS)
+
     value_form: Form = "count"
     rows: tuple[str, ...] = ("rings",)
 
@@ -303,6 +312,10 @@ class ChannelCounts(EthtoolFamily):
         super().check_profile_name(kind, name, origin)
 
     ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return ethtool_show.sizes(doc, "channels", "channels", Channels, CHANNEL_FIELDS)
+
     value_form: Form = "count"
     rows: tuple[str, ...] = ("channels",)
 
@@ -382,6 +395,10 @@ class PauseFrames(_Switches):
         super().check_profile_name(kind, name, origin)
 
     ethtool_set: EthtoolSet | None = EthtoolSet("-A", 5)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return ethtool_show.pause(doc)
+
     rows: tuple[str, ...] = ("pause",)
 
     def resets_link(self, key: Key) -> bool:
@@ -424,6 +441,10 @@ class Coalescing(EthtoolFamily):
         super().check_profile_name(kind, name, origin)
 
     ethtool_set: EthtoolSet | None = EthtoolSet("-C", 4)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        return ethtool_show.coalesce(doc)
+
     rows: tuple[str, ...] = ("coalesce",)
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
+from tuitune.core.host.irqmap import NicIrq
+from tuitune.core.host.irqs import IrqAffinity as IrqAffinityRead
 from tuitune.core.host.irqs import irq_managed
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import (
@@ -18,8 +21,18 @@ from tuitune.core.session.kinds.base import (
     managed_irq,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    array,
+    cpus,
+    fields,
+    is_refusal,
+    obj,
+    what,
+    whole,
+)
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import check_name
+from tuitune.core.session.profile_model import ProfileError, Request, check_name, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
@@ -36,6 +49,11 @@ class IrqAffinity(Family):
 
     value_form: Form = "some_cpus"  # an IRQ always has a CPU
     carriers: tuple[str, ...] = ("affinity",)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        if doc.iface is None:
+            return []
+        return _show_irqs(doc.iface.get("irqs", []), doc.iface.get("irq_affinity", {}))
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_irq(acc, key)
@@ -123,3 +141,53 @@ def read_irq(acc: KernelPort, key: Key) -> GroupRead:
         return {key: format_cpulist(parse_cpulist(text))}
     except CpuListError as exc:
         return Unavailable("error", f"{key.label}: {exc}")
+
+
+_IRQ_NUMBER = re.compile(r"(0|[1-9][0-9]{0,9})")
+
+
+def _show_irqs(irqs: object, affinity: object) -> list[Request]:
+    """`interface.irqs` (number -> queue name) and `interface.irq_affinity` (number -> CPUs):
+    one request a queue name, since IRQ numbers change from boot to boot."""
+    listed: dict[str, str] = {}  # IRQ number -> its queue name, in the document's order
+    for i, raw in enumerate(array(irqs, "interface.irqs")):
+        at = f"interface.irqs[{i}]"
+        irq = obj(raw, at, fields(NicIrq), ("irq", "name"))
+        number = irq["irq"]
+        if not isinstance(number, str) or not _IRQ_NUMBER.fullmatch(number):
+            raise ProfileError(f'{at}.irq: {what(number)} is not an IRQ number ("45")')
+        if number in listed:
+            raise ProfileError(f"{at}.irq: {shown(number)} is listed twice")
+        listed[number] = check_name("irq", irq["name"], f"{at}.name")
+        if not isinstance(irq.get("kind", ""), str):
+            raise ProfileError(f"{at}.kind: {what(irq['kind'])} is not a queue kind")
+        if irq.get("index") is not None:
+            whole(irq["index"], f"{at}.index")
+    if not isinstance(affinity, dict):
+        raise ProfileError(f"interface.irq_affinity: expected an object, found {what(affinity)}")
+    for number in affinity:
+        if number not in listed:
+            at = f"interface.irq_affinity.{shown(number)}"
+            raise ProfileError(f"{at}: not an IRQ of interface.irqs")
+    out: list[Request] = []
+    wanted: dict[str, str] = {}  # queue name -> CPU list
+    for number, name in listed.items():
+        if number not in affinity:
+            continue
+        at = f"interface.irq_affinity.{number}"
+        aff = obj(affinity[number], at, fields(IrqAffinityRead), ("smp_affinity",))
+        if aff.get("irq", number) != number:
+            raise ProfileError(f"{at}.irq: {what(aff['irq'])} is not {number!r}")
+        if is_refusal(aff["smp_affinity"], f"{at}.smp_affinity"):
+            continue
+        got = cpus(aff["smp_affinity"], f"{at}.smp_affinity")
+        if not got:
+            raise ProfileError(f"{at}.smp_affinity: an IRQ needs at least one CPU")
+        text = format_cpulist(got)
+        if name in wanted:
+            if wanted[name] != text:
+                raise ProfileError(f"{at}: two IRQs named {shown(name)} ask for different CPUs")
+            continue  # IRQs are set by queue name: one request covers both
+        wanted[name] = text
+        out.append(Request("irq_affinity", name, text, f"IRQ {number} {name}"))
+    return out

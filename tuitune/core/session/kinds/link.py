@@ -18,7 +18,9 @@ from tuitune.core.session.kinds.base import (
     WriteRefused,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.showform import ShowDoc, opt_whole
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.profile_model import Request
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import NicState
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from tuitune.core.session.kinds.port import KernelPort
 
 MTU_MIN_IPV4 = 68
+_SHOW_FIELDS: dict[Kind, str] = {"mtu": "mtu", "txqueuelen": "txqlen"}  # interface.link's
 
 
 class Link(Family):
@@ -56,6 +59,17 @@ class Link(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return ("link", key.ifname)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`interface.link`'s mtu and txqlen (its other fields report the link)."""
+        out: list[Request] = []
+        if doc.link is None:
+            return out
+        name = _SHOW_FIELDS[kind]
+        value = opt_whole(doc.link.get(name), f"interface.link.{name}")
+        if value is not None:
+            out.append(Request(kind, "", str(value), f"interface.link.{name}"))
+        return out
 
     def row_key(self, key: Key) -> str:
         return f"link:{key.kind}"

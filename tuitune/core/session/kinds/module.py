@@ -14,8 +14,10 @@ from tuitune.core import catalog
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
 from tuitune.core.session.kinds.edit import HostRowEdit
+from tuitune.core.session.kinds.showform import ShowDoc, is_state, objects
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import ProfileError, Request, shown
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"([A-Za-z0-9_]{1,64})/([A-Za-z0-9_]{1,64})")
 _VALUE = re.compile(r"[ -~]{0,256}")  # printable ASCII, one line: the kernel parses the rest
+_MODULE = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 def _path(acc: KernelPort, key: Key) -> Path:
@@ -48,6 +51,23 @@ class ModuleParam(Family):
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("modprobe",)
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """platform.driver.parameters, the writable ones (set at load only: nothing to write
+        at run time). Host-wide: a module's parameters are not a namespace's."""
+        driver = doc.platform_driver() if doc.host_wide else None
+        if driver is None:
+            return []
+        params, module = driver.get("parameters"), driver.get("module")
+        if params is None or is_state(params) or module is None:
+            return []
+        out: list[Request] = []
+        for i, p in enumerate(objects(params, "platform.driver.parameters")):
+            at = f"platform.driver.parameters[{i}]"
+            if p.get("writable") is not True or not isinstance(p.get("value"), str):
+                continue  # set at load only, or unreadable
+            out.append(module_request(module, p.get("name"), p["value"], at))
+        return out
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         try:
@@ -85,3 +105,21 @@ class ModuleParam(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name)
+
+
+def module_request(module: object, param: object, value: object, where: str) -> Request:
+    """A module parameter's request (a TOML [module_params.MODULE] value, a show document's
+    writable parameter), its names and value checked as the kind takes them."""
+    if not isinstance(module, str) or _MODULE.fullmatch(module) is None:
+        raise ProfileError(f"{where}: {shown(module)} is not a module's name")
+    if not isinstance(param, str) or _MODULE.fullmatch(param) is None:
+        raise ProfileError(f"{where}: {shown(param)} is not a parameter's name")
+    if isinstance(value, bool):
+        text = "Y" if value else "N"  # how the kernel prints a bool parameter
+    elif isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, str) and _VALUE.fullmatch(value):
+        text = value
+    else:
+        raise ProfileError(f"{where}: {shown(value)} is not a parameter's value")
+    return Request("module_param", f"{module}/{param}", text, where)

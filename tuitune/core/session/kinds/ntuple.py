@@ -26,11 +26,16 @@ from tuitune.core.session.kinds.base import (
     Form,
     GroupRead,
     ProfileField,
+    UdevLines,
+    UdevRun,
     WriteRefused,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.rss import show_rss
+from tuitune.core.session.kinds.safe import Checker, UnsafeValue
+from tuitune.core.session.kinds.showform import ShowDoc, what
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import ProfileError
+from tuitune.core.session.profile_model import ProfileError, Request, is_text, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -63,6 +68,42 @@ class NtupleRule(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("ntuple",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule
+    udev_turn: int | None = 2  # after the table and hash fields; a rule names an rx queue
+
+    def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
+        head = [f"# ntuple rule at location {run.key.name}: {run.was}"]
+        if run.value == NONE:
+            return [*head, "#   none: nothing to run when the device appears"], None
+        rule = check(_exported_rule, run.key, run.value)
+        if rule is None:
+            return head, None
+        words = rule.replace("action drop", "action -1")
+        return [
+            *head,
+            "#   needs ntuple filtering on (ethtool -K $name ntuple on, exported with the "
+            "features)",
+            f'RUN+="{run.ethtool} -N $name {words} loc {run.key.name}"',
+        ], None
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`rss.ntuple`: location -> rule; a rule tuitune does not carry ("other: ...") is
+        left as the host has it."""
+        rules = (show_rss(doc) or {}).get("ntuple")
+        if rules is None:
+            return []
+        if not isinstance(rules, dict):
+            raise ProfileError(f"rss.ntuple: expected an object, found {what(rules)}")
+        out: list[Request] = []
+        for loc, rule in rules.items():
+            where = f"rss.ntuple.{shown(loc)}"
+            if not (loc.isascii() and loc.isdigit() and len(loc) <= 7):
+                raise ProfileError(f"{where}: not a rule location")
+            if not isinstance(rule, str) or not is_text(rule, 512):
+                raise ProfileError(f"{where}: {what(rule)} is not an ntuple rule")
+            if rule.startswith("other: "):
+                continue
+            out.append(Request("ntuple", str(int(loc)), rule, where))
+        return out
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic
@@ -130,3 +171,15 @@ class NtupleRule(Family):
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.ifname, key.name)  # each location is read on its own
+
+
+def _exported_rule(key: Key, value: str) -> str:
+    """The rule as tuitune writes it, at a location (UnsafeValue otherwise)."""
+    try:
+        if parse_rule(value, None) != value:
+            raise UnsafeValue(f"{key.label}: not an ntuple rule as tuitune writes it")
+    except RuleError as exc:
+        raise UnsafeValue(f"{key.label}: {exc}") from None
+    if not (key.name.isascii() and key.name.isdigit() and len(key.name) <= 7):
+        raise UnsafeValue(f"{key.label}: not a rule location")
+    return value

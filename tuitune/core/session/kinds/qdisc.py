@@ -19,17 +19,30 @@ from tuitune.core.host.qdisc import read_qdiscs
 from tuitune.core.host.qdisc_spec import (
     LEAVES,
     OTHER,
+    Leaf,
     SpecError,
     parse_spec,
     rebuildable,
     spec_of,
+    tc_args,
     tree_value,
 )
 from tuitune.core.host.qdisc_write import NetlinkSender, set_root
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, ProfileField, WriteRefused
+from tuitune.core.session.kinds import safe
+from tuitune.core.session.kinds.base import (
+    Family,
+    Form,
+    GroupRead,
+    ProfileField,
+    UdevLines,
+    UdevRun,
+    WriteRefused,
+)
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
+from tuitune.core.session.kinds.showform import ShowDoc, refusal, what
 from tuitune.core.session.outcome import Effect
+from tuitune.core.session.profile_model import ProfileError, Request, is_text
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -47,6 +60,48 @@ class RootQdisc(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("qdisc",)
     carriers: tuple[str, ...] = ("udev",)  # tc from a udev rule
+    udev_turn: int | None = 3  # after every ethtool command: see udev_lines
+
+    def udev_lines(self, run: UdevRun, check: safe.Checker) -> UdevLines:
+        """The root qdisc by `tc`, after every ethtool command (RUN programs run in order):
+        an mq gets one child per tx queue that exists once `ethtool -L` has run, so the
+        children are made by a loop over the queues, not by a count taken now. `$$` is
+        udev's `$`."""
+        check(safe.abs_path, "tc", run.tc)
+        head = [f"# root qdisc: {run.was}"]
+        if check(safe.qdisc, run.key, run.value) is None and run.value != "default":
+            return head, None
+        spec = spec_of(run.value)
+        if spec is None:
+            return [*head, "#   the kernel's default: nothing to run when the device appears"], None
+        if not spec.mq:
+            assert spec.leaf is not None
+            return [*head, f'RUN+="{run.tc} qdisc replace dev $name root {_tc(spec.leaf)}"'], None
+        lines = [*head, f'RUN+="{run.tc} qdisc replace dev $name root handle 1: mq"']
+        if spec.leaf is not None:
+            # tc reads the parent's minor number in hex: queue tx-9 is 1:a.
+            each = f"{run.tc} qdisc replace dev $name parent 1:$$(printf %%x $$((n + 1))) "
+            loop = (
+                "for q in /sys/class/net/$name/queues/tx-*; do n=$${q##*-}; "
+                f"{each}{_tc(spec.leaf)}; done"
+            )
+            lines.append(f"RUN+=\"/bin/sh -c '{loop}'\"")
+        return lines, None
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`interface.qdisc`, the root qdisc's line (the journal's value, checked in full
+        when applied); `qdiscs` reports the tree."""
+        qdisc = doc.iface.get("qdisc") if doc.iface is not None else None
+        if qdisc is None:
+            return []
+        if isinstance(qdisc, dict):
+            refusal(qdisc, "interface.qdisc")  # not read on that host: nothing to set
+            return []
+        if not isinstance(qdisc, str) or not is_text(qdisc, 4096):
+            raise ProfileError(f"interface.qdisc: {what(qdisc)} is not a qdisc line")
+        if qdisc.startswith("other: "):  # a tree tuitune cannot rebuild: left alone
+            return []
+        return [Request("qdisc", "", qdisc, "interface.qdisc")]
 
     def row_key(self, key: Key) -> str:
         return "qdisc:root"
@@ -125,3 +180,7 @@ class RootQdisc(Family):
 
     def canonical(self, key: Key, text: str) -> str:
         return " ".join(text.split())
+
+
+def _tc(leaf: Leaf) -> str:
+    return " ".join(tc_args(leaf))

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuitune.core.cpulist import format_cpulist, format_mask
-from tuitune.core.host.netdev import read_queues
+from tuitune.core.host.netdev import QueueMasks, read_queues
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
     Family,
@@ -16,9 +16,19 @@ from tuitune.core.session.kinds.base import (
     Values,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    array,
+    cpus,
+    fields,
+    is_refusal,
+    obj,
+    once,
+    whole,
+)
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import ALL_QUEUES, ProfileError, check_name
-from tuitune.core.session.settings import Key, Kind, cpus_of, cpus_value
+from tuitune.core.session.profile_model import ALL_QUEUES, ProfileError, Request, check_name
+from tuitune.core.session.settings import NO_CPUS, Key, Kind, cpus_of, cpus_value
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -39,6 +49,12 @@ class Queues(Family):
                 raise ProfileError(f'{origin}: {kind} is set on {side}N queues (or "*")')
 
     carriers: tuple[str, ...] = ("udev",)  # sysfs files a .link file cannot set
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        # One part holds all three kinds, queue by queue: read once, at rps_cpus's turn.
+        if doc.iface is None or kind != "rps_cpus":
+            return []
+        return _show_queues(doc.iface.get("queues", []))
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return read_device_queues(acc, key.ifname or "")
@@ -111,3 +127,29 @@ def read_device_queues(acc: KernelPort, ifname: str) -> GroupRead:
 
 def _queue_path(acc: KernelPort, key: Key) -> Path:
     return acc.root.sys_path(f"class/net/{key.ifname}/queues/{key.name}/{key.kind}")
+
+
+def _show_queues(v: object) -> list[Request]:
+    """`interface.queues`: each queue's CPUs (rps_cpus of an rx queue, xps_cpus of a tx
+    queue) and an rx queue's rps_flow_cnt, in the document's order."""
+    out: list[Request] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(array(v, "interface.queues")):
+        at = f"interface.queues[{i}]"
+        q = obj(raw, at, fields(QueueMasks), ("name", "cpus"))
+        name = check_name("queue", q["name"], f"{at}.name")
+        once(seen, name, f"{at}.name")
+        rx = name.startswith("rx-")
+        if not is_refusal(q["cpus"], f"{at}.cpus"):
+            got = cpus(q["cpus"], f"{at}.cpus")
+            text = format_cpulist(got) if got else NO_CPUS
+            qkind: Kind = "rps_cpus" if rx else "xps_cpus"
+            out.append(Request(qkind, name, text, f"interface.queues {name}"))
+        flows = q.get("rps_flow_cnt")
+        if flows is None or is_refusal(flows, f"{at}.rps_flow_cnt"):
+            continue
+        if not rx:
+            raise ProfileError(f"{at}.rps_flow_cnt: a tx queue has none (null)")
+        n = whole(flows, f"{at}.rps_flow_cnt")
+        out.append(Request("rps_flow_cnt", name, str(n), f"queues {name}"))
+    return out

@@ -8,12 +8,15 @@ follows later channel changes again. Key and hash function are left as they are.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from tuitune.core.host.rss import (
+    DEFAULT,
     ETHTOOL_GRXFH,
     FIELD_LETTERS,
     FLOW_TYPES,
+    MAX_SLOTS,
     RssTable,
     fields_bits,
     fields_value,
@@ -35,11 +38,15 @@ from tuitune.core.session.kinds.base import (
     Form,
     GroupRead,
     ProfileField,
+    UdevLines,
+    UdevRun,
     WriteRefused,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
+from tuitune.core.session.kinds.safe import Checker, UnsafeValue
+from tuitune.core.session.kinds.showform import ShowDoc, section, what
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.profile_model import ProfileError
+from tuitune.core.session.profile_model import ProfileError, Request, is_text, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.session.validate import InvalidValue
 from tuitune.core.values import Unavailable
@@ -82,6 +89,26 @@ class RssIndirection(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("rss",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -X from a udev rule
+    udev_turn: int | None = 0  # the table, its hash fields, then the rules
+
+    def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
+        """`ethtool -X`, or left out with the reason when ethtool cannot make the table."""
+        head = [f"# RSS table, after ethtool -L (a channel change resets it): {run.was}"]
+        args = check(rss_args, run.key, run.value)
+        if args is None:
+            return ([], NOT_WEIGHTS) if run.value.startswith("table") else ([], None)
+        if args == [DEFAULT]:
+            return [*head, "#   the driver's default: nothing to run when the device appears"], None
+        return [*head, f'RUN+="{run.ethtool} -X $name {" ".join(args)}"'], None
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`rss.setting`, the table as the journal holds it; the rest of `rss` reports."""
+        setting = (show_rss(doc) or {}).get("setting")
+        if setting is None:
+            return []
+        if not isinstance(setting, str) or not is_text(setting):
+            raise ProfileError(f"rss.setting: {what(setting)} is not an RSS table")
+        return [Request("rss", "", setting, "rss.setting")]
 
     def row_key(self, key: Key) -> str:
         return "rss:table"
@@ -151,6 +178,33 @@ class FlowHash(Family):
     value_form: Form = "text"
     rows: tuple[str, ...] = ("flow_hash",)
     carriers: tuple[str, ...] = ("udev",)  # ethtool -N from a udev rule
+    udev_turn: int | None = 1
+
+    def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
+        head = [f"# RSS hash fields of {run.key.name}: {run.was}"]
+        fields = check(_hash_fields, run.key, run.value)
+        if fields is None:
+            return head, None
+        cmd = f"{run.ethtool} -N $name rx-flow-hash {run.key.name} {fields}"
+        return [*head, f'RUN+="{cmd}"'], None
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`rss.flow_hash`: flow type -> fields ("" hashes on nothing: nothing to set)."""
+        hashed = (show_rss(doc) or {}).get("flow_hash")
+        if hashed is None:
+            return []
+        if not isinstance(hashed, dict):
+            raise ProfileError(f"rss.flow_hash: expected an object, found {what(hashed)}")
+        out: list[Request] = []
+        for flow, fields in hashed.items():
+            where = f"rss.flow_hash.{shown(flow)}"
+            if flow not in FLOW_TYPES:
+                raise ProfileError(f"{where}: not a flow type ({', '.join(FLOW_TYPES)})")
+            if not isinstance(fields, str) or not is_text(fields, 16):
+                raise ProfileError(f"{where}: {what(fields)} is not hash fields")
+            if fields:
+                out.append(Request("flow_hash", flow, fields, where))
+        return out
 
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str:
         ifname, nic = ctx.ifname, ctx.nic
@@ -204,3 +258,49 @@ class FlowHash(Family):
 
 
 __all__ = ["FIELD_LETTERS", "FlowHash", "RssIndirection"]
+
+
+def show_rss(doc: ShowDoc) -> dict[str, Any] | None:
+    """The document's `rss` object when an interface is applied (its table, hash fields and
+    ntuple rules are the interface's), or None."""
+    return section(doc.doc.get("rss"), "rss") if doc.iface is not None else None
+
+
+# ---- udev lines: `ethtool -X` and `-N rx-flow-hash`, values re-checked word by word -----------
+
+_RUN = r"[0-9]{1,5}(\*[0-9]{1,5})?"
+_RSS = re.compile(rf"default|equal [0-9]{{1,5}}|table {_RUN}( {_RUN}){{0,4095}}")
+NOT_WEIGHTS = (
+    "not exported: ethtool -X takes equal N or weights (contiguous runs of slots), and this "
+    "table is neither; tuitune keeps it for the session"
+)
+
+
+def rss_args(key: Key, value: str) -> list[str] | None:
+    """`ethtool -X` words giving exactly the table `value` (None: ethtool cannot make it);
+    UnsafeValue when the value is not one tuitune writes. `ethtool -X` takes `equal N`,
+    `weight W0 W1 ...` (contiguous runs of slots, ethtool.c's fill_indir_table) or
+    `default`."""
+    if not _RSS.fullmatch(value):
+        raise UnsafeValue(f"{key.label}: not an RSS table as tuitune writes it")
+    words = value.split()
+    if words[0] in (DEFAULT, "equal"):
+        return words
+    indir: list[int] = []
+    for run in words[1:]:
+        q, _, n = run.partition("*")
+        indir += [int(q)] * int(n or 1)
+        if len(indir) > MAX_SLOTS:
+            raise UnsafeValue(f"{key.label}: more slots than any driver has")
+    # weights: queue j gets its run; a queue never sent to, weight 0. Exact only when each
+    # queue holds one run and the runs ascend (what fill_indir_table makes).
+    runs = [q for i, q in enumerate(indir) if i == 0 or indir[i - 1] != q]
+    if runs != sorted(set(runs)):
+        return None
+    return ["weight", *(str(indir.count(q)) for q in range(max(runs) + 1))]
+
+
+def _hash_fields(key: Key, value: str) -> str:
+    if key.name not in FLOW_TYPES or not re.fullmatch(f"[{FIELD_LETTERS}]{{1,8}}", value):
+        raise UnsafeValue(f"{key.label}: not hash fields as tuitune writes them")
+    return value

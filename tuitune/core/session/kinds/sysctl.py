@@ -12,8 +12,10 @@ from tuitune.core.session import validate as v
 from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, refusal
 from tuitune.core.session.kinds.edit import EditContext, EditSpec
+from tuitune.core.session.kinds.showform import ShowDoc, array, obj, once, what
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.profile_model import ProfileError, Request, check_name, is_text, shown
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -107,6 +109,36 @@ class Sysctl(Family):
             return catalog.format_value(entry, catalog.parse_value(entry, text))
         except (KeyError, ValueError):
             return text
+
+    def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
+        """`sysctls`: each catalog key's value; each entry's `unavailable`, `note`, `scope`
+        and `summary` report. Into a namespace, the host-wide ones are left out (show lists
+        them; a namespace cannot set them)."""
+        out: list[Request] = []
+        seen: set[str] = set()
+        for i, raw in enumerate(array(doc.doc.get("sysctls", []), "sysctls")):
+            where = f"sysctls[{i}]"
+            s = obj(raw, where, _SHOW_FIELDS, ("key", "value"))
+            key = check_name("sysctl", s["key"], f"{where}.key")
+            if key not in _CATALOG_KEYS:
+                raise ProfileError(f"{where}.key: {shown(key)} is not in this tuitune's catalog")
+            once(seen, key, f"{where}.key")
+            value = s["value"]
+            if value is None:
+                continue  # unavailable on that host
+            if not isinstance(value, str) or not is_text(value):
+                raise ProfileError(f"{where}.value: {what(value)} is not a sysctl's text")
+            e = catalog.entry(key)
+            if not e.writable or not e.readable or e.kind == "trigger":
+                continue
+            if doc.netns is not None and e.scope == "host":
+                continue
+            out.append(Request("sysctl", key, value, f"sysctls {key}"))
+        return out
+
+
+_CATALOG_KEYS = frozenset(catalog.keys())
+_SHOW_FIELDS = frozenset({"key", "value", "unavailable", "note", "scope", "summary"})
 
 
 def _congestion_refused(acc: KernelPort, key: Key, value: str) -> Unavailable:

@@ -92,5 +92,37 @@ WRITE_ORDER: tuple[Kind, ...] = (
 )
 
 
+# The order `tuitune apply` reads a `show --json` document's parts in (session/showdoc.py
+# asks each kind's handler for its requests): the document's own order, the interface's parts
+# before the host-wide platform's. A kind not named here is asked after these.
+SHOW_ORDER: tuple[Kind, ...] = (
+    "sysctl",
+    "mtu",
+    "txqueuelen",
+    "feature",
+    "ring",
+    "channels",
+    "pause",
+    "coalesce",
+    "rps_cpus",  # with rps_flow_cnt and xps_cpus: interface.queues, queue by queue
+    "irq_affinity",
+    "priv_flag",
+    "fec",
+    "qdisc",
+    "rss",
+    "flow_hash",
+    "ntuple",
+    "cpu_governor",  # with cpu_epp: platform.cpu_power.frequency, group by group
+    "cpu_boost",
+    "cstate_disable",
+    "module_param",
+)
+
+
+def show_order() -> tuple[Kind, ...]:
+    """Every kind once: SHOW_ORDER's, then the rest in the table's order."""
+    return (*SHOW_ORDER, *(k for k in HANDLERS if k not in SHOW_ORDER))
+
+
 def handler(kind: Kind) -> KindHandler:
     return HANDLERS[kind]

@@ -6,6 +6,10 @@ value), by systemd (where `%` is a specifier), by sysctl (one key per line) and 
 characters its kind needs (an interface name: letters, digits, `_ . -`), so nothing a user
 typed or a device reported can add a rule key, a line or a command. A value that does not fit
 raises `UnsafeValue` with a message naming the setting and the offending characters.
+
+Pure functions over values, so a leaf: the exporters (core/export/) and the kind handlers
+(their own export lines, e.g. kinds/rss.py's `udev_lines`) both import it; it imports no
+handler, not the kind table and nothing of core/export (whose package imports the table).
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from typing import TypeVar
 
 from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
-from tuitune.core.host.ethtool_driver import FEC_SETTABLE
 from tuitune.core.host.qdisc_spec import Spec, check_value
 from tuitune.core.session.settings import (
     CHANNEL_FIELDS,
@@ -161,14 +164,6 @@ def field_name(key: Key) -> str:
 
 def priv_flag(key: Key) -> str:
     return _check(key.label, key.name, _PRIV_FLAG, "letters, digits, '_', '.' and '-'")
-
-
-def fec_modes(key: Key, value: str) -> str:
-    """Configured FEC modes as `ethtool --set-fec ... encoding` takes them ("auto rs")."""
-    words = value.split() if isinstance(value, str) else []
-    if not words or any(w not in FEC_SETTABLE for w in words):
-        raise UnsafeValue(f"{key.label}: {comment(str(value))!r} is not FEC modes")
-    return " ".join(words)
 
 
 def switch(key: Key, value: str) -> str:

@@ -1,0 +1,162 @@
+"""The strict readers a handler's `show_requests` reads its part of a `tuitune show --json`
+document with (session/showdoc.py walks the handlers; docs/profile.md): every field a value
+is taken from must have its type and range (whole numbers, not 1.5, true or NaN; CPU numbers;
+objects whose keys are the snapshot dataclasses' fields, so a typo or a newer tuitune's
+field is refused, not skipped). A problem is a ProfileError naming the field.
+
+A leaf: imports no handler and not the kind table, so every handler module may import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from tuitune.core.session.profile_model import ProfileError, shown
+
+U32_MAX = 0xFFFFFFFF
+MAX_CPU = 65535  # a sanity bound only; the host's own CPUs are checked when the value is
+_REFUSAL_KINDS = ("unsupported", "permission", "missing", "error")  # values.Unavailable kinds
+UNREPORTED = {"unavailable": "missing", "reason": ""}  # a group the document leaves out
+
+
+@dataclass(frozen=True)
+class ShowDoc:
+    """The document as the walk hands it to each handler: `doc` the whole (checked against
+    its top-level fields), `iface` its `interface` object (None: no interface, so no
+    interface setting is read), `link` that interface's `link` (its fields checked, its
+    ifname too), `netns` the namespace it is applied into (None: the host, whose host-wide
+    settings a namespace cannot set)."""
+
+    doc: dict[str, Any]
+    iface: dict[str, Any] | None
+    link: dict[str, Any] | None
+    netns: str | None
+
+    @property
+    def host_wide(self) -> bool:
+        """Host-wide parts (CPU power, module parameters) are read: applied to the host."""
+        return self.netns is None
+
+    def platform_driver(self) -> dict[str, Any] | None:
+        """`platform.driver` when it is an object (the rest of `platform` reports the host)."""
+        platform = self.doc.get("platform")
+        driver = platform.get("driver") if isinstance(platform, dict) else None
+        return driver if isinstance(driver, dict) else None
+
+
+def fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def what(v: object) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f"the text {shown(v)}"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return shown(v)  # numbers: 1.5, 1e+300
+
+
+def obj(v: object, where: str, known: frozenset[str], need: Iterable[str] = ()) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise ProfileError(f"{where}: expected an object, found {what(v)}")
+    unknown = sorted(set(v) - known)
+    if unknown:
+        raise ProfileError(
+            f"{where}: unknown field {shown(unknown[0])} (not one `tuitune show` writes)"
+        )
+    missing = [k for k in need if k not in v]
+    if missing:
+        raise ProfileError(f"{where}: no {missing[0]!r} field")
+    return v
+
+
+def section(v: object, where: str) -> dict[str, Any] | None:
+    """An optional object (null or absent: None); anything else is refused."""
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise ProfileError(f"{where}: expected an object, found {what(v)}")
+    return v
+
+
+def group(
+    v: object, where: str, known: frozenset[str], need: Iterable[str]
+) -> dict[str, Any] | None:
+    """An ethtool group, or None when it holds a refusal (the host did not report it)."""
+    if isinstance(v, dict) and "unavailable" in v:
+        refusal(v, where)
+        return None
+    return obj(v, where, known, need)
+
+
+def refusal(v: object, where: str) -> None:
+    r = obj(v, where, frozenset({"unavailable", "reason"}), ("unavailable", "reason"))
+    if r["unavailable"] not in _REFUSAL_KINDS or not isinstance(r["reason"], str):
+        raise ProfileError(f'{where}: not a refusal ({{"unavailable": KIND, "reason": TEXT}})')
+
+
+def is_refusal(v: object, where: str) -> bool:
+    if isinstance(v, dict):
+        refusal(v, where)
+        return True
+    return False
+
+
+def whole(v: object, where: str, high: int = U32_MAX) -> int:
+    # bool is an int to Python, and a float may be 1.0, 1.5, NaN or 1e400: none is a count.
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ProfileError(f"{where}: {what(v)} is not a whole number")
+    if not 0 <= v <= high:
+        raise ProfileError(f"{where}: {shown(v)} is out of range (0 to {high})")
+    return v
+
+
+def opt_whole(v: object, where: str, high: int = U32_MAX) -> int | None:
+    return None if v is None else whole(v, where, high)
+
+
+def boolean(v: object, where: str) -> bool:
+    if not isinstance(v, bool):
+        raise ProfileError(f"{where}: {what(v)} is not true or false")
+    return v
+
+
+def array(v: object, where: str) -> list[Any]:
+    if not isinstance(v, list):
+        raise ProfileError(f"{where}: expected an array, found {what(v)}")
+    return v
+
+
+def cpus(v: object, where: str) -> list[int]:
+    """A CPU set as show writes it: sorted, distinct CPU numbers."""
+    got = [whole(c, f"{where}[{i}]", MAX_CPU) for i, c in enumerate(array(v, where))]
+    if any(a >= b for a, b in pairwise(got)):
+        raise ProfileError(f"{where}: CPU numbers must be sorted and listed once")
+    return got
+
+
+def once(seen: set[str], name: str, where: str) -> None:
+    if name in seen:
+        raise ProfileError(f"{where}: {shown(name)} is listed twice")
+    seen.add(name)
+
+
+def is_state(v: object) -> bool:
+    """A refusal in a platform part (not checked further: that part is not applied)."""
+    return isinstance(v, dict) and "unavailable" in v
+
+
+def objects(v: object, where: str) -> list[dict[str, Any]]:
+    if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+        raise ProfileError(f"{where}: expected an array of objects or a refusal")
+    return v

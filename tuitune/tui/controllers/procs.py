@@ -32,9 +32,9 @@ from tuitune.core.procs.discover import (
     window,
 )
 from tuitune.core.procs.model import NicProcess
-from tuitune.core.session import Journal, Key, Outcome
-from tuitune.core.session.proc_affinity import is_gone
+from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.risk import needs_consent
+from tuitune.core.session.settings import Key
 from tuitune.core.text import printable
 from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
@@ -42,6 +42,7 @@ from tuitune.tui.shell import Shell
 
 if TYPE_CHECKING:  # the lab's code loads with `tuitune lab`, not the live screen
     from tuitune.core.lab import Lab
+    from tuitune.core.session import Journal  # loaded with the first change (issue 38)
 
 T = TypeVar("T")
 WINDOW_READINGS = 4  # the CPU use is over the last few readings (about 3 s at 1 s)
@@ -355,7 +356,7 @@ class ProcsController:
         def done(out: Outcome) -> None:
             if out.ok and not (out.after is None and out.reason):
                 self.state.states.pop(key.name, None)
-            elif is_gone(out.state) or "gone (" in (out.reason or ""):
+            elif _gone(out) or "gone (" in (out.reason or ""):
                 self.state.states[key.name] = "gone (the process exited)"
             else:
                 word = "refused" if out.status in ("refused", "invalid") else out.status
@@ -380,3 +381,10 @@ def _addresses(addr: str) -> tuple[IPAddress, ...]:
         return (ipaddress.ip_address(addr),)
     except ValueError:
         return ()
+
+
+def _gone(out: Outcome) -> bool:
+    """The process exited before its move: the session's test, loaded with the first move."""
+    from tuitune.core.session.proc_affinity import is_gone
+
+    return is_gone(out.state)

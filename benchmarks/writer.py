@@ -223,12 +223,15 @@ def memory_section(mem: Mapping[str, Any]) -> str:
         ["after `import tuitune.tui.app`", _f(float(plain["rss_imported_mb"]), 1)],
         ["after two samples drawn (first frame with numbers)", _f(float(plain["rss_drawn_mb"]), 1)],
     ]
+    if "uss_drawn_mb" in plain:
+        rows.append(["USS then (its own pages)", _f(float(plain["uss_drawn_mb"]), 1)])
     by = [[k, _f(v / 1024, 1)] for k, v in traced.get("traced_kb", {}).items()]
     mods = [[k, str(v)] for k, v in traced.get("modules", {}).items()]
     return "\n".join(
         [
             table(["point", "VmRSS MB"], rows),
             "",
+            *_terminal_memory(mem.get("terminal", {})),
             "Python heap still allocated then, by the package that allocated it (tracemalloc "
             "from the first line; module code objects are counted under the import machinery, "
             "`stdlib (frozen)`):",
@@ -240,6 +243,32 @@ def memory_section(mem: Mapping[str, Any]) -> str:
             table(["package", "modules"], mods),
         ]
     )
+
+
+def _terminal_memory(term: Mapping[str, Any]) -> list[str]:
+    """The real command in a 200x60 tmux pane (issue 38, goal 3: <= 40 MB after the first
+    frame on a small host), beside the smallest Textual app; [] when it was not measured."""
+    if not term:
+        return []
+    if "error" in term:
+        return [f"In a terminal: not measured ({term['error']}).", ""]
+    cols = ["VmRSS", "RssAnon", "RssFile", "USS", "PSS"]
+    names = {
+        "first_frame": "`tuitune IFACE`, first frame (every CPU's row drawn)",
+        "minimal_app": "the smallest Textual app (the floor)",
+    }
+    rows = [
+        [names.get(k, f"`tuitune IFACE`, {k.replace('_', ' ')}"), *(_f(v[c], 1) for c in cols)]
+        for k, v in term.items()
+        if isinstance(v, Mapping)
+    ]
+    return [
+        f"In a 200x60 terminal (tmux), read from /proc/PID/status and smaps_rollup; load "
+        f"{term.get('load_before', '-')} before, {term.get('load_after', '-')} after:",
+        "",
+        table(["process", *(f"{c} MB" for c in cols)], rows),
+        "",
+    ]
 
 
 def render(results: Mapping[str, Any]) -> str:

@@ -284,3 +284,23 @@ def test_the_observer_gap_is_explained_by_the_floor_and_the_parts(floor: float) 
     assert f"that is {100 * own:.2f} %" in doc
     no_room = "no Textual app that redraws at this rate can meet this goal"
     assert (no_room in doc) == (floor >= lower)
+
+
+def test_the_memory_section_writes_the_terminal_figures_beside_the_floor() -> None:
+    """bench_memory.py's real-command figures (issue 38, goal 3), as it printed them."""
+    term = {
+        "load_before": "0.10 0.20 0.30",
+        "first_frame": {"VmRSS": 44.0, "RssAnon": 33.1, "RssFile": 10.9, "PSS": 34.0, "USS": 33.2},
+        "after_10s": {"VmRSS": 46.7, "RssAnon": 35.8, "RssFile": 10.9, "PSS": 36.5, "USS": 35.8},
+        "minimal_app": {"VmRSS": 31.9, "RssAnon": 22.1, "RssFile": 9.8, "PSS": 22.7, "USS": 22.2},
+        "load_after": "0.40 0.50 0.60",
+    }
+    mem = {**_results()["memory"], "terminal": term}  # type: ignore[dict-item]
+    doc = writer.memory_section(mem)
+    first = _row(doc, "`tuitune IFACE`, first frame (every CPU's row drawn)")
+    assert first[1:] == ["44.0", "33.1", "10.9", "33.2", "34.0"]
+    assert _row(doc, "`tuitune IFACE`, after 10s")[4] == "35.8"
+    assert _row(doc, "the smallest Textual app (the floor)")[1] == "31.9"
+    assert "load 0.10 0.20 0.30 before, 0.40 0.50 0.60 after" in doc
+    failed = writer.memory_section({**mem, "terminal": {"error": "no tmux"}})
+    assert "In a terminal: not measured (no tmux)." in failed

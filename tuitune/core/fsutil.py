@@ -33,7 +33,6 @@ import errno
 import grp
 import os
 import pwd
-import secrets
 import stat
 import time
 from collections.abc import Iterable, Iterator
@@ -309,6 +308,10 @@ class SafeDir(Closing):
         old = self._target(name)
         if mode is None and old is not None:
             mode = stat.S_IMODE(old.st_mode) & 0o777
+        # Here, not at the top: secrets brings hashlib and OpenSSL's digests, about 1 MB that
+        # the live screen's start never needs (issue 38).
+        import secrets
+
         tmps = (f".{name[:200]}.{secrets.token_hex(4)}.tmp" for _ in range(100))
         fd, tmp = self._new(name, tmps, 0o666 if mode is None else mode, umask=mode is None)
         try:

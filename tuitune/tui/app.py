@@ -29,8 +29,8 @@ from tuitune.core import gcpolicy
 from tuitune.core.guide import Situation
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.record.live import LiveRecording
-from tuitune.core.session import HostAccess, Session, read_only_reason
 from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.session import Session, read_only_reason
 from tuitune.core.watch.cadence import Cadence
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sample, Sampler
@@ -70,6 +70,7 @@ from tuitune.tui.view import LiveView
 # never needs the player, and a recording's reader has loaded it already).
 if TYPE_CHECKING:
     from tuitune.core.lab import Lab
+    from tuitune.core.session import HostAccess
     from tuitune.tui.controllers.autotune import AutotuneController
     from tuitune.tui.controllers.export import Exporter
     from tuitune.tui.controllers.replay import ReplayControl

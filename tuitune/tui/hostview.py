@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import Binding, BindingType
 
-from tuitune.core.session import Key, Outcome
-from tuitune.core.session.kinds.smt import offlined
-from tuitune.core.session.outcome import summary
-from tuitune.core.session.settings import cpus_value
+from tuitune.core.session.outcome import Outcome, summary
+from tuitune.core.session.settings import Key, cpus_value
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sampler
 from tuitune.tui.controllers.advisor import COUNT_FROM, Advisor
@@ -84,6 +82,8 @@ class HostView(Frame):
         if wanted.strip().lower() != "off":
             self.editor.submit(spec, wanted)
             return
+        from tuitune.core.session.kinds.smt import offlined  # loaded on this key (issue 38)
+
         going = offlined(self.reader.root)
         what = (
             f"SMT off takes CPUs {cpus_value(going)} offline now: the processes and IRQs on "

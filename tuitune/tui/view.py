@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.session.outcome import Outcome
-from tuitune.core.session.readback import patch_host, patch_nic, read_back
 from tuitune.core.watch.cpuview import landing
 from tuitune.core.watch.sampler import Sample
 from tuitune.tui.controllers.irqmove import irq_help
@@ -96,6 +95,9 @@ class LiveView:
         """The journal has read the new values back: on their rows now, in this frame, not
         after the re-read that follows (a forced sample and a frame later; issue 18, goal 3)."""
         s = self.scene
+        # The kinds' handlers patch the rows: loaded with the first change (issue 38).
+        from tuitune.core.session.readback import patch_host, patch_nic, read_back
+
         values = read_back(outs)
         if values and s.sample is not None:
             nic, host = patch_nic(s.nic, values), patch_host(s.host, values)

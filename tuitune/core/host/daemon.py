@@ -90,10 +90,13 @@ def _live_pids(root: HostRoot, comm: str) -> list[int]:
     their kernel name (one small read a process; psutil's process_iter took 77 us a process,
     2.6 times that, and a big host has thousands), then psutil gives the few matches' uids;
     the executable check stays tuitune's own (proc.check_path)."""
+    named = _named(root, comm)
+    if not named:  # the usual case: psutil (1 MB, issue 38) is not loaded for nothing
+        return []
     import psutil  # only here: it costs start-up time every other path does not need
 
     pids = []
-    for pid in map(int, _named(root, comm)):
+    for pid in map(int, named):
         try:
             p = psutil.Process(pid)  # pinned by its start time from here on
             # The name again, from the pinned process: the pid may have been reused since the

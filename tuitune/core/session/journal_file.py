@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -74,6 +73,8 @@ def _file_part(name: str) -> str:
         chr(b) if _SAFE.fullmatch(chr(b)) else f"%{b:02X}" for b in raw
     )  # ASCII bytes only reach chr(b) unescaped
     if len(out) > _NAME_MAX:
+        import hashlib  # here: only a long name needs it (issue 38: OpenSSL's digests)
+
         return "%%" + hashlib.sha256(raw).hexdigest()
     return out
 
@@ -83,6 +84,8 @@ def host_id(root: HostRoot) -> str:
     or "tree-HASH" for a recorded tree (its path, hashed: tests and --root users get their own
     journals)."""
     if not root.live:
+        import hashlib  # here: a live host's journal never needs it (issue 38)
+
         digest = hashlib.sha256(str(root.proc.resolve()).encode()).hexdigest()[:12]
         return f"tree-{digest}"
     if root.netns is not None:

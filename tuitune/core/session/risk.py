@@ -16,7 +16,6 @@ import os
 from collections.abc import Mapping
 
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.settings import Key
 
 _RTF_UP = 0x1
@@ -24,11 +23,15 @@ _RTF_UP = 0x1
 
 def resets_link(key: Key) -> bool:
     """Whether the driver resets the link to change `key` (MTU, channels, rings, pause)."""
+    from tuitune.core.session.kinds.table import handler  # loaded with the first change
+
     return handler(key.kind).resets_link(key)
 
 
 def is_risky(key: Key, ssh_iface: str | None) -> bool:
     """Whether a change to `key` should be applied on trial."""
+    from tuitune.core.session.kinds.table import handler  # loaded with the first change
+
     if resets_link(key) or handler(key.kind).always_on_trial:
         return True
     return ssh_iface is not None and key.ifname == ssh_iface
@@ -39,6 +42,8 @@ def needs_consent(key: Key, root: HostRoot | None = None) -> str | None:
     user's process, which root may change, but the user says so first; the headless `apply`
     needs --other-users). The journal's own check (proc_affinity.py) refuses it until
     `Session.agree(key)`."""
+    from tuitune.core.session.kinds.table import handler  # loaded with the first change
+
     return handler(key.kind).consent(key, root or HostRoot())
 
 

@@ -17,17 +17,23 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tuitune.core.closing import Closing
-from tuitune.core.host.ethtool_device import EthtoolLike
-from tuitune.core.host.handles import KernelHandles
 from tuitune.core.host.root import HostRoot
-from tuitune.core.session.access import HostAccess
-from tuitune.core.session.journal import Journal, list_journals
-from tuitune.core.session.journal_file import DEFAULT_DIR, JournalError, host_id
+from tuitune.core.session.journal_dir import names_in
+from tuitune.core.session.journal_file import DEFAULT_DIR, SUFFIX, JournalError, host_id
 from tuitune.core.session.outcome import Drift, Outcome
 from tuitune.core.session.settings import Key, setting_count
+
+# The host's access and the journal load on the first change (or a journal of this host
+# found at start), not with the session: watching a host needs neither (issue 38).
+if TYPE_CHECKING:
+    from tuitune.core.host.ethtool_device import EthtoolLike
+    from tuitune.core.host.handles import KernelHandles
+    from tuitune.core.session.access import HostAccess
+    from tuitune.core.session.journal import Journal
+    from tuitune.core.session.journal_replay import JournalSummary
 
 T = TypeVar("T")
 
@@ -80,9 +86,7 @@ class Session(Closing):
         self.root = root
         self.journal_dir = journal_dir or DEFAULT_DIR
         self.read_only = read_only
-        self._make_access = access or (
-            lambda: HostAccess(root, call=call, handles=handles, host_writes=host_writes)
-        )
+        self._make_access = access or (lambda: _host_access(root, call, handles, host_writes))
         self._access: HostAccess | None = None
         self._access_lock = threading.Lock()  # two workers may ask for it at the same time
         self._journal: Journal | None = None
@@ -109,6 +113,8 @@ class Session(Closing):
 
     def _open(self) -> Journal:
         if self._journal is None:
+            from tuitune.core.session.journal import Journal
+
             self._journal = Journal.open(self.access(), self.journal_dir)
         return self._journal
 
@@ -145,24 +151,33 @@ class Session(Closing):
     def watchdog_news(self) -> str | None:
         """What a trial watchdog put back after an earlier tuitune was gone (one line), from
         a journal no running tuitune holds; None when it did not."""
-        me = host_id(self.root)
         try:
-            found = [j for j in list_journals(self.journal_dir) if j.host == me]
+            found = self._mine()
         except JournalError:
             return None
         return found[0].watchdog if found and found[0].holder is None else None
 
     def leftovers(self) -> dict[Key, str | None]:
         """Those originals themselves (setting -> the value it had), {} for none."""
-        me = host_id(self.root)
         try:
-            journals = list_journals(self.journal_dir)
+            journals = self._mine()
         except JournalError:
             return {}  # unreadable here: the first change says why
-        found = [j for j in journals if j.host == me and j.originals]
+        found = [j for j in journals if j.originals]
         if not found or found[0].holder is not None:
             return {}
         return dict(found[0].originals)
+
+    def _mine(self) -> list[JournalSummary]:
+        """This host's journal in the journal directory, as `list_journals` summarises it
+        ([]: none). Raises JournalError as that does. The directory is listed first: without
+        a file of this host, the journal's code is not loaded (issue 38)."""
+        me = host_id(self.root)
+        if me + SUFFIX not in (names_in(self.journal_dir, SUFFIX) or []):
+            return []
+        from tuitune.core.session.journal_replay import list_journals
+
+        return [j for j in list_journals(self.journal_dir) if j.host == me]
 
     def release(self) -> None:
         """Let go of the journal without deciding: it stays on disk, so `tuitune restore` can
@@ -229,3 +244,15 @@ class Session(Closing):
             access, self._access = self._access, None
         if access is not None:
             access.close()
+
+
+def _host_access(
+    root: HostRoot,
+    call: Callable[..., Any] | None,
+    handles: KernelHandles[EthtoolLike] | None,
+    host_writes: bool,
+) -> HostAccess:
+    """The default HostAccess, loaded on the session's first use of the host."""
+    from tuitune.core.session.access import HostAccess
+
+    return HostAccess(root, call=call, handles=handles, host_writes=host_writes)

@@ -8,7 +8,7 @@ form the user reads and types: "on"/"off" for switches, decimal integers for cou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, get_args
 
@@ -338,14 +338,21 @@ class Describes(Protocol):
 
 
 _HANDLERS: dict[Kind, Describes] = {}
+_LOADERS: list[Callable[[], Mapping[Kind, Describes]]] = []
 
 
-def describe_kinds(handlers: Mapping[Kind, Describes]) -> None:
-    """Bind each kind to the handler that names its keys. The handlers (kinds/) are built on
-    `Key`, so this module cannot import them: the package (session/__init__.py) binds
-    kinds/table.py's once, before any of its modules can be used."""
-    _HANDLERS.update(handlers)
+def describe_kinds_on_use(load: Callable[[], Mapping[Kind, Describes]]) -> None:
+    """Bind each kind to the handler that names its keys, on the first key named. The
+    handlers (kinds/) are built on `Key`, so this module cannot import them: the package
+    (session/__init__.py) gives the loader of kinds/table.py's once, before any of its modules
+    can be used; the table itself loads only when a key is first named (issue 38: watching a
+    host never does)."""
+    _LOADERS.append(load)
 
 
 def _handler(kind: Kind) -> Describes:
+    if not _HANDLERS:
+        # Two threads may both load: the import is done once, the update is the same.
+        for load in _LOADERS:
+            _HANDLERS.update(load())
     return _HANDLERS[kind]

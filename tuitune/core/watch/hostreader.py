@@ -11,18 +11,13 @@ import dataclasses
 import errno
 import os
 import socket
+import sys
 import time
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tuitune.core import catalog
-from tuitune.core.capture.device import (
-    CapturedDevice,
-    QueueCounters,
-    captured_netns,
-    device_reader,
-)
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
 from tuitune.core.host.cpus import read_topology
@@ -59,6 +54,11 @@ from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.values import Unavailable, from_oserror
 from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.snapshot import Counters, HostState, NicState, Snapshot, SysctlValue
+
+# A capture's device state (--root CAPTURE) loads with such a tree only: a live host's screen
+# never needs it (issue 38).
+if TYPE_CHECKING:
+    from tuitune.core.capture.device import CapturedDevice, QueueCounters
 
 # What queue_stats answers: (counter name, value) pairs and their source, or why none.
 QueueStatsRead = tuple[tuple[tuple[str, int], ...], str] | Unavailable
@@ -127,9 +127,11 @@ class HostReader(Closing):
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
         if ethtool is None and self.root.jail is not None:
             # A capture's tree holds its interface's ethtool state (core/capture/device.py).
+            from tuitune.core.capture.device import device_reader
+
             ethtool = device_reader(Path(self.root.jail))
         # A capture of a namespace says so, as the live host it was taken from did.
-        self._tree_netns = captured_netns(Path(self.root.jail)) if self.root.jail else None
+        self._tree_netns = _captured_netns(Path(self.root.jail)) if self.root.jail else None
         # Shared with a Session on the same kernel thread (Session(handles=reader.handles)).
         self.handles: KernelHandles[EthtoolLike] = KernelHandles(
             self.root.live, ethtool or (Ethtool if self.root.live else None)
@@ -186,11 +188,12 @@ class HostReader(Closing):
     def captured_queues(self, ifname: str) -> QueueCounters | None:
         """A capture's per-queue counters at its recording's start and end (None: none)."""
         et = self._kt.call(self._eth, ifname)
-        return et.dev.queues if not self.root.live and isinstance(et, CapturedDevice) else None
+        dev = _captured(et)
+        return dev.dev.queues if not self.root.live and dev is not None else None
 
     def captured(self, ifname: str) -> bool:
         """The tree is a capture holding `ifname`'s device state (core/capture)."""
-        return not self.root.live and isinstance(self._kt.call(self._eth, ifname), CapturedDevice)
+        return not self.root.live and _captured(self._kt.call(self._eth, ifname)) is not None
 
     def rss(self, ifname: str) -> RssState:
         """RSS table, key, hash function and hash fields per flow type (core/host/rss.py)."""
@@ -199,8 +202,9 @@ class HostReader(Closing):
     def _rss(self, ifname: str) -> RssState:
         if not self.root.live:
             et = self._eth(ifname)  # a capture holds what the ioctls said
-            if isinstance(et, CapturedDevice) and et.dev.rss is not None:
-                return et.dev.rss
+            dev = _captured(et)
+            if dev is not None and dev.dev.rss is not None:
+                return dev.dev.rss
             return RssState(None, {}, "RSS: not recorded in this host tree")
         et = self._eth(ifname)
         driver = et.driver_info() if et is not None else None
@@ -221,7 +225,8 @@ class HostReader(Closing):
         links = self.handles.link_reader()
         if links is None:
             et = self._eth(ifname)  # a capture holds what netlink said
-            return et.dev.qdiscs if isinstance(et, CapturedDevice) else NOT_RECORDED
+            dev = _captured(et)
+            return dev.dev.qdiscs if dev is not None else NOT_RECORDED
         try:
             return from_messages(links.qdiscs(socket.if_nametoindex(ifname)))
         except OSError as exc:
@@ -234,8 +239,9 @@ class HostReader(Closing):
     def _connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
         if not self.root.live:
             et = self._eth(ifname)  # a capture holds what inet_diag said (core/capture)
-            if isinstance(et, CapturedDevice) and et.dev.connections is not None:
-                return et.dev.connections
+            dev = _captured(et)
+            if dev is not None and dev.dev.connections is not None:
+                return dev.dev.connections
             return NOT_RECORDED
         from tuitune.core.procs.discover import interface_addresses
 
@@ -404,8 +410,8 @@ class HostReader(Closing):
         link = read_link(root, ifname, self.handles.link_reader())
         placement = read_placement(root, ifname)
         et = self._eth(ifname)
-        if isinstance(et, CapturedDevice):  # what netlink said of the link, when captured
-            link = et.complete(link)
+        if (dev := _captured(et)) is not None:  # what netlink said of the link, when captured
+            link = dev.complete(link)
         if et is not None:
             driver = et.driver_info()
             features, rings, coalesce = et.features(), et.rings(), et.coalesce()
@@ -446,8 +452,9 @@ class HostReader(Closing):
         """The RSS table, hash fields and ntuple rules as the journal's values (a device
         without the ioctl, a recorded tree's, has none: no rows; a capture's are its own)."""
         io = getattr(et, "ioctl", None)
-        if isinstance(et, CapturedDevice) and et.dev.rss is not None:
-            st = et.dev.rss  # what the ioctls said when the capture was taken
+        dev = _captured(et)
+        if dev is not None and dev.dev.rss is not None:
+            st = dev.dev.rss  # what the ioctls said when the capture was taken
         elif io is None:
             return nic
         else:
@@ -495,3 +502,19 @@ class HostReader(Closing):
         host = self._host_state(host_wide)
         nic = self._nic_state(ifname, True) if ifname else None
         return Snapshot(host, nic, self._counters(ifname))
+
+
+def _captured(et: object) -> CapturedDevice | None:
+    """`et` when it is a capture's device (core/capture/device.py), else None. Such a device
+    exists only once that module is loaded (by a capture's tree): a live host never loads it."""
+    device = sys.modules.get("tuitune.core.capture.device")
+    if device is None or not isinstance(et, device.CapturedDevice):
+        return None
+    return cast("CapturedDevice", et)
+
+
+def _captured_netns(tree: Path) -> str | None:
+    """The namespace a capture was taken in (None: the host's, or not a capture)."""
+    from tuitune.core.capture.device import captured_netns
+
+    return captured_netns(tree)

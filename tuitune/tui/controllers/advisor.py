@@ -20,7 +20,6 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tuitune.core.docfile import DocumentError
-from tuitune.core.session import Journal
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import Key
 from tuitune.core.watch.cadence import COUNT_EVERY
@@ -34,11 +33,12 @@ from tuitune.tui.shell import Shell
 
 # The rules (tuitune.core.advise) load on the worker that first judges a window, or on A:
 # the live screen's first frame does not wait for them (issue 18).
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the journal loads with the first change (issue 38)
     from tuitune.core.advise import Advice, ContextKind, Facts
     from tuitune.core.advise.model import Finding
     from tuitune.core.host.conns import Connection
     from tuitune.core.host.platform import Platform
+    from tuitune.core.session import Journal
     from tuitune.core.values import Unavailable
 
 # Replay's window: how to judge it (called on a worker) and its words for the title.

@@ -12,18 +12,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from tuitune.core.host.ethtool import short_name
 from tuitune.core.host.root import HostRoot
 from tuitune.core.irqplan import spread_plan
-from tuitune.core.session import DriftNews, Journal, Key, Outcome, Session
-from tuitune.core.session.choices import Choices, has_choices, sysctl_choices
 from tuitune.core.session.journal_file import JournalError
-from tuitune.core.session.outcome import kernel_extras
+from tuitune.core.session.outcome import Outcome, kernel_extras
 from tuitune.core.session.risk import is_risky, ssh_interface
+from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.controllers.edit_leave import ask_quit, ask_revert_all, offer_restore
@@ -39,6 +38,12 @@ from tuitune.tui.controllers.pause_offer import offer_autoneg_off
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
 from tuitune.tui.screens.edit_choices import ChoiceListScreen
 from tuitune.tui.shell import Shell
+
+# The journal, the host's access and the sysctl choices load on the first change or pick
+# (the session does that), not with the screen (issue 38).
+if TYPE_CHECKING:
+    from tuitune.core.session import DriftNews, Journal, Session
+    from tuitune.core.session.choices import Choices
 
 TRIAL_SECONDS = 30.0
 EDIT_ACTIONS = frozenset(
@@ -139,6 +144,8 @@ class Editor:
         if isinstance(spec, str):
             self.shell.notify_line(spec, True)
             return
+        from tuitune.core.session.choices import has_choices
+
         if has_choices(spec.key):
             self._pick(spec, error)
             return
@@ -171,6 +178,8 @@ class Editor:
                 ChoiceListScreen(spec.key.label, found, error),
                 lambda name: self.submit(spec, name) if name is not None else None,
             )
+
+        from tuitune.core.session.choices import sysctl_choices
 
         shell.in_thread(lambda: sysctl_choices(session.access(), spec.key), show, group="edit-read")
 

@@ -5,13 +5,17 @@ after tuitune is gone); at start, restore what an earlier tuitune left recorded,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tuitune.core.session import Journal, Key, Outcome, Session
 from tuitune.core.session.journal_dir import DEFAULT_DIR
 from tuitune.core.session.journal_file import JournalError
+from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.settings import Key
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
+
+if TYPE_CHECKING:  # the journal loads with the first change (issue 38)
+    from tuitune.core.session import Journal, Session
 
 SHOWN = 6  # settings named in a question; the rest are counted
 

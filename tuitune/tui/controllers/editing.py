@@ -6,19 +6,28 @@ Pure functions (no Textual), so the mapping is tested without a terminal. The jo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from tuitune.core.cpulist import CpuListError, format_mask, parse_cpulist
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.session import Key, Outcome
-from tuitune.core.session.kinds.base import KindHandler
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, PICK_INTERFACE, EditContext
 from tuitune.core.session.kinds.edit import EditSpec as EditSpec  # where the screens find it
-from tuitune.core.session.kinds.table import HANDLERS, handler
 from tuitune.core.watch.snapshot import HostState, NicState
 
-# Each row kind ("rings" of "rings:rx") -> the handler that edits its settings.
-_EDITS: dict[str, KindHandler] = {row: h for h in HANDLERS.values() for row in h.rows}
+# The kinds' handlers load on the first edit or note, not with the screen (issue 38).
+if TYPE_CHECKING:
+    from tuitune.core.session import Key, Outcome
+    from tuitune.core.session.kinds.base import KindHandler
+
+
+@functools.cache
+def _edits() -> dict[str, KindHandler]:
+    """Each row kind ("rings" of "rings:rx") -> the handler that edits its settings."""
+    from tuitune.core.session.kinds.table import HANDLERS
+
+    return {row: h for h in HANDLERS.values() for row in h.rows}
 
 
 def edit_spec(
@@ -34,7 +43,7 @@ def edit_spec(
     if not row_key or row_key.startswith("§"):
         return "nothing to change on this line"
     row, _, rest = row_key.partition(":")
-    edits = _EDITS.get(row)
+    edits = _edits().get(row)
     if edits is None:
         return PICK_INTERFACE if ifname is None or nic is None else CANNOT_CHANGE
     return edits.edit(row, rest, EditContext(ifname, nic, host, irq_affinity))
@@ -42,6 +51,8 @@ def edit_spec(
 
 def row_key_of(key: Key) -> str:
     """The panel row that shows a setting (the inverse of edit_spec): its kind's handler says."""
+    from tuitune.core.session.kinds.table import handler
+
     return handler(key.kind).row_key(key)
 
 

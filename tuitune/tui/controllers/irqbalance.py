@@ -5,13 +5,16 @@ undo, revert and the quit prompt start it again, as it ran), move anyway, or can
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tuitune.core.session import Journal, Key, Outcome
-from tuitune.core.session.service import STOPPED
+from tuitune.core.session.outcome import Outcome
+from tuitune.core.session.settings import Key
 from tuitune.core.values import Unavailable
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
+
+if TYPE_CHECKING:  # the journal loads with the first change (issue 38)
+    from tuitune.core.session import Journal
 
 IRQBALANCE = Key.service("irqbalance")
 QUESTION = (
@@ -51,6 +54,8 @@ class IrqbalanceGate:
         self.editor.read_key(IRQBALANCE, lambda value: self._decide(value, then))
 
     def _decide(self, value: str | Unavailable, then: Callable[[], None]) -> None:
+        from tuitune.core.session.service import STOPPED  # with the first IRQ move
+
         if isinstance(value, Unavailable) or value == STOPPED:
             then()  # not running (or no /proc to tell): nothing to warn about
             return

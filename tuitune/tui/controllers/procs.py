@@ -24,17 +24,10 @@ from textual.message import Message
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.netns import KernelThread
 from tuitune.core.host.root import HostRoot
-from tuitune.core.procs.discover import (
-    IPAddress,
-    Reading,
-    read_nic_processes,
-    read_process,
-    window,
-)
 from tuitune.core.procs.model import NicProcess
-from tuitune.core.session import Journal, Key, Outcome
-from tuitune.core.session.proc_affinity import is_gone
+from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.risk import needs_consent
+from tuitune.core.session.settings import Key
 from tuitune.core.text import printable
 from tuitune.core.watch.snapshot import HostState, NicState
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
@@ -42,6 +35,8 @@ from tuitune.tui.shell import Shell
 
 if TYPE_CHECKING:  # the lab's code loads with `tuitune lab`, not the live screen
     from tuitune.core.lab import Lab
+    from tuitune.core.procs.discover import IPAddress, Reading
+    from tuitune.core.session import Journal  # loaded with the first change (issue 38)
 
 T = TypeVar("T")
 WINDOW_READINGS = 4  # the CPU use is over the last few readings (about 3 s at 1 s)
@@ -125,6 +120,9 @@ class ProcsController:
         process of the last reading (`known`: key name -> pid) that has no socket there now
         but still runs is kept: iperf3's server closes and reopens its sockets between tests,
         and a process must not look gone for that."""
+        # The discovery loads with the P view's first reading, not the screen (issue 38).
+        from tuitune.core.procs.discover import Reading, read_nic_processes, read_process
+
         lab = self.lab if self.root.live else None
         # The lab's addresses are known: named, so that a busy host's failed address read
         # (getifaddrs under load) cannot make its processes vanish for one reading.
@@ -191,6 +189,8 @@ class ProcsController:
         sel = self.shell.selection()
         local = nic_local(sel.nic, sel.host)
         first = self._readings[0] if len(self._readings) > 1 else None
+        from tuitune.core.procs.discover import window  # loaded by the reading already
+
         procs = window(first, reading, local_cpus=local)
         now = {p.ident.name for p in procs}
         states = dict(self.state.states) if self.state.ifname == ifname else {}
@@ -355,7 +355,7 @@ class ProcsController:
         def done(out: Outcome) -> None:
             if out.ok and not (out.after is None and out.reason):
                 self.state.states.pop(key.name, None)
-            elif is_gone(out.state) or "gone (" in (out.reason or ""):
+            elif _gone(out) or "gone (" in (out.reason or ""):
                 self.state.states[key.name] = "gone (the process exited)"
             else:
                 word = "refused" if out.status in ("refused", "invalid") else out.status
@@ -380,3 +380,10 @@ def _addresses(addr: str) -> tuple[IPAddress, ...]:
         return (ipaddress.ip_address(addr),)
     except ValueError:
         return ()
+
+
+def _gone(out: Outcome) -> bool:
+    """The process exited before its move: the session's test, loaded with the first move."""
+    from tuitune.core.session.proc_affinity import is_gone
+
+    return is_gone(out.state)

@@ -8,7 +8,6 @@ Rich Text, a pure function, so what it says is tested without a terminal.
 
 from __future__ import annotations
 
-import statistics
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +86,8 @@ def sparkline(values: Sequence[float], width: int, g: Glyphs) -> str:
 
 def _median(xs: Sequence[float | int | None]) -> float | None:
     got = [x for x in xs if x is not None]
+    import statistics  # here: a run's strip needs it, the first frame does not (issue 38)
+
     return statistics.median(got) if got else None
 
 

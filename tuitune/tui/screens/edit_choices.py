@@ -3,7 +3,7 @@ qdisc), instead of typing a name the kernel may not know."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -11,8 +11,10 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tuitune.core.session.choices import Choices
 from tuitune.tui.screens.box import BoxScreen
+
+if TYPE_CHECKING:  # the choices' reader loads on the first pick (issue 38)
+    from tuitune.core.session.choices import Choices
 
 
 class ChoiceListScreen(BoxScreen[str | None]):

@@ -64,6 +64,9 @@ class HostScreen(BoxScreen[None]):
         Binding("escape,q,H", "close", "Close"),
         Binding("e", "edit", "Change the row's setting"),
     ]
+    # Not a query in on_mount: under load a screen replaced at once (`reopen` after an edit)
+    # could get its Mount after its widgets were gone (NoMatches, seen in a TUI test).
+    AUTO_FOCUS: ClassVar[str | None] = "OptionList"
     DEFAULT_CSS = """
     HostScreen > Vertical { width: 96%; max-width: 160; height: 96%; }
     HostScreen .worst { height: auto; max-height: 3; }
@@ -117,9 +120,6 @@ class HostScreen(BoxScreen[None]):
             yield OptionList(*options)
             yield Static(one_line(self.notice), id="host-notice", markup=False)
             yield Static(HINT, classes="hint")
-
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         row = self._by_id.get(event.option.id or "")

@@ -263,6 +263,11 @@ class TuituneApp(Leaving):
         self.grid_pick = GridPick(self, self.procs)  # g in P: its CPUs ticked in the CPU grid
         self.view = LiveView(self)
 
+    @property
+    def recorded(self) -> bool:
+        """The samples are a recording's (`tuitune replay`): read then, not now."""
+        return self.replay is not None
+
     # What only a key opens is built on that key, not before the first frame (issue 38).
     @cached_property
     def app_sweep(self) -> SweepController:  # W

@@ -80,6 +80,8 @@ class Scene(Protocol):
 
     @property
     def session(self) -> Session: ...
+    @property
+    def recorded(self) -> bool: ...  # the samples are a recording's (`tuitune replay`)
 
     # Not the controllers: only what the presenters read of them (read-only, so the App's
     # Editor and Advisor fit).

@@ -180,11 +180,6 @@ class LiveView:
             cpus=cpu_order(self.grid.data()),
             show_all=s.show_all_irqs,
             queues=sample.queues if sample else None,
-            held_seconds=(
-                s.sampler.full_every * s.sampler.interval
-                if s.show_all_irqs and not (sample and sample.since_baseline)
-                else None
-            ),
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
         fixed += 7 if data.queues is not None else 0  # pkt/s (drop/s and B/s give way)
@@ -200,10 +195,11 @@ class LiveView:
         self.irq_help()  # rates and "pending" change every tick
         title = f"IRQs of {s.ifname}" if s.ifname else "IRQs"
         if s.show_all_irqs:
-            held = data.held_seconds
-            title = "IRQs (all of the host" + (
-                f"; * = {held:g} s average)" if held is not None else ")"
-            )
+            # Live, the sampler reads /proc/interrupts whole at every tick while this view is
+            # open (Sampler.set_all_irqs): each rate is the last tick's, the host's as the
+            # NIC's. A recording holds the whole table at its whole-read samples only.
+            how = "as recorded" if s.recorded else "re-read every tick"
+            title = f"IRQs (all of the host, {how})"
         panel.set_titles(title, subtitle(panel.view))
 
     def nic(self) -> None:
@@ -307,14 +303,6 @@ class LiveView:
         lands = landing(rates.irqs.get(irq) if rates else None)
         aff = irq_affinity(s).get(irq)
         text = irq_help(irq, lands, aff, s.panels["cpus"].view.cursor_key)
-        nic_irqs = {q.irq for q in s.nic.irqs} if s.nic else set()
-        sample = s.sample
-        if s.show_all_irqs and irq not in nic_irqs and not (sample and sample.since_baseline):
-            held = s.sampler.full_every * s.sampler.interval
-            text += (
-                f" Rate*: a {held:g} s average (the whole /proc/interrupts is read every "
-                f"{held:g} s; the NIC's own IRQs every tick)."
-            )
         panel.help_strip.show(f"{text}  {self.row_help_line(view)}")
 
     def dragging(self, text: str) -> None:

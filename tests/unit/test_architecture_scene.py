@@ -60,3 +60,14 @@ def test_the_scene_has_no_widget_methods() -> None:
     own = {n for n in vars(scene.Scene) if not n.startswith("_")}
     widget = {n for n in dir(DOMNode) if not n.startswith("_")}
     assert own & widget == set()
+
+
+def test_what_the_presenters_read_of_the_controllers_only_reads() -> None:
+    """The editor's and the advisor's faces (and a panel's) have no method a presenter could
+    drive them with: each gives a value. The advisor is fed each sample by the App, not by the
+    presenter (view.py did, through a `feed` here)."""
+    for protocol in (scene.EditsShown, scene.FindingsShown, scene.PanelShown):
+        for name, value in vars(protocol).items():
+            if inspect.isfunction(value) and not name.startswith("_"):
+                returns = typing.get_type_hints(value).get("return")
+                assert returns not in (None, type(None)), f"{protocol.__name__}.{name}"

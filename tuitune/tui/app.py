@@ -465,7 +465,9 @@ class TuituneApp(Leaving):
         if not self.is_running:  # a sample that arrives while the app shuts down
             return
         s = message.sample
-        self.view.take(s)
+        state = self.view.take(s)  # into the state the presenters and the advisor read
+        self.advisor.feed(s)  # before the header is drawn: it shows the advisor's count
+        self.view.redraw(state=state)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
         self.hint.sampled(s.rates, self.nic, self.app_bench.running)

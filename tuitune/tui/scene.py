@@ -47,10 +47,9 @@ class EditsShown(Protocol):
 
 
 class FindingsShown(Protocol):
-    """What the presenters ask of the advisor (controllers/advisor.py): every sample drawn, and
-    the counts the header shows."""
+    """What the presenters read of the advisor (controllers/advisor.py): the counts the header
+    shows. The App feeds it each sample, between `LiveView.take` and the redraw."""
 
-    def feed(self, sample: Sample) -> None: ...
     def counts(self) -> tuple[int, int, int] | None: ...
 
 

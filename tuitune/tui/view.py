@@ -52,8 +52,9 @@ class LiveView:
             s.show_panel(name, PanelUpdate(empty_text=text))
         self.header()
 
-    def take(self, sample: Sample) -> None:
-        """A new sample: into the state, then on the screen."""
+    def take(self, sample: Sample) -> bool:
+        """A new sample into the state (the App then feeds the advisor and calls `redraw`).
+        Whether the NIC and sysctl panels need drawing again, not only the rates."""
         s = self.scene
         previous = s.sample
         gone_changed = sample.gone != bool(previous and previous.gone)
@@ -73,9 +74,8 @@ class LiveView:
         # The NIC and sysctl panels change only when their state was re-read or the baseline
         # came or went: redrawing them every tick would be work for nothing.
         base_changed = previous is None or (previous.baseline is None) != (sample.baseline is None)
-        s.advisor.feed(sample)  # before the header is drawn: it shows the Advisor's count
         state = sample.nic is not None or sample.host is not None or base_changed
-        self.redraw(state=state or gone_changed)
+        return state or gone_changed
 
     def toggle_baseline(self) -> str:
         """b: a baseline set (every rate a delta against it from the next sample on) or

@@ -1,8 +1,8 @@
 """The presenters' Scene (tui/scene.py, issue 37 item 5) holds what they read and the methods
 their output goes through, nothing else: no widget (the panels, the header, the body, the
-heat map), no controller, no sampler or recording to drive, none of a widget's own methods
-(`has_class`, `call_after_refresh`). The import-linter contract `presenters-see-no-widgets`
-keeps the modules out; this keeps the types out of its members."""
+heat map), no controller, no sampler, recording or change session to drive, none of a
+widget's own methods (`has_class`, `call_after_refresh`). The import-linter contract
+`presenters-see-no-widgets` keeps the modules out; this keeps the types out of its members."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from textual.dom import DOMNode
 
 from tuitune.core.record.live import LiveRecording
+from tuitune.core.session import Session
 from tuitune.core.watch.sampler import Sampler
 from tuitune.tui import scene
 
-DRIVEN = (DOMNode, Sampler, LiveRecording)  # what a presenter would drive, not read
+# What a presenter would drive, not read: a widget, the sampler, the recording, the session
+# that writes to the kernel.
+DRIVEN = (DOMNode, Sampler, LiveRecording, Session)
 
 
 def _members(protocol: type) -> dict[str, object]:

@@ -277,6 +277,14 @@ class TuituneApp(Leaving):
     def recording(self) -> str | None:
         return self.rec.badge()
 
+    @property
+    def read_only(self) -> str | None:
+        return self.session.read_only
+
+    @property
+    def changed_settings(self) -> int:
+        return self.session.change_count()
+
     # What only a key opens is built on that key, not before the first frame (issue 38).
     @cached_property
     def app_sweep(self) -> SweepController:  # W

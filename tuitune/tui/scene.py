@@ -16,7 +16,6 @@ from typing import Protocol
 from rich.text import Text
 
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.session import Session
 from tuitune.core.watch.rates import Rates
 from tuitune.core.watch.sampler import Sample
 from tuitune.core.watch.snapshot import HostState, NicState
@@ -109,7 +108,9 @@ class Scene(Protocol):
     show_cost: bool
 
     @property
-    def session(self) -> Session: ...
+    def read_only(self) -> str | None: ...  # why this screen changes nothing; None: it may
+    @property
+    def changed_settings(self) -> int: ...  # how many settings tuitune changed (the header)
     @property
     def recorded(self) -> bool: ...  # the samples are a recording's (`tuitune replay`)
     @property

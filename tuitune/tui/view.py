@@ -145,9 +145,9 @@ class LiveView:
             cost_ms=sample.cost * 1000 if sample and s.show_cost else None,
             error=sample.error if sample else None,
             notice=s.notice,
-            read_only=s.session.read_only,
+            read_only=s.read_only,
             trial=self._trial_text(),
-            changes=s.session.change_count(),
+            changes=s.changed_settings,
             gone=bool(sample and sample.gone),
             findings=s.advisor.counts(),
             recording=s.recording,
@@ -268,7 +268,7 @@ class LiveView:
         note = plain_text(cells[-1]) if len(cells) > 1 and name == "nic" else ""
         summary = help_summary(row.key)
         short = short_name(row.key[8:]) if row.key.startswith("feature:") else ""
-        group = f"g: all of {short}." if short and not self.scene.session.read_only else ""
+        group = f"g: all of {short}." if short and not self.scene.read_only else ""
         parts = ["Enter: more." if summary else "Enter: this row in full.", group, note, summary]
         return "  ".join(p for p in parts if p)
 

@@ -34,6 +34,9 @@ async def test_w_records_what_the_screen_draws_and_w_again_stops(
         await tui.press("w")
         await tui.wait(lambda: "Record every sample" in tui.screen_text(), "the file asked for")
         assert app.screen.query_one(Input).value.startswith(f"{places}/")
+        # Its footer says what Enter does here: it starts a recording, it applies nothing.
+        assert "Enter: start recording" in tui.screen_text()
+        assert "Enter: apply" not in tui.screen_text()
         await tui.press("enter")
         await tui.wait(lambda: " REC " in tui.header(), "REC in the header")
         rec = app.rec.recorder

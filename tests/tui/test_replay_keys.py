@@ -69,5 +69,10 @@ async def test_replay_jumps_to_a_change_and_steps_back_across_it(tmp_path: Path)
             # Read-only: the edit keys do nothing, no journal is opened for this host.
             await tui.press("u", "e")
             assert app.session.read_only and not list(tmp_path.glob("**/*.journal*"))
+            # The all-IRQs view of a recording: the whole table is in it at its whole-read
+            # samples only, so its title does not say every tick re-reads it (the live one's).
+            await tui.press("2", "a")
+            title = "IRQs (all of the host, as recorded)"
+            await tui.wait(lambda: title in tui.screen_text(), "the recorded all view")
             app.sampler.stop()
             await pilot.pause()

@@ -2,5 +2,6 @@
 
 May import tuitune.core, Textual and Rich, never tuitune.cli. Only app.py (and cli.live) know
 TuituneApp: controllers see the Shell protocol (shell.py) and talk back through Messages; the
-presenters that draw the panels (view.py, grid_view.py) see the Scene protocol (scene.py). The
-App's own hooks sit in its base classes: look/styled.py (theme, glyphs), frame.py (layout)."""
+presenters that compute the panels (view.py, grid_view.py) see the Scene protocol (scene.py):
+values and read-only panels, no widget; the App applies what they compute. The App's own hooks
+sit in its base classes: look/styled.py (theme, glyphs), frame.py (layout, the widget side)."""

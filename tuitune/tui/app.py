@@ -264,6 +264,28 @@ class TuituneApp(Leaving):
         self.grid_pick = GridPick(self, self.procs)  # g in P: its CPUs ticked in the CPU grid
         self.view = LiveView(self)
 
+    # What the presenters read of the sampler and the recording (tui/scene.py): values.
+    @property
+    def recorded(self) -> bool:
+        """The samples are a recording's (`tuitune replay`): read then, not now."""
+        return self.replay is not None
+
+    @property
+    def paused(self) -> bool:
+        return self.sampler.paused
+
+    @property
+    def recording(self) -> str | None:
+        return self.rec.badge()
+
+    @property
+    def read_only(self) -> str | None:
+        return self.session.read_only
+
+    @property
+    def changed_settings(self) -> int:
+        return self.session.change_count()
+
     # What only a key opens is built on that key, not before the first frame (issue 38).
     @cached_property
     def app_sweep(self) -> SweepController:  # W
@@ -452,7 +474,9 @@ class TuituneApp(Leaving):
         if not self.is_running:  # a sample that arrives while the app shuts down
             return
         s = message.sample
-        self.view.take(s)
+        state = self.view.take(s)  # into the state the presenters and the advisor read
+        self.advisor.feed(s)  # before the header is drawn: it shows the advisor's count
+        self.view.redraw(state=state)
         self.editor.check_drift()  # every sample: it reads only what tuitune changed
         self.app_bench.on_sample(s)  # a benchmark's per-CPU peaks
         self.hint.sampled(s.rates, self.nic, self.app_bench.running)
@@ -465,10 +489,15 @@ class TuituneApp(Leaving):
 
     # -- the panels' messages --------------------------------------------------------------
     def on_row_view_cursor_moved(self, message: RowView.CursorMoved) -> None:
-        self.view.cursor_moved(message.view)
+        for name, panel in self.panels.items():
+            if panel.view is message.view:  # a form's list over the screen is not a panel
+                self.view.cursor_moved(name)
 
     def on_cpu_picked(self, message: CpuPicked) -> None:
-        self.view.grid.picked(message.cpu)
+        """A heat-map cell was clicked: the CPU list's cursor goes to that CPU."""
+        view = self.panels["cpus"].view
+        view.focus()
+        view.move_cursor_to(f"cpu:{message.cpu}")
 
     def on_irq_dragging(self, message: IrqDragging) -> None:
         self.view.dragging(self.irq_mover.dragging(message.irq, message.cpu))
@@ -494,7 +523,9 @@ class TuituneApp(Leaving):
 
     def action_baseline(self) -> None:
         self.editor.forget_compare()  # "was" notes now count from the new baseline
-        self._notify(self.view.toggle_baseline())
+        notice = self.view.toggle_baseline()
+        self.sampler.set_baseline(self.baseline is not None)
+        self._notify(notice)
 
     def action_grid_view(self) -> None:
         self._notify(self.view.grid.next_mode())

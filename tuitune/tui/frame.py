@@ -4,20 +4,27 @@ Wide (150x40 and more): all four in a 2x2 grid, z zooms the focused one. Smaller
 (1-4, Tab). The filter box (/) filters the focused panel's rows. This is the App's base class,
 not a controller: it is the App's own layout (CSS classes on the App, its focus, its Footer),
 so it holds no state of its own beyond which panel is active and what the filter box targets.
+It is also where the presenters' output lands: the widget side of tui/scene.py's `Scene`
+(what a panel shows, the header, the heat map, the rows' heights), applied as computed.
 """
 
 from __future__ import annotations
 
 import sys
 
+from rich.text import Text
+from textual.containers import Container
 from textual.events import Resize
 from textual.widgets import Footer, Input
 
 from tuitune.core.text import escape_hidden
 from tuitune.core.watch.sampler import Sample
 from tuitune.tui.look.styled import Styled
-from tuitune.tui.panels.panels import PANELS, Panel, TabBar
+from tuitune.tui.panels.cpugrid import GridData, HeatMap
+from tuitune.tui.panels.headerview import HeaderView
+from tuitune.tui.panels.panels import PANELS, Panel, PanelReading, TabBar
 from tuitune.tui.panels.rowview import RowView
+from tuitune.tui.scene import PanelShown, PanelUpdate, subtitle
 from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
 from tuitune.tui.view import LiveView
 
@@ -51,6 +58,8 @@ class Frame(Styled):
 
     # Set by the App.
     panels: dict[str, Panel]
+    header: HeaderView
+    body: Container
     active: str
     sample: Sample | None
     view: LiveView
@@ -74,6 +83,58 @@ class Frame(Styled):
                 self.view.header()
 
         self.set_timer(4, clear)
+
+    # -- the presenters' output on the widgets (tui/scene.py) -------------------------------
+    def panel(self, name: str) -> PanelShown:
+        return PanelReading(self.panels[name])
+
+    def show_panel(self, name: str, update: PanelUpdate) -> None:
+        panel = self.panels[name]
+        view = panel.view
+        if update.columns is not None:
+            view.set_columns(update.columns)
+        if update.rows is not None:
+            view.set_rows(update.rows)
+        if update.empty_text is not None:
+            view.empty_text = update.empty_text
+        if update.title is not None:
+            panel.set_titles(update.title, subtitle(view.filter))
+        if update.help is not None:
+            panel.help_strip.show(update.help)
+
+    def show_header(self, text: Text) -> None:
+        if self.header.is_attached:  # not while shutting down: a notice's timer may fire then
+            self.header.show(text)
+
+    @property
+    def rows_height(self) -> int:
+        if self.has_class("-tabs") or self.has_class("-zoom"):
+            return 0
+        return max(0, self.body.size.height)
+
+    def show_top_rows(self, rows: int) -> None:
+        self.body.styles.grid_rows = f"{rows} 1fr"
+        self.call_after_refresh(self.view.grid.draw)  # heat map or list: by the new height
+
+    def show_heat(self, data: GridData | None, max_lines: int) -> int:
+        heat = self.panels["cpus"].query_one(HeatMap)
+        heat.display = data is not None
+        if data is None:
+            return 1
+        heat.max_lines = max_lines
+        heat.update(data, self.glyphs)
+        return heat.per_cell
+
+    def show_heat_cursor(self, cpu: int | None) -> None:
+        heat = self.panels["cpus"].query_one(HeatMap)
+        heat.selected = cpu
+        heat.follow()
+        heat.refresh()
+
+    def _refresh_subtitles(self) -> None:
+        """The filter changed: each panel's subtitle says it."""
+        for panel in self.panels.values():
+            panel.set_titles(str(panel.border_title or ""), subtitle(panel.view.filter))
 
     def on_resize(self, event: Resize) -> None:
         self._layout(event.size.width, event.size.height)
@@ -152,7 +213,7 @@ class Frame(Styled):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "filter" and self._filter_target is not None:
             self._filter_target.set_filter(event.value)
-            self.view.refresh_subtitles()
+            self._refresh_subtitles()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "filter":
@@ -166,7 +227,7 @@ class Frame(Styled):
             view = self.panels[self.active].view
             if view.filter:
                 view.set_filter("")
-                self.view.refresh_subtitles()
+                self._refresh_subtitles()
 
     def _end_filter(self, keep: bool) -> None:
         box = self.query_one("#filter", Input)
@@ -175,4 +236,4 @@ class Frame(Styled):
             target.set_filter("")
         box.display = False
         target.focus()
-        self.view.refresh_subtitles()
+        self._refresh_subtitles()

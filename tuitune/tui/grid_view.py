@@ -1,17 +1,17 @@
-"""The CPU grid (panel 1) drawn from a sample: the CPU list, the heat map over it when the
-CPUs do not fit, its title, and the help strip for the CPU under the cursor.
+"""The CPU grid (panel 1) computed from a sample: the CPU list, the heat map over it when the
+CPUs do not fit, its title, and the help strip for the CPU under the cursor; the App applies
+them (tui/scene.py's `show_*`).
 
 The grid's cursor logic lives here: `cursor_moved` (the list's cursor moved: help strip and
-heat-map selection follow), `picked` (a heat-map cell clicked: the list's cursor goes there),
-and `cpu_under_cursor`.
+heat-map selection follow) and `cpu_under_cursor`.
 """
 
 from __future__ import annotations
 
 from tuitune.core.units import pct, rate
 from tuitune.core.watch.cpuview import SORT_LABELS, next_sort
-from tuitune.tui.panels.cpugrid import ALL_KEY, OPTIONAL, GridData, HeatMap, grid_rows
-from tuitune.tui.scene import Scene, shown_rates, subtitle
+from tuitune.tui.panels.cpugrid import ALL_KEY, OPTIONAL, GridData, grid_rows
+from tuitune.tui.scene import PanelUpdate, Scene, shown_rates
 
 
 class GridView:
@@ -43,7 +43,7 @@ class GridView:
             return False
         nodes = len(data.topology.nodes) if data.topology else 1
         rows_needed = len(data.rates.cpus) + 2 + (nodes if nodes > 1 else 0)
-        room = self.scene.panels["cpus"].size.height - 4  # border, title line, help strip
+        room = self.scene.panel("cpus").height - 4  # border, title line, help strip
         return rows_needed > room
 
     def sort_of(self, heat: bool) -> str:
@@ -53,28 +53,20 @@ class GridView:
 
     def draw(self) -> None:
         s = self.scene
-        panel = s.panels["cpus"]
+        panel = s.panel("cpus")
         data = self.data()
         heat = self.heat_mode(data)
-        heatmap = panel.query_one(HeatMap)
-        heatmap.display = heat
         sort = self.sort_of(heat)
-        if heat:
-            # At most half of the panel (border, help strip and margin aside): the list keeps
-            # the other half, so every CPU stays reachable by scrolling it.
-            heatmap.max_lines = max(1, (panel.size.height - 5) // 2)
-            heatmap.update(data, s.glyphs)
+        # At most half of the panel (border, help strip and margin aside): the list keeps
+        # the other half, so every CPU stays reachable by scrolling it.
+        many = s.show_heat(data if heat else None, max(1, (panel.height - 5) // 2))
         nic_irqs = [q.irq for q in s.nic.irqs] if s.nic else []
-        view = panel.view
         # Each CPU's row of the last tick, kept where nothing in it changed (cpugrid.grid_rows).
-        last = {r.key: r for r in view.rows}
+        last = {r.key: r for r in panel.rows}
         cols, rows = grid_rows(data, s.glyphs, s.palette, sort=sort, nic_irqs=nic_irqs, last=last)
         self._kept.update(c.title for c in cols if c.title in OPTIONAL)
-        view.set_columns(cols)
-        view.set_rows(rows)
         mode = "per CPU"
         if heat:
-            many = heatmap.per_cell
             mode = "heat map" + (f", {many} CPUs a cell" if many > 1 else "")
         mode += f", {SORT_LABELS[sort]}" if sort != "topology" else ""
         if s.sample is not None and s.sample.since_baseline is not None:
@@ -82,16 +74,15 @@ class GridView:
         elif s.sample is not None and s.sample.rates is None and s.sample.boot_rates:
             got = s.sample.captured
             mode += ", averages since boot" if got is None else f", the capture's {got:.0f} s"
-        panel.set_titles(f"CPUs ({mode})", subtitle(view))
+        s.show_panel("cpus", PanelUpdate(cols, rows, title=f"CPUs ({mode})"))
         self.help()
 
     def cpu_under_cursor(self) -> int | None:
-        key = self.scene.panels["cpus"].view.cursor_key
+        key = self.scene.panel("cpus").cursor_key
         return int(key.split(":")[1]) if key and key != ALL_KEY else None
 
     def help(self) -> None:
         s = self.scene
-        panel = s.panels["cpus"]
         rates = shown_rates(s)
         cpu = self.cpu_under_cursor()
         local = self.data().local
@@ -117,24 +108,15 @@ class GridView:
                 f"(sys {pct(c.sys).strip()} soft {pct(c.soft).strip()}); "
                 + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
             )
-            irq = s.panels["irqs"].view.cursor_key
+            irq = s.panel("irqs").cursor_key
             if irq and irq.startswith("irq:"):
                 text += f".  m: move IRQ {irq[4:]} here"
-        panel.help_strip.show(text)
+        s.show_panel("cpus", PanelUpdate(help=text))
 
     def cursor_moved(self) -> None:
         """The list's cursor moved: its help strip, and the heat map marks the same CPU."""
         self.help()
-        heat = self.scene.panels["cpus"].query_one(HeatMap)
-        heat.selected = self.cpu_under_cursor()
-        heat.follow()
-        heat.refresh()
-
-    def picked(self, cpu: int) -> None:
-        """A heat-map cell was clicked: the list's cursor goes to that CPU."""
-        view = self.scene.panels["cpus"].view
-        view.focus()
-        view.move_cursor_to(f"cpu:{cpu}")
+        self.scene.show_heat_cursor(self.cpu_under_cursor())
 
     def next_mode(self) -> str:
         """v: automatic, heat map, list. The notice to show."""

@@ -79,7 +79,6 @@ def _data(
         baseline,
         CPUS,
         show_all,
-        held_seconds=10.0 if show_all and not baseline else None,
     )
 
 

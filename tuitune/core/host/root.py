@@ -83,21 +83,12 @@ def open_in_tree(path: Path, flags: int, jail: str | None, what: str) -> int:
 def read_text(path: Path, what: str, limit: int = SMALL_FILE, jail: str | None = None) -> str:
     """The text of one kernel file, at most `limit` bytes; raises OSError (KernelFileError
     for what is not an errno). Prefer read_kernel_file, which returns a state instead."""
-    fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
-    try:
-        if os.fstat(fd).st_size > limit:  # a tree's file says so at once
-            raise _too_big(what, limit)
-        chunks: list[bytes] = []
-        total = 0
-        # /proc files report size 0: read until EOF, one byte past the bound to know it is over.
-        while chunk := os.read(fd, min(1 << 20, limit + 1 - total)):
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise _too_big(what, limit)
-    finally:
-        os.close(fd)
-    return decode_text(b"".join(chunks), what)
+    # read_into's open and bound: one reader. A page first (a sysfs value, a sysctl), grown
+    # only when full: a small file then costs one page, not read_into's 64 KiB of room.
+    buf = bytearray(min(limit + 1, 1 << 12))
+    n = _read_into(path, what, buf, limit, jail, room=1)
+    del buf[n:]
+    return decode_text(buf, what)
 
 
 def decode_text(data: bytes | bytearray | memoryview, what: str) -> str:
@@ -157,14 +148,24 @@ def read_into(path: Path, what: str, buf: bytearray, limit: int, jail: str | Non
     costs no new memory: a 13 MB /proc/interrupts read by read_text took 30 ms on the sampler's
     kernel thread, most of it the kernel handing fresh pages to its three copies (3 ms so).
     Raises OSError (KernelFileError for what is not an errno); the caller decodes."""
+    return _read_into(path, what, buf, limit, jail, room=1 << 16)
+
+
+def _read_into(
+    path: Path, what: str, buf: bytearray, limit: int, jail: str | None, room: int
+) -> int:
+    """The one bounded, link-safe read behind read_text and read_into (the tests' read log
+    patches those two: each calls this, not the other). `buf` is grown while less than
+    `room` bytes are free in it, up to the bound."""
     fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
     try:
         if os.fstat(fd).st_size > limit:  # a tree's file says so at once
             raise _too_big(what, limit)
         total = 0
+        # /proc files report size 0: read until EOF, one byte past the bound to know it is over.
         while True:
-            # Doubled while less than 64 KiB is free (a 2-CPU host: 64 KiB), up to the bound.
-            if len(buf) - total < 1 << 16 and len(buf) <= limit:
+            # Doubled (at least 64 KiB more) while less than `room` is free, up to the bound.
+            if len(buf) - total < room and len(buf) <= limit:
                 buf.extend(bytes(min(max(len(buf), 1 << 16), limit + 1 - len(buf))))
             with memoryview(buf) as view:
                 got = os.readv(fd, [view[total : limit + 1]])

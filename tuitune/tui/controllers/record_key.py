@@ -59,6 +59,7 @@ class RecordKey:
                 "Enter starts recording every sample to this new file (w again stops it), "
                 "Esc cancels; a file that exists is never overwritten",
                 title="Record every sample to a new file",
+                enter="start recording",
             ),
             lambda typed: self._start(typed, ifname),
         )

@@ -34,9 +34,6 @@ class IrqData:
     cpus: Sequence[int]  # CPU order of the strip
     show_all: bool
     queues: QueueRates | None = None  # per-queue rates from ethtool -S (None: not read)
-    # Seconds between whole reads of /proc/interrupts: the other IRQs' rates are averages over
-    # that window (the NIC's are per tick). None: not shown that way (a baseline, NIC only).
-    held_seconds: float | None = None
 
 
 def irq_columns(
@@ -196,7 +193,6 @@ def irq_rows(
         p,
         per_cpu_fits,
         data.show_all,
-        data.held_seconds is not None,
         data.baseline,
         interval if data.baseline else None,
     )
@@ -231,10 +227,9 @@ def irq_rows(
         cells: list[CellValue] = [
             ((queue, p.local) if is_nic and data.show_all else (queue, None),),
             printable(irq, 20),
-            # "*": an average over the window between whole reads, not this tick's rate.
-            ((rate(total), heat), ("*", p.muted))
-            if data.held_seconds is not None and not is_nic
-            else ((rate(total), heat),),
+            # Every row's rate is this tick's: the all view has /proc/interrupts read whole at
+            # each tick (Sampler.set_all_irqs), the NIC view its IRQs' own files.
+            ((rate(total), heat),),
         ]
         if data.baseline:
             cells.append(rate(total * interval))

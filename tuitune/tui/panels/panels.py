@@ -6,6 +6,7 @@ help strip below that explains the row under the cursor, with the report it come
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -19,7 +20,7 @@ from textual.widgets import Static
 
 from tuitune.tui.compositor import TouchedCompositor
 from tuitune.tui.panels.cpugrid import CpuList, HeatMap
-from tuitune.tui.panels.rowview import RowView
+from tuitune.tui.panels.rowview import Row, RowView
 from tuitune.tui.panels.tabs import Span, tab_at, tab_text
 
 PANELS = ("cpus", "irqs", "nic", "sysctls")
@@ -156,6 +157,49 @@ class Panel(Vertical):
     def on_click(self, event: Click) -> None:
         if not self.view.has_focus:
             self.view.focus()
+
+
+class PanelReading:
+    """A panel as the presenters read it (tui/scene.py's PanelShown): its values, read when
+    asked, and never the widget itself."""
+
+    __slots__ = ("_panel",)
+
+    def __init__(self, panel: Panel) -> None:
+        self._panel = panel
+
+    @property
+    def rows(self) -> Sequence[Row]:
+        return self._panel.view.rows
+
+    @property
+    def cursor_key(self) -> str | None:
+        return self._panel.view.cursor_key
+
+    @property
+    def cursor_row(self) -> Row | None:
+        return self._panel.view.cursor_row
+
+    @property
+    def filter(self) -> str:
+        return self._panel.view.filter
+
+    @property
+    def width(self) -> int:
+        return self._panel.view.size.width
+
+    @property
+    def scrollbar(self) -> int:
+        return self._panel.view.styles.scrollbar_size_vertical
+
+    @property
+    def height(self) -> int:
+        return self._panel.size.height
+
+    @property
+    def dragging(self) -> str | None:
+        view = self._panel.view
+        return view.dragging if isinstance(view, IrqList) else None
 
 
 class Body(Container):

@@ -165,8 +165,10 @@ class EditorScreen(BoxScreen[str | None]):
         typed: str | None = None,
         preview: Callable[[str], str] | None = None,
         title: str | None = None,
+        enter: str = "apply",
     ) -> None:
         super().__init__()
+        self.enter = enter  # what Enter does, in the footer: "apply" unless it starts something
         # A title of its own (asking for something new, not changing a value): no "now:" line.
         self.title_text = title
         self.preview = preview  # e.g. the hex mask of a typed CPU list, updated as one types
@@ -186,7 +188,7 @@ class EditorScreen(BoxScreen[str | None]):
             if self.preview is not None:
                 yield Static(self.preview(self.typed), id="editor-preview", markup=False)
             yield Static(self.error, classes="error", id="editor-error", markup=False)
-            yield Static("Enter: apply   Esc: cancel", classes="hint")
+            yield Static(f"Enter: {self.enter}   Esc: cancel", classes="hint", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 from tests.support.fixture_hosts import host_4cpu_series
+from tests.support.timers import timers_held
 from tests.tui.conftest import Launch
 from tuitune.tui.screens.dialogs import PickerScreen
 
@@ -52,10 +53,11 @@ async def test_t_cycles_themes_and_saves_the_choice(launch: Launch, tmp_path: Pa
     async with launch(save_settings=True) as tui:
         seen = [tui.app.theme]
         background = tui.styles(0)[0][1]
-        await tui.press("t")
-        seen.append(tui.app.theme)
-        assert seen[1] != seen[0]
-        assert f"theme {seen[1]} (saved in {config})" in tui.header()
+        with timers_held(tui.app):
+            await tui.press("t")
+            seen.append(tui.app.theme)
+            assert seen[1] != seen[0]
+            assert f"theme {seen[1]} (saved in {config})" in tui.header()
         assert tomllib.loads(config.read_text())["theme"] == seen[1]
         assert tui.styles(0)[0][1] != background  # the screen is drawn in the new colours
         await tui.press("t")
@@ -79,8 +81,9 @@ async def test_r_rereads_the_nic_state(launch: Launch) -> None:
         (tui.tree / "sys" / "class" / "net" / "eth0" / "mtu").write_text("9000\n")
         await tui.pilot.pause(0.3)  # several ticks without r: nothing re-read
         assert "mtu 1500" in tui.header()
-        await tui.press("r")
-        assert "re-reading" in tui.header()
+        with timers_held(tui.app):
+            await tui.press("r")
+            assert "re-reading" in tui.header()
         await tui.wait(lambda: "mtu 9000" in tui.header(), "the header to show the new MTU")
         mtu = next(ln for ln in tui.rows_seen("nic") if ln.startswith("mtu"))
         assert mtu.split()[1] == "9000"
@@ -98,16 +101,19 @@ async def test_v_cycles_the_cpu_grid_view(launch: Launch) -> None:
             return title, heat.region.height > 0
 
         assert state() == ("CPUs (per CPU)", False)  # 4 CPUs fit: auto shows the list
-        await tui.press("v")
-        assert state() == ("CPUs (heat map, busiest first)", True)
-        assert "CPU grid: heat" in tui.header()
+        with timers_held(tui.app):  # the notice's own 4 s timer must not clear it first
+            await tui.press("v")
+            assert state() == ("CPUs (heat map, busiest first)", True)
+            assert "CPU grid: heat" in tui.header()
         assert tui.text_of(heat)[0].startswith("n0")
-        await tui.press("v")
-        assert state() == ("CPUs (per CPU)", False)
-        assert "CPU grid: list" in tui.header()
-        await tui.press("v")
-        assert state() == ("CPUs (per CPU)", False)
-        assert "CPU grid: automatic" in tui.header()
+        with timers_held(tui.app):  # the notice's own 4 s timer must not clear it first
+            await tui.press("v")
+            assert state() == ("CPUs (per CPU)", False)
+            assert "CPU grid: list" in tui.header()
+        with timers_held(tui.app):  # the notice's own 4 s timer must not clear it first
+            await tui.press("v")
+            assert state() == ("CPUs (per CPU)", False)
+            assert "CPU grid: automatic" in tui.header()
 
 
 # -- a: all IRQs -------------------------------------------------------------------------------

@@ -7,14 +7,11 @@ lists (cursor, Enter/i) are in test_rows.py, the mouse in test_mouse.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
-
 import pytest
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
+from tests.support.timers import timers_held
 from tests.tui.conftest import PANEL_KEYS, Launch, Tui
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
@@ -114,26 +111,6 @@ async def test_p_pauses_and_resumes_sampling(launch: Launch) -> None:
 
 
 # -- b: baseline -------------------------------------------------------------------------------
-
-
-@contextmanager
-def timers_held(app: TuituneApp) -> Iterator[None]:
-    """The app's timers set meanwhile start only when the block ends: a notice, which its own
-    4 s timer clears, is read before it can go, however long the key took (at a load average
-    of 13 the key took longer, and the test read a header already cleared)."""
-    held: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-    real = app.set_timer
-
-    def hold(*args: Any, **kw: Any) -> None:
-        held.append((args, kw))
-
-    app.set_timer = hold  # type: ignore[method-assign,assignment]
-    try:
-        yield
-    finally:
-        app.set_timer = real  # type: ignore[method-assign]
-        for args, kw in held:
-            real(*args, **kw)
 
 
 async def test_b_sets_and_clears_the_baseline(launch: Launch) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import sys
 
 from textual.events import Resize
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from tuitune.core.text import escape_hidden
 from tuitune.core.watch.sampler import Sample
 from tuitune.tui.look.styled import Styled
+from tuitune.tui.panels.footer import KeysFooter
 from tuitune.tui.panels.panels import PANELS, Panel, TabBar
 from tuitune.tui.panels.rowview import RowView
 from tuitune.tui.screens.dialogs import PickerScreen, TextScreen
@@ -81,8 +82,8 @@ class Frame(Styled):
     def _layout(self, width: int, height: int) -> None:
         tabs = width < WIDE_MIN[0] or height < WIDE_MIN[1]
         self.set_class(tabs, "-tabs")
-        # Below 120 columns every key Textual's roomy footer shows does not fit: close it up.
-        self.query_one(Footer).compact = width < 120
+        # Below 120 columns every key the roomy footer shows does not fit: close it up.
+        self.query_one(KeysFooter).compact = width < 120
         self.query_one(TabBar).show(self.active)
         if self.sample is not None:
             self.call_after_refresh(self.view.redraw)

@@ -242,5 +242,6 @@ def test_unchanged_rows_in_the_buffer_are_reused(fixtures_dir: Path) -> None:
             first = got
     assert got is not None
     same = [a is b for a, b in zip(first.rows, got.rows, strict=True)]
-    changed = [a != b for a, b in zip(_lines_of(text)[1:], _lines_of(_bump(text, 5))[1:])]
+    lines, bumped = _lines_of(text)[1:], _lines_of(_bump(text, 5))[1:]
+    changed = [a != b for a, b in zip(lines, bumped, strict=True)]
     assert same == [not c for c in changed[: len(same)]]

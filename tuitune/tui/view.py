@@ -259,7 +259,16 @@ class LiveView:
                 continue
             cells = list(row.values) + [""] * (at + 1 - len(row.values))
             cells[at] = ((note, self.scene.palette.warn),)
-            out.append(Row(row.key, tuple(cells), row.style, row.section, row.search))
+            out.append(
+                Row(
+                    row.key,
+                    tuple(cells),
+                    row.style,
+                    row.section,
+                    row.search,
+                    search_more=row.search_more,
+                )
+            )
         return out
 
     def refresh_subtitles(self) -> None:

@@ -108,8 +108,12 @@ class Frame(Styled):
     def action_panel(self, name: str) -> None:
         self._set_active(name)
         self.panels[name].view.focus()
-        if self.sample is not None:
-            self.call_after_refresh(self.view.redraw)
+        # Nothing a panel draws depends on which one is focused: in the wide layout every
+        # panel is shown at its size already. Tabs and zoom show one panel at a time, so the
+        # one now shown is drawn at its size (the CPU list's 1152 rows made again on every
+        # panel key was most of 1 and 2 on a big host, issue 38).
+        if self.sample is not None and (self.has_class("-tabs") or self.has_class("-zoom")):
+            self.call_after_refresh(self.view.redraw_panel, name)
 
     def action_next_panel(self, step: int) -> None:
         # The export screen's module loads at the first E (controllers/export.py): before

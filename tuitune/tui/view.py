@@ -115,6 +115,20 @@ class LiveView:
             self.sysctls()
         self.size_panels()
 
+    def redraw_panel(self, name: str) -> None:
+        """The one panel a small terminal (tabs) or zoom now shows, at its size."""
+        draw = {
+            "cpus": self.grid.draw,
+            "irqs": self.irqs,
+            "nic": self.nic,
+            "sysctls": self.sysctls,
+        }.get(name)
+        if draw is None:
+            self.redraw()
+            return
+        self.header()
+        draw()
+
     def size_panels(self) -> None:
         """The wide layout's two rows of panels, sized by what they hold (tui/layout.py)."""
         s = self.scene

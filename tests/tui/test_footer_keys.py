@@ -37,3 +37,13 @@ async def test_same_keys_no_rebuild_and_a_panels_own_keys_shown(tmp_path: Path) 
         labels = [label for _, label, _ in footer.shown_keys()]
         assert all(label in h.tui.footer() for label in labels[:4]), (labels, h.tui.footer())
         assert not footer.children  # one widget, no widget per key
+
+
+async def test_a_click_on_a_key_presses_it(tmp_path: Path) -> None:
+    """As Textual's Footer: a click on a key of the line runs it (here `?`, the keys list)."""
+    async with editing(tmp_path) as h:
+        footer = h.app.query_one(KeysFooter)
+        await h.wait(lambda: "? Keys" in h.tui.footer())
+        x = h.tui.footer().index("? Keys") - footer.region.x
+        await h.tui.pilot.click(KeysFooter, offset=(x + 1, 0))
+        await h.wait(lambda: h.app.screen is not h.app.screen_stack[0])

@@ -12,6 +12,7 @@ has delivered its samples, the last two are handed to the screen in turn, again 
   before issue 38) and with the sampler's own rates for each step (the Advisor's way now).
 * keys: CPU time from a key press to the end of the refresh after it (v, o, PgDn, /, Esc
   in the CPU panel; a in the IRQ panel).
+* the collector: as the tuitune command sets it once started (core/gcpolicy.py);
 * memory: VmRSS and USS (smaps_rollup Private_*) of this process after the frames: the
   benchmark's own code and the fixture's builder are in it too, so it is an upper bound.
 
@@ -64,6 +65,9 @@ async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
     app = TuituneApp(
         reader, ifname, interval=0.05, env=ENV, limit=SAMPLES, show_cost=False, save_settings=False
     )
+    # As the tuitune command sets it (core/gcpolicy.py once started): without it the default
+    # collector's full passes over this host's large heap landed in the keys' figures.
+    app.settle_gc = True
     got: list[Sample] = []
     take = app.view.take
 

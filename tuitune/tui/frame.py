@@ -15,12 +15,13 @@ import sys
 from rich.text import Text
 from textual.containers import Container
 from textual.events import Resize
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from tuitune.core.text import escape_hidden
 from tuitune.core.watch.sampler import Sample
 from tuitune.tui.look.styled import Styled
 from tuitune.tui.panels.cpugrid import GridData, HeatMap
+from tuitune.tui.panels.footer import KeysFooter
 from tuitune.tui.panels.headerview import HeaderView
 from tuitune.tui.panels.panels import PANELS, Panel, PanelReading, TabBar
 from tuitune.tui.panels.rowview import RowView
@@ -142,8 +143,8 @@ class Frame(Styled):
     def _layout(self, width: int, height: int) -> None:
         tabs = width < WIDE_MIN[0] or height < WIDE_MIN[1]
         self.set_class(tabs, "-tabs")
-        # Below 120 columns every key Textual's roomy footer shows does not fit: close it up.
-        self.query_one(Footer).compact = width < 120
+        # Below 120 columns every key the roomy footer shows does not fit: close it up.
+        self.query_one(KeysFooter).compact = width < 120
         self.query_one(TabBar).show(self.active)
         if self.sample is not None:
             self.call_after_refresh(self.view.redraw)
@@ -168,8 +169,12 @@ class Frame(Styled):
     def action_panel(self, name: str) -> None:
         self._set_active(name)
         self.panels[name].view.focus()
-        if self.sample is not None:
-            self.call_after_refresh(self.view.redraw)
+        # Nothing a panel draws depends on which one is focused: in the wide layout every
+        # panel is shown at its size already. Tabs and zoom show one panel at a time, so the
+        # one now shown is drawn at its size (the CPU list's 1152 rows made again on every
+        # panel key was most of 1 and 2 on a big host, issue 38).
+        if self.sample is not None and (self.has_class("-tabs") or self.has_class("-zoom")):
+            self.call_after_refresh(self.view.redraw_panel, name)
 
     def action_next_panel(self, step: int) -> None:
         # The export screen's module loads at the first E (controllers/export.py): before

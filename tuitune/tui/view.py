@@ -115,6 +115,20 @@ class LiveView:
             self.sysctls()
         self.size_panels()
 
+    def redraw_panel(self, name: str) -> None:
+        """The one panel a small terminal (tabs) or zoom now shows, at its size."""
+        draw = {
+            "cpus": self.grid.draw,
+            "irqs": self.irqs,
+            "nic": self.nic,
+            "sysctls": self.sysctls,
+        }.get(name)
+        if draw is None:
+            self.redraw()
+            return
+        self.header()
+        draw()
+
     def size_panels(self) -> None:
         """The wide layout's two rows of panels, sized by what they hold (tui/layout.py)."""
         s = self.scene
@@ -247,7 +261,16 @@ class LiveView:
                 continue
             cells = list(row.values) + [""] * (at + 1 - len(row.values))
             cells[at] = ((note, self.scene.palette.warn),)
-            out.append(Row(row.key, tuple(cells), row.style, row.section, row.search))
+            out.append(
+                Row(
+                    row.key,
+                    tuple(cells),
+                    row.style,
+                    row.section,
+                    row.search,
+                    search_more=row.search_more,
+                )
+            )
         return out
 
     # -- the help strips -------------------------------------------------------------------

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
+from tuitune.core.watch.cpuview import landing, landing_text
 from tuitune.core.watch.rates import IrqRate, Rates
 from tuitune.tui.look.glyphs import UNICODE
 from tuitune.tui.look.palette import DEFAULT_PALETTE as P
@@ -32,7 +33,7 @@ def _drawn(rows: Sequence[Row]) -> list[tuple[str, str, list[object]]]:
     def cell(c: CellValue) -> object:
         return (c(8), c(30)) if callable(c) else c
 
-    return [(r.key, r.search, [cell(c) for c in r.values]) for r in rows]
+    return [(r.key, r.text(), [cell(c) for c in r.values]) for r in rows]
 
 
 _RATE = st.one_of(
@@ -110,3 +111,19 @@ def test_rows_kept_from_the_tick_before_equal_the_rows_made_afresh(
                 )
                 assert (r is last.get(r.key)) == same, irq
         last = {r.key: r for r in rows}
+
+
+@settings(deadline=None)
+@given(_TICK, st.booleans())
+def test_what_the_filter_matches_names_where_each_irq_landed(
+    tick: tuple[list[dict[int, float] | None], list[IrqAffinity | None], bool], show_all: bool
+) -> None:
+    """The landing CPUs in a row's filter text are made when `/` reads it (issue 38): the
+    same words as made with the row."""
+    data = _data(tick, show_all)
+    _, rows = irq_rows(data, 40, UNICODE, P)
+    assert data.rates is not None
+    for r in rows:
+        irq = r.key[4:]
+        where = landing_text(landing(data.rates.irqs.get(irq)))
+        assert r.text() == f"{r.search} {where}" and f"irq{irq} {irq}" in r.search

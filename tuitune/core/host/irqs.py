@@ -46,9 +46,22 @@ def irq_managed(root: HostRoot, irq: str) -> bool | None:
     return any(line.strip() == MANAGED_FLAG for line in text.splitlines())
 
 
-def read_irq_affinity(root: HostRoot, irq: str, debugfs: bool = False) -> IrqAffinity:
+def read_irq_affinity(
+    root: HostRoot, irq: str, debugfs: bool = False, known: IrqAffinity | None = None
+) -> IrqAffinity:
     """`debugfs`: the caller found /sys/kernel/debug/irq/irqs (has_irq_debugfs); without it
-    nobody pays a failed open per IRQ."""
+    nobody pays a failed open per IRQ. `known`: this IRQ's last read, whose node, hint and
+    managed flag are kept (set when the IRQ was set up) while the two affinities, which move,
+    are read again: half the files (the all-IRQs view's rounds, issue 38)."""
+    if known is not None and known.irq == irq:
+        return IrqAffinity(
+            irq=irq,
+            smp_affinity=_list(root, irq, "smp_affinity_list"),
+            effective=_list(root, irq, "effective_affinity_list"),
+            node=known.node,
+            affinity_hint=known.affinity_hint,
+            managed=known.managed,
+        )
     node = read_int(root, root.proc_path(f"irq/{irq}/node"), f"IRQ {irq} node")
     hint = read_value(root, root.proc_path(f"irq/{irq}/affinity_hint"), "affinity_hint")
     return IrqAffinity(

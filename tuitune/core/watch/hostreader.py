@@ -13,7 +13,7 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -321,13 +321,19 @@ class HostReader(Closing):
         rounds (None: nothing new), all of them when `everything`."""
         return rounds.tick(irqs, self.affinities, everything=everything)
 
-    def affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
-        """These IRQs' affinities (the all-IRQs view reads a few a tick, in rounds)."""
-        return self._kt.call(self._affinities, irqs) if irqs else {}
+    def affinities(
+        self, irqs: Sequence[str], known: Mapping[str, IrqAffinity] | None = None
+    ) -> dict[str, IrqAffinity]:
+        """These IRQs' affinities (the all-IRQs view reads a few a tick, in rounds); of an IRQ
+        in `known` only the affinity lists are read again (read_irq_affinity)."""
+        return self._kt.call(self._affinities, irqs, known or {}) if irqs else {}
 
-    def _affinities(self, irqs: Sequence[str]) -> dict[str, IrqAffinity]:
-        debugfs = has_irq_debugfs(self.root)
-        return {irq: read_irq_affinity(self.root, irq, debugfs) for irq in irqs}
+    def _affinities(
+        self, irqs: Sequence[str], known: Mapping[str, IrqAffinity]
+    ) -> dict[str, IrqAffinity]:
+        root = self.root
+        debugfs = has_irq_debugfs(root) if len(known) < len(irqs) else False
+        return {irq: read_irq_affinity(root, irq, debugfs, known.get(irq)) for irq in irqs}
 
     def call(self, fn: Any, *args: object) -> Any:
         """Run fn on the kernel thread (the editing layer uses this for writes)."""

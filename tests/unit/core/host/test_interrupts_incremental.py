@@ -187,3 +187,61 @@ def test_the_tick_buffer_parses_as_the_decoded_text_does(
             assert parsed is None
             parsed = parser.parse(got.replace("\r\n", "\n").replace("\r", "\n"))
         assert parsed == parse_interrupts(got.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _lines_of(text: str) -> list[str]:
+    return text.rstrip("\n").split("\n")
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.permutations(range(12)),  # the order of the first rows (the others stay)
+            st.lists(st.integers(0, 6), min_size=1, max_size=12),
+            st.sampled_from(["", "\r", "é"]),  # on a moved row: a CR, non-ASCII
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_tick_buffer_matches_full_parses_when_rows_move(
+    fixtures_dir: Path, ticks: list[tuple[list[int], list[int], str]]
+) -> None:
+    """Issue 38: parse_ascii tries each line against the row that came next last tick, then
+    by its label; rows that swap places, vanish, come twice or change (and odd bytes on a
+    moved row) give what a full parse of the decoded text gives, or None."""
+    text = _read(fixtures_dir, "netutils_ixgbe-82599_igb-i350_32cpu.txt")
+    parser, buf = InterruptsParser(), bytearray()
+    for order, edits, odd in [(list(range(12)), [0], ""), *ticks]:
+        header, *rows = _lines_of(_mutate(text, edits, True))
+        head = [rows[i] for i in order if i < len(rows)]
+        if odd and head:
+            head[0] = head[0].replace(":", f":{odd}", 1)
+        got = "\n".join([header, *head, *rows[12:]]) + "\n"
+        data = got.encode()
+        buf[: len(data)] = data
+        del buf[len(data) + 7 :]  # a stale tail of an older, longer tick
+        parsed = parser.parse_ascii(buf, len(data))
+        if not got.isascii() or "\r" in got:
+            assert parsed is None
+            parsed = parser.parse(got.replace("\r\n", "\n").replace("\r", "\n"))
+        assert parsed == parse_interrupts(got.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def test_unchanged_rows_in_the_buffer_are_reused(fixtures_dir: Path) -> None:
+    """The same objects for rows whose line did not change (what keeps the rates' `is` skip
+    working), new ones for those that did."""
+    text = _read(fixtures_dir, "netutils_ixgbe-82599_igb-i350_32cpu.txt")
+    parser = InterruptsParser()
+    for t in (text, text, _bump(text, 5)):
+        buf = bytearray(t.encode())
+        got = parser.parse_ascii(buf, len(buf))
+        assert got == parse_interrupts(t)
+        if t is text and got is not None:
+            first = got
+    assert got is not None
+    same = [a is b for a, b in zip(first.rows, got.rows, strict=True)]
+    lines, bumped = _lines_of(text)[1:], _lines_of(_bump(text, 5))[1:]
+    changed = [a != b for a, b in zip(lines, bumped, strict=True)]
+    assert same == [not c for c in changed[: len(same)]]

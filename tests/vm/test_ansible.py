@@ -83,6 +83,11 @@ def play(book: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]
     # The guest's /root is read-only (its root filesystem is the host's): Ansible's remote
     # temporary files go under `tmp` too.
     env = ansible_env(tmp) | {"ANSIBLE_REMOTE_TMP": str(tmp / "ansible/remote")}
+    # Each task's time, kept in the run's directory for the reader of a CI run (ansible-core's
+    # own junit callback, OUT/ansible-junit/): this run is the guest's longest test.
+    out = os.environ.get("TUITUNE_VM_OUT")
+    if out:
+        env |= {"ANSIBLE_CALLBACKS_ENABLED": "junit", "JUNIT_OUTPUT_DIR": f"{out}/ansible-junit"}
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=2400)
 
 

@@ -83,8 +83,10 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> HostState:
 
 @pytest.fixture
 def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """XDG_STATE_HOME in a root-owned 0700 directory; the offered place is under it."""
-    home = tmp_path / "state"
+    """XDG_STATE_HOME in a root-owned 0700 directory; the offered place is under it. Its path
+    is long on purpose (CI's build directory made one, and the message lost its reason in the
+    elided middle): the refusal's reason must reach the screen whole."""
+    home = tmp_path / ("state-" + "s" * 120)
     home.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
     assert recordings_dir() == home / "tuitune" / "recordings"

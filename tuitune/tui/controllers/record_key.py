@@ -81,7 +81,12 @@ class RecordKey:
                 host=host,
             )
         except OSError as exc:  # a bad path, a file that exists, a directory not safe
-            app.notify_line(f"not recording: {printable(exc, 200)}", True)
+            # The reason whole, the path elided: in a long path's middle the "why" was lost.
+            why = printable(exc.strerror or exc, 160)
+            where = printable(short_path(str(exc.filename)), 60) if exc.filename else ""
+            app.notify_line(
+                f"not recording: {where}: {why}" if where else f"not recording: {why}", True
+            )
             return
         app.sampler.record_affinity = True  # every IRQ's affinity, at whole-table ticks
         app.sampler.refresh_state()  # the next tick holds the NIC and host state (and those)

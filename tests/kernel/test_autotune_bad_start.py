@@ -12,8 +12,11 @@ Candidates: the advisor's (offload-disabled turns tso, gso and sg back on) and `
 values one at a time (`--profile lan-10g`), the MTU at both ends since the far end is known
 (`--peer-netns`); tso x MTU is measured as a 2x2 factorial. Budget 60 s of 2 s runs, 3
 repeats. What must hold:
-- the direction: the offload fix is kept (ranges apart, 3 repeats: TSO off measured 0.22-0.37x
-  of on here in the sweep tests, far outside the noise);
+- the direction: the per-packet cost is cut, by the offload fix or the larger MTU or both
+  (ranges apart, 3 repeats: TSO off measured 0.22-0.37x of on here in the sweep tests, far
+  outside the noise). Which one: on a veth the two are substitutes, and the factorial decides
+  (cc14: offload alone +151 %, MTU alone +188 %, both +119 %: the MTU kept, the offload fix put
+  back as adding nothing to it, a right answer this test used to call wrong);
 - whatever was kept, both ends agree on the MTU (it is set at both or at neither);
 - the gain reproduces: re-measured after autotune (3 runs with the kept set, 3 after
   `tuitune restore` gave the bad start back), every kept-set run beats every bad-start run and
@@ -100,8 +103,11 @@ def test_from_a_bad_start_autotune_finds_the_direction_and_the_gain_reproduces(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     text = report.read_text()
-    # The direction within the budget: the offload fix kept, the MTU tried at both ends.
-    assert "Kept: offload-disabled" in text, text
+    # The direction within the budget: the per-packet cost cut (the offload fix, the MTU, or
+    # both: the factorial between them decides), the MTU tried at both ends.
+    kept = re.search(r"Kept: ([^(\n]*)", text)
+    assert kept is not None, text
+    assert {"offload-disabled", "profile:mtu"} & set(kept.group(1).replace(",", " ").split()), text
     assert f"peer {pair.peer} mtu = 9000" in text, text
     assert "Factorial offload-disabled x profile:mtu" in text, text
     near_mtu, far_mtu = _mtus(pair)

@@ -4,6 +4,12 @@ tests/kernel/test_tui_tmux.py, which presses Escape in a real terminal)."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import threading
+
+import pytest
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
@@ -27,3 +33,43 @@ def test_the_app_uses_the_quiet_driver_where_textual_would_use_linux() -> None:
     app = TuituneApp.__new__(TuituneApp)
     assert stock(app) is LinuxDriver  # this suite runs on Linux
     assert TuituneApp.get_driver_class(app) is QuietLinuxDriver
+
+
+async def test_a_hung_up_terminal_stops_the_reads_and_delivers_the_hangup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A killed tmux pane under `su`: no SIGHUP reached tuitune, its terminal read EOF/EIO
+    for ever, and the input thread spun at a third of a CPU. Now one read sees the hangup,
+    the terminal is read no more, and the hangup is delivered (os.kill is caught here)."""
+    master, slave = os.openpty()
+    driver = QuietLinuxDriver(TuituneApp.__new__(TuituneApp))  # it only keeps the reference
+    driver.fileno = slave
+    reads: list[int] = []
+    real_read = os.read
+
+    def read(fd: int, n: int) -> bytes:
+        if fd == slave:
+            reads.append(fd)
+        return real_read(fd, n)
+
+    hangups: list[tuple[int, int]] = []
+    delivered = threading.Event()
+
+    def kill(pid: int, sig: int) -> None:
+        hangups.append((pid, sig))
+        delivered.set()
+
+    monkeypatch.setattr(os, "read", read)
+    monkeypatch.setattr(os, "kill", kill)
+    thread = threading.Thread(target=driver.run_input_thread, daemon=True)
+    thread.start()
+    try:
+        os.close(master)  # the terminal hangs up
+        assert await asyncio.to_thread(delivered.wait, 30), "no hangup delivered"
+        assert hangups == [(os.getpid(), signal.SIGHUP)]
+    finally:
+        driver.exit_event.set()
+        thread.join(30)
+        os.close(slave)
+    assert not thread.is_alive()
+    assert len(reads) == 1, len(reads)  # the read that saw the hangup, none after it

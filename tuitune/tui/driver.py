@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
+import signal
 import threading
 from codecs import getincrementaldecoder
 from typing import Any
@@ -66,9 +67,16 @@ class QuietLinuxDriver(LinuxDriver):
                     continue
                 if not mask & selectors.EVENT_READ:
                     continue
-                data = decode(os.read(self.fileno, 1024 * 4), final=final)
-                if not data:
-                    break
+                try:
+                    raw = os.read(self.fileno, 1024 * 4)
+                except OSError:  # EIO: the terminal hung up
+                    raw = b""
+                if not raw:
+                    self._input_gone(selector)
+                    return
+                data = decode(raw, final=final)
+                if not data:  # a character's first bytes: the rest comes with the next read
+                    continue
                 for event in parser.feed(data):
                     self.process_message(event)
             for event in parser.tick():
@@ -77,8 +85,9 @@ class QuietLinuxDriver(LinuxDriver):
         try:
             while not self.exit_event.is_set():
                 handle(selector.select(_timeout(parser)))
-            selector.unregister(self.fileno)
-            handle(selector.select(0.1), final=True)
+            if self.fileno in selector.get_map():
+                selector.unregister(self.fileno)
+                handle(selector.select(0.1), final=True)
         finally:
             selector.close()
             try:
@@ -86,3 +95,13 @@ class QuietLinuxDriver(LinuxDriver):
                     pass
             except Exception:  # the stock driver ignores a parse error at the very end too
                 pass
+
+    def _input_gone(self, selector: selectors.BaseSelector) -> None:
+        """End of input on the terminal: it hung up (a closed SSH session, a killed tmux pane)
+        and no SIGHUP reached us (`su` in between, say). select() would report it readable for
+        ever: the stock driver's loop spun on it (2000 wakeups a second, a third of a CPU, as
+        root, seen after a tmux kill). Stop reading, and deliver the hangup the kernel did not:
+        its default ends tuitune as a lost session does (the journal keeps what was changed,
+        the trial's watchdog reverts a trial); with SIGHUP ignored, tuitune runs on unread."""
+        selector.unregister(self.fileno)
+        os.kill(os.getpid(), signal.SIGHUP)

@@ -41,6 +41,14 @@ def wait_for(what: str, ok: object, limit: float = 180.0) -> None:
     pytest.fail(f"{what}: not within {limit} s")
 
 
+def gone(why: object = "") -> None:
+    """irqbalance no longer listed by pgrep. tuitune calls it stopped once its command line
+    is gone (its memory released on the way out); pgrep, which matches the name in
+    /proc/PID/stat, still lists it until it has exited and its parent (this test, or init)
+    reaped it: under load that is later (cc15: pid 385 still listed just after the stop)."""
+    wait_for(f"irqbalance gone {why}", lambda: irqbalance_pids() == [], limit=60)
+
+
 @pytest.fixture
 def irqbalance() -> Iterator[None]:
     if not Path(IRQBALANCE).exists():
@@ -72,7 +80,7 @@ def test_irqbalance_is_seen_stopped_and_started_again_as_it_ran(
         assert was == f"running: {IRQBALANCE} --foreground", was
         out = j.apply(key, "stopped")
         assert out.status == "changed", out
-        assert irqbalance_pids() == []
+        gone()
         assert j.originals()[key] == was  # the stop is journaled with how it ran
         assert all(o.ok for o in j.revert_all())
     wait_for("irqbalance started again", lambda: irqbalance_pids())
@@ -172,7 +180,7 @@ def test_advisor_sees_the_real_irqbalance(nics: Nics, irqbalance: None, tmp_path
         "irqbalance-active",
         check=False,
     )
-    assert irqbalance_pids() == [], ran
+    gone(ran)
     # irqbalance may have moved the pinned IRQ meanwhile: that is someone else's change.
     tuitune("restore", "--journal-dir", str(jdir), "--force")
     wait_for("irqbalance started again", lambda: irqbalance_pids())

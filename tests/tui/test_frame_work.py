@@ -15,6 +15,7 @@ from tests.support.recording import recorded
 from tests.tui.conftest import Launch
 from tuitune.tui import view as view_module
 from tuitune.tui.panels.cpugrid import HeatMap
+from tuitune.tui.panels.nicpanel import nic_rows as view_rows
 
 
 async def test_an_unchanged_header_is_not_updated_again(launch: Launch) -> None:
@@ -69,26 +70,63 @@ async def test_a_tick_redraws_the_lines_that_changed_and_no_other(launch: Launch
         assert heat.display and tui.text_of(heat) == shown
 
 
+def _counting(widths: list[int]) -> Any:
+    """nic_rows, noting the width each build is for."""
+
+    def build(*args: Any) -> Any:
+        widths.append(args[-1])
+        return view_rows(*args)
+
+    return build
+
+
 async def test_a_nic_read_again_and_found_the_same_builds_no_rows(
     launch: Launch, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The NIC's state is re-read every 5 ticks; on this host it is the same each time, so its
     # panel's rows (1.7 ms to build on this capture) are not built again, and stay on screen.
+    # Rows are rightly built again when the panel's width changes (its first layout can come
+    # after the first sample under load): a read is judged against the read before it at
+    # the same width.
     async with launch(samples=40, limit=None, interval=0.05, wait=2) as tui:
         app = tui.app
         await tui.wait(lambda: app.nic is not None, "the NIC read")
         await tui.drawn(app.samples_drawn + 1)
-        shown = tui.rows_seen("nic")
-        builds, reads = [], []
-        monkeypatch.setattr(view_module, "nic_rows", lambda *a: builds.append(a) or [])
+        builds: list[int] = []
+        monkeypatch.setattr(view_module, "nic_rows", _counting(builds))
+        view = tui.view("nic")
         original = app.view.nic
+        reads: list[tuple[object, int, int]] = []  # (the NIC read, the panel's width, builds)
 
         def nic() -> None:
-            reads.append(app.nic)
+            width = view.size.width
+            before = len(builds)
             original()
+            reads.append((app.nic, width, len(builds) - before))
 
         monkeypatch.setattr(app.view, "nic", nic)
+        await tui.wait(lambda: len(reads) >= 1, "a NIC read at the settled layout")
+        shown = tui.rows_seen("nic")
         await tui.drawn(app.samples_drawn + 12)  # two re-reads at least
-        assert len(reads) >= 2 and all(r == reads[0] for r in reads)
-        assert builds == []
-        assert tui.rows_seen("nic") == shown
+        judged = [r for prev, r in pairwise(reads) if r[1] == prev[1] > 0]
+        assert len(judged) >= 2 and all(r[0] == reads[0][0] for r in reads)
+        assert [r[2] for r in judged] == [0] * len(judged)
+        if not any(r[2] for r in reads[1:]):  # no new width since `shown` was read
+            assert tui.rows_seen("nic") == shown
+
+
+async def test_a_panels_first_layout_draws_its_rows_at_its_width(
+    launch: Launch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under load a sample can reach the screen before a panel's first layout: its rows were
+    # built for a guessed width (80) and would stay so until the NIC's next re-read. The
+    # first layout draws that panel again at the width it has.
+    async with launch() as tui:  # three samples, then no tick re-reads the NIC
+        app = tui.app
+        view = tui.view("nic")
+        app.view._nic_drawn = ()  # as if drawn at another width
+        widths: list[int] = []
+        monkeypatch.setattr(view_module, "nic_rows", _counting(widths))
+        view.post_message(type(view).LaidOut(view))
+        await tui.wait(lambda: widths != [], "the NIC rows drawn again")
+        assert widths[0] == view.size.width - view.styles.scrollbar_size_vertical

@@ -493,6 +493,13 @@ class TuituneApp(Leaving):
             if panel.view is message.view:  # a form's list over the screen is not a panel
                 self.view.cursor_moved(name)
 
+    def on_row_view_laid_out(self, message: RowView.LaidOut) -> None:
+        if self.sample is None:
+            return  # the first sample will be drawn at the width it has now
+        for name, panel in self.panels.items():
+            if panel.view is message.view:
+                self.view.redraw_panel(name)
+
     def on_cpu_picked(self, message: CpuPicked) -> None:
         """A heat-map cell was clicked: the CPU list's cursor goes to that CPU."""
         view = self.panels["cpus"].view

@@ -159,6 +159,14 @@ class RowView(ScrollView, can_focus=True):
             self.view = view
             self.key = key
 
+    class LaidOut(Message):
+        """The list has its width for the first time: rows built before it were built for a
+        guessed width (a sample can reach the screen before its first layout under load)."""
+
+        def __init__(self, view: RowView) -> None:
+            super().__init__()
+            self.view = view
+
     def __init__(self, columns: Sequence[Column] = (), *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.columns: list[Column] = list(columns)
@@ -172,6 +180,7 @@ class RowView(ScrollView, can_focus=True):
         self._empty_text = "nothing to show"
         self._base = Style()
         self._width = 1  # the content width, worked out once per paint (render_lines)
+        self._laid_out = False
 
     # -- data ------------------------------------------------------------------------------
     @property
@@ -341,6 +350,9 @@ class RowView(ScrollView, can_focus=True):
         return max(1, self.scrollable_content_region.width)
 
     def on_resize(self) -> None:
+        if not self._laid_out and self.size.width > 0:
+            self._laid_out = True
+            self.post_message(self.LaidOut(self))
         self._layout_width = -1
         self.virtual_size = Size(self._content_width(), len(self.shown) + 1)
         self._scroll_to_cursor()

@@ -44,9 +44,13 @@ def test_per_irq_files_read_as_the_kernels_table(nics: Nics) -> None:
 
 
 def test_kernel_cost_of_the_whole_table_and_the_nic_files(nics: Nics) -> None:
-    """Not a timing test: runs the benchmark and shows its figures in the report (-rA)."""
+    """Not a timing test: runs the benchmark and shows its figures in the report (-rA).
+    benchmarks/run.py boots 32 vCPUs for its figures and gets the full rounds; the test
+    command's 4-vCPU guest runs it short (it only shows the benchmark still runs: its
+    full rounds were 26 s of the guest's CPU under TCG, on the CI's critical path)."""
+    short = [] if (os.cpu_count() or 1) >= 16 else ["--repeat", "20", "--rounds", "2"]
     run = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_irqfiles", "--kernel", nics.virtio],
+        [sys.executable, "-m", "benchmarks.bench_irqfiles", "--kernel", *short, nics.virtio],
         capture_output=True,
         text=True,
         cwd=REPO,

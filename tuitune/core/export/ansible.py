@@ -28,7 +28,9 @@ from pathlib import PurePosixPath
 
 from tuitune.core.export import affinity, spread, sysctld
 from tuitune.core.export.ansible_install import (
+    BOOTSTRAP_SCRIPT,
     WHEELHOUSE_TAR,
+    bootstrap_script,
     install_defaults,
     install_tasks,
     wheelhouse_tar,
@@ -132,7 +134,8 @@ def install_files(install: Install, role: str = ROLE) -> dict[str, bytes]:
     role's run for tuitune's 40-odd wheels where one archive is one unpack."""
     if install.from_index:
         return {}
-    return {f"roles/{role}/files/{WHEELHOUSE_TAR}": wheelhouse_tar(install.files)}
+    files = {**install.files, BOOTSTRAP_SCRIPT: bootstrap_script(install)}
+    return {f"roles/{role}/files/{WHEELHOUSE_TAR}": wheelhouse_tar(files)}
 
 
 def defaults(ctx: ExportContext, match_note: Sequence[str], install: Install | None = None) -> str:

@@ -22,6 +22,9 @@ MAX_WHEEL = 64 << 20  # the largest wheel here is 1.6 MB; a bound, not a guess a
 MAX_TEXT = 1 << 20
 # A wheel's file name (PEP 427): no separator, no leading dot, nothing a path could use.
 _WHEEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+!-]*\.whl")
+# pip's own wheel (bootstrap/), which the role runs to install into a venv made without pip.
+_PIP = re.compile(r"pip-[0-9][A-Za-z0-9_.+!]*-py3-none-any\.whl")
+_SUM = re.compile(r"([0-9a-f]{64})  (\S+)")  # a sha256sum line
 _PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})+)")
 # What install.sh also installs beside the command (written by scripts/wheelhouse).
 SHARE = (
@@ -48,6 +51,14 @@ class Install:
     @property
     def from_index(self) -> bool:
         return not self.files
+
+    @property
+    def pip_wheel(self) -> str:
+        """bootstrap/'s pip wheel, by name ('' from an index: the venv's own pip installs)."""
+        return next(
+            (n[10:] for n in self.files if n.startswith("bootstrap/") and _PIP.fullmatch(n[10:])),
+            "",
+        )
 
 
 def _read(path: Path, limit: int) -> bytes:
@@ -100,6 +111,24 @@ def read_wheelhouse(directory: Path) -> Install:
         files[f"wheels/{name}"] = data
     if len(files) == 1:
         raise WheelhouseError(f"--install-tuitune: no wheels in {directory / 'wheels'}")
+    files.update(_bootstrap(directory))
     for rel in SHARE:
         files[f"share/{rel}"] = _read(directory / "share" / rel, MAX_TEXT)
     return Install(files)
+
+
+def _bootstrap(directory: Path) -> dict[str, bytes]:
+    """bootstrap/: pip's one wheel, checked against its SHA256SUMS line."""
+    sums = _read(directory / "bootstrap" / "SHA256SUMS", MAX_TEXT)
+    lines = [ln for ln in sums.decode("ascii", "replace").splitlines() if ln.strip()]
+    m = _SUM.fullmatch(lines[0]) if len(lines) == 1 else None
+    if m is None or not _PIP.fullmatch(m.group(2)):
+        raise WheelhouseError(
+            "--install-tuitune: bootstrap/SHA256SUMS is not one line naming pip's wheel "
+            "(scripts/wheelhouse writes it)"
+        )
+    name = m.group(2)
+    data = _read(directory / "bootstrap" / name, MAX_WHEEL)
+    if hashlib.sha256(data).hexdigest() != m.group(1):
+        raise WheelhouseError(f"--install-tuitune: bootstrap/{name} does not match its sha256")
+    return {"bootstrap/SHA256SUMS": sums, f"bootstrap/{name}": data}

@@ -137,13 +137,20 @@ def test_ansible_lint_finds_nothing(tmp_path: Path) -> None:
     t.changes = [*t.changes, *platform]
     out = tmp_path / "play"
     # With the install tasks (--install-tuitune): the wheelhouse's bytes do not matter to lint.
-    install = Install({"requirements.txt": b"tuitune==0\n", "share/man/man1/tuitune.1": b".TH\n"})
+    install = Install(
+        {
+            "requirements.txt": b"tuitune==0\n",
+            "bootstrap/pip-25.3-py3-none-any.whl": b"pip",
+            "share/man/man1/tuitune.1": b".TH\n",
+        }
+    )
     files: dict[str, str | bytes] = {
         **role_files(build_plan(t.changes, ctx, read_installed=False), ctx, install=install),
         **install_files(install),
     }
     write_tree(files, out)
-    assert "ansible.builtin.pip" in (out / "roles/tuitune_nic/tasks/main.yml").read_text()
+    tasks = (out / "roles/tuitune_nic/tasks/main.yml").read_text()
+    assert "ansible.builtin.command" in tasks and "install-venv.sh" in tasks
     handlers = (out / "roles/tuitune_nic/handlers/main.yml").read_text()
     assert 'name: "tuitune-cpu-power.service"' in handlers and "daemon_reload: true" in handlers
     assert 'argv: "{{ tuitune_initramfs_update }}"' in handlers

@@ -16,6 +16,7 @@ import pytest
 
 from tuitune import __version__
 from tuitune.core.export.ansible import install_files
+from tuitune.core.export.ansible_install import bootstrap_script, install_tasks
 from tuitune.core.export.wheelhouse import SHARE, WheelhouseError, read_wheelhouse
 
 
@@ -31,7 +32,14 @@ def _house(top: Path, wheels: dict[str, bytes], pinned: dict[str, bytes] | None 
     for rel in SHARE:
         (top / "share" / rel).parent.mkdir(parents=True, exist_ok=True)
         (top / "share" / rel).write_text(f"{rel}\n")
+    (top / "bootstrap").mkdir()
+    (top / "bootstrap" / PIP).write_bytes(b"pip wheel")
+    digest = hashlib.sha256(b"pip wheel").hexdigest()
+    (top / "bootstrap/SHA256SUMS").write_text(f"{digest}  {PIP}\n")
     return top
+
+
+PIP = "pip-25.3-py3-none-any.whl"
 
 
 WHEELS = {
@@ -50,7 +58,10 @@ def test_the_role_gets_the_pinned_wheels_and_the_share_files(tmp_path: Path) -> 
         members = {m.name: m for m in tar.getmembers()}
         shipped = sorted(n for n, m in members.items() if m.isfile())
         assert shipped == sorted(
-            ["requirements.txt"] + ["wheels/" + n for n in WHEELS] + ["share/" + r for r in SHARE]
+            ["requirements.txt", "bootstrap/SHA256SUMS", f"bootstrap/{PIP}"]
+            + ["bootstrap/install-venv.sh"]
+            + ["wheels/" + n for n in WHEELS]
+            + ["share/" + r for r in SHARE]
         )
         wheel = tar.extractfile(f"wheels/tuitune-{__version__}-py3-none-any.whl")
         assert wheel is not None and wheel.read() == b"tuitune wheel"
@@ -67,6 +78,34 @@ def test_a_wheel_requirements_does_not_pin_is_refused(tmp_path: Path) -> None:
     house = _house(tmp_path / "wh", WHEELS, {**WHEELS, next(iter(WHEELS)): b"other bytes"})
     with pytest.raises(WheelhouseError, match=r"is not one requirements\.txt pins by sha256"):
         read_wheelhouse(house)
+
+
+@pytest.mark.parametrize(
+    ("sums", "why"),
+    [
+        (f"{'0' * 64}  {PIP}\n", "does not match its sha256"),
+        (f"{'0' * 64}  ../{PIP}\n", "is not one line naming pip's wheel"),
+        (f"{'0' * 64}  evil-1.0-py3-none-any.whl\n", "is not one line naming pip's wheel"),
+        ("", "is not one line naming pip's wheel"),
+    ],
+)
+def test_a_pip_wheel_its_sum_does_not_name_is_refused(tmp_path: Path, sums: str, why: str) -> None:
+    house = _house(tmp_path / "wh", WHEELS)
+    (house / "bootstrap/SHA256SUMS").write_text(sums)
+    with pytest.raises(WheelhouseError, match=re.escape(why)):
+        read_wheelhouse(house)
+
+
+def test_the_role_runs_the_shipped_pip_into_a_venv_made_without_pip(tmp_path: Path) -> None:
+    install = read_wheelhouse(_house(tmp_path / "wh", WHEELS))
+    assert install.pip_wheel == PIP
+    (task,) = [
+        t for t in install_tasks(install) if isinstance(t, dict) and "in its venv" in str(t["name"])
+    ]
+    assert "ansible.builtin.pip" not in task
+    script = bootstrap_script(install).decode()
+    assert '-m venv --without-pip "$venv"' in script and "sha256sum --check --strict" in script
+    assert f'/bootstrap/{PIP}/pip" install' in script and "--require-hashes" in script
 
 
 def test_another_tuitune_version_is_refused(tmp_path: Path) -> None:

@@ -85,6 +85,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from tuitune.core.host.netdev import default_route_interface, interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.names import ifname_problem
+    from tuitune.core.profiles.placement import irq_placement
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.text import printable
     from tuitune.core.watch.hostreader import HostReader
@@ -113,6 +114,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         facts = reader.call(host_facts, root, ifname)
         limits = nic_limits(reader, ifname)
+        snap = reader.snapshot(ifname)  # its queue IRQs and irqbalance: the placement
     rtt = args.rtt
     if args.peer is not None:
         if not root.live:
@@ -126,7 +128,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     print(f"{prof.name}: {prof.title} ({prof.goal}, {prof.context})")
     for line in rec.why:
         print(f"  why: {line}")
-    _say_scaling(rec.scaled, rec.kept, ifname)
+    # Each queue IRQ with its old affinity and its NIC-local core, as `profile diff` says them.
+    _, irq_lines, irq_kept = irq_placement(prof, facts, snap.nic, snap.host)
+    _say_scaling([*rec.scaled, *irq_lines], [*rec.kept, *irq_kept], ifname)
     flag = f" --netns {args.netns}" if args.netns else ""
     rtt_flag = f" --rtt {rtt:g}" if rtt is not None and prof.context == "WAN" else ""
     if root.live:

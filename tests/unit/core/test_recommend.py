@@ -181,3 +181,19 @@ def test_peer_rtt_is_pings_average_and_no_reply_is_one_line(
     said = capsys.readouterr().err
     assert said.count("\n") == 1 and "no reply to ping" in said and "--rtt MS" in said
     assert seen == [("far", "lab"), ("near", None)]  # from the namespace asked for
+
+
+def test_the_cli_prints_each_queue_irq_it_would_place(host_10g: Path) -> None:
+    """On the recorded 2-node host the recommendation names every queue IRQ with its old
+    affinity and its NIC-local core, as `profile diff` prints them (placement.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tuitune", "recommend", "eth2", "--root", str(host_10g)],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [ln.strip() for ln in done.stdout.splitlines() if ln.strip().startswith("irq ")]
+    assert len(lines) >= 8, done.stdout
+    first = lines[0]
+    # one a core: core 0 first (the tree records no old affinity: "+ 0", as diff says it)
+    assert first.startswith("irq ") and "(eth2-TxRx-0): " in first and first.endswith(" 0"), first
+    assert "NIC-local" in done.stdout and "node 0 CPUs 0-7,16-23" in done.stdout

@@ -43,6 +43,14 @@ def new_keys(
     return out
 
 
+def unknown_profile(name: str) -> str:
+    """What `--profile NAME` (and the `T` form) says of a name no shipped profile has."""
+    from tuitune.core.profiles import shipped
+
+    names = ", ".join(p.name for p in shipped())
+    return f"no profile {name[:40]!r}; profiles: {names}, or auto"
+
+
 def scaled_profile(
     reader: Any,
     ifname: str,
@@ -56,14 +64,13 @@ def scaled_profile(
     the peer), scaled to this host as `profile diff` shows it, each scaled value said.
     KeyError (its message: the names there are) for an unknown name."""
     from tuitune.core.advise.peer import BadPeer, probe_peer
-    from tuitune.core.profiles import find, shipped
+    from tuitune.core.profiles import find
     from tuitune.core.profiles.placement import with_placement
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.profiles.scale import scale_to_host
 
     if name != "auto" and find(name) is None:
-        names = ", ".join(p.name for p in shipped())
-        raise KeyError(f"no profile {name[:40]!r}; profiles: {names}, or auto")
+        raise KeyError(unknown_profile(name))
     facts = reader.call(host_facts, reader.root, ifname)
     limits = nic_limits(reader, ifname)
     rtt = None

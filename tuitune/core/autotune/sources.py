@@ -97,16 +97,15 @@ def scaled_profile(
 
 
 def spec_candidates(
-    session: Session, spec: SweepSpec, ifname: str, allow_trial: bool
+    session: Session, spec: SweepSpec, ifname: str, allow_trial: bool, ssh_iface: str | None = None
 ) -> tuple[list[Candidate[Key]], list[str]]:
     """Each value a sweep spec names, one at a time (`spec:DIMENSION=LABEL`), resolved on this
     host as the sweep's runner resolves a cell; a value that is the host as found, a test
     parameter (streams, a pin) or an IRQ plan is not a host change to keep; what cannot be set
     here, can cut the link headless, or is already so is a line or skipped, as for a profile."""
-    from tuitune.core.autotune.host import refused
+    from tuitune.core.autotune.host import cuts, refused
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile
-    from tuitune.core.session.risk import resets_link
     from tuitune.core.sweep.runner_cpus import irq_plan_of
     from tuitune.core.sweep.spec import requests
 
@@ -130,8 +129,9 @@ def spec_candidates(
             if why is not None:
                 skipped.append(f"{cid}: {why}")
                 continue
-            if not allow_trial and any(resets_link(k) for k, _ in pairs):
-                skipped.append(f"{cid}: its change can cut the link (not tried headless)")
+            cut = cuts([k for k, _ in pairs], allow_trial, ssh_iface)
+            if cut is not None:
+                skipped.append(f"{cid}: {cut}")
                 continue
             now = access.read_many([k for k, _ in pairs])
             if all(now[k] == t for k, t in pairs):

@@ -131,6 +131,8 @@ class AutotuneController:
         from tuitune.core.autotune.goal import WORDS
         from tuitune.core.autotune.host import SweepBench, candidates_of
         from tuitune.core.bench.notebook import Notebook
+        from tuitune.core.host.root import HostRoot
+        from tuitune.core.session.risk import ssh_interface
         from tuitune.core.sweep.runner import Target
         from tuitune.core.sweep.spec import BenchParams
         from tuitune.core.watch.hostreader import HostReader
@@ -142,7 +144,10 @@ class AutotuneController:
         advice = self.advice(goal.context)
         findings = advice.findings if advice is not None else ()
         in_ns = session.root.netns is not None
-        candidates, skipped = candidates_of(findings, allow_trial=in_ns)
+        # The SSH session's interface (the machine's routes, read on this UI thread): changed
+        # only on trial, so never by autotune, which measures unattended.
+        ssh = None if in_ns or not session.root.live else ssh_interface(HostRoot())
+        candidates, skipped = candidates_of(findings, allow_trial=in_ns, ssh_iface=ssh)
         lab = self.lab
         target = Target.in_lab(ifname, peer, session.root.netns, lab)
         target = replace(target, port=goal.port(None, lab is not None) or target.port)
@@ -158,7 +163,7 @@ class AutotuneController:
         then = f"; profile {profile} next" if profile is not None else ""
         shell.notify_line(f"autotune {run_id}, goal {goal.name} ({WORDS[goal.name]}): advisor "
                           f"candidate(s): {names}{then}")  # fmt: skip
-        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns, goal, spec, profile)
+        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns, goal, spec, profile, ssh)
 
         def work() -> None:
             lines, report = _run(job, candidates, skipped)
@@ -214,6 +219,7 @@ class _Job:
     goal: Goal = THROUGHPUT
     spec: SweepSpec | None = None  # the form's sweep spec: its values are candidates too
     profile: str | None = "auto"  # the form's profile (as --profile), None: no profile
+    ssh_iface: str | None = None  # the SSH session's interface: no candidate changes it
 
 
 def _candidates(
@@ -233,13 +239,15 @@ def _candidates(
     if job.profile is not None:
         prof = scaled_profile(job.reader, job.ifname, netns, job.peer, job.goal.name,
                               job.profile, say)  # fmt: skip
-        more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns)
+        more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns,
+                                           ssh_iface=job.ssh_iface)  # fmt: skip
         skipped += why_not
         cands += new_keys(advised, more)
     if job.spec is not None:  # as `--spec`: each value it names, alone
         from tuitune.core.autotune.sources import spec_candidates
 
-        more, why_not = spec_candidates(session, job.spec, job.ifname, allow_trial=job.in_ns)
+        more, why_not = spec_candidates(session, job.spec, job.ifname, allow_trial=job.in_ns,
+                                        ssh_iface=job.ssh_iface)  # fmt: skip
         skipped += why_not
         cands += new_keys(cands, more)
     if netns is not None:  # the screen's session may write the host's sysctls; T never does

@@ -265,6 +265,7 @@ def profile_candidates(
 ) -> tuple[list[Candidate[Key]], list[str]]:
     """The profile's values one at a time (as `profile diff` resolves them on this host): each
     a candidate `profile:SETTING`; what cannot be set here, or is already so, is a line."""
+    from tuitune.core.profiles.platform import extra_parts
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile, Request
 
@@ -277,8 +278,9 @@ def profile_candidates(
         (p.setting, f"{prof.name}'s {p.setting} = {p.value} ({p.advice.source}, "
          f"{p.advice.context})", (r,)) for p, r in singles
     ]  # fmt: skip
-    if prof.extra:  # the IRQ placement: the NIC's queue IRQs together, one candidate
-        each.append(("irqs", f"{prof.name}'s IRQs on the NIC-local cores", prof.extra))
+    titles = {"irqs": "IRQs on the NIC-local cores", "cpu-governor": "performance governor"}
+    for part, cite, reqs in extra_parts(prof):  # the IRQ placement, the governor: each whole
+        each.append((part, f"{prof.name}'s {titles[part]} ({cite})", reqs))
     for setting, title, reqs in each:
         cid = f"profile:{setting}"
         pairs, errors = resolve(access, Profile(None, reqs, whole.source), ifname)

@@ -66,6 +66,7 @@ def scaled_profile(
     from tuitune.core.advise.peer import BadPeer, probe_peer
     from tuitune.core.profiles import find
     from tuitune.core.profiles.placement import with_placement
+    from tuitune.core.profiles.platform import governors, with_platform
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.profiles.scale import scale_to_host
 
@@ -91,7 +92,8 @@ def scaled_profile(
     scaled = scale_to_host(prof, facts, limits, rtt)
     snap = reader.snapshot(ifname)
     placed, irq_lines, _ = with_placement(scaled.profile, facts, snap.nic, snap.host)
-    for s in (*scaled.scaled, *irq_lines):
+    placed, cpu_lines, _ = with_platform(placed, reader.call(governors, reader.root), snap.host)
+    for s in (*scaled.scaled, *cpu_lines, *irq_lines):
         say(f"profile: {s.setting} scaled to {s.value} ({s.why})")
     return placed
 

@@ -132,7 +132,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         print(f"  why: {line}")
     # Each queue IRQ with its old affinity and its NIC-local core, as `profile diff` says them.
     _, irq_lines, irq_kept = irq_placement(prof, facts, snap.nic, snap.host)
-    _, cpu_lines, cpu_kept = platform_settings(prof, govs, snap.host)
+    _, cpu_lines, cpu_kept = platform_settings(prof, govs, snap.host, root.netns)
     scaled = [*rec.scaled, *cpu_lines, *irq_lines]
     _say_scaling(scaled, [*rec.kept, *cpu_kept, *irq_kept], ifname)
     flag = f" --netns {args.netns}" if args.netns else ""
@@ -250,7 +250,7 @@ def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | 
         govs = reader.call(governors, reader.root)
     got = scale_to_host(prof, facts, limits, args.rtt)
     placed, irq_lines, irq_kept = with_placement(got.profile, facts, snap.nic, snap.host)
-    placed, cpu_lines, cpu_kept = with_platform(placed, govs, snap.host)
+    placed, cpu_lines, cpu_kept = with_platform(placed, govs, snap.host, args.netns)
     scaled = [*got.scaled, *cpu_lines, *irq_lines]
     if not scaled:
         print(f"{prof.name} on {ifname}: nothing to scale, the reports' values")

@@ -66,6 +66,10 @@ def test_the_performance_governor_where_cpufreq_offers_it(with_cpufreq: Path) ->
     assert not errors
     assert {k for k, _ in pairs} == {Key("cpu_governor", None, f"policy{n}") for n in range(32)}
     assert {t for _, t in pairs} == {"performance"}
+    # From a namespace (a lab): the CPUs are the whole machine's, never a profile's there.
+    placed, scaled, kept = with_platform(prof, govs, _host(with_cpufreq), "lab")
+    assert placed.extra == () and not scaled
+    assert any("not the namespace's" in line for line in kept)
 
 
 def test_no_cpufreq_a_latency_profile_and_a_running_irqbalance(host_10g: Path) -> None:  # noqa: F811

@@ -92,7 +92,8 @@ def scaled_profile(
     scaled = scale_to_host(prof, facts, limits, rtt)
     snap = reader.snapshot(ifname)
     placed, irq_lines, _ = with_placement(scaled.profile, facts, snap.nic, snap.host)
-    placed, cpu_lines, _ = with_platform(placed, reader.call(governors, reader.root), snap.host)
+    govs = reader.call(governors, reader.root)
+    placed, cpu_lines, _ = with_platform(placed, govs, snap.host, netns)
     for s in (*scaled.scaled, *cpu_lines, *irq_lines):
         say(f"profile: {s.setting} scaled to {s.value} ({s.why})")
     return placed

@@ -68,10 +68,12 @@ def governors(root: HostRoot) -> Governors:
 
 
 def platform_settings(
-    prof: ShippedProfile, govs: Governors, host: HostState | None
+    prof: ShippedProfile, govs: Governors, host: HostState | None, netns: str | None = None
 ) -> tuple[tuple[Request, ...], list[Scaled], list[str]]:
     """The governor request (after the picks, with the IRQ placement), its scaled line with
-    the governors now, and what was left and why (irqbalance among it)."""
+    the governors now, and what was left and why (irqbalance among it). Never for a
+    namespace: the CPUs are the whole machine's, and a namespace's session has no host-wide
+    gate for them (a lab's profile must not move the machine's governor)."""
     kept: list[str] = []
     if host is not None and prof.goal == "throughput":
         if host.irqbalance.running:
@@ -83,6 +85,8 @@ def platform_settings(
             kept.append(f"irqbalance: not running, as the reports have it ({IRQBALANCE})")
     if prof.goal != "throughput":
         return (), [], [*kept, "CPU governor left: a latency profile (no report set it for one)"]
+    if netns is not None:
+        return (), [], [*kept, "CPU governor left: the whole machine's, not the namespace's"]
     if not govs.now:
         return (), [], [*kept, "CPU governor left: no cpufreq here (a VM guest, or scaling off)"]
     if not govs.offered:
@@ -95,11 +99,11 @@ def platform_settings(
 
 
 def with_platform(
-    prof: ShippedProfile, govs: Governors, host: HostState | None
+    prof: ShippedProfile, govs: Governors, host: HostState | None, netns: str | None = None
 ) -> tuple[ShippedProfile, list[Scaled], list[str]]:
     """`prof` with its platform request before its IRQ placement (as `tuitune apply` writes
     the CPUs' settings first), and the lines that say it."""
-    requests, scaled, kept = platform_settings(prof, govs, host)
+    requests, scaled, kept = platform_settings(prof, govs, host, netns)
     return replace(prof, extra=(*requests, *prof.extra)), scaled, kept
 
 

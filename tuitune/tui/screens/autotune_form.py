@@ -28,8 +28,8 @@ NO_PROFILE = "none"
 def profile_words() -> dict[str, str]:
     """The profile field's choices and what each means: `auto` first (as T always did)."""
     words = {
-        "auto": "the one `tuitune recommend` picks (the round trip pinged to the peer)",
-        NO_PROFILE: "no profile: the advisor's findings (and the spec's values) only",
+        "auto": "the one `tuitune recommend` picks",
+        NO_PROFILE: "the advisor's findings (and the spec's) only",
     }
     words.update((p.name, f"{p.title} ({p.context})") for p in shipped())
     return words

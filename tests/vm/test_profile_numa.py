@@ -2,32 +2,30 @@
 two NUMA nodes (CPUs 0-1 and 2-3) and its 4-queue virtio-net behind a PCIe expander bridge on
 node 1 (scripts/vm), so its PCI function's numa_node and local_cpulist are the kernel's own.
 
-`tuitune recommend VIRTIO` must name node 1 and print a line per queue IRQ, each onto one of
-node 1's CPUs; those placements, applied by queue name as `profile apply` writes them
-(`tuitune apply` of an `[interface.irq_affinity]` table), are what /proc/irq then holds, and
-`tuitune restore` gives every IRQ's affinity back byte for byte. The unit tests prove the
-same rule on a recorded 2-node tree (tests/unit/core/test_profile_placement.py); this is the
-kernel's own topology. irqbalance does not run in the guest unless a test starts it.
+`tuitune recommend VIRTIO` must name node 1 and print a line per queue IRQ of the NIC (the
+kernel's own list, its msi_irqs), each onto one of node 1's CPUs. The placements are applied
+by queue name as `profile apply` writes them, the way tests/vm/test_irq_affinity.py applies
+and restores them on the same NIC; that is not repeated here (a guest test's time: this one
+took 42 s in the guest, 33 s of CPU, with the apply and the restore, at load 14). The unit
+tests prove the same rule on a recorded 2-node tree (tests/unit/core/test_profile_placement.py).
+irqbalance does not run in the guest unless a test starts it.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from tuitune.core.cpulist import parse_cpulist
 
-from .conftest import Nics, affinity_list, irq_snapshot, pci_dir, queue_irqs, tuitune, write_profile
+from .conftest import Nics, pci_dir, queue_irqs, tuitune
 
 pytestmark = pytest.mark.vm
 IRQ_LINE = re.compile(r"^\s+irq (\d+) \((\S+)\): (?:\S+ -> |\+ )(\d+)$")
 
 
-def test_recommend_places_the_virtio_queues_on_its_node_and_the_kernel_takes_it(
-    nics: Nics, tmp_path: Path
-) -> None:
+def test_recommend_places_the_virtio_queues_on_its_nic_local_cpus(nics: Nics) -> None:
     local = parse_cpulist((pci_dir(nics.virtio) / "local_cpulist").read_text())
     node = int((pci_dir(nics.virtio) / "numa_node").read_text())
     assert node == 1 and local == frozenset({2, 3}), (node, local)  # scripts/vm's topology
@@ -36,17 +34,5 @@ def test_recommend_places_the_virtio_queues_on_its_node_and_the_kernel_takes_it(
     placed = {m.group(2): (int(m.group(1)), m.group(3)) for m in map(IRQ_LINE.match,
               out.splitlines()) if m}  # fmt: skip
     irqs = queue_irqs(nics.virtio)
-    assert placed and set(placed) == set(irqs), (placed, irqs)
+    assert placed and {q: irq for q, (irq, _) in placed.items()} == irqs, (placed, irqs)
     assert {int(cpu) for _, cpu in placed.values()} <= local, placed
-    before = irq_snapshot()
-    rows = "\n".join(f'"{q}" = "{cpu}"' for q, (_, cpu) in placed.items())
-    prof = write_profile(
-        tmp_path / "placed.toml",
-        f'[interface]\nname = "{nics.virtio}"\n\n[interface.irq_affinity]\n{rows}\n',
-    )
-    tuitune("apply", str(prof))
-    assert {q: affinity_list(irq) for q, (irq, _) in placed.items()} == {
-        q: cpu for q, (_, cpu) in placed.items()
-    }
-    tuitune("restore")
-    assert irq_snapshot() == before

@@ -114,9 +114,7 @@ def extra_parts(prof: ShippedProfile) -> list[tuple[str, str, tuple[Request, ...
         ("cpu-governor", "redhat-10g LAN, esnet-100g WAN", "cpu_governor"),
         ("irqs", "nasa-40g LAN, esnet-100g WAN", "irq_affinity"),
     ]
-    out = []
-    for name, cite, kind in parts:
-        reqs = tuple(r for r in prof.extra if r.kind == kind)
-        if reqs:
-            out.append((name, cite, reqs))
-    return out
+    by_kind: dict[str, list[Request]] = {}
+    for r in prof.extra:
+        by_kind.setdefault(r.kind, []).append(r)
+    return [(name, cite, tuple(by_kind[kind])) for name, cite, kind in parts if kind in by_kind]

@@ -102,6 +102,10 @@ def test_from_a_bad_start_autotune_finds_the_direction_and_the_gain_reproduces(
         capture_output=True, text=True, cwd=REPO, timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+    # The far end judged by its own advisor (its findings are candidates there, after this
+    # end's; its small MTU is the one set at both ends already, so tried once).
+    assert f"the far end: its advisor on {pair.peer} in {pair.server_ns}" in done.stderr
+    assert "the far end's findings:" not in done.stderr, done.stderr
     text = report.read_text()
     # The direction within the budget: the per-packet cost cut (the offload fix, the MTU, or
     # both: the factorial between them decides), the MTU tried at both ends.

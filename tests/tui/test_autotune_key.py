@@ -97,3 +97,34 @@ async def test_a_latency_goal_runs_sockperf_and_judges_the_round_trip(tmp_path: 
         assert "16.4 us" in report  # sockperf's recorded median round trip (16.390 us)
         assert "nothing kept" in app.app_autotune.last_lines[-1]  # the same every run
         assert not app.app_autotune.running
+
+
+async def test_the_profile_field_picks_one_and_a_name_no_profile_has_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The form's profile (as `--profile`): `auto` first, space steps to `none` and on to the
+    shipped ones, each with what it is; a name that is not one is refused in the CLI's words
+    (`--profile`'s), nothing changed. At 80 columns every line fits."""
+    from tuitune.core.autotune.sources import unknown_profile
+
+    size = (80, 24)
+    async with bench_app(tmp_path, size=size) as tui:
+        app = tui.app
+        judged(app)
+        await tui.press("T")
+        await tui.wait(lambda: isinstance(app.screen, AutotuneFormScreen), "the form")
+        choice = app.screen.query_one("#autotune-profile", WordChoice)
+        assert choice.value == "auto" and "< auto >" in tui.screen_text()
+        await tui.press(*"192.0.2.1", "tab", "tab", "space")  # peer, goal, profile: -> none
+        assert choice.value == "none"
+        await tui.press("space")
+        assert choice.value == "lan-10g" and "CERN" in tui.screen_text()
+        assert all(len(x) <= size[0] for x in tui.screen_text().splitlines())
+        choice.set("nosuch")  # no key makes it: as a typed `--profile nosuch`
+        await tui.press("enter")
+        box = app.screen.query_one("#autotune-error")
+        await tui.wait(lambda: tui.text_of(box), "the refusal")
+        shown = " ".join(x.strip() for x in tui.text_of(box)).replace(" ", "")
+        assert shown == unknown_profile("nosuch").replace(" ", "")
+        assert app.app_autotune.typed["profile"] == "nosuch"
+        assert not app.app_autotune.running and not app.session.pending

@@ -160,7 +160,8 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         context = Context(goal.context)
         advice = advise(sampled.facts(context))
         in_lab = netns is not None  # not the machine's own link: nothing to cut
-        candidates, skipped = candidates_of(advice.findings, allow_trial=in_lab)
+        ssh = None if in_lab else _ssh_interface()
+        candidates, skipped = candidates_of(advice.findings, allow_trial=in_lab, ssh_iface=ssh)
         if args.profile is not None:
             try:
                 prof = scaled_profile(reader, ifname, netns, peer, args.goal, args.profile, say)
@@ -168,7 +169,9 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                 err(str(exc.args[0]))
                 session.close()
                 return EXIT_USAGE
-            more, why_not = profile_candidates(session, prof, ifname, allow_trial=in_lab)
+            more, why_not = profile_candidates(
+                session, prof, ifname, allow_trial=in_lab, ssh_iface=ssh
+            )
             skipped += why_not
             candidates += new_keys(candidates, more)
         if args.spec is not None:
@@ -180,7 +183,9 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                 err(str(exc))
                 session.close()
                 return EXIT_USAGE
-            more, why_not = spec_candidates(session, spec, ifname, allow_trial=in_lab)
+            more, why_not = spec_candidates(
+                session, spec, ifname, allow_trial=in_lab, ssh_iface=ssh
+            )
             skipped += why_not
             candidates += new_keys(candidates, more)
         lab = getattr(args, "lab_found", None)
@@ -267,6 +272,15 @@ def cmd_autotune(args: argparse.Namespace) -> int:
                 err(f"report not written: {exc}")
                 return EXIT_FAILED
         return EXIT_OK
+
+
+def _ssh_interface() -> str | None:
+    """The interface of this process's SSH session (the machine's routing table), whose
+    changes autotune never tries unattended: the issue allows them only on trial."""
+    from tuitune.core.host.root import HostRoot
+    from tuitune.core.session.risk import ssh_interface
+
+    return ssh_interface(HostRoot())
 
 
 def _flag(netns: str | None) -> str:

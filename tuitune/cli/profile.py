@@ -85,6 +85,8 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from tuitune.core.host.netdev import default_route_interface, interface_exists, list_interfaces
     from tuitune.core.host.netns import NetnsError
     from tuitune.core.names import ifname_problem
+    from tuitune.core.profiles.placement import irq_placement
+    from tuitune.core.profiles.platform import governors, platform_settings
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.text import printable
     from tuitune.core.watch.hostreader import HostReader
@@ -113,6 +115,8 @@ def cmd_recommend(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         facts = reader.call(host_facts, root, ifname)
         limits = nic_limits(reader, ifname)
+        snap = reader.snapshot(ifname)  # its queue IRQs and irqbalance: the placement
+        govs = reader.call(governors, root)  # the CPU governor (profiles/platform.py)
     rtt = args.rtt
     if args.peer is not None:
         if not root.live:
@@ -126,7 +130,11 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     print(f"{prof.name}: {prof.title} ({prof.goal}, {prof.context})")
     for line in rec.why:
         print(f"  why: {line}")
-    _say_scaling(rec.scaled, rec.kept, ifname)
+    # Each queue IRQ with its old affinity and its NIC-local core, as `profile diff` says them.
+    _, irq_lines, irq_kept = irq_placement(prof, facts, snap.nic, snap.host)
+    _, cpu_lines, cpu_kept = platform_settings(prof, govs, snap.host, root.netns)
+    scaled = [*rec.scaled, *cpu_lines, *irq_lines]
+    _say_scaling(scaled, [*rec.kept, *cpu_kept, *irq_kept], ifname)
     flag = f" --netns {args.netns}" if args.netns else ""
     rtt_flag = f" --rtt {rtt:g}" if rtt is not None and prof.context == "WAN" else ""
     if root.live:
@@ -224,6 +232,7 @@ def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | 
     WAN profile's buffers), each scaled value said with why before anything is compared or
     applied; the report's values with --as-written. None (said) when the host cannot be read."""
     from tuitune.core.profiles.placement import with_placement
+    from tuitune.core.profiles.platform import governors, with_platform
     from tuitune.core.profiles.recommend import host_facts, nic_limits
     from tuitune.core.profiles.scale import scale_to_host
 
@@ -238,16 +247,19 @@ def _scaled(args: argparse.Namespace, prof: ShippedProfile) -> ShippedProfile | 
         facts = reader.call(host_facts, reader.root, ifname)
         limits = nic_limits(reader, ifname)
         snap = reader.snapshot(ifname)
+        govs = reader.call(governors, reader.root)
     got = scale_to_host(prof, facts, limits, args.rtt)
     placed, irq_lines, irq_kept = with_placement(got.profile, facts, snap.nic, snap.host)
-    scaled = [*got.scaled, *irq_lines]
+    placed, cpu_lines, cpu_kept = with_platform(placed, govs, snap.host, args.netns)
+    scaled = [*got.scaled, *cpu_lines, *irq_lines]
     if not scaled:
         print(f"{prof.name} on {ifname}: nothing to scale, the reports' values")
-    _say_scaling(scaled, [*got.kept, *irq_kept], ifname)
+    _say_scaling(scaled, [*got.kept, *cpu_kept, *irq_kept], ifname)
     return placed
 
 
 def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
+    from tuitune.core.profiles.platform import extra_parts
     from tuitune.core.session import Session
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile, Request
@@ -271,9 +283,10 @@ def _diff(args: argparse.Namespace, prof: ShippedProfile) -> int:
             scaled = ", scaled to this host" if written.get(pick.setting) != pick.value else ""
             each.append((pick.setting, f"[{pick.advice.source}, {pick.advice.context}{scaled}]",
                          (request,)))  # fmt: skip
-        if prof.extra:  # the IRQ placement onto the NIC-local cores (profiles/placement.py)
-            each.append(("irqs", "[nasa-40g LAN, esnet-100g WAN, scaled to this host]",
-                         prof.extra))  # fmt: skip
+        # The host's additions: the CPU governor (profiles/platform.py) and the IRQ placement
+        # onto the NIC-local cores (profiles/placement.py).
+        for part, cite, reqs in extra_parts(prof):
+            each.append((part, f"[{cite}, scaled to this host]", reqs))
         for setting, cite, reqs in each:
             one = Profile(None, reqs, whole.source)
             pairs, errors = resolve(access, one, ifname)

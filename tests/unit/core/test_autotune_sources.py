@@ -77,3 +77,32 @@ def test_the_report_is_kept_beside_the_notebook(tmp_path: Path) -> None:
     assert path == report_path(nb, "autotune-20261207093000")
     assert path.name == "host-eno49.autotune-20261207093000.md"
     assert path.read_text() == "# report\n"
+
+
+def test_on_the_ssh_sessions_interface_nothing_of_it_is_tried(tmp_path: Path) -> None:
+    """Issue 36: the SSH interface is changed only on trial, and autotune measures unattended:
+    on this machine's own link, a value on that interface is not a candidate (said why); a
+    namespace sysctl is one still. In a namespace (allow_trial) nothing carries the session."""
+    from tuitune.core.advise.model import Change, Finding
+    from tuitune.core.autotune.host import candidates_of
+
+    session = _session(tmp_path)
+    try:
+        cands, skipped = spec_candidates(
+            session, parse(SPEC), DEV, allow_trial=False, ssh_iface=DEV
+        )
+        assert {c.id for c in cands} == {"spec:net.ipv4.tcp_sack=0"}
+        assert any(
+            s.startswith(f"spec:tso=off: it changes {DEV}, the SSH session's interface")
+            for s in skipped
+        ), skipped
+        tried, _ = spec_candidates(session, parse(SPEC), DEV, allow_trial=True, ssh_iface=DEV)
+        assert "spec:tso=off" in {c.id for c in tried}
+    finally:
+        session.close()
+    on = (Change(Key.feature(DEV, "rx-gro"), "on"),)
+    gro = Finding("gro-off", "risk", "GRO is off", (), on, (), "any")
+    got, said = candidates_of([gro], allow_trial=False, ssh_iface=DEV)
+    assert not got and "SSH session's interface" in said[0]
+    got, said = candidates_of([gro], allow_trial=False, ssh_iface="eth9")
+    assert [c.id for c in got] == ["gro-off"] and not said

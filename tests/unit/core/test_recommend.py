@@ -181,3 +181,35 @@ def test_peer_rtt_is_pings_average_and_no_reply_is_one_line(
     said = capsys.readouterr().err
     assert said.count("\n") == 1 and "no reply to ping" in said and "--rtt MS" in said
     assert seen == [("far", "lab"), ("near", None)]  # from the namespace asked for
+
+
+def test_the_cli_prints_each_queue_irq_it_would_place(host_10g: Path) -> None:
+    """On the recorded 2-node host the recommendation names every queue IRQ with its old
+    affinity and its NIC-local core, as `profile diff` prints them (placement.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tuitune", "recommend", "eth2", "--root", str(host_10g)],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [ln.strip() for ln in done.stdout.splitlines() if ln.strip().startswith("irq ")]
+    assert len(lines) >= 8, done.stdout
+    first = lines[0]
+    # one a core: core 0 first (the tree records no old affinity: "+ 0", as diff says it)
+    assert first.startswith("irq ") and "(eth2-TxRx-0): " in first and first.endswith(" 0"), first
+    assert "NIC-local" in done.stdout and "node 0 CPUs 0-7,16-23" in done.stdout
+
+
+def test_a_virtio_nics_node_is_its_pci_functions(tmp_path: Path) -> None:
+    """A virtio netdev's device is virtioN; its numa_node and local_cpulist are on the PCI
+    function above it (as the live screen reads them, netdev.read_placement). The recorded VM
+    tree's virtio_net function (platform fixtures) given a node 1 and CPUs 2-3 here (written
+    by this test: that VM had one node); the bench's guest proves it on a real 2-node guest
+    (tests/vm/test_profile_numa.py)."""
+    from tests.support.platform_trees import vm_tree
+
+    tree = vm_tree(tmp_path / "vm")
+    fn = tree / "sys/devices/pci0000:00/0000:00:03.0"
+    (fn / "numa_node").write_text("1\n")
+    (fn / "local_cpulist").write_text("2-3\n")
+    facts = host_facts(HostRoot.fixture(tree), "eth0")
+    assert (facts.nic_node, facts.nic_cpus) == (1, frozenset({2, 3}))

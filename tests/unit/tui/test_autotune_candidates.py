@@ -149,3 +149,25 @@ def test_the_far_ends_own_findings_are_candidates_there(
     assert (AtPeer(Key.mtu("i36cb")), "9000") in mtu.changes
     assert any("far end" in line for line in said)
     assert not session.pending
+
+
+@pytest.mark.parametrize("profile", ["lan-40g", None])
+def test_the_forms_profile_is_the_one_tried(tmp_path: Path, profile: str | None) -> None:
+    """The form's profile field, as `--profile NAME`: a named one's values (NASA's MTU for
+    lan-40g, not CERN's lan-10g that `auto` picks here); `none`, the advisor's
+    only."""
+    job, session, said = _job(tmp_path, None, in_ns=True)
+    job = replace(job, profile=profile)
+    advised = [Candidate("sack-off", "advisor", ((SACK, "0"),))]
+    try:
+        cands = _candidates(job, advised, [])
+    finally:
+        session.close()
+    titles = " ".join(c.title for c in cands)
+    if profile is None:
+        assert [c.id for c in cands] == ["sack-off"]
+        assert not any(line.startswith("profile:") for line in said)
+    else:
+        assert "lan-40g's mtu = 9000 (nasa-40g, LAN)" in titles, titles
+        assert "lan-10g" not in titles and "lan-10g" not in " ".join(said)
+    assert not session.pending

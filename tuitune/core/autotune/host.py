@@ -190,8 +190,30 @@ def _value(result: BenchResult, goal: str) -> float | None:
     return None if bps is None else bps / 1e6
 
 
+CUTS = "its change can cut the link (not tried headless)"
+
+
+def cuts(keys: Sequence[Key], allow_trial: bool, ssh_iface: str | None) -> str | None:
+    """Why autotune does not try these changes on this machine's own link, or None: what can
+    cut it (a link reset: MTU, rings, channels, pause; SMT) and anything on the interface of
+    the SSH session (`session/risk.py`), which the issue allows to change only on trial. A
+    trial needs someone to confirm it, and autotune measures unattended, so it tries neither
+    (in a namespace, `allow_trial`, nothing carries the session and both are tried)."""
+    from tuitune.core.session.risk import is_risky
+
+    if allow_trial:
+        return None
+    for k in keys:
+        if ssh_iface is not None and k.ifname == ssh_iface:
+            return (
+                f"it changes {ssh_iface}, the SSH session's interface: changed only on trial, "
+                "which needs you to confirm (not tried headless)"
+            )
+    return CUTS if any(is_risky(k, None) for k in keys) else None
+
+
 def candidates_of(
-    findings: Sequence[Finding], allow_trial: bool
+    findings: Sequence[Finding], allow_trial: bool, ssh_iface: str | None = None
 ) -> tuple[list[Candidate[Key]], list[str]]:
     """The advisor's findings with a change as candidates; those it cannot try, and why."""
     out: list[Candidate[Key]] = []
@@ -199,8 +221,10 @@ def candidates_of(
     for f in findings:
         if not f.change:
             continue
-        if f.trial and not allow_trial:
-            skipped.append(f"{f.id}: its change can cut the link (not tried headless)")
+        why = CUTS if f.trial and not allow_trial else None
+        why = why or cuts([c.key for c in f.change], allow_trial, ssh_iface)
+        if why is not None:
+            skipped.append(f"{f.id}: {why}")
             continue
         out.append(Candidate(f.id, f.title, tuple((c.key, c.value) for c in f.change)))
     return out, skipped
@@ -233,13 +257,17 @@ def at_both_ends(
 
 
 def profile_candidates(
-    session: Session, prof: ShippedProfile, ifname: str, allow_trial: bool
+    session: Session,
+    prof: ShippedProfile,
+    ifname: str,
+    allow_trial: bool,
+    ssh_iface: str | None = None,
 ) -> tuple[list[Candidate[Key]], list[str]]:
     """The profile's values one at a time (as `profile diff` resolves them on this host): each
     a candidate `profile:SETTING`; what cannot be set here, or is already so, is a line."""
+    from tuitune.core.profiles.platform import extra_parts
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile, Request
-    from tuitune.core.session.risk import resets_link
 
     access = session.access()
     whole = prof.to_profile()
@@ -250,8 +278,9 @@ def profile_candidates(
         (p.setting, f"{prof.name}'s {p.setting} = {p.value} ({p.advice.source}, "
          f"{p.advice.context})", (r,)) for p, r in singles
     ]  # fmt: skip
-    if prof.extra:  # the IRQ placement: the NIC's queue IRQs together, one candidate
-        each.append(("irqs", f"{prof.name}'s IRQs on the NIC-local cores", prof.extra))
+    titles = {"irqs": "IRQs on the NIC-local cores", "cpu-governor": "performance governor"}
+    for part, cite, reqs in extra_parts(prof):  # the IRQ placement, the governor: each whole
+        each.append((part, f"{prof.name}'s {titles[part]} ({cite})", reqs))
     for setting, title, reqs in each:
         cid = f"profile:{setting}"
         pairs, errors = resolve(access, Profile(None, reqs, whole.source), ifname)
@@ -262,8 +291,9 @@ def profile_candidates(
         if why is not None:  # a veth's rings, a host-wide sysctl from a namespace
             skipped.append(f"{cid}: {why}")
             continue
-        if not allow_trial and any(resets_link(k) for k, _ in pairs):
-            skipped.append(f"{cid}: its change can cut the link (not tried headless)")
+        cut = cuts([k for k, _ in pairs], allow_trial, ssh_iface)
+        if cut is not None:
+            skipped.append(f"{cid}: {cut}")
             continue
         now = access.read_many([k for k, _ in pairs])
         if all(now[k] == t for k, t in pairs):

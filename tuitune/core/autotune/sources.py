@@ -43,6 +43,14 @@ def new_keys(
     return out
 
 
+def unknown_profile(name: str) -> str:
+    """What `--profile NAME` (and the `T` form) says of a name no shipped profile has."""
+    from tuitune.core.profiles import shipped
+
+    names = ", ".join(p.name for p in shipped())
+    return f"no profile {name[:40]!r}; profiles: {names}, or auto"
+
+
 def scaled_profile(
     reader: Any,
     ifname: str,
@@ -56,14 +64,14 @@ def scaled_profile(
     the peer), scaled to this host as `profile diff` shows it, each scaled value said.
     KeyError (its message: the names there are) for an unknown name."""
     from tuitune.core.advise.peer import BadPeer, probe_peer
-    from tuitune.core.profiles import find, shipped
+    from tuitune.core.profiles import find
     from tuitune.core.profiles.placement import with_placement
+    from tuitune.core.profiles.platform import governors, with_platform
     from tuitune.core.profiles.recommend import host_facts, nic_limits, recommend
     from tuitune.core.profiles.scale import scale_to_host
 
     if name != "auto" and find(name) is None:
-        names = ", ".join(p.name for p in shipped())
-        raise KeyError(f"no profile {name[:40]!r}; profiles: {names}, or auto")
+        raise KeyError(unknown_profile(name))
     facts = reader.call(host_facts, reader.root, ifname)
     limits = nic_limits(reader, ifname)
     rtt = None
@@ -84,22 +92,23 @@ def scaled_profile(
     scaled = scale_to_host(prof, facts, limits, rtt)
     snap = reader.snapshot(ifname)
     placed, irq_lines, _ = with_placement(scaled.profile, facts, snap.nic, snap.host)
-    for s in (*scaled.scaled, *irq_lines):
+    govs = reader.call(governors, reader.root)
+    placed, cpu_lines, _ = with_platform(placed, govs, snap.host, netns)
+    for s in (*scaled.scaled, *cpu_lines, *irq_lines):
         say(f"profile: {s.setting} scaled to {s.value} ({s.why})")
     return placed
 
 
 def spec_candidates(
-    session: Session, spec: SweepSpec, ifname: str, allow_trial: bool
+    session: Session, spec: SweepSpec, ifname: str, allow_trial: bool, ssh_iface: str | None = None
 ) -> tuple[list[Candidate[Key]], list[str]]:
     """Each value a sweep spec names, one at a time (`spec:DIMENSION=LABEL`), resolved on this
     host as the sweep's runner resolves a cell; a value that is the host as found, a test
     parameter (streams, a pin) or an IRQ plan is not a host change to keep; what cannot be set
     here, can cut the link headless, or is already so is a line or skipped, as for a profile."""
-    from tuitune.core.autotune.host import refused
+    from tuitune.core.autotune.host import cuts, refused
     from tuitune.core.session.profile import resolve
     from tuitune.core.session.profile_model import Profile
-    from tuitune.core.session.risk import resets_link
     from tuitune.core.sweep.runner_cpus import irq_plan_of
     from tuitune.core.sweep.spec import requests
 
@@ -123,8 +132,9 @@ def spec_candidates(
             if why is not None:
                 skipped.append(f"{cid}: {why}")
                 continue
-            if not allow_trial and any(resets_link(k) for k, _ in pairs):
-                skipped.append(f"{cid}: its change can cut the link (not tried headless)")
+            cut = cuts([k for k, _ in pairs], allow_trial, ssh_iface)
+            if cut is not None:
+                skipped.append(f"{cid}: {cut}")
                 continue
             now = access.read_many([k for k, _ in pairs])
             if all(now[k] == t for k, t in pairs):

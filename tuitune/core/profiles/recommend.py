@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tuitune.core.cpulist import format_cpulist, parse_cpulist
 from tuitune.core.host.ethtool_types import Channels, Rings
+from tuitune.core.host.netdev import read_placement
 from tuitune.core.host.root import HostRoot, read_int, read_parsed
 from tuitune.core.profiles import ShippedProfile, find
 from tuitune.core.profiles.scale import NO_LIMITS, HostFacts, NicLimits, Scaled, scale_to_host
@@ -43,21 +44,20 @@ def host_facts(root: HostRoot, ifname: str) -> HostFacts:
     except OSError:
         names = []
     nodes = sum(1 for n in names if n.startswith("node") and n[4:].isdigit())
-    node = read_int(root, root.sys_path(f"class/net/{ifname}/device/numa_node"), "numa_node")
     try:  # a virtual device (a veth) has no device link, and its speed is nominal (10000)
         physical = "device" in root.listdir(root.sys_path(f"class/net/{ifname}"))
     except OSError:
         physical = False
-    local = read_parsed(
-        root, root.sys_path(f"class/net/{ifname}/device/local_cpulist"), "cpus", parse_cpulist
-    )
+    # The NIC's node and local CPUs as the live screen reads them: a virtio netdev's device
+    # is virtioN, whose PCI function (the parent) holds numa_node and local_cpulist.
+    place = read_placement(root, ifname)
     return HostFacts(
         ifname,
         speed if physical and isinstance(speed, int) and speed > 0 else None,
         len(online) if not isinstance(online, Unavailable) else 1,
         max(nodes, 1),
-        node if isinstance(node, int) and node >= 0 else None,
-        local if not isinstance(local, Unavailable) else frozenset(),
+        place.numa_node,
+        place.local_cpus or frozenset(),
     )
 
 

@@ -82,9 +82,13 @@ class AutotuneController:
 
     def _submitted(self, fields: Mapping[str, str]) -> str | None:
         """The form's Enter: started (None), else why not in one line, nothing changed. The
-        goal and the spec are read as `tuitune autotune --goal --spec` reads them."""
+        goal, the profile and the spec are read as `tuitune autotune --goal --profile --spec`
+        reads them."""
         from tuitune.core.autotune.goal import parse_goal
+        from tuitune.core.autotune.sources import unknown_profile
+        from tuitune.core.profiles import find
         from tuitune.core.sweep.spec import SpecError, load
+        from tuitune.tui.screens.autotune_form import NO_PROFILE
 
         self.typed = dict(fields)
         peer = fields.get("peer", "").strip()
@@ -92,6 +96,10 @@ class AutotuneController:
             goal = parse_goal(fields.get("goal", ""))
         except ValueError as exc:
             return str(exc)
+        chosen = fields.get("profile", "auto").strip() or "auto"
+        if chosen != NO_PROFILE and chosen != "auto" and find(chosen) is None:
+            return unknown_profile(chosen)
+        profile = None if chosen == NO_PROFILE else chosen
         spec = None
         path = fields.get("spec", "").strip()
         if path:
@@ -99,7 +107,7 @@ class AutotuneController:
                 spec = load(Path(path))
             except SpecError as exc:
                 return str(exc)
-        return self._start(peer, goal, spec)
+        return self._start(peer, goal, spec, profile)
 
     def stop(self) -> None:
         if self.bench is not None:
@@ -114,13 +122,17 @@ class AutotuneController:
         )
 
     # -- the run -------------------------------------------------------------------------------
-    def _start(self, peer: str, goal: Goal, spec: SweepSpec | None) -> str | None:
+    def _start(
+        self, peer: str, goal: Goal, spec: SweepSpec | None, profile: str | None = "auto"
+    ) -> str | None:
         problem = self._problem(peer)
         if problem is not None:
             return problem
         from tuitune.core.autotune.goal import WORDS
         from tuitune.core.autotune.host import SweepBench, candidates_of
         from tuitune.core.bench.notebook import Notebook
+        from tuitune.core.host.root import HostRoot
+        from tuitune.core.session.risk import ssh_interface
         from tuitune.core.sweep.runner import Target
         from tuitune.core.sweep.spec import BenchParams
         from tuitune.core.watch.hostreader import HostReader
@@ -132,7 +144,10 @@ class AutotuneController:
         advice = self.advice(goal.context)
         findings = advice.findings if advice is not None else ()
         in_ns = session.root.netns is not None
-        candidates, skipped = candidates_of(findings, allow_trial=in_ns)
+        # The SSH session's interface (the machine's routes, read on this UI thread): changed
+        # only on trial, so never by autotune, which measures unattended.
+        ssh = None if in_ns or not session.root.live else ssh_interface(HostRoot())
+        candidates, skipped = candidates_of(findings, allow_trial=in_ns, ssh_iface=ssh)
         lab = self.lab
         target = Target.in_lab(ifname, peer, session.root.netns, lab)
         target = replace(target, port=goal.port(None, lab is not None) or target.port)
@@ -145,9 +160,10 @@ class AutotuneController:
         bench.runner.command = self.command
         self.bench = bench
         names = ", ".join(c.id for c in candidates) or "none"
+        then = f"; profile {profile} next" if profile is not None else ""
         shell.notify_line(f"autotune {run_id}, goal {goal.name} ({WORDS[goal.name]}): advisor "
-                          f"candidate(s): {names}; the profile next")  # fmt: skip
-        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns, goal, spec)
+                          f"candidate(s): {names}{then}")  # fmt: skip
+        job = _Job(bench, reader, ifname, peer, run_id, path, in_ns, goal, spec, profile, ssh)
 
         def work() -> None:
             lines, report = _run(job, candidates, skipped)
@@ -202,28 +218,36 @@ class _Job:
     in_ns: bool  # a namespace (the lab): nothing to cut, link-level changes are tried
     goal: Goal = THROUGHPUT
     spec: SweepSpec | None = None  # the form's sweep spec: its values are candidates too
+    profile: str | None = "auto"  # the form's profile (as --profile), None: no profile
+    ssh_iface: str | None = None  # the SSH session's interface: no candidate changes it
 
 
 def _candidates(
     job: _Job, advised: list[Candidate[Any]], skipped: list[str]
 ) -> list[Candidate[Any]]:
-    """The advisor's, then the recommended profile's values scaled to this host (as
-    `tuitune autotune --profile auto`), each setting tried once; at both ends where the far
-    end is the lab's (as `--lab`). On the autotune thread: the profile pings the peer."""
+    """The advisor's, then the form's profile's values scaled to this host (as `tuitune
+    autotune --profile NAME|auto`; none with `none`), each setting tried once; at both ends
+    where the far end is the lab's (as `--lab`). On the autotune thread: the profile pings
+    the peer."""
     from tuitune.core.autotune.host import at_both_ends, profile_candidates
     from tuitune.core.autotune.sources import host_wide, new_keys, scaled_profile
 
     say = job.bench.runner.say
     session = job.bench.runner.session
     netns = session.root.netns
-    prof = scaled_profile(job.reader, job.ifname, netns, job.peer, job.goal.name, "auto", say)
-    more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns)
-    skipped += why_not
-    cands: list[Candidate[Any]] = [*advised, *new_keys(advised, more)]
+    cands: list[Candidate[Any]] = list(advised)
+    if job.profile is not None:
+        prof = scaled_profile(job.reader, job.ifname, netns, job.peer, job.goal.name,
+                              job.profile, say)  # fmt: skip
+        more, why_not = profile_candidates(session, prof, job.ifname, allow_trial=job.in_ns,
+                                           ssh_iface=job.ssh_iface)  # fmt: skip
+        skipped += why_not
+        cands += new_keys(advised, more)
     if job.spec is not None:  # as `--spec`: each value it names, alone
         from tuitune.core.autotune.sources import spec_candidates
 
-        more, why_not = spec_candidates(session, job.spec, job.ifname, allow_trial=job.in_ns)
+        more, why_not = spec_candidates(session, job.spec, job.ifname, allow_trial=job.in_ns,
+                                        ssh_iface=job.ssh_iface)  # fmt: skip
         skipped += why_not
         cands += new_keys(cands, more)
     if netns is not None:  # the screen's session may write the host's sysctls; T never does

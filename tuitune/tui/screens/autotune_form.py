@@ -1,5 +1,7 @@
 """The form `T` opens: the peer (the lab's far end in the lab), the goal (throughput or
-latency, as `tuitune autotune --goal`) and an optional sweep spec (as `--spec`). Enter starts
+latency, as `tuitune autotune --goal`), the profile whose values are tried too (`auto`: the
+one `recommend` picks; a shipped one by name; `none`, as `--profile`) and an optional sweep
+spec (as `--spec`). Enter starts
 autotune, or shows under the fields in one line why not (the CLI's checks and words: the
 controller, controllers/autotune.py, checks); Esc cancels.
 """
@@ -15,10 +17,22 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
 from tuitune.core.autotune.goal import GOALS, WORDS
+from tuitune.core.profiles import shipped
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.word_choice import WordChoice
 
 Start = Callable[[Mapping[str, str]], str | None]  # the fields -> None (started) or why not
+NO_PROFILE = "none"
+
+
+def profile_words() -> dict[str, str]:
+    """The profile field's choices and what each means: `auto` first (as T always did)."""
+    words = {
+        "auto": "the one `tuitune recommend` picks",
+        NO_PROFILE: "the advisor's findings (and the spec's) only",
+    }
+    words.update((p.name, f"{p.title} ({p.context})") for p in shipped())
+    return words
 
 
 class AutotuneFormScreen(BoxScreen[None]):
@@ -31,7 +45,7 @@ class AutotuneFormScreen(BoxScreen[None]):
     DEFAULT_CSS = """
     AutotuneFormScreen > Vertical { width: 90%; max-width: 80; height: auto; }
     AutotuneFormScreen .row { height: 1; }
-    AutotuneFormScreen .label { width: 7; }
+    AutotuneFormScreen .label { width: 8; }
     AutotuneFormScreen Input { width: 1fr; }
     AutotuneFormScreen .hint { color: $text-muted; }
     AutotuneFormScreen #autotune-error { color: $error; text-style: bold; height: auto; }
@@ -57,6 +71,12 @@ class AutotuneFormScreen(BoxScreen[None]):
                 goal = self.values.get("goal", GOALS[0])
                 yield WordChoice(GOALS, WORDS, goal, id="autotune-goal")
             with Horizontal(classes="row"):
+                yield Static("profile", classes="label")
+                words = profile_words()
+                prof = self.values.get("profile", "auto")
+                yield WordChoice(tuple(words), words, prof if prof in words else "auto",
+                                 id="autotune-profile", one=True)  # fmt: skip
+            with Horizontal(classes="row"):
                 yield Static("spec", classes="label")
                 yield Input(self.values.get("spec", ""), id="autotune-spec", compact=True)
             yield Static(
@@ -67,7 +87,7 @@ class AutotuneFormScreen(BoxScreen[None]):
             )
             yield Static("", id="autotune-error", markup=False)
             yield Static(
-                "Enter: start   space: the goal   Tab: next field   Esc: cancel",
+                "Enter: start   space: the goal, the profile   Tab: next field   Esc: cancel",
                 classes="hint",
             )
 
@@ -77,7 +97,8 @@ class AutotuneFormScreen(BoxScreen[None]):
 
     def fields(self) -> dict[str, str]:
         out = {
-            "goal": self.query_one(WordChoice).value,
+            "goal": self.query_one("#autotune-goal", WordChoice).value,
+            "profile": self.query_one("#autotune-profile", WordChoice).value,
             "spec": self.query_one("#autotune-spec", Input).value,
         }
         if self.lab_peer is None:

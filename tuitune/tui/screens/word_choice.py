@@ -24,12 +24,21 @@ class WordChoice(Static, can_focus=True):
     """
 
     def __init__(
-        self, choices: Sequence[str], words: Mapping[str, str], value: str, *, id: str | None
+        self,
+        choices: Sequence[str],
+        words: Mapping[str, str],
+        value: str,
+        *,
+        id: str | None,
+        one: bool = False,
     ) -> None:
         super().__init__("", id=id, markup=False)
         self.choices = tuple(choices)
         self.words = words  # what the chosen one means, after the choices
         self.value = value
+        # Only the chosen one, between < >: too many choices for one line at 80 columns (the
+        # autotune form's profiles); a click anywhere steps to the next.
+        self.one = one
         self._spans: list[tuple[int, int, str]] = []
 
     def on_mount(self) -> None:
@@ -38,6 +47,11 @@ class WordChoice(Static, can_focus=True):
     def _draw(self) -> None:
         text = Text()
         self._spans = []
+        if self.one:
+            text.append(f"< {self.value} >", style="reverse bold")
+            text.append(f" {self.words.get(self.value, '')}", style="italic")
+            self.update(text)
+            return
         for d in self.choices:
             start = len(text)
             text.append(f" {d} ", style="reverse bold" if d == self.value else "")
@@ -55,6 +69,9 @@ class WordChoice(Static, can_focus=True):
         self.set(self.choices[(i + step) % len(self.choices)])
 
     def on_click(self, event: Click) -> None:
+        if self.one:
+            self.action_step(1)
+            return
         x = event.x - 1  # the left padding
         for start, end, d in self._spans:
             if start <= x < end:

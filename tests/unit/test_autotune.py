@@ -67,6 +67,9 @@ class FakeHost:
     def undo(self) -> None:
         self.state.update(self.steps.pop())
 
+    def keep(self) -> None:
+        self.kept = len(self.steps)
+
     def revert_all(self) -> None:
         while self.steps:
             self.undo()

@@ -200,7 +200,12 @@ def cmd_autotune(args: argparse.Namespace) -> int:
 
         start_recording(sb.runner, notebook, reader, ifname, netns, "autotune")
         far = sb.runner.ends[1] if len(sb.runner.ends) > 1 else None
-        jhost = JournalHost(session, far.session if far is not None else None)
+        # This machine's own link: what can cut it goes on trial, its watchdog given room for
+        # a candidate's warm-up and runs twice over.
+        trial_s = (
+            None if in_lab else min(3600.0, 2 * (args.repeats + 1) * (args.seconds + 1.5) + 30)
+        )
+        jhost = JournalHost(session, far.session if far is not None else None, trial_s)
         if far is not None:  # the lab's far end: what both ends must share is set at both
             candidates = at_both_ends(candidates, far.ifname, host_wide)
             far_ns = far.session.root.netns

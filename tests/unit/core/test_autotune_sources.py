@@ -50,14 +50,23 @@ def test_each_value_a_spec_names_is_one_candidate(tmp_path: Path) -> None:
         session.close()
 
 
-def test_headless_on_the_own_link_the_mtu_is_not_tried(tmp_path: Path) -> None:
+def test_headless_on_the_own_link_the_mtu_is_tried_and_two_link_resets_are_not(
+    tmp_path: Path,
+) -> None:
+    # One change that can cut the link goes on trial (JournalHost.trial_seconds); two in one
+    # candidate cannot (one trial at a time, and they must be on together).
+    from tuitune.core.autotune.host import CUTS, cuts
+
     session = _session(tmp_path)
     try:
         cands, skipped = spec_candidates(session, parse(SPEC), DEV, allow_trial=False)
-        assert "spec:mtu=9000" not in {c.id for c in cands}
-        assert any(s.startswith("spec:mtu=9000: its change can cut the link") for s in skipped)
+        assert "spec:mtu=9000" in {c.id for c in cands} and not skipped
     finally:
         session.close()
+    two = [Key.mtu(DEV), Key.field(DEV, "ring", "rx")]
+    assert cuts(two, allow_trial=False, ssh_iface=None) == CUTS
+    assert cuts(two, allow_trial=True, ssh_iface=None) is None
+    assert cuts(two[:1], allow_trial=False, ssh_iface=None) is None
 
 
 def test_a_setting_already_tried_is_tried_once() -> None:

@@ -44,28 +44,54 @@ class JournalHost:
     candidate's changes at both ends are one step each, this end's first; if the far end
     refuses, this end's step is put back, so a candidate is on at both ends or at none."""
 
-    def __init__(self, session: Session, peer: Session | None = None) -> None:
+    def __init__(
+        self, session: Session, peer: Session | None = None, trial_seconds: float | None = None
+    ) -> None:
         self.session = session
         self.peer = peer
-        self._stack: list[list[Session]] = []  # per applied candidate, its steps' sessions
+        # On this machine's own link a change that can cut it (is_risky) goes on trial: the
+        # detached watchdog puts it back after `trial_seconds` if tuitune hangs or dies
+        # mid-measurement; a candidate is put back after its runs anyway, and the kept set's
+        # trials are confirmed once it is kept (keep). None: no trials (a lab's namespaces).
+        self.trial_seconds = trial_seconds
+        self._stack: list[list[tuple[Session, bool]]] = []  # per candidate: (session, trial)
 
     def apply(self, changes: Sequence[Change]) -> str | None:
         near = [(k, t) for k, t in changes if isinstance(k, Key)]
         far = [(k.key, t) for k, t in changes if isinstance(k, AtPeer)]
         if far and self.peer is None:
             return "the far end is not reachable here"
-        done: list[Session] = []
-        for session, pairs, where in ((self.session, near, ""), (self.peer, far, " at the peer")):
+        risky: list[tuple[Key, str]] = []
+        if self.trial_seconds is not None:
+            from tuitune.core.session.risk import is_risky
+
+            risky = [(k, t) for k, t in near if is_risky(k, None)]
+            if len(risky) > 1:  # one trial at a time, and these must be on together
+                return (
+                    f"{len(risky)} changes that can cut the link: each goes on trial alone, "
+                    "and this candidate needs them together"
+                )
+            near = [p for p in near if p not in risky]
+        done: list[tuple[Session, bool]] = []
+        steps = (
+            (self.session, near, "", False),
+            (self.session, risky, " (on trial)", True),
+            (self.peer, far, " at the peer", False),
+        )
+        for session, pairs, where, trial in steps:
             if not pairs or session is None:
                 continue
-            got = _step(session, pairs)
+            if trial and self.trial_seconds is not None:
+                got = _trial(session, pairs[0], self.trial_seconds)
+            else:
+                got = _step(session, pairs)
             if got is None:
-                done.append(session)
+                done.append((session, trial))
                 continue
             if got == SAME:
                 continue
-            for s in reversed(done):
-                _undo(s)
+            for s, t in reversed(done):
+                _put_back(s, t)
             return f"{got}{where}"
         if not done:
             return "every setting already has this value"
@@ -73,8 +99,14 @@ class JournalHost:
         return None
 
     def undo(self) -> None:
-        for session in reversed(self._stack.pop() if self._stack else []):
-            _undo(session)
+        for session, trial in reversed(self._stack.pop() if self._stack else []):
+            _put_back(session, trial)
+
+    def keep(self) -> None:
+        """The last step stays: its trial (if any) is confirmed, its watchdog stopped."""
+        for session, trial in self._stack[-1] if self._stack else []:
+            if trial:
+                session.run(lambda j: j.confirm())
 
     def revert_all(self) -> list[str]:
         """Every original back at both ends (an interruption, an error): what could not be."""
@@ -119,6 +151,51 @@ def _step(session: Session, changes: Sequence[tuple[Key, str]]) -> str | None:
     if bad:  # apply_all put back what it had changed of the step
         return f"{bad[0].key.label}: {bad[0].reason}"
     return None
+
+
+def _trial(session: Session, change: tuple[Key, str], seconds: float) -> str | None:
+    """One change on trial (Journal.apply_trial): None when applied, else why not."""
+    key, text = change
+    access = session.access()
+    try:
+        value = access.validate(key, text)
+    except InvalidValue as exc:
+        return exc.message
+    except WriteRefused as exc:
+        return exc.state.reason
+    if access.read_many([key])[key] == value:
+        return SAME
+    try:
+        with signals_deferred():
+            out, trial = session.run(lambda j: j.apply_trial(key, value, seconds))
+    except JournalError as exc:
+        raise AutotuneError(str(exc)) from None
+    if not out.ok:
+        return f"{key.label}: {out.reason}"
+    return None if trial is not None else SAME
+
+
+def _put_back(session: Session, trial: bool) -> None:
+    """A step back: a trial still open is reverted (its watchdog stopped); one the watchdog
+    already reverted has nothing left; a confirmed one is a step as any other."""
+    if trial:
+        try:
+            with signals_deferred():
+                state = session.run(lambda j: (j.trial, j.last_trial_end))
+                if state[0] is not None:
+                    outs = session.run(lambda j: j.revert_trial())
+                    bad = [o for o in outs if not o.ok]
+                    if bad:
+                        raise AutotuneError(
+                            f"could not put back {bad[0].key.label}: {bad[0].reason}"
+                        )
+                    return
+        except JournalError as exc:
+            raise AutotuneError(str(exc)) from None
+        end = state[1]
+        if end is not None and end.how != "confirmed":
+            return  # the watchdog put it back (tuitune was too slow): nothing left of it
+    _undo(session)
 
 
 def _undo(session: Session) -> None:
@@ -190,15 +267,16 @@ def _value(result: BenchResult, goal: str) -> float | None:
     return None if bps is None else bps / 1e6
 
 
-CUTS = "its change can cut the link (not tried headless)"
+CUTS = "more than one of its changes can cut the link (one at a time goes on trial headless)"
 
 
 def cuts(keys: Sequence[Key], allow_trial: bool, ssh_iface: str | None) -> str | None:
-    """Why autotune does not try these changes on this machine's own link, or None: what can
-    cut it (a link reset: MTU, rings, channels, pause; SMT) and anything on the interface of
-    the SSH session (`session/risk.py`), which the issue allows to change only on trial. A
-    trial needs someone to confirm it, and autotune measures unattended, so it tries neither
-    (in a namespace, `allow_trial`, nothing carries the session and both are tried)."""
+    """Why autotune does not try these changes, or None. In a lab's namespaces
+    (`allow_trial`) nothing carries the session: everything is tried. On this machine's own
+    link a change that can cut it (a link reset: MTU, rings, channels, pause; SMT) is tried on
+    trial, one such change per candidate (JournalHost.trial_seconds: the watchdog puts it back
+    if tuitune hangs or dies mid-run); nothing on the SSH session's interface is tried, since
+    a run that goes well elsewhere does not show the session still reaches its user."""
     from tuitune.core.session.risk import is_risky
 
     if allow_trial:
@@ -209,7 +287,7 @@ def cuts(keys: Sequence[Key], allow_trial: bool, ssh_iface: str | None) -> str |
                 f"it changes {ssh_iface}, the SSH session's interface: changed only on trial, "
                 "which needs you to confirm (not tried headless)"
             )
-    return CUTS if any(is_risky(k, None) for k in keys) else None
+    return CUTS if sum(is_risky(k, None) for k in keys) > 1 else None
 
 
 def candidates_of(
@@ -221,8 +299,7 @@ def candidates_of(
     for f in findings:
         if not f.change:
             continue
-        why = CUTS if f.trial and not allow_trial else None
-        why = why or cuts([c.key for c in f.change], allow_trial, ssh_iface)
+        why = cuts([c.key for c in f.change], allow_trial, ssh_iface)
         if why is not None:
             skipped.append(f"{f.id}: {why}")
             continue

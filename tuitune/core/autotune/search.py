@@ -52,6 +52,10 @@ class Host(Protocol[K]):  # type: ignore[misc]  # K appears in arguments only
         """Put the last step back. Raises AutotuneError when it cannot."""
         ...
 
+    def keep(self) -> None:
+        """The last step stays (a trial in it is confirmed)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -174,6 +178,7 @@ def search(
     # median no better than the baseline's: the changes undo each other). Above the noise
     # together or not is said, not acted on: on a busy machine a real gain can miss it twice.
     if (mid > 0) == higher_better and mid != 0:
+        host.keep()
         out.kept = chosen
         word = "above the noise" if out.final_verdict.better else "NOT above the noise"
         out.note = f"together {mid:+.1f}% of the median, {word} ({out.final_verdict.why})"

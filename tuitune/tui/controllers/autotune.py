@@ -301,7 +301,9 @@ def _run(
     bench = job.bench
     ends = bench.runner.ends
     far = ends[1].session if len(ends) > 1 else None
-    jhost = JournalHost(bench.runner.session, far)
+    # This machine's own link: what can cut it goes on trial (cli/autotune.py says why).
+    trial_s = None if job.in_ns else 2 * (REPEATS + 1) * (SECONDS + 1.5) + 30
+    jhost = JournalHost(bench.runner.session, far, trial_s)
     budget = Budget(MAX_RUNS, BUDGET_S, SECONDS + 1.5)
     problem = ""
     try:

@@ -88,6 +88,26 @@ class UdevRun:
 UdevLines = tuple[list[str], str | None]
 
 
+@dataclass(frozen=True)
+class UdevRead:
+    """One setting a handler reads back from a RUN of its own udev lines (`tuitune verify`):
+    its key and canonical value. `after`: the line completes the one before it, which must
+    hold this key at this value (an mq's children line completes its `mq` line); a line that
+    finds no such one before it is not read."""
+
+    key: Key
+    value: str
+    after: str | None = None
+
+
+def ethtool_args(command: str, option: str) -> list[str] | None:
+    """The words after `$name` of an `ethtool OPTION $name ...` RUN command, or None."""
+    words = command.split()
+    if len(words) < 3 or not words[0].endswith("ethtool") or words[1] != option:
+        return None
+    return words[3:]
+
+
 class KindHandler(Protocol):
     """One family of kinds. `read` gives the whole group `key` belongs to (read once for all
     its keys); `group` names that group (keys with one id are read together); `related` is
@@ -111,7 +131,9 @@ class KindHandler(Protocol):
     `udev_turn`: the kind writes its own udev lines (`udev_lines(run, check)`, each value
     through kinds/safe.py's checks), in this turn after every ATTR and ethtool command of
     the device (the steering after `ethtool -L`, which resets it and makes the rx queues its
-    rules name); None: the ATTR and ethtool tables above write it.
+    rules name); None: the ATTR and ethtool tables above write it. `udev_readback(command,
+    ifname)`: what one RUN command of its own lines sets (`tuitune verify`), [] when the
+    command is not one of them.
     `show_requests(kind, doc)`: what `tuitune apply` of a `show --json` document asks of
     `kind`, read strictly from its part of the document (kinds/showform.py; [] when it has
     none). A part holding several kinds at once (a queue's rps_cpus, rps_flow_cnt and
@@ -149,6 +171,7 @@ class KindHandler(Protocol):
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines: ...
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -258,6 +281,9 @@ class Family:
 
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
         return [], None  # never asked: no udev_turn (the ATTR and ethtool tables write it)
+
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
+        return []  # no lines of its own (udev_lines): the ATTR and ethtool tables read it
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -8,8 +8,14 @@ import inspect
 import pytest
 
 from tuitune.core.session.kinds.base import KindHandler, well_formed
-from tuitune.core.session.kinds.showform import ShowDoc
-from tuitune.core.session.kinds.table import HANDLERS, SHOW_ORDER, WRITE_ORDER, show_order
+from tuitune.core.session.kinds.showform import ShowDoc, ShowSource, place
+from tuitune.core.session.kinds.table import (
+    HANDLERS,
+    SHOW_ORDER,
+    WRITE_ORDER,
+    show_order,
+    show_parts,
+)
 from tuitune.core.session.settings import KINDS, Key
 
 METHODS = sorted(
@@ -205,3 +211,12 @@ def test_the_kinds_with_their_own_udev_lines_run_in_their_turn() -> None:
         how = h.ethtool_set
         if how is not None:
             assert (how.words == "encoding") == (how.encoding is not None), kind
+
+
+def test_a_show_document_part_is_written_only_from_what_was_read() -> None:
+    """`show --json`'s parts come from the handlers (show_json): with nothing read, no kind
+    writes a part, and a part whose parent the frame lacks (no platform) is left out."""
+    assert show_parts(ShowSource()) == {}
+    doc: dict[str, object] = {"platform": None, "rss": None}
+    place(doc, {("platform", "smt"): {"control": "on"}, ("rss",): {"setting": "equal 2"}})
+    assert doc == {"platform": None, "rss": {"setting": "equal 2"}}

@@ -30,7 +30,7 @@ from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import KernelPort
 from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.kinds.safe import Checker
-from tuitune.core.session.kinds.showform import ShowDoc
+from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import Request, check_name
 from tuitune.core.session.settings import NO_CPUS, Key, Kind
@@ -138,6 +138,9 @@ class KindHandler(Protocol):
     `kind`, read strictly from its part of the document (kinds/showform.py; [] when it has
     none). A part holding several kinds at once (a queue's rps_cpus, rps_flow_cnt and
     xps_cpus) is read at one of them, so the requests keep the document's order.
+    `show_json(kind, src)`: its part of the `show --json` document (core/jsondoc.py), the
+    value at each place ({} when it has none, or the read it is written from is missing):
+    the part `show_requests` reads back.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -170,6 +173,7 @@ class KindHandler(Protocol):
     def profile_field(self, kind: Kind) -> ProfileField | None: ...
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart: ...
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines: ...
     def udev_readback(self, command: str, ifname: str) -> list[UdevRead]: ...
 
@@ -278,6 +282,9 @@ class Family:
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         return []  # nothing of `show --json` is applied to it
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        return {}  # the document's generic parts (the interface's dataclass) hold it
 
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
         return [], None  # never asked: no udev_turn (the ATTR and ethtool tables write it)

@@ -16,7 +16,7 @@ from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, switch_word
 from tuitune.core.session.kinds.cpupower import ALL_CPUS, cpu_requests
-from tuitune.core.session.kinds.showform import ShowDoc
+from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import Request
 from tuitune.core.session.settings import Key, Kind
@@ -49,6 +49,12 @@ class BoostKind(Family):
     value_form: Form = "switch"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.cpu_power.boost: true, false, or null (the host has no boost switch)."""
+        if src.platform is None:
+            return {}
+        return {("platform", "cpu_power", "boost"): src.platform.cpu.boost}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.cpu_power.boost (true/false, "on"/"off"). Host-wide."""

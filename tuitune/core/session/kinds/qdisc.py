@@ -46,7 +46,14 @@ from tuitune.core.session.kinds.base import (
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
-from tuitune.core.session.kinds.showform import ShowDoc, refusal, what
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    ShowPart,
+    ShowSource,
+    jsonable,
+    refusal,
+    what,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text
 from tuitune.core.session.settings import Key, Kind
@@ -117,6 +124,13 @@ class RootQdisc(Family):
         except ValueError:
             return []
         return [UdevRead(Key.qdisc(ifname), leaf)]
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """`qdiscs`: the interface's whole tree as read (`interface.qdisc`, the root's line,
+        is the interface's own field)."""
+        if src.qdiscs is None or src.nic is None:
+            return {}
+        return {("qdiscs",): jsonable(src.qdiscs)}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`interface.qdisc`, the root qdisc's line (the journal's value, checked in full

@@ -22,6 +22,7 @@ from tuitune.core.host.rss import (
     fields_value,
     read_rss,
     rxnfc,
+    state_json,
     table_value,
     write_flow_hash,
 )
@@ -46,7 +47,7 @@ from tuitune.core.session.kinds.base import (
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.safe import Checker, UnsafeValue
-from tuitune.core.session.kinds.showform import ShowDoc, section, what
+from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource, section, what
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text, shown
 from tuitune.core.session.settings import Key, Kind
@@ -118,6 +119,13 @@ class RssIndirection(Family):
             indir = [q for q, n in enumerate(weights) for _ in range(n)]
             return [UdevRead(Key.rss(ifname), table_value(indir, None))]
         return []
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """`rss`: the table, its hash fields and ntuple rules as read (host/rss.py's
+        state_json), for the hash fields' and the rules' kinds too."""
+        if src.rss is None or src.nic is None:
+            return {}
+        return {("rss",): state_json(src.rss)}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`rss.setting`, the table as the journal holds it; the rest of `rss` reports."""

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuitune.core.cpulist import format_mask
-from tuitune.core.export.common import by_kind, mark, was, where, written_by
+from tuitune.core.export.common import by_kind, mark, was, where, word_check, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
@@ -75,8 +75,6 @@ def _turn(kind: Kind) -> int:
 OWN_LINES_KINDS: tuple[Kind, ...] = tuple(
     sorted((k for k, h in HANDLERS.items() if h.udev_turn is not None), key=_turn)
 )
-# The checks of an ethtool command's words (kinds/base.py's EthtoolWords).
-_WORD_CHECK = {"feature": safe.feature, "priv_flag": safe.priv_flag, "field": safe.field_name}
 _PAIR = re.compile(r'(\w+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"')
 
 
@@ -162,7 +160,7 @@ def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], chec
         args = ["encoding", modes] if modes is not None else []
     else:
         for c in changes:
-            name = check(_WORD_CHECK[how.words], c.key)
+            name = check(word_check(kind), c.key)
             value = device_value(c, check)
             if name is not None and value is not None:
                 args += [name, value]
@@ -222,8 +220,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         group = by_kind(device, kind)
         if not group:
             continue
-        what = GROUP_OF[kind] + (": first, the queues depend on them" if kind == "channels" else "")
-        lines.append(f"# {what}")
+        lines.append(f"# {GROUP_OF[kind]}{_set_of(kind).note}")
         lines += [f"#   {c.key.name or 'modes'}: {was(c)}" for c in group]
         lines.append(f'RUN+="{_ethtool_command(ctx, kind, group, check)}"')
         out.covered.update(c.key for c in group)

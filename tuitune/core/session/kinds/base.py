@@ -60,6 +60,9 @@ class EthtoolSet:
     # "encoding": the check of its one value before it lands in a file (kinds/safe.py's
     # UnsafeValue otherwise), the handler's own.
     encoding: Callable[[Key, str], str] | None = None
+    # What the udev rules' comment over its command adds to its group's name (channels: why
+    # its command runs first).
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -311,7 +311,7 @@ class ChannelCounts(EthtoolFamily):
         known_fields(self.fields, name, origin)
         super().check_profile_name(kind, name, origin)
 
-    ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0)
+    ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0, note=": first, the queues depend on them")
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         return ethtool_show.sizes(doc, "channels", "channels", Channels, CHANNEL_FIELDS)

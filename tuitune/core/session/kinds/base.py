@@ -27,7 +27,7 @@ from tuitune.core.session import kernel_said
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec, HostRowEdit
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
-from tuitune.core.session.kinds.port import KernelPort
+from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.kinds.safe import Checker
 from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource
@@ -144,6 +144,9 @@ class KindHandler(Protocol):
     `show_json(kind, src)`: its part of the `show --json` document (core/jsondoc.py), the
     value at each place ({} when it has none, or the read it is written from is missing):
     the part `show_requests` reads back.
+    `place(kind, request, host, errors)`: the keys of this host a profile's host-wide request
+    stands for (a CPU selector's policies, a C-state's index on each CPU), a request that
+    cannot be placed a line in `errors`; {} for the interface's kinds (profile.py names them).
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -177,6 +180,9 @@ class KindHandler(Protocol):
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
     def show_json(self, kind: Kind, src: ShowSource) -> ShowPart: ...
+    def place(
+        self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]
+    ) -> dict[Key, str]: ...
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines: ...
     def udev_readback(self, command: str, ifname: str) -> list[UdevRead]: ...
 
@@ -288,6 +294,9 @@ class Family:
 
     def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
         return {}  # the document's generic parts (the interface's dataclass) hold it
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        return {}  # an interface's kind: session/profile.py makes its key from the name
 
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
         return [], None  # never asked: no udev_turn (the ATTR and ethtool tables write it)

@@ -23,7 +23,7 @@ from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.kinds.port import KernelPort
+    from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 
 # Key name -> (its file under /sys/devices/system/cpu, whether "1" means boost on).
 FILES = {"boost": ("cpufreq/boost", True), "no_turbo": ("intel_pstate/no_turbo", False)}
@@ -49,6 +49,11 @@ class BoostKind(Family):
     value_form: Form = "switch"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        """This host's boost switch: cpufreq/boost or intel_pstate/no_turbo."""
+        key = boost_key(host.root)
+        return {key or Key.cpu_boost(): r.text}  # none here: the kind says so, as a state
 
     def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
         """platform.cpu_power.boost: true, false, or null (the host has no boost switch)."""

@@ -35,7 +35,7 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.host.cpupower import FreqGroup, IdleGroup
-    from tuitune.core.session.kinds.port import KernelPort
+    from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 
 _CPUFREQ = "devices/system/cpu/cpufreq"
 _POLICY = re.compile(r"policy[0-9]{1,5}")
@@ -71,6 +71,30 @@ class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        """ "SELECTOR" (governor, EPP): each cpufreq policy covering one of its CPUs (a host
+        without cpufreq: the first CPU's, whose read says so); "SELECTOR|STATE" (C-state):
+        the state of that name on each of its CPUs present."""
+        selector, _, state = r.name.partition("|")
+        try:
+            cpus = host.cpus_of(selector, r.origin)
+        except (ValueError, CpuListError) as exc:
+            errors.append(str(exc))
+            return {}
+        if kind in ("cpu_governor", "cpu_epp"):
+            covering = [p for p, covered in host.policies() if covered & cpus]
+            maker = Key.cpu_governor if kind == "cpu_governor" else Key.cpu_epp
+            return {maker(p): r.text for p in covering or [min(cpus, default=0)]}
+        out: dict[Key, str] = {}
+        idle = host.idle()
+        for cpu in sorted(cpus & host.present()):  # a CPU this host lacks: nothing to set
+            index = idle.get(cpu, {}).get(state)
+            if index is None:
+                errors.append(f"{r.origin}: CPU {cpu} has no C-state {state!r} on this host")
+                break
+            out[Key.cstate_disable(cpu, index)] = r.text
+        return out
 
     def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
         """platform.cpu_power.frequency (each group's policy: its governor and EPP, at

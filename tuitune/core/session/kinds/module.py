@@ -30,7 +30,7 @@ from tuitune.core.values import Unavailable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tuitune.core.session.kinds.port import KernelPort
+    from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 
 _NAME = re.compile(r"([A-Za-z0-9_]{1,64})/([A-Za-z0-9_]{1,64})")
 _VALUE = re.compile(r"[ -~]{0,256}")  # printable ASCII, one line: the kernel parses the rest
@@ -58,6 +58,11 @@ class ModuleParam(Family):
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("modprobe",)
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        """ "MODULE/PARAM": the parameter's key."""
+        module, _, param = r.name.partition("/")
+        return {Key.module_param(module, param): r.text}
 
     def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
         """platform.driver.parameters: each one's name, value and whether it is writable."""

@@ -147,6 +147,13 @@ class KindHandler(Protocol):
     `place(kind, request, host, errors)`: the keys of this host a profile's host-wide request
     stands for (a CPU selector's policies, a C-state's index on each CPU), a request that
     cannot be placed a line in `errors`; {} for the interface's kinds (profile.py names them).
+    `members`: a change to one key writes its members too (a process: each of its threads,
+    in `related`), told as a count of them ("also its 12 thread(s)"), and a member its whole's
+    put-back already gave its original is not told again; None: each related key is told.
+    `may_vanish`: a key that can be gone for good (a process that exited): "unchanged" with
+    no value is told by its reason alone. `permission_option`: the command-line option that
+    lets root change it where a refusal for permission is tuitune's, not the kernel's
+    (another user's process: --other-users), or None.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -159,6 +166,9 @@ class KindHandler(Protocol):
     ethtool_set: EthtoolSet | None
     host_row: HostRowEdit | None
     udev_turn: int | None
+    members: str | None
+    may_vanish: bool
+    permission_option: str | None
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -243,6 +253,9 @@ class Family:
     ethtool_set: EthtoolSet | None = None
     host_row: HostRowEdit | None = None
     udev_turn: int | None = None
+    members: str | None = None
+    may_vanish = False
+    permission_option: str | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:

@@ -71,9 +71,11 @@ def test_no_module_is_over_800_lines() -> None:
 # message kinds (`kind == NLMSG_ERROR`), the qdisc kinds (`leaf.kind == "fq"`), the catalog
 # entries' (`e.kind == "bool"`), Unavailable's (`"missing"`) and the device match's
 # (`"path"`) are other vocabularies and are not counted. docs/architecture.md measures it
-# the same way: 102 at the start of round three. Lower it when kind knowledge moves into a
+# the same way: 102 at the start of round three, 86 once verify's udev read-back, the show
+# document's parts, the platform profiles' placing, the exports' ethtool words and the CLI's
+# process outcomes moved into their handlers. Lower it when kind knowledge moves into a
 # handler; a new comparison outside session/kinds/ needs a reason.
-KIND_TESTS_CEILING = 102
+KIND_TESTS_CEILING = 86
 _KIND_TEST = re.compile(r"""\bkind\s*(?:==|!=)\s*["']([A-Za-z0-9_]+)["']""")
 
 

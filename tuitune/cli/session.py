@@ -278,11 +278,12 @@ def _not_here(key: Key, state: Unavailable) -> bool:
 
 
 def _new_queue_hint(key: Key, pairs: list[tuple[Key, str]]) -> str:
+    from tuitune.core.session.journal_queues import makes_queues
     from tuitune.core.session.settings import QUEUE_KINDS
 
-    if key.kind in QUEUE_KINDS and any(
-        k.kind == "channels" and k.ifname == key.ifname for k, _ in pairs
-    ):
+    if key.kind not in QUEUE_KINDS:
+        return ""
+    if any(makes_queues(k) and k.ifname == key.ifname for k, _ in pairs):
         return "; if the channel change creates it, apply again"
     return ""
 

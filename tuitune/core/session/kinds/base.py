@@ -154,6 +154,9 @@ class KindHandler(Protocol):
     no value is told by its reason alone. `permission_option`: the command-line option that
     lets root change it where a refusal for permission is tuitune's, not the kernel's
     (another user's process: --other-users), or None.
+    `makes_queues`: a change to it makes or removes the interface's queues and re-spreads
+    their IRQs (a channel count): the journal puts it back before the queues' settings and
+    keeps the queue IRQs it may move, and a profile's queue settings wait for it.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -167,6 +170,7 @@ class KindHandler(Protocol):
     host_row: HostRowEdit | None
     udev_turn: int | None
     members: str | None
+    makes_queues: bool
     may_vanish: bool
     permission_option: str | None
 
@@ -254,6 +258,7 @@ class Family:
     host_row: HostRowEdit | None = None
     udev_turn: int | None = None
     members: str | None = None
+    makes_queues = False
     may_vanish = False
     permission_option: str | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)

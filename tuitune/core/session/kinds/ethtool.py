@@ -303,6 +303,7 @@ class RingSizes(EthtoolFamily):
 
 class ChannelCounts(EthtoolFamily):
     fields = CHANNEL_FIELDS
+    makes_queues = True  # the queues (and their IRQs) come and go with the counts
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("channels")

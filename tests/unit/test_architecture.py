@@ -73,10 +73,11 @@ def test_no_module_is_over_800_lines() -> None:
 # (`"path"`) are other vocabularies and are not counted. docs/architecture.md measures it
 # the same way: 102 at the start of round three, 86 once verify's udev read-back, the show
 # document's parts, the platform profiles' placing, the exports' ethtool words and the CLI's
-# process outcomes moved into their handlers, 78 with the channel count's `makes_queues`.
+# process outcomes moved into their handlers, 78 with the channel count's `makes_queues`,
+# 76 with the IRQ affinity's `moved_back_by`.
 # Lower it when kind knowledge moves into a handler; a new comparison outside session/kinds/
 # needs a reason.
-KIND_TESTS_CEILING = 78
+KIND_TESTS_CEILING = 76
 _KIND_TEST = re.compile(r"""\bkind\s*(?:==|!=)\s*["']([A-Za-z0-9_]+)["']""")
 
 

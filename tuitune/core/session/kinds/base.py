@@ -154,6 +154,8 @@ class KindHandler(Protocol):
     no value is told by its reason alone. `permission_option`: the command-line option that
     lets root change it where a refusal for permission is tuitune's, not the kernel's
     (another user's process: --other-users), or None.
+    `moved_back_by`: the daemon that would move it back while it runs (an IRQ's affinity:
+    irqbalance), so the live screen asks before the first change; None: nobody does.
     `makes_queues`: a change to it makes or removes the interface's queues and re-spreads
     their IRQs (a channel count): the journal puts it back before the queues' settings and
     keeps the queue IRQs it may move, and a profile's queue settings wait for it.
@@ -171,6 +173,7 @@ class KindHandler(Protocol):
     udev_turn: int | None
     members: str | None
     makes_queues: bool
+    moved_back_by: str | None
     may_vanish: bool
     permission_option: str | None
 
@@ -259,6 +262,7 @@ class Family:
     udev_turn: int | None = None
     members: str | None = None
     makes_queues = False
+    moved_back_by: str | None = None
     may_vanish = False
     permission_option: str | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)

@@ -4,9 +4,12 @@ every module of the core really leaves Textual and Rich out of the interpreter."
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+from tuitune.core.session.settings import KINDS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,24 +66,51 @@ def test_no_module_is_over_800_lines() -> None:
     assert big == [], big
 
 
-# `grep -rn "kind ==" tuitune --include=*.py | grep -v session/kinds | wc -l`, as
-# docs/architecture.md measures it: 191 at round two's last commit, 189 once the show
-# document's forms and the steering kinds' udev lines moved into their handlers. Lower it when
-# kind knowledge moves into a handler; a new `kind ==` outside session/kinds/ needs a reason.
-KIND_TESTS_CEILING = 189
+# Comparisons of a `kind` with a setting kind's literal (`key.kind == "channels"`, `kind !=
+# "sysctl"`: one of settings.KINDS) outside session/kinds/, counted by line. The netlink
+# message kinds (`kind == NLMSG_ERROR`), the qdisc kinds (`leaf.kind == "fq"`), the catalog
+# entries' (`e.kind == "bool"`), Unavailable's (`"missing"`) and the device match's
+# (`"path"`) are other vocabularies and are not counted. docs/architecture.md measures it
+# the same way: 102 at the start of round three, 86 once verify's udev read-back, the show
+# document's parts, the platform profiles' placing, the exports' ethtool words and the CLI's
+# process outcomes moved into their handlers, 78 with the channel count's `makes_queues`,
+# 76 with the IRQ affinity's `moved_back_by`.
+# Lower it when kind knowledge moves into a handler; a new comparison outside session/kinds/
+# needs a reason.
+KIND_TESTS_CEILING = 76
+_KIND_TEST = re.compile(r"""\bkind\s*(?:==|!=)\s*["']([A-Za-z0-9_]+)["']""")
+
+
+def kind_tests_outside_the_handlers() -> dict[str, int]:
+    """{file: lines comparing a `kind` with a setting kind's literal} outside session/kinds/."""
+    package = REPO / "tuitune"
+    kinds = package / "core" / "session" / "kinds"
+    out: dict[str, int] = {}
+    for p in sorted(package.rglob("*.py")):
+        if kinds in p.parents:
+            continue
+        n = sum(
+            any(lit in KINDS for lit in _KIND_TEST.findall(line))
+            for line in p.read_text().splitlines()
+        )
+        if n:
+            out[str(p.relative_to(REPO))] = n
+    return out
+
+
+def test_the_kind_test_count_tells_setting_kinds_from_other_kinds() -> None:
+    """The count sees a setting kind's test, not a netlink, qdisc or catalog kind's."""
+    assert _KIND_TEST.findall('if key.kind == "channels" and x') == ["channels"]
+    assert _KIND_TEST.findall("elif r.kind != 'sysctl':") == ["sysctl"]
+    for other in ("kind == NLMSG_ERROR", 'leaf.kind == "fq"', 'e.kind == "bool"'):
+        assert not [lit for lit in _KIND_TEST.findall(other) if lit in KINDS], other
 
 
 def test_kind_tests_outside_the_handlers_do_not_grow() -> None:
-    package = REPO / "tuitune"
-    kinds = package / "core" / "session" / "kinds"
-    count = sum(  # lines, as grep counts them
-        "kind ==" in line
-        for p in package.rglob("*.py")
-        if kinds not in p.parents
-        for line in p.read_text().splitlines()
-    )
-    assert count > 100  # the walk found the package
+    found = kind_tests_outside_the_handlers()
+    count = sum(found.values())
+    assert count > 50  # the walk found the package
     assert count <= KIND_TESTS_CEILING, (
-        f"{count} `kind ==` tests outside session/kinds/ (at most {KIND_TESTS_CEILING}): "
-        "ask the kind's handler instead (docs/architecture.md)"
+        f"{count} setting-kind tests outside session/kinds/ (at most {KIND_TESTS_CEILING}): "
+        f"ask the kind's handler instead (docs/architecture.md); by file: {found}"
     )

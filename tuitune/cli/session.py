@@ -122,15 +122,19 @@ def apply_or_preview(
 
 
 def _print_outcome(out: Outcome, verb: str) -> None:
+    from tuitune.core.session.kinds.table import handler
+
+    kind = handler(out.key.kind)
     if out.status == "changed":
         print(f"{verb} {out.key.label}: {out.before} -> {out.after}")
-        threads = [e for e in out.also if e.key.kind == "proc_affinity"]
-        if out.key.kind == "proc_affinity" and threads:  # a process may have hundreds
-            print(f"    also its {len(threads)} thread(s), each one's own original recorded")
+        # A process's threads: told as a count (a process may have hundreds).
+        members = [e for e in out.also if e.key.kind == out.key.kind] if kind.members else []
+        if members:
+            print(f"    also its {len(members)} {kind.members}, each one's own original recorded")
         for e in out.also:
-            if e not in threads or out.key.kind != "proc_affinity":
+            if e not in members:
                 print(f"    also {e.key.label}: {e.before or 'absent'} -> {e.after or 'absent'}")
-    elif out.status == "skipped" and out.key.kind == "proc_affinity" and out.after is None:
+    elif out.status == "skipped" and kind.may_vanish and out.after is None:
         print(f"unchanged {out.describe()}")  # gone: a process that exited, its reason says
     elif out.status == "skipped":
         why = f" ({out.reason})" if out.after is None and out.reason else ""
@@ -227,8 +231,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
             outcomes = []
         else:
             outcomes = session.restore(force=args.force)
+    from tuitune.core.session.kinds.table import handler
+
     for out in outcomes:
-        if out.key.kind == "proc_affinity" and out.status == "skipped" and out.after is not None:
+        if handler(out.key.kind).members and out.status == "skipped" and out.after is not None:
             continue  # a thread its process's put-back already gave its original
         _print_outcome(out, "put back")
     if journal.degraded is not None:
@@ -254,8 +260,11 @@ def _host_wide_refused(root: HostRoot, key: Key) -> bool:
 def refusal_hint(root: HostRoot, key: Key, state: Unavailable) -> str:
     if _host_wide_refused(root, key):
         return " (--host-wide allows it)"
-    if key.kind == "proc_affinity" and state.kind == "permission" and os.geteuid() == 0:
-        return " (--other-users allows it)"
+    from tuitune.core.session.kinds.table import handler
+
+    option = handler(key.kind).permission_option
+    if option and state.kind == "permission" and os.geteuid() == 0:
+        return f" ({option} allows it)"
     return ""
 
 
@@ -269,11 +278,12 @@ def _not_here(key: Key, state: Unavailable) -> bool:
 
 
 def _new_queue_hint(key: Key, pairs: list[tuple[Key, str]]) -> str:
+    from tuitune.core.session.journal_queues import makes_queues
     from tuitune.core.session.settings import QUEUE_KINDS
 
-    if key.kind in QUEUE_KINDS and any(
-        k.kind == "channels" and k.ifname == key.ifname for k, _ in pairs
-    ):
+    if key.kind not in QUEUE_KINDS:
+        return ""
+    if any(makes_queues(k) and k.ifname == key.ifname for k, _ in pairs):
         return "; if the channel change creates it, apply again"
     return ""
 

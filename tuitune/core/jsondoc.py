@@ -7,19 +7,20 @@ removed (adding fields keeps the version).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tuitune import __version__
-from tuitune.core import catalog
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.conns import Connection
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.queuestats import QueueRates, rows_json
-from tuitune.core.host.rss import RssState, state_json
+from tuitune.core.host.rss import RssState
 from tuitune.core.procs.model import NicProcess
 from tuitune.core.queueview import nic_queue_rows
+from tuitune.core.session.kinds.showform import ShowSource, place
+from tuitune.core.session.kinds.showform import jsonable as jsonable  # its old home
+from tuitune.core.session.kinds.table import show_parts
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.rates import Rates
 from tuitune.core.watch.snapshot import Snapshot
@@ -29,27 +30,6 @@ if TYPE_CHECKING:
 
 SCHEMA = "tuitune.report.show"
 SCHEMA_VERSION = 1
-
-
-def jsonable(obj: Any) -> Any:
-    """Dataclasses to dicts, CPU sets to sorted lists, refusals to {"unavailable": ...}."""
-    if isinstance(obj, Unavailable):
-        return {"unavailable": obj.kind, "reason": obj.reason}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple (CpuRates): named
-        return {name: jsonable(getattr(obj, name)) for name in obj._fields}
-    if isinstance(obj, frozenset | set):
-        return sorted(obj)
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        if obj and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in obj):
-            return {k: jsonable(v) for k, v in obj}  # (name, value) pairs: ethtool -S, -c
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, float):
-        return round(obj, 3)
-    return obj
 
 
 def process_json(p: NicProcess) -> dict[str, Any]:
@@ -90,19 +70,6 @@ def show_document(
     connections: tuple[Connection, ...] | Unavailable | None = None,
 ) -> dict[str, Any]:
     host = snap.host
-    sysctls = []
-    for sv in host.sysctls:
-        entry = catalog.entry(sv.key)
-        sysctls.append(
-            {
-                "key": sv.key,
-                "value": None if isinstance(sv.value, Unavailable) else sv.value,
-                "unavailable": jsonable(sv.value) if isinstance(sv.value, Unavailable) else None,
-                "note": sv.note,
-                "scope": entry.scope,
-                "summary": entry.summary,
-            }
-        )
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "version": SCHEMA_VERSION,
@@ -119,7 +86,7 @@ def show_document(
             "numa_nodes": {str(n): format_cpulist(c) for n, c in host.topology.nodes.items()},
             "irqbalance": jsonable(host.irqbalance),
         },
-        "sysctls": sysctls,
+        "sysctls": None,  # the kinds' parts (each handler's show_json) are put in below
         "interface": None,
         "rates": jsonable(rates) if rates is not None else None,
         "processes": None if processes is None else [process_json(p) for p in processes],
@@ -138,9 +105,11 @@ def show_document(
             mine = {q.irq for q in snap.nic.irqs}
             doc["rates"]["irqs"] = {k: v for k, v in doc["rates"]["irqs"].items() if k in mine}
     doc["queue_rates"] = _queue_rates(snap, rates, queues)
-    doc["rss"] = state_json(rss) if rss is not None and snap.nic is not None else None
-    doc["qdiscs"] = None if qdiscs is None or snap.nic is None else jsonable(qdiscs)
+    doc["rss"] = None
+    doc["qdiscs"] = None
     doc["connections"] = None if connections is None or snap.nic is None else jsonable(connections)
+    src = ShowSource(host, snap.nic, None, rss, qdiscs)  # the platform's: platform_json's
+    place(doc, show_parts(src), ())
     return doc
 
 

@@ -19,6 +19,8 @@ from tuitune.core.host.module_eeprom import Optics, dbm
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.platform import Platform
 from tuitune.core.procs.model import printable
+from tuitune.core.session.kinds.showform import ShowSource, place
+from tuitune.core.session.kinds.table import show_parts
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import HostState, NicState
 
@@ -320,7 +322,9 @@ def worst(host: HostState, nic: NicState | None, platform: Platform) -> Finding 
 
 
 def platform_json(platform: Platform) -> dict[str, Any]:
-    """The `platform` object of `show --json` (docs/json-schema.md)."""
+    """The `platform` object of `show --json` (docs/json-schema.md): its report here, the
+    settings' parts (CPU power's frequency, boost and idle groups, SMT, module parameters,
+    private flags, FEC) from their handlers' `show_json`."""
 
     def st(v: object) -> Any:
         if isinstance(v, Unavailable):
@@ -328,43 +332,6 @@ def platform_json(platform: Platform) -> dict[str, Any]:
         return v
 
     cpu = platform.cpu
-    freq: Any = st(cpu.freq)
-    if not isinstance(cpu.freq, Unavailable):
-        freq = [
-            {
-                "cpus": _cpus(g.cpus),
-                "driver": g.policy.driver,
-                "governor": g.policy.governor,
-                "epp": g.policy.epp,
-                "energy_perf_bias": g.policy.epb,
-                "min_khz": g.policy.min_khz,
-                "max_khz": g.policy.max_khz,
-                "hw_min_khz": g.policy.hw_min_khz,
-                "hw_max_khz": g.policy.hw_max_khz,
-                "cur_khz": list(g.cur_khz) if g.cur_khz else None,
-                "governors": list(g.policy.governors),
-            }
-            for g in cpu.freq
-        ]
-    idle: Any = st(cpu.idle)
-    if not isinstance(cpu.idle, Unavailable):
-        idle = [
-            {
-                "cpus": _cpus(g.cpus),
-                "states": [
-                    {
-                        "index": s.index,
-                        "name": s.name,
-                        "desc": s.desc,
-                        "latency_us": s.latency_us,
-                        "residency_us": s.residency_us,
-                        "disabled": s.disabled,
-                    }
-                    for s in g.states
-                ],
-            }
-            for g in cpu.idle
-        ]
     pcie: Any = st(platform.pcie)
     if not isinstance(platform.pcie, Unavailable):
         pcie = []
@@ -395,26 +362,18 @@ def platform_json(platform: Platform) -> dict[str, Any]:
                 }
             )
     drv = platform.driver
-    params: Any = st(drv.params)
-    if not isinstance(drv.params, Unavailable):
-        params = [
-            {"name": p.name, "value": st(p.value), "writable": p.writable} for p in drv.params
-        ]
-    flags: Any = st(drv.priv_flags)
-    if not isinstance(drv.priv_flags, Unavailable):
-        flags = dict(drv.priv_flags)
     io = platform.iommu
-    return {
+    out: dict[str, Any] = {  # None: a kind's part, put in below
         "cpu_power": {
-            "frequency": freq,
-            "boost": cpu.boost,
+            "frequency": None,
+            "boost": None,
             "pstate_status": cpu.pstate_status,
             "idle_driver": st(cpu.idle_driver),
-            "idle": idle,
+            "idle": None,
             "pm_qos_resume_latency_us": {_cpus(c): v for c, v in cpu.resume_latency},
             "pm_qos_note": cpu.pm_qos_note,
         },
-        "smt": {"control": st(platform.smt.control), "active": platform.smt.active},
+        "smt": None,
         "pcie": pcie,
         "iommu": {
             "enabled": io.enabled,
@@ -426,10 +385,12 @@ def platform_json(platform: Platform) -> dict[str, Any]:
         "cmdline_suggestions": cmdline_suggestions(platform),
         "driver": {
             "module": drv.module,
-            "parameters": params,
-            "private_flags": flags,
-            "fec": st(drv.fec),
-            "fec_configured": drv.fec_configured,
+            "parameters": None,
+            "private_flags": None,
+            "fec": None,
+            "fec_configured": None,
             "module_eeprom": optics_json(drv.optics),
         },
     }
+    place(out, show_parts(ShowSource(platform=platform)), ("platform",))
+    return out

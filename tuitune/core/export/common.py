@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change
+from tuitune.core.session.kinds import safe
 from tuitune.core.session.kinds.safe import comment
-from tuitune.core.session.settings import Key
+from tuitune.core.session.kinds.table import handler
+from tuitune.core.session.settings import Key, Kind
 
 # `# tuitune-export: FORMAT iface=NAME netns=NAME` - the first line verify looks for.
 MARK = "# tuitune-export:"
@@ -81,3 +83,20 @@ def by_kind(changes: Iterable[Change], *kinds: str) -> list[Change]:
 def _natural(key: Key) -> tuple[object, ...]:
     parts = re.split(r"(\d+)", key.name)
     return (key.kind, *((0, int(p)) if p.isdigit() else (1, p) for p in parts))
+
+
+# The checks of an ethtool command's words (kinds/base.py's EthtoolWords).
+_WORD_CHECK = {"feature": safe.feature, "priv_flag": safe.priv_flag, "field": safe.field_name}
+
+
+def words_of(kind: Kind) -> str | None:
+    """What the words of the kind's `ethtool` command are (its handler's EthtoolSet.words:
+    feature names, private flags, a group's fields), None: ethtool does not set it."""
+    how = handler(kind).ethtool_set
+    return None if how is None else how.words
+
+
+def word_check(kind: Kind) -> Callable[..., str]:
+    """The safe.* check of a name in the kind's `ethtool` command (a feature's, a flag's, a
+    field's): the udev rules', tuned's and NetworkManager's name for it."""
+    return _WORD_CHECK.get(words_of(kind) or "field", safe.field_name)

@@ -14,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
+from tuitune.core.export.common import (
+    by_kind,
+    ini_settings,
+    mark,
+    was,
+    where,
+    word_check,
+    words_of,
+    written_by,
+)
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.session.kinds import safe
@@ -97,7 +106,7 @@ Setting = tuple[str, str, str, Change]  # (section, option, value, the change)
 
 def option(key: Key) -> str | None:
     """The NetworkManager [ethtool] option of a setting, or None when it has none."""
-    if key.kind == "feature":
+    if words_of(key.kind) == "feature":
         if key.name in FEATURE_ALIASES:
             return "feature-" + FEATURE_ALIASES[key.name]
         return "feature-" + key.name if key.name in FEATURES_AS_IS else None
@@ -133,7 +142,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
             if value is not None:
                 settings.append(("ethernet", "mtu", value, c))
             continue
-        check(safe.feature if k.kind == "feature" else safe.field_name, k)
+        check(word_check(k.kind), k)
         name = option(k)
         if name is None:
             out.left_out[k] = f"NetworkManager has no option for {k.label}"

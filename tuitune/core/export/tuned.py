@@ -16,7 +16,16 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from tuitune.core.export.common import by_kind, ini_settings, mark, was, where, written_by
+from tuitune.core.export.common import (
+    by_kind,
+    ini_settings,
+    mark,
+    was,
+    where,
+    word_check,
+    words_of,
+    written_by,
+)
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
 from tuitune.core.export.udev import device_value, queue_value
@@ -98,10 +107,10 @@ def _net_lines(
                 lines += [f"# {kind}: {was(c)}", f"{kind}={value}"]
                 out.covered.add(c.key)
     for kind, option in NET_PAIRS.items():
-        group = by_kind(changes, kind)
+        group, words = by_kind(changes, kind), words_of(kind)
         pairs: list[str] = []
         for c in group:
-            if kind == "feature" and GROUPED.fullmatch(c.key.name):
+            if words == "feature" and GROUPED.fullmatch(c.key.name):
                 whole = next(g for p, g in GROUP_OF if c.key.name.startswith(p))
                 out.left_out[c.key] = (
                     f"tuned cannot set {c.key.name} alone (`ethtool -k` lists it under "
@@ -109,11 +118,11 @@ def _net_lines(
                     "udev, link or nm"
                 )
                 continue
-            name = check(safe.feature if kind == "feature" else safe.field_name, c.key)
+            name = check(word_check(kind), c.key)
             value = device_value(c, check)
             if name is None or value is None:
                 continue
-            if kind == "feature":
+            if words == "feature":
                 name = TUNED_FEATURE.get(name, name)
             lines.append(f"# {c.key.label}: {was(c)}")
             pairs += [name, value]
@@ -201,7 +210,7 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
             words = value.split()
             for field, v in zip(words[::2], words[1::2], strict=False):
                 kind = by_option[name]
-                if kind == "feature":
+                if words_of(kind) == "feature":
                     key = Key.feature(ifname, KERNEL_FEATURE.get(field, field))
                 else:
                     key = Key(kind, ifname, field)

@@ -19,11 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuitune.core.cpulist import format_mask
-from tuitune.core.export.common import by_kind, mark, was, where, written_by
+from tuitune.core.export.common import by_kind, mark, was, where, word_check, written_by
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
-from tuitune.core.export.udev_steering import parse_n, parse_tc, parse_x
 from tuitune.core.session.kinds import safe
 from tuitune.core.session.kinds.base import EthtoolSet, UdevRun
 from tuitune.core.session.kinds.safe import Checker, comment
@@ -76,8 +75,6 @@ def _turn(kind: Kind) -> int:
 OWN_LINES_KINDS: tuple[Kind, ...] = tuple(
     sorted((k for k, h in HANDLERS.items() if h.udev_turn is not None), key=_turn)
 )
-# The checks of an ethtool command's words (kinds/base.py's EthtoolWords).
-_WORD_CHECK = {"feature": safe.feature, "priv_flag": safe.priv_flag, "field": safe.field_name}
 _PAIR = re.compile(r'(\w+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"')
 
 
@@ -163,7 +160,7 @@ def _ethtool_command(ctx: ExportContext, kind: Kind, changes: list[Change], chec
         args = ["encoding", modes] if modes is not None else []
     else:
         for c in changes:
-            name = check(_WORD_CHECK[how.words], c.key)
+            name = check(word_check(kind), c.key)
             value = device_value(c, check)
             if name is not None and value is not None:
                 args += [name, value]
@@ -223,8 +220,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         group = by_kind(device, kind)
         if not group:
             continue
-        what = GROUP_OF[kind] + (": first, the queues depend on them" if kind == "channels" else "")
-        lines.append(f"# {what}")
+        lines.append(f"# {GROUP_OF[kind]}{_set_of(kind).note}")
         lines += [f"#   {c.key.name or 'modes'}: {was(c)}" for c in group]
         lines.append(f'RUN+="{_ethtool_command(ctx, kind, group, check)}"')
         out.covered.update(c.key for c in group)
@@ -327,14 +323,12 @@ def parse(text: str, ifname: str) -> list[tuple[Key, str, int]]:
                     out.append((qkey, cpus_value(cpus), n))
             elif key == "RUN" and op in ("+=", "="):
                 out += [(k, v, n) for k, v in parse_ethtool(value, ifname)]
-                tc = parse_tc(value, ifname)
-                if tc is None:
-                    continue
-                qkey, qvalue, children = tc
-                if children and out and out[-1][0] == qkey and out[-1][1] == "mq":
-                    out[-1] = (qkey, qvalue, out[-1][2])  # the mq's line, with its children
-                elif not children:
-                    out.append((qkey, qvalue, n))
+                for kind in OWN_LINES_KINDS:  # the steering and the qdisc: their handlers'
+                    for got in handler(kind).udev_readback(value, ifname):
+                        if got.after is None:
+                            out.append((got.key, got.value, n))
+                        elif out and out[-1][0] == got.key and out[-1][1] == got.after:
+                            out[-1] = (got.key, got.value, out[-1][2])  # the line it completes
     return out
 
 
@@ -345,11 +339,7 @@ def parse_ethtool(command: str, ifname: str) -> list[tuple[Key, str]]:
         return []
     kind = KIND_OF_OPTION.get(words[1])
     args = words[3:]
-    if words[1] == "-X":
-        return parse_x(args, ifname)
-    if words[1] == "-N":
-        return parse_n(args, ifname)
-    if kind is None:
+    if kind is None:  # not the ethtool table's: maybe a handler's own line (OWN_LINES_KINDS)
         return []
     if _set_of(kind).words == "encoding":
         return [(Key(kind, ifname), " ".join(args[1:]))] if args[:1] == ["encoding"] else []

@@ -49,6 +49,7 @@ from tuitune.core.session.journal_queues import (
     NO_WAY_BACK,
     channels_held,
     follows_channels,
+    makes_queues,
     removed_by,
 )
 from tuitune.core.session.journal_records import (
@@ -278,7 +279,7 @@ class Journal(TrialChanges):
             self.revert_trial()
         # Newest first, but channel counts before all else: putting a count back re-creates
         # or re-spreads the queues and IRQs of its device, so their originals go back after it.
-        order = sorted(reversed(self._state.originals), key=lambda k: k.kind != "channels")
+        order = sorted(reversed(self._state.originals), key=lambda k: not makes_queues(k))
         results: dict[Key, Outcome] = {}
         drifted: set[Key] = set()
         removed: set[Key] = set()  # queue settings a channel count put back took away

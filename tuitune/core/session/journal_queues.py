@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.outcome import Outcome
 from tuitune.core.session.settings import QUEUE_KINDS, Key
 
@@ -22,6 +23,12 @@ NO_WAY_BACK = (
     "its queue no longer exists and tuitune holds no channel change that would bring it "
     "back: nothing to put back"
 )
+
+
+def makes_queues(key: Key) -> bool:
+    """Does a change to `key` make or remove its device's queues (a channel count: its
+    handler's `makes_queues`)?"""
+    return handler(key.kind).makes_queues
 
 
 def follows_channels(key: Key) -> bool:
@@ -39,7 +46,7 @@ def respread_by_count(key: Key) -> bool:
 
 def removed_by(out: Outcome) -> set[Key]:
     """The queue settings a channel write (`out`) made disappear."""
-    if out.status != "changed" or out.key.kind != "channels":
+    if out.status != "changed" or not makes_queues(out.key):
         return set()
     return {e.key for e in out.also if e.after is None and follows_channels(e.key)}
 
@@ -47,4 +54,4 @@ def removed_by(out: Outcome) -> set[Key]:
 def channels_held(held: Iterable[Key], key: Key) -> bool:
     """Does the journal hold a channel count of `key`'s device (which, put back, may bring
     the queue of `key` back)?"""
-    return any(k.kind == "channels" and k.ifname == key.ifname for k in held)
+    return any(makes_queues(k) and k.ifname == key.ifname for k in held)

@@ -12,7 +12,11 @@ from typing import Any
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session.access import HostAccess, WriteRefused
 from tuitune.core.session.journal_file import JournalFile, JournalWriteError
-from tuitune.core.session.journal_queues import follows_channels, respread_by_count
+from tuitune.core.session.journal_queues import (
+    follows_channels,
+    makes_queues,
+    respread_by_count,
+)
 from tuitune.core.session.journal_records import (
     Done,
     Entry,
@@ -255,7 +259,7 @@ class JournalBase:
         held = self._state.originals
         keys = set(keys)
         # A channel count dropped here frees the queue IRQs it held (below) with it.
-        counts = {k.ifname for k in keys if k.kind == "channels" and k in held}
+        counts = {k.ifname for k in keys if makes_queues(k) and k in held}
         keys |= {k for k in held if respread_by_count(k) and k.ifname in counts}
         # A gone queue's step entries are of no use either: undo skips what had no value.
         candidates = [k for k in keys if k in held and (k in gone or not self._state.in_steps(k))]
@@ -272,7 +276,7 @@ class JournalBase:
         # putting the count back spreads IRQs the change itself left alone (virtio_net's
         # virtnet_set_affinity moves every queue below the new count), and only a held
         # original lets restore put them back.
-        still = {k.ifname for k in held if k.kind == "channels" and k not in back}
+        still = {k.ifname for k in held if makes_queues(k) and k not in back}
         back = {k for k in back if k in gone or not respread_by_count(k) or k.ifname not in still}
         if back:
             self._note(Forget(tuple(k for k in held if k in back)))
@@ -293,7 +297,7 @@ class JournalBase:
                 return [self._drift_outcome(d) for d in drifted]
         # Queue IRQs a channel count of this step may spread anew when put back, although the
         # step did not move them (virtio_net): what they hold now is what undo must leave.
-        counts = {e.key.ifname for e in step if e.key.kind == "channels"}
+        counts = {e.key.ifname for e in step if makes_queues(e.key)}
         in_step = {e.key for e in step}
         spread = [
             k

@@ -13,6 +13,7 @@ from typing import Any
 from tuitune.core.docfile import DocumentError, read_document
 from tuitune.core.docfile import shown as shown_path
 from tuitune.core.session.access import HostAccess
+from tuitune.core.session.journal_queues import makes_queues
 from tuitune.core.session.kinds.table import HANDLERS, WRITE_ORDER, handler
 from tuitune.core.session.profile_model import (
     ALL_QUEUES,
@@ -246,7 +247,7 @@ def _drop_vanishing_queues(
     remain is a problem. Raising the count adds queues that cannot be checked yet (apply
     again). Returns the problems; `wanted` loses the settings of queues that go away."""
     queue_keys = [k for k in wanted if k.kind in QUEUE_KINDS]
-    if not queue_keys or not any(k.kind == "channels" for k in wanted):
+    if not queue_keys or not any(makes_queues(k) for k in wanted):
         return []
     after = _queues_after(access, ifname, wanted, device_keys or access.device_keys(ifname))
     if not after:

@@ -25,13 +25,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tuitune.core.cpulist import CpuListError, parse_cpulist
+from tuitune.core.cpulist import parse_cpulist
 from tuitune.core.host.cpupower import read_idle, read_policies
 from tuitune.core.host.netdev import read_placement
 from tuitune.core.session.access import HostAccess
-from tuitune.core.session.kinds.boost import boost_key
 from tuitune.core.session.kinds.cpupower import ALL_CPUS, NIC_LOCAL, cpu_requests, selector
 from tuitune.core.session.kinds.module import module_request
+from tuitune.core.session.kinds.table import handler
 from tuitune.core.session.profile_model import ProfileError, Request, plain
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
@@ -85,48 +85,45 @@ def _cpus_of(access: HostAccess, selector: str, ifname: str | None, origin: str)
     return parse_cpulist(selector)
 
 
-def resolve_platform(
-    access: HostAccess, requests: list[Request], ifname: str | None, errors: list[str]
-) -> dict[Key, str]:
-    """The keys of this host the platform requests stand for; a request that cannot be
-    placed (no such C-state on a CPU) is a line in `errors`."""
-    wanted: dict[Key, str] = {}
-    policies: tuple[tuple[int, frozenset[int]], ...] | None = None
-    idle: dict[int, dict[str, int]] | None = None
-    for r in requests:
-        if r.kind == "module_param":
-            module, _, param = r.name.partition("/")
-            wanted[Key.module_param(module, param)] = r.text
-            continue
-        if r.kind == "cpu_boost":
-            key = boost_key(access.root)
-            wanted[key or Key.cpu_boost()] = r.text  # none here: the kind says so, as a state
-            continue
-        selector, _, state = r.name.partition("|")
-        try:
-            cpus = _cpus_of(access, selector, ifname, r.origin)
-        except (ValueError, CpuListError) as exc:
-            errors.append(str(exc))
-            continue
-        if r.kind in ("cpu_governor", "cpu_epp"):
-            if policies is None:
-                policies = read_policies(access.root)
-            numbers = [p for p, covered in policies if covered & cpus] or [min(cpus, default=0)]
-            maker = Key.cpu_governor if r.kind == "cpu_governor" else Key.cpu_epp
-            wanted.update({maker(p): r.text for p in numbers})
-            continue
-        if idle is None:
-            groups = read_idle(access.root, sorted(access.cpus()[1]))
-            idle = (
+class _Placing:
+    """kinds/port.py's HostPlacing on one HostAccess: what is read for placing is read once
+    for all the requests, and only when one needs it."""
+
+    def __init__(self, access: HostAccess, ifname: str | None) -> None:
+        self.access, self.ifname, self.root = access, ifname, access.root
+        self._policies: tuple[tuple[int, frozenset[int]], ...] | None = None
+        self._idle: dict[int, dict[str, int]] | None = None
+
+    def cpus_of(self, selector: str, origin: str) -> frozenset[int]:
+        return _cpus_of(self.access, selector, self.ifname, origin)
+
+    def policies(self) -> tuple[tuple[int, frozenset[int]], ...]:
+        if self._policies is None:
+            self._policies = read_policies(self.root)
+        return self._policies
+
+    def idle(self) -> dict[int, dict[str, int]]:
+        if self._idle is None:
+            groups = read_idle(self.root, sorted(self.access.cpus()[1]))
+            self._idle = (
                 {}
                 if isinstance(groups, Unavailable)
                 else {c: {s.name: s.index for s in g.states} for g in groups for c in g.cpus}
             )
-        present = access.cpus()[1]
-        for cpu in sorted(cpus & present):  # a CPU this host does not have: nothing to set
-            index = idle.get(cpu, {}).get(state)
-            if index is None:
-                errors.append(f"{r.origin}: CPU {cpu} has no C-state {state!r} on this host")
-                break
-            wanted[Key.cstate_disable(cpu, index)] = r.text
+        return self._idle
+
+    def present(self) -> frozenset[int]:
+        return self.access.cpus()[1]
+
+
+def resolve_platform(
+    access: HostAccess, requests: list[Request], ifname: str | None, errors: list[str]
+) -> dict[Key, str]:
+    """The keys of this host the platform requests stand for (each kind's handler places its
+    own: `place`); a request that cannot be placed (no such C-state on a CPU) is a line in
+    `errors`."""
+    wanted: dict[Key, str] = {}
+    host = _Placing(access, ifname)
+    for r in requests:
+        wanted.update(handler(r.kind).place(r.kind, r, host, errors))
     return wanted

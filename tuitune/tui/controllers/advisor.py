@@ -479,8 +479,10 @@ class Advisor:
 
     def _gate(self, f: Finding) -> None:
         # A change that stops irqbalance itself (the IRQ moves do, while it runs) needs no gate.
+        from tuitune.core.session.kinds.table import handler  # loads every handler: not at start
+
         stops = any(c.key.kind == "service" for c in f.change)
-        if not stops and any(c.key.kind == "irq_affinity" for c in f.change):
+        if not stops and any(handler(c.key.kind).moved_back_by for c in f.change):
             self.editor.irqbalance.before_move(lambda: self._write(f))
         else:
             self._write(f)

@@ -242,7 +242,10 @@ class Editor:
         self.submit(EditSpec(key, "", ""), cpus)
 
     def submit(self, spec: EditSpec, text: str) -> None:
-        if spec.key.kind == "irq_affinity":  # irqbalance would move it back: ask first
+        # The kind table loads every handler: asked here, not at the live screen's start.
+        from tuitune.core.session.kinds.table import handler
+
+        if handler(spec.key.kind).moved_back_by:  # irqbalance would move it back: ask first
             self.irqbalance.before_move(lambda: self._submit(spec, text))
         else:
             self._submit(spec, text)

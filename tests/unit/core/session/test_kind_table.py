@@ -8,8 +8,14 @@ import inspect
 import pytest
 
 from tuitune.core.session.kinds.base import KindHandler, well_formed
-from tuitune.core.session.kinds.showform import ShowDoc
-from tuitune.core.session.kinds.table import HANDLERS, SHOW_ORDER, WRITE_ORDER, show_order
+from tuitune.core.session.kinds.showform import ShowDoc, ShowSource, place
+from tuitune.core.session.kinds.table import (
+    HANDLERS,
+    SHOW_ORDER,
+    WRITE_ORDER,
+    show_order,
+    show_parts,
+)
 from tuitune.core.session.settings import KINDS, Key
 
 METHODS = sorted(
@@ -205,3 +211,46 @@ def test_the_kinds_with_their_own_udev_lines_run_in_their_turn() -> None:
         how = h.ethtool_set
         if how is not None:
             assert (how.words == "encoding") == (how.encoding is not None), kind
+
+
+def test_a_show_document_part_is_written_only_from_what_was_read() -> None:
+    """`show --json`'s parts come from the handlers (show_json): with nothing read, no kind
+    writes a part, and a part whose parent the frame lacks (no platform) is left out."""
+    assert show_parts(ShowSource()) == {}
+    doc: dict[str, object] = {"platform": None, "rss": None}
+    place(doc, {("platform", "smt"): {"control": "on"}, ("rss",): {"setting": "equal 2"}})
+    assert doc == {"platform": None, "rss": {"setting": "equal 2"}}
+
+
+FQ = "fq limit 10000 flow_limit 100 quantum 3028 initial_quantum 15140 maxrate 1000000000"
+OWN_LINES: dict[str, tuple[Key, str]] = {
+    "rss": (Key.rss("eth0"), "equal 2"),
+    "flow_hash": (Key.flow_hash("eth0", "tcp4"), "sdfn"),
+    "ntuple": (Key.ntuple("eth0", 7), "flow-type tcp4 dst-port 5201 action 1"),
+    "qdisc": (Key.qdisc("eth0"), "mq " + FQ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OWN_LINES))
+def test_a_kind_reads_back_what_its_own_udev_lines_set(kind: str) -> None:
+    """What `udev_lines` writes, `udev_readback` gives back (verify compares it with the
+    kernel); another kind's lines are not its."""
+    from tuitune.core.export.udev import OWN_LINES_KINDS
+    from tuitune.core.session.kinds.base import UdevRun
+    from tuitune.core.session.kinds.safe import Checker
+
+    key, value = OWN_LINES[kind]
+    run = UdevRun(key, value, "was default", "/usr/sbin/ethtool", "/usr/sbin/tc")
+    lines, why = HANDLERS[key.kind].udev_lines(run, Checker())
+    assert why is None
+    commands = [n.removeprefix('RUN+="').removesuffix('"') for n in lines if n.startswith("RUN")]
+    read: list[tuple[Key, str]] = []
+    for command in commands:
+        for other in OWN_LINES_KINDS:
+            for got in HANDLERS[other].udev_readback(command, "eth0"):
+                assert other == kind, f"{other} read {kind}'s line {command}"
+                if got.after is None:
+                    read.append((got.key, got.value))
+                elif read and read[-1] == (got.key, got.after):
+                    read[-1] = (got.key, got.value)  # an mq's children complete its line
+    assert read == [(key, value)]

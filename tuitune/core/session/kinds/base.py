@@ -27,10 +27,10 @@ from tuitune.core.session import kernel_said
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec, HostRowEdit
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
-from tuitune.core.session.kinds.port import KernelPort
+from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 from tuitune.core.session.kinds.port import Values as Values
 from tuitune.core.session.kinds.safe import Checker
-from tuitune.core.session.kinds.showform import ShowDoc
+from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import Request, check_name
 from tuitune.core.session.settings import NO_CPUS, Key, Kind
@@ -60,6 +60,9 @@ class EthtoolSet:
     # "encoding": the check of its one value before it lands in a file (kinds/safe.py's
     # UnsafeValue otherwise), the handler's own.
     encoding: Callable[[Key, str], str] | None = None
+    # What the udev rules' comment over its command adds to its group's name (channels: why
+    # its command runs first).
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,26 @@ class UdevRun:
 UdevLines = tuple[list[str], str | None]
 
 
+@dataclass(frozen=True)
+class UdevRead:
+    """One setting a handler reads back from a RUN of its own udev lines (`tuitune verify`):
+    its key and canonical value. `after`: the line completes the one before it, which must
+    hold this key at this value (an mq's children line completes its `mq` line); a line that
+    finds no such one before it is not read."""
+
+    key: Key
+    value: str
+    after: str | None = None
+
+
+def ethtool_args(command: str, option: str) -> list[str] | None:
+    """The words after `$name` of an `ethtool OPTION $name ...` RUN command, or None."""
+    words = command.split()
+    if len(words) < 3 or not words[0].endswith("ethtool") or words[1] != option:
+        return None
+    return words[3:]
+
+
 class KindHandler(Protocol):
     """One family of kinds. `read` gives the whole group `key` belongs to (read once for all
     its keys); `group` names that group (keys with one id are read together); `related` is
@@ -111,11 +134,31 @@ class KindHandler(Protocol):
     `udev_turn`: the kind writes its own udev lines (`udev_lines(run, check)`, each value
     through kinds/safe.py's checks), in this turn after every ATTR and ethtool command of
     the device (the steering after `ethtool -L`, which resets it and makes the rx queues its
-    rules name); None: the ATTR and ethtool tables above write it.
+    rules name); None: the ATTR and ethtool tables above write it. `udev_readback(command,
+    ifname)`: what one RUN command of its own lines sets (`tuitune verify`), [] when the
+    command is not one of them.
     `show_requests(kind, doc)`: what `tuitune apply` of a `show --json` document asks of
     `kind`, read strictly from its part of the document (kinds/showform.py; [] when it has
     none). A part holding several kinds at once (a queue's rps_cpus, rps_flow_cnt and
     xps_cpus) is read at one of them, so the requests keep the document's order.
+    `show_json(kind, src)`: its part of the `show --json` document (core/jsondoc.py), the
+    value at each place ({} when it has none, or the read it is written from is missing):
+    the part `show_requests` reads back.
+    `place(kind, request, host, errors)`: the keys of this host a profile's host-wide request
+    stands for (a CPU selector's policies, a C-state's index on each CPU), a request that
+    cannot be placed a line in `errors`; {} for the interface's kinds (profile.py names them).
+    `members`: a change to one key writes its members too (a process: each of its threads,
+    in `related`), told as a count of them ("also its 12 thread(s)"), and a member its whole's
+    put-back already gave its original is not told again; None: each related key is told.
+    `may_vanish`: a key that can be gone for good (a process that exited): "unchanged" with
+    no value is told by its reason alone. `permission_option`: the command-line option that
+    lets root change it where a refusal for permission is tuitune's, not the kernel's
+    (another user's process: --other-users), or None.
+    `moved_back_by`: the daemon that would move it back while it runs (an IRQ's affinity:
+    irqbalance), so the live screen asks before the first change; None: nobody does.
+    `makes_queues`: a change to it makes or removes the interface's queues and re-spreads
+    their IRQs (a channel count): the journal puts it back before the queues' settings and
+    keeps the queue IRQs it may move, and a profile's queue settings wait for it.
     `consent`: the question to ask the user before changing `key` (another user's process),
     or None."""
 
@@ -128,6 +171,11 @@ class KindHandler(Protocol):
     ethtool_set: EthtoolSet | None
     host_row: HostRowEdit | None
     udev_turn: int | None
+    members: str | None
+    makes_queues: bool
+    moved_back_by: str | None
+    may_vanish: bool
+    permission_option: str | None
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead: ...
     def absent(self, key: Key) -> Unavailable: ...
@@ -148,7 +196,12 @@ class KindHandler(Protocol):
     def profile_field(self, kind: Kind) -> ProfileField | None: ...
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart: ...
+    def place(
+        self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]
+    ) -> dict[Key, str]: ...
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines: ...
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]: ...
 
 
 # `form`: the shape of a key's values as `read` gives them: a whole number, on/off, a CPU list
@@ -207,6 +260,11 @@ class Family:
     ethtool_set: EthtoolSet | None = None
     host_row: HostRowEdit | None = None
     udev_turn: int | None = None
+    members: str | None = None
+    makes_queues = False
+    moved_back_by: str | None = None
+    may_vanish = False
+    permission_option: str | None = None
     value_form: Form  # no default: each family says the shape of its values (or has `form`)
 
     def form(self, key: Key) -> Form:
@@ -256,8 +314,17 @@ class Family:
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         return []  # nothing of `show --json` is applied to it
 
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        return {}  # the document's generic parts (the interface's dataclass) hold it
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        return {}  # an interface's kind: session/profile.py makes its key from the name
+
     def udev_lines(self, run: UdevRun, check: Checker) -> UdevLines:
         return [], None  # never asked: no udev_turn (the ATTR and ethtool tables write it)
+
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
+        return []  # no lines of its own (udev_lines): the ATTR and ethtool tables read it
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -16,14 +16,14 @@ from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, switch_word
 from tuitune.core.session.kinds.cpupower import ALL_CPUS, cpu_requests
-from tuitune.core.session.kinds.showform import ShowDoc
+from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import Request
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.kinds.port import KernelPort
+    from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 
 # Key name -> (its file under /sys/devices/system/cpu, whether "1" means boost on).
 FILES = {"boost": ("cpufreq/boost", True), "no_turbo": ("intel_pstate/no_turbo", False)}
@@ -49,6 +49,17 @@ class BoostKind(Family):
     value_form: Form = "switch"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        """This host's boost switch: cpufreq/boost or intel_pstate/no_turbo."""
+        key = boost_key(host.root)
+        return {key or Key.cpu_boost(): r.text}  # none here: the kind says so, as a state
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.cpu_power.boost: true, false, or null (the host has no boost switch)."""
+        if src.platform is None:
+            return {}
+        return {("platform", "cpu_power", "boost"): src.platform.cpu.boost}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.cpu_power.boost (true/false, "on"/"off"). Host-wide."""

@@ -20,14 +20,22 @@ from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
-from tuitune.core.session.kinds.showform import ShowDoc, is_state, objects
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    ShowPart,
+    ShowSource,
+    is_state,
+    objects,
+    state_or,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text, plain, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
-    from tuitune.core.session.kinds.port import KernelPort
+    from tuitune.core.host.cpupower import FreqGroup, IdleGroup
+    from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 
 _CPUFREQ = "devices/system/cpu/cpufreq"
 _POLICY = re.compile(r"policy[0-9]{1,5}")
@@ -63,6 +71,42 @@ class CpuPowerKind(Family):
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        """ "SELECTOR" (governor, EPP): each cpufreq policy covering one of its CPUs (a host
+        without cpufreq: the first CPU's, whose read says so); "SELECTOR|STATE" (C-state):
+        the state of that name on each of its CPUs present."""
+        selector, _, state = r.name.partition("|")
+        try:
+            cpus = host.cpus_of(selector, r.origin)
+        except (ValueError, CpuListError) as exc:
+            errors.append(str(exc))
+            return {}
+        if kind in ("cpu_governor", "cpu_epp"):
+            covering = [p for p, covered in host.policies() if covered & cpus]
+            maker = Key.cpu_governor if kind == "cpu_governor" else Key.cpu_epp
+            return {maker(p): r.text for p in covering or [min(cpus, default=0)]}
+        out: dict[Key, str] = {}
+        idle = host.idle()
+        for cpu in sorted(cpus & host.present()):  # a CPU this host lacks: nothing to set
+            index = idle.get(cpu, {}).get(state)
+            if index is None:
+                errors.append(f"{r.origin}: CPU {cpu} has no C-state {state!r} on this host")
+                break
+            out[Key.cstate_disable(cpu, index)] = r.text
+        return out
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.cpu_power.frequency (each group's policy: its governor and EPP, at
+        cpu_governor's turn) and .idle (each group's C-states, at cstate_disable's)."""
+        if src.platform is None:
+            return {}
+        cpu = src.platform.cpu
+        if kind == "cpu_governor":
+            return {(*_POWER, "frequency"): _frequency_json(cpu.freq)}
+        if kind == "cstate_disable":
+            return {(*_POWER, "idle"): _idle_json(cpu.idle)}
+        return {}  # cpu_epp: in its group's policy
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.cpu_power's frequency groups (each one's governor and EPP, read at
@@ -232,3 +276,53 @@ def _show_idle(idle: object) -> list[Request]:
         for r in cpu_requests(cpus, None, None, None, wanted):
             out.append(Request(r.kind, r.name, r.text, f"{at} {r.name.partition('|')[2]}"))
     return out
+
+
+_POWER = ("platform", "cpu_power")
+
+
+def _cpus_text(c: frozenset[int]) -> str:
+    return format_cpulist(c) or "-"
+
+
+def _frequency_json(freq: tuple[FreqGroup, ...] | Unavailable) -> Any:
+    if isinstance(freq, Unavailable):
+        return state_or(freq)
+    return [
+        {
+            "cpus": _cpus_text(g.cpus),
+            "driver": g.policy.driver,
+            "governor": g.policy.governor,
+            "epp": g.policy.epp,
+            "energy_perf_bias": g.policy.epb,
+            "min_khz": g.policy.min_khz,
+            "max_khz": g.policy.max_khz,
+            "hw_min_khz": g.policy.hw_min_khz,
+            "hw_max_khz": g.policy.hw_max_khz,
+            "cur_khz": list(g.cur_khz) if g.cur_khz else None,
+            "governors": list(g.policy.governors),
+        }
+        for g in freq
+    ]
+
+
+def _idle_json(idle: tuple[IdleGroup, ...] | Unavailable) -> Any:
+    if isinstance(idle, Unavailable):
+        return state_or(idle)
+    return [
+        {
+            "cpus": _cpus_text(g.cpus),
+            "states": [
+                {
+                    "index": s.index,
+                    "name": s.name,
+                    "desc": s.desc,
+                    "latency_us": s.latency_us,
+                    "residency_us": s.residency_us,
+                    "disabled": s.disabled,
+                }
+                for s in g.states
+            ],
+        }
+        for g in idle
+    ]

@@ -31,7 +31,15 @@ from tuitune.core.session.kinds.base import (
 from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.ethtool import EthtoolFamily, device
 from tuitune.core.session.kinds.safe import UnsafeValue, comment
-from tuitune.core.session.kinds.showform import ShowDoc, boolean, is_refusal, what
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    ShowPart,
+    ShowSource,
+    boolean,
+    is_refusal,
+    state_or,
+    what,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, check_name, is_text
 from tuitune.core.session.settings import Key, Kind
@@ -53,6 +61,14 @@ class PrivFlags(EthtoolFamily):
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("priv_flags")
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.driver.private_flags: name -> true/false."""
+        if src.platform is None:
+            return {}
+        flags = src.platform.driver.priv_flags
+        value = state_or(flags) if isinstance(flags, Unavailable) else dict(flags)
+        return {("platform", "driver", "private_flags"): value}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.private_flags (name -> true/false): settings of the interface."""
@@ -123,6 +139,17 @@ class FecMode(EthtoolFamily):
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("fec", table=False)
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.driver.fec (the active and configured modes, as the Host view shows
+        them) and .fec_configured (the configured modes alone: what is applied back)."""
+        if src.platform is None:
+            return {}
+        drv = src.platform.driver
+        return {
+            ("platform", "driver", "fec"): state_or(drv.fec),
+            ("platform", "driver", "fec_configured"): drv.fec_configured,
+        }
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.fec_configured ("auto rs"), the configured modes, not the active."""

@@ -303,6 +303,7 @@ class RingSizes(EthtoolFamily):
 
 class ChannelCounts(EthtoolFamily):
     fields = CHANNEL_FIELDS
+    makes_queues = True  # the queues (and their IRQs) come and go with the counts
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("channels")
@@ -311,7 +312,7 @@ class ChannelCounts(EthtoolFamily):
         known_fields(self.fields, name, origin)
         super().check_profile_name(kind, name, origin)
 
-    ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0)
+    ethtool_set: EthtoolSet | None = EthtoolSet("-L", 0, note=": first, the queues depend on them")
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         return ethtool_show.sizes(doc, "channels", "channels", Channels, CHANNEL_FIELDS)

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 
 class IrqAffinity(Family):
+    moved_back_by: str | None = "irqbalance"  # it places IRQs anew while it runs
+
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("irq_affinity")  # by queue name: "eth0-TxRx-3" = [2]
 

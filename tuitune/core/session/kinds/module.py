@@ -8,13 +8,20 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuitune.core import catalog
 from tuitune.core.host.root import read_value
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
 from tuitune.core.session.kinds.edit import HostRowEdit
-from tuitune.core.session.kinds.showform import ShowDoc, is_state, objects
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    ShowPart,
+    ShowSource,
+    is_state,
+    objects,
+    state_or,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, shown
 from tuitune.core.session.settings import Key, Kind
@@ -23,7 +30,7 @@ from tuitune.core.values import Unavailable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tuitune.core.session.kinds.port import KernelPort
+    from tuitune.core.session.kinds.port import HostPlacing, KernelPort
 
 _NAME = re.compile(r"([A-Za-z0-9_]{1,64})/([A-Za-z0-9_]{1,64})")
 _VALUE = re.compile(r"[ -~]{0,256}")  # printable ASCII, one line: the kernel parses the rest
@@ -51,6 +58,23 @@ class ModuleParam(Family):
     value_form: Form = "text"
     of_interface = False
     carriers: tuple[str, ...] = ("modprobe",)
+
+    def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
+        """ "MODULE/PARAM": the parameter's key."""
+        module, _, param = r.name.partition("/")
+        return {Key.module_param(module, param): r.text}
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.driver.parameters: each one's name, value and whether it is writable."""
+        if src.platform is None:
+            return {}
+        params: Any = state_or(src.platform.driver.params)
+        if not isinstance(src.platform.driver.params, Unavailable):
+            params = [
+                {"name": p.name, "value": state_or(p.value), "writable": p.writable}
+                for p in src.platform.driver.params
+            ]
+        return {("platform", "driver", "parameters"): params}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.parameters, the writable ones (set at load only: nothing to write

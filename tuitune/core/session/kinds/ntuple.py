@@ -27,8 +27,10 @@ from tuitune.core.session.kinds.base import (
     GroupRead,
     ProfileField,
     UdevLines,
+    UdevRead,
     UdevRun,
     WriteRefused,
+    ethtool_args,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.rss import show_rss
@@ -84,6 +86,20 @@ class NtupleRule(Family):
             "features)",
             f'RUN+="{run.ethtool} -N $name {words} loc {run.key.name}"',
         ], None
+
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
+        """`ethtool -N $name flow-type ... action Q loc L` -> the rule at L (a hash fields'
+        `-N ... rx-flow-hash` line is FlowHash's)."""
+        args = ethtool_args(command, "-N")
+        if args is None or (len(args) == 3 and args[0] == "rx-flow-hash"):
+            return []
+        if len(args) < 2 or args[-2] != "loc" or not (args[-1].isascii() and args[-1].isdigit()):
+            return []
+        try:
+            value = parse_rule(" ".join(args[:-2]), None)
+        except RuleError:
+            value = " ".join(args[:-2])  # never what the kernel reads: a difference
+        return [UdevRead(Key.ntuple(ifname, int(args[-1])), value)]
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`rss.ntuple`: location -> rule; a rule tuitune does not carry ("other: ...") is

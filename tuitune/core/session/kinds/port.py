@@ -76,3 +76,18 @@ class KernelPort(Protocol):
     def nic_irqs(self, ifname: str) -> list[NicIrq]:
         """The interface's IRQs with their queue names, from /proc/interrupts."""
         ...
+
+
+class HostPlacing(Protocol):
+    """What a handler places a profile's host-wide request with (`place`; session/
+    profile_platform.py gives it, reading each thing once for all the requests): this host's
+    CPUs of a selector ("*", "nic-local", "0-7"; ValueError or CpuListError when it names
+    none), its cpufreq policies (number, CPUs), each CPU's C-state names -> indices, the CPUs
+    present."""
+
+    root: HostRoot
+
+    def cpus_of(self, selector: str, origin: str) -> frozenset[int]: ...
+    def policies(self) -> tuple[tuple[int, frozenset[int]], ...]: ...
+    def idle(self) -> dict[int, dict[str, int]]: ...
+    def present(self) -> frozenset[int]: ...

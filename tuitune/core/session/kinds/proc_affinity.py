@@ -21,6 +21,9 @@ class ProcAffinityKind(Family):
     value_form: Form = "text"  # a CPU list the process check judges
     of_interface = False
     carriers: tuple[str, ...] = ("process",)
+    members: str | None = "thread(s)"  # a process may have hundreds: told as a count
+    may_vanish = True  # a process that exited never comes back
+    permission_option: str | None = "--other-users"  # another user's process (consent)
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         return acc.procs.read_group(key)

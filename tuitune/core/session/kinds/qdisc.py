@@ -11,6 +11,7 @@ kind) is shown but never changed: its original could not be put back.
 from __future__ import annotations
 
 import errno
+import re
 import socket
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,13 @@ from tuitune.core.host.netdev import queue_names
 from tuitune.core.host.qdisc import read_qdiscs
 from tuitune.core.host.qdisc_spec import (
     LEAVES,
+    OPTIONAL,
+    OPTIONS,
     OTHER,
+    RATE,
     Leaf,
     SpecError,
+    check_value,
     parse_spec,
     rebuildable,
     spec_of,
@@ -35,12 +40,20 @@ from tuitune.core.session.kinds.base import (
     GroupRead,
     ProfileField,
     UdevLines,
+    UdevRead,
     UdevRun,
     WriteRefused,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.link import read_attrs
-from tuitune.core.session.kinds.showform import ShowDoc, refusal, what
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    ShowPart,
+    ShowSource,
+    jsonable,
+    refusal,
+    what,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text
 from tuitune.core.session.settings import Key, Kind
@@ -87,6 +100,37 @@ class RootQdisc(Family):
             )
             lines.append(f"RUN+=\"/bin/sh -c '{loop}'\"")
         return lines, None
+
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
+        """The root qdisc of one RUN of udev_lines; an mq's children line completes the `mq`
+        line before it."""
+        child = _CHILD.search(command)
+        if child is not None and "qdisc replace dev $name parent" in command:
+            leaf = tc_leaf(child.group(1).split())
+            return [UdevRead(Key.qdisc(ifname), f"mq {leaf}", after="mq")] if leaf else []
+        words = command.split()
+        if len(words) < 7 or not words[0].endswith("/tc") or words[1:6] != [
+            "qdisc", "replace", "dev", "$name", "root",
+        ]:  # fmt: skip
+            return []
+        rest = words[6:]
+        if rest == ["handle", "1:", "mq"]:
+            return [UdevRead(Key.qdisc(ifname), "mq")]
+        leaf = tc_leaf(rest)
+        if leaf is None:
+            return []
+        try:
+            check_value(leaf)
+        except ValueError:
+            return []
+        return [UdevRead(Key.qdisc(ifname), leaf)]
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """`qdiscs`: the interface's whole tree as read (`interface.qdisc`, the root's line,
+        is the interface's own field)."""
+        if src.qdiscs is None or src.nic is None:
+            return {}
+        return {("qdiscs",): jsonable(src.qdiscs)}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`interface.qdisc`, the root qdisc's line (the journal's value, checked in full
@@ -184,3 +228,35 @@ class RootQdisc(Family):
 
 def _tc(leaf: Leaf) -> str:
     return " ".join(tc_args(leaf))
+
+
+_CHILD = re.compile(r"\+ 1\)\)\) ([a-z_]+(?: [a-z_]+(?: [0-9]+(?:bit|us|ns)?)?)*); done")
+
+
+def tc_leaf(words: list[str]) -> str | None:
+    """`tc qdisc` words of one leaf (tc_args) -> its canonical text, or None."""
+    if not words or words[0] not in OPTIONS:
+        return None
+    flags = {"horizon_drop": ["horizon_drop", "1"], "horizon_cap": ["horizon_drop", "0"]}
+    words = [words[0], *(w for word in words[1:] for w in flags.get(word, [word]))]
+    kind, given = words[0], dict(zip(words[1::2], words[2::2], strict=False))
+    opts: list[tuple[str, int | str]] = []
+    for name, form in OPTIONS[kind]:
+        raw = given.get(name)
+        if raw is None:
+            if name != "maxrate":
+                return None
+            opts.append((name, "unlimited"))  # tc_args leaves out an unlimited maxrate
+            continue
+        raw = raw.removesuffix("bit") if form == RATE else raw
+        if not (raw.isascii() and raw.isdigit()):
+            return None
+        opts.append((name, int(raw)))
+    for name, unit, _default, *_ in OPTIONAL.get(kind, ()):
+        raw = given.get(name)
+        if raw is not None:
+            raw = raw.removesuffix(unit) if unit else raw
+            if not (raw.isascii() and raw.isdigit()):
+                return None
+            opts.append((name, int(raw)))
+    return Leaf(kind, tuple(opts)).text()

@@ -22,6 +22,7 @@ from tuitune.core.host.rss import (
     fields_value,
     read_rss,
     rxnfc,
+    state_json,
     table_value,
     write_flow_hash,
 )
@@ -39,12 +40,14 @@ from tuitune.core.session.kinds.base import (
     GroupRead,
     ProfileField,
     UdevLines,
+    UdevRead,
     UdevRun,
     WriteRefused,
+    ethtool_args,
 )
 from tuitune.core.session.kinds.edit import PICK_INTERFACE, EditContext, EditSpec
 from tuitune.core.session.kinds.safe import Checker, UnsafeValue
-from tuitune.core.session.kinds.showform import ShowDoc, section, what
+from tuitune.core.session.kinds.showform import ShowDoc, ShowPart, ShowSource, section, what
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text, shown
 from tuitune.core.session.settings import Key, Kind
@@ -100,6 +103,29 @@ class RssIndirection(Family):
         if args == [DEFAULT]:
             return [*head, "#   the driver's default: nothing to run when the device appears"], None
         return [*head, f'RUN+="{run.ethtool} -X $name {" ".join(args)}"'], None
+
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
+        """`ethtool -X $name equal 2 | weight 16 16 | default` -> the table's canonical value."""
+        args = ethtool_args(command, "-X")
+        if args is None:
+            return []
+        if args == [DEFAULT] or (len(args) == 2 and args[0] == "equal" and args[1].isdigit()):
+            return [UdevRead(Key.rss(ifname), " ".join(args))]
+        if args[:1] == ["weight"] and all(w.isascii() and w.isdigit() for w in args[1:]):
+            weights = [int(w) for w in args[1:]]
+            if not 0 < sum(weights) <= MAX_SLOTS:
+                return []
+            # tuitune writes each queue's slot count as its weight: the table is their runs.
+            indir = [q for q, n in enumerate(weights) for _ in range(n)]
+            return [UdevRead(Key.rss(ifname), table_value(indir, None))]
+        return []
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """`rss`: the table, its hash fields and ntuple rules as read (host/rss.py's
+        state_json), for the hash fields' and the rules' kinds too."""
+        if src.rss is None or src.nic is None:
+            return {}
+        return {("rss",): state_json(src.rss)}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`rss.setting`, the table as the journal holds it; the rest of `rss` reports."""
@@ -187,6 +213,13 @@ class FlowHash(Family):
             return head, None
         cmd = f"{run.ethtool} -N $name rx-flow-hash {run.key.name} {fields}"
         return [*head, f'RUN+="{cmd}"'], None
+
+    def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
+        """`ethtool -N $name rx-flow-hash tcp4 sdfn` -> the fields of tcp4."""
+        args = ethtool_args(command, "-N")
+        if args is not None and len(args) == 3 and args[0] == "rx-flow-hash":
+            return [UdevRead(Key.flow_hash(ifname, args[1]), args[2])]
+        return []
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`rss.flow_hash`: flow type -> fields ("" hashes on nothing: nothing to set)."""

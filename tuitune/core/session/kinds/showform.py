@@ -1,8 +1,13 @@
-"""The strict readers a handler's `show_requests` reads its part of a `tuitune show --json`
-document with (session/showdoc.py walks the handlers; docs/profile.md): every field a value
-is taken from must have its type and range (whole numbers, not 1.5, true or NaN; CPU numbers;
-objects whose keys are the snapshot dataclasses' fields, so a typo or a newer tuitune's
-field is refused, not skipped). A problem is a ProfileError naming the field.
+"""The forms of a `tuitune show --json` document a handler writes and reads its part with.
+
+Written: `ShowSource`, what the document is written from, and `ShowPart`, the values a
+handler's `show_json` puts at their places (core/jsondoc.py and platformview.py build the
+frame and walk the kind table; `place` puts the parts in). Read: the strict readers a
+handler's `show_requests` reads its part with (session/showdoc.py walks the handlers;
+docs/profile.md): every field a value is taken from must have its type and range (whole
+numbers, not 1.5, true or NaN; CPU numbers; objects whose keys are the snapshot dataclasses'
+fields, so a typo or a newer tuitune's field is refused, not skipped). A problem is a
+ProfileError naming the field.
 
 A leaf: imports no handler and not the kind table, so every handler module may import it.
 """
@@ -10,12 +15,19 @@ A leaf: imports no handler and not the kind table, so every handler module may i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuitune.core.session.profile_model import ProfileError, shown
+from tuitune.core.values import Unavailable
+
+if TYPE_CHECKING:
+    from tuitune.core.host.platform import Platform
+    from tuitune.core.host.qdisc import Qdisc
+    from tuitune.core.host.rss import RssState
+    from tuitune.core.watch.snapshot import HostState, NicState
 
 U32_MAX = 0xFFFFFFFF
 MAX_CPU = 65535  # a sanity bound only; the host's own CPUs are checked when the value is
@@ -46,6 +58,66 @@ class ShowDoc:
         platform = self.doc.get("platform")
         driver = platform.get("driver") if isinstance(platform, dict) else None
         return driver if isinstance(driver, dict) else None
+
+
+@dataclass(frozen=True)
+class ShowSource:
+    """What a `show --json` document is written from (core/jsondoc.py): the host, the
+    interface (None: none chosen), and the reads `show` adds when it has them (None: not
+    read, so the part stays null)."""
+
+    host: HostState | None = None
+    nic: NicState | None = None
+    platform: Platform | None = None
+    rss: RssState | None = None
+    qdiscs: tuple[Qdisc, ...] | Unavailable | None = None
+
+
+# A handler's part of the document: the value at each place, a place being the keys from the
+# document's top (("platform", "driver", "fec")).
+ShowPart = dict[tuple[str, ...], Any]
+
+
+def place(doc: dict[str, Any], parts: ShowPart, under: tuple[str, ...] = ()) -> None:
+    """Put each part in `doc` (whose top is the document's `under`): a place whose parent
+    the frame does not have (no platform read: `platform` is null) is left out; a key the
+    frame has keeps its place in the document's order."""
+    for where, value in parts.items():
+        if where[: len(under)] != under or len(where) <= len(under):
+            continue
+        parent: Any = doc
+        for name in where[len(under) : -1]:
+            parent = parent.get(name) if isinstance(parent, dict) else None
+        if isinstance(parent, dict):
+            parent[where[-1]] = value
+
+
+def jsonable(obj: Any) -> Any:
+    """Dataclasses to dicts, CPU sets to sorted lists, refusals to {"unavailable": ...}."""
+    if isinstance(obj, Unavailable):
+        return {"unavailable": obj.kind, "reason": obj.reason}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple (CpuRates): named
+        return {name: jsonable(getattr(obj, name)) for name in obj._fields}
+    if isinstance(obj, frozenset | set):
+        return sorted(obj)
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        if obj and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in obj):
+            return {k: jsonable(v) for k, v in obj}  # (name, value) pairs: ethtool -S, -c
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, float):
+        return round(obj, 3)
+    return obj
+
+
+def state_or(v: object) -> Any:
+    """A refusal as {"unavailable": kind, "reason": ...}, any other value as it is."""
+    if isinstance(v, Unavailable):
+        return {"unavailable": v.kind, "reason": v.reason}
+    return v
 
 
 def fields(cls: type) -> frozenset[str]:

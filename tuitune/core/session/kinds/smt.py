@@ -23,8 +23,9 @@ from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
 from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.irq import read_irq
+from tuitune.core.session.kinds.showform import ShowPart, ShowSource, state_or
 from tuitune.core.session.outcome import Effect
-from tuitune.core.session.settings import Key
+from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -71,6 +72,14 @@ class SmtControl(Family):
     not_exported: str | None = (
         "not exported: SMT at boot is the kernel command line's nosmt (printed by show)"
     )
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """platform.smt: the control file's word and whether sibling threads are active (a
+        report: `apply` leaves SMT alone)."""
+        if src.platform is None:
+            return {}
+        smt = src.platform.smt
+        return {("platform", "smt"): {"control": state_or(smt.control), "active": smt.active}}
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
         value = read_value(acc.root, acc.root.sys_path(CONTROL), key.label)

@@ -12,7 +12,16 @@ from tuitune.core.session import validate as v
 from tuitune.core.session.kernel_said import ALLOWED_CC, CONGESTION, value_refused
 from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused, refusal
 from tuitune.core.session.kinds.edit import EditContext, EditSpec
-from tuitune.core.session.kinds.showform import ShowDoc, array, obj, once, what
+from tuitune.core.session.kinds.showform import (
+    ShowDoc,
+    ShowPart,
+    ShowSource,
+    array,
+    obj,
+    once,
+    state_or,
+    what,
+)
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, check_name, is_text, shown
 from tuitune.core.session.settings import Key, Kind
@@ -109,6 +118,25 @@ class Sysctl(Family):
             return catalog.format_value(entry, catalog.parse_value(entry, text))
         except (KeyError, ValueError):
             return text
+
+    def show_json(self, kind: Kind, src: ShowSource) -> ShowPart:
+        """`sysctls`: each catalog key the host read, with its catalog scope and summary."""
+        if src.host is None:
+            return {}
+        sysctls = []
+        for sv in src.host.sysctls:
+            entry, gone = catalog.entry(sv.key), isinstance(sv.value, Unavailable)
+            sysctls.append(
+                {
+                    "key": sv.key,
+                    "value": None if gone else sv.value,
+                    "unavailable": state_or(sv.value) if gone else None,
+                    "note": sv.note,
+                    "scope": entry.scope,
+                    "summary": entry.summary,
+                }
+            )
+        return {("sysctls",): sysctls}
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """`sysctls`: each catalog key's value; each entry's `unavailable`, `note`, `scope`

@@ -4,6 +4,8 @@ tests/unit/core/session/test_kind_table.py checks every kind has them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tuitune.core.session.kinds.base import KindHandler
 from tuitune.core.session.kinds.boost import BoostKind
 from tuitune.core.session.kinds.cpupower import CpuPowerKind
@@ -24,6 +26,7 @@ from tuitune.core.session.kinds.qdisc import RootQdisc
 from tuitune.core.session.kinds.queues import Queues
 from tuitune.core.session.kinds.rss import FlowHash, RssIndirection
 from tuitune.core.session.kinds.service import Service
+from tuitune.core.session.kinds.showform import ShowPart, ShowSource
 from tuitune.core.session.kinds.smt import SmtControl
 from tuitune.core.session.kinds.sysctl import Sysctl
 from tuitune.core.session.settings import Kind
@@ -122,6 +125,15 @@ SHOW_ORDER: tuple[Kind, ...] = (
 def show_order() -> tuple[Kind, ...]:
     """Every kind once: SHOW_ORDER's, then the rest in the table's order."""
     return (*SHOW_ORDER, *(k for k in HANDLERS if k not in SHOW_ORDER))
+
+
+def show_parts(src: ShowSource) -> ShowPart:
+    """Every kind's part of a `show --json` document (its handler's `show_json`), asked in
+    show_order(): core/jsondoc.py and platformview.py put them in the document's frame."""
+    out: dict[tuple[str, ...], Any] = {}
+    for kind in show_order():
+        out.update(HANDLERS[kind].show_json(kind, src))
+    return out
 
 
 def handler(kind: Kind) -> KindHandler:

@@ -1,8 +1,8 @@
 """C opens the connections view: each TCP connection's cwnd, RTT, retransmits, pacing rate
-and wscale at 80x24 (and at 160 columns its local end, delivery rate, MSS and SACK too), a connection without window scaling marked, and the congestion
-control's name (outside text) shown escaped. The reader's inet_diag read is replaced by a
-fixed list: a fixture host has no sockets (tests/kernel/test_connections_kernel.py reads real
-ones)."""
+and wscale at 80x24 (and at 160 columns its local end, delivery rate, MSS and SACK too), a
+connection without window scaling marked, and the congestion control's name (outside text)
+shown escaped. The reader's inet_diag read is replaced by a fixed list: a fixture host has no
+sockets (tests/kernel/test_connections_kernel.py reads real ones)."""
 
 from __future__ import annotations
 

@@ -89,6 +89,10 @@ def no_pacing_wan(f: Facts) -> Iterator[Outcome]:
     )
 
 
+# Link kinds the kernel gives no queue (IFF_NO_QUEUE: their default root is noqueue).
+_NO_QUEUE = frozenset({"veth", "vlan", "macvlan", "ipvlan", "bridge", "bond", "dummy", "vxlan"})
+
+
 def _qdisc_kinds(f: Facts) -> list[str] | None:
     """The kinds in the interface's qdisc tree: the tree read (`advise`, `show`), else what
     the NIC state's root qdisc value says (the live screen reads that each time the NIC state
@@ -102,6 +106,8 @@ def _qdisc_kinds(f: Facts) -> list[str] | None:
         return None
     words = value.split()
     if words[:1] == ["default"]:
+        if f.nic is not None and f.nic.link.kind in _NO_QUEUE:
+            return ["noqueue"]
         leaf = f.sysctl("net.core.default_qdisc")
         if leaf is None:
             return None

@@ -225,6 +225,11 @@ def test_no_fq_judged_from_the_nic_states_root_qdisc_as_the_live_screen_has_it(
     assert one(root("default", "fq"), "no-pacing-wan") is None  # the kernel's root is fq
     default = one(root("default"), "no-pacing-wan")
     assert default is not None and "pfifo_fast" in default.evidence[0]
+    veth = root("default", "fq")
+    assert veth.nic is not None
+    veth = replace(veth, nic=replace(veth.nic, link=replace(veth.nic.link, kind="veth")))
+    noqueue = one(veth, "no-pacing-wan")  # a veth's own root is noqueue, whatever the default
+    assert noqueue is not None and noqueue.evidence[0] == "qdisc: noqueue (tc qdisc show)"
     other = advise(root("other: htb with classes"))
     (note,) = [n for n in other.notes if n.rule == "no-pacing-wan"]
     assert note.text == "connections or the qdisc not read"

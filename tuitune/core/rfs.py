@@ -26,7 +26,7 @@ NTUPLE = "rx-ntuple-filter"
 
 @dataclass(frozen=True, slots=True)
 class Rfs:
-    entries: int | None  # None: not read (a namespace other than the host's has no such file)
+    entries: int | None  # None: not read (the file is in the host's namespace only)
     counts: dict[str, int]  # rx queue -> rps_flow_cnt, the queues that could be read
     ntuple: bool | None  # the ntuple filters feature; None: not read or not there
 

@@ -26,7 +26,7 @@ def rfs_half_set(f: Facts) -> Iterator[Outcome]:
     ints = f.sysctl_ints(ENTRIES_KEY)
     rfs = rfs_of(ints[0] if ints else None, f.nic.queues, f.nic.features)
     if rfs.state != "half":
-        return  # off (the default), on, or not readable (a namespace has no such file)
+        return  # off (the default), on, or not read
     entries, per_queue = rfs.pair()
     change: list[Change] = []
     if entries != rfs.entries:

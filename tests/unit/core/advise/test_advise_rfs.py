@@ -59,7 +59,7 @@ def test_the_queues_without_the_host_table_propose_both(pegged: Facts) -> None:
 def test_off_on_or_unreadable_is_no_finding(pegged: Facts) -> None:
     assert one(rfs(pegged, "0", [0] * 8), "rfs-half-set") is None  # the default
     assert one(rfs(pegged, "32768", [4096] * 8), "rfs-half-set") is None
-    assert one(rfs(pegged, None, [4096] * 8), "rfs-half-set") is None  # a namespace
+    assert one(rfs(pegged, None, [4096] * 8), "rfs-half-set") is None  # not read
 
 
 def test_a_pair_stays_in_powers_of_two() -> None:

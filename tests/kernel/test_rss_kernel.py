@@ -47,3 +47,26 @@ def test_the_panel_and_the_advisor_give_one_reason(veth_ns: VethNs) -> None:
     advice = advise(Facts(snap.host, snap.nic, EMPTY, Context()))
     (note,) = [n for n in advice.notes if n.rule == "rss-uncovered"]
     assert note.text == row.label
+
+
+def test_the_kernel_lists_contexts_or_says_it_cannot(veth_ns: VethNs) -> None:
+    """The RSS_GET dump (core/host/rss_netlink.py) on this machine's kernel: from 6.12 it is
+    accepted and filtered by the device (a veth has no RSS: no context), a name that is not
+    there is ENODEV; before 6.12 the refusal reads as "cannot list"."""
+    import errno
+    import os
+
+    import pytest
+
+    from tuitune.core.host.rss_netlink import CANNOT_LIST, list_contexts, listing_refused
+
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    if (major, minor) >= (6, 12):
+        assert veth_ns.kt.call(list_contexts, veth_ns.a, None) == {}
+        with pytest.raises(OSError) as exc:
+            veth_ns.kt.call(list_contexts, veth_ns.a + "x", None)
+        assert exc.value.errno == errno.ENODEV
+    else:
+        with pytest.raises(OSError) as exc:
+            veth_ns.kt.call(list_contexts, veth_ns.a, None)
+        assert listing_refused(exc.value) == CANNOT_LIST

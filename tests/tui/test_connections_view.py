@@ -1,8 +1,8 @@
 """C opens the connections view: each TCP connection's cwnd, RTT, retransmits, pacing rate
-and wscale at 80x24, a connection without window scaling marked, and the congestion
-control's name (outside text) shown escaped. The reader's inet_diag read is replaced by a
-fixed list: a fixture host has no sockets (tests/kernel/test_connections_kernel.py reads real
-ones)."""
+and wscale at 80x24 (and at 160 columns its local end, delivery rate, MSS and SACK too), a
+connection without window scaling marked, and the congestion control's name (outside text)
+shown escaped. The reader's inet_diag read is replaced by a fixed list: a fixture host has no
+sockets (tests/kernel/test_connections_kernel.py reads real ones)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,12 @@ async def test_the_advisor_judges_the_views_reading(launch: Launch) -> None:
         tui.reader.connections = lambda ifname: CONNS  # type: ignore[method-assign]
         await tui.press("C")
         await tui.wait(lambda: "established" in tui.screen_text(), "the view's first read")
+        # Wide: every column the issue names (local end, delivery rate, MSS, SACK too).
+        for head in ("local", "cc", "cwnd", "rtt ms", "retr", "pacing", "deliv", "mss", "sack"):
+            assert head in tui.screen_text()
+        row = next(ln for ln in tui.lines() if "10.0.0.2:40000" in ln)
+        assert "10.0.0.1:5201" in row and "cubic" in row and "9.00 Gb/s" in row
+        assert "1448" in row and " on " in row and "7,7" in row
         await tui.press("escape")
         await tui.press("A")
         await tui.wait(lambda: "Findings" in tui.screen_text(), "the findings view")

@@ -106,9 +106,11 @@ def rss_table(st: RssState, qr: QueueRates | None) -> Table | Text:
 
 
 def contexts_text(st: RssState) -> Text | None:
-    """The additional RSS contexts ntuple rules steer into (`ethtool -x IF context N`), read
-    only: each one's table in the journal's words and its slots per queue."""
-    if not st.contexts:
+    """The additional RSS contexts (`ethtool -x IF context N`), read only: each one's table in
+    the journal's words and its slots per queue, and why the list may not be whole (a kernel
+    before 6.12 cannot list them: only those ntuple rules name are read). None: nothing to
+    say (no table, or the kernel listed none)."""
+    if not st.contexts and not st.contexts_why:
         return None
     line = Text("additional RSS contexts (ethtool -x context N, read only):", style="bold")
     for c in st.contexts:
@@ -120,18 +122,33 @@ def contexts_text(st: RssState) -> Text | None:
         per = ", ".join(f"q{q} {n}" for q, n in t.slots_per_queue().items())
         text = f"context {c.id}: {len(t.indir)} slots, {c.setting}; slots per queue: {per}"
         line.append(printable(text, 400), style="")
+    if st.contexts_why:
+        line.append("\n  " + printable(st.contexts_why, 200), style="dim")
+    elif not st.contexts:
+        line.append("\n  none", style="dim")
     return line
 
 
+def _rule_context(rule: str, st: RssState) -> str:
+    """A rule steering into an RSS context gets that context's table beside it."""
+    _, found, rest = rule.partition("rss context ")
+    ident = rest.split(",", 1)[0].split()[0] if found and rest.split() else ""
+    for c in st.contexts:
+        if ident == str(c.id):
+            return f"  [context {c.id}: {c.setting or 'not read'}]"
+    return f"  [context {ident}: not read]" if ident else ""
+
+
 def ntuple_text(st: RssState) -> Text:
-    """The ntuple rules (`ethtool -n`) by location, as `ethtool -N` words."""
+    """The ntuple rules (`ethtool -n`) by location, as `ethtool -N` words; a rule into an
+    RSS context with that context's table."""
     if st.rules is None:
         return Text("ntuple rules: none readable (no ntuple table, or filtering off)", style="dim")
     if not st.rules:
         return Text("ntuple rules (ethtool -n): none", style="dim")
     line = Text("ntuple rules (ethtool -n):", style="bold")
     for loc, rule in st.rules.items():
-        line.append(f"\n  loc {loc}: {printable(rule, 200)}", style="")
+        line.append(f"\n  loc {loc}: {printable(rule + _rule_context(rule, st), 260)}", style="")
     return line
 
 

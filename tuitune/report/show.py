@@ -268,6 +268,16 @@ def _queues(nic: NicState) -> Table:
     return t
 
 
+def _rfs(snap: Snapshot, nic: NicState) -> Text:
+    """RFS and aRFS in one line (core/rfs.py): both tables, and the ntuple filters."""
+    from tuitune.core.rfs import ENTRIES_KEY, rfs_of
+
+    raw = next((s.value for s in snap.host.sysctls if s.key == ENTRIES_KEY), None)
+    entries = int(raw) if isinstance(raw, str) and raw.strip().isdigit() else None
+    rfs = rfs_of(entries, nic.queues, nic.features)
+    return Text(rfs.line(), style="dim" if rfs.state in ("off", "unknown") else "")
+
+
 def _sysctls(snap: Snapshot) -> Table:
     t = Table(
         title="sysctls (scope: per network namespace, or the whole host)",
@@ -348,6 +358,7 @@ def print_show(
         for title, value in groups:
             out(_group(title, value))
         out(_queues(nic))
+        out(_rfs(snap, nic))
         if processes is not None:
             from tuitune.report.procs import processes_table
 

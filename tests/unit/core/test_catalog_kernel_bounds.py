@@ -37,6 +37,9 @@ KERNEL: dict[str, tuple[int, int, str]] = {
     "net.core.busy_read": (0, INT_MAX, "dointvec_minmax, extra1 SYSCTL_ZERO"),
     "net.core.busy_poll": (0, INT_MAX, "dointvec_minmax, extra1 SYSCTL_ZERO"),
     "net.core.somaxconn": (0, INT_MAX, "dointvec_minmax, extra1 SYSCTL_ZERO"),
+    # rps_sock_flow_sysctl: proc_dointvec into a local, then EINVAL above 1 << 29; a negative
+    # int is a huge unsigned size there, refused the same way, so 0 is the floor.
+    "net.core.rps_sock_flow_entries": (0, 1 << 29, "rps_sock_flow_sysctl, size > 1<<29 EINVAL"),
     # net/ipv4/sysctl_net_ipv4.c
     "net.ipv4.tcp_timestamps": (0, 255, "dou8vec_minmax"),
     "net.ipv4.tcp_tw_reuse": (0, 2, "dou8vec_minmax, SYSCTL_ZERO..SYSCTL_TWO"),

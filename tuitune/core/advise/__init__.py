@@ -15,6 +15,7 @@ from tuitune.core.advise import (
     rules_optics,
     rules_platform,
     rules_queues,
+    rules_rfs,
     rules_tcp,
 )
 from tuitune.core.advise.facts import Facts, Rule
@@ -45,6 +46,7 @@ RULES: dict[str, Rule] = {
     "queue-imbalance": rules_queues.queue_imbalance,
     "rss-uncovered": rules_queues.rss_uncovered,
     "udp-hash-addresses": rules_queues.udp_hash_addresses,
+    "rfs-half-set": rules_rfs.rfs_half_set,
     "buffers-below-bdp": rules_tcp.buffers_below_bdp,
     "mtu-small": rules_nic.mtu_small,
     "offload-disabled": rules_nic.offload_disabled,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from tuitune.core.advise.facts import Facts, Outcome
 from tuitune.core.advise.model import Change, Finding, Note, SourceRef
-from tuitune.core.host.qdisc_spec import parse_spec
+from tuitune.core.host.qdisc_spec import LEAVES, parse_spec
 from tuitune.core.session.settings import Key
 
 _LOFAR_WSCALE = SourceRef(
@@ -53,20 +53,21 @@ def connection_no_wscale(f: Facts) -> Iterator[Outcome]:
 
 def no_pacing_wan(f: Facts) -> Iterator[Outcome]:
     rule = "no-pacing-wan"
-    if f.connections is None or f.qdiscs is None:
+    tree = _qdisc_kinds(f)
+    if f.connections is None or tree is None:
         yield Note(rule, "connections or the qdisc not read")
         return
     if f.context.kind != "wan":
         if f.context.kind == "any":
             yield Note(rule, "pacing is judged on a WAN path: --context wan (or --rtt)")
         return
-    if any(q.kind == "fq" for q in f.qdiscs):
+    if "fq" in tree:
         return
     retrans = [c for c in f.connections if c.retrans]
     if not retrans:
         return
     total = sum(c.retrans or 0 for c in retrans)
-    kinds = sorted({q.kind for q in f.qdiscs}) or ["noqueue"]
+    kinds = tree or ["noqueue"]
     yield Finding(
         id=rule,
         severity="risk",
@@ -86,6 +87,34 @@ def no_pacing_wan(f: Facts) -> Iterator[Outcome]:
         sources=(_KERNEL_FQ,),
         context="wan",
     )
+
+
+# Link kinds the kernel gives no queue (IFF_NO_QUEUE: their default root is noqueue).
+_NO_QUEUE = frozenset({"veth", "vlan", "macvlan", "ipvlan", "bridge", "bond", "dummy", "vxlan"})
+
+
+def _qdisc_kinds(f: Facts) -> list[str] | None:
+    """The kinds in the interface's qdisc tree: the tree read (`advise`, `show`), else what
+    the NIC state's root qdisc value says (the live screen reads that each time the NIC state
+    is read, not the tree): "mq fq ..." is mq and fq; "default" is the kernel's own root,
+    net.core.default_qdisc (under mq on a multi-queue device); a tree tuitune cannot name
+    ("other: ...") or no value is not read (None)."""
+    if f.qdiscs is not None:
+        return sorted({q.kind for q in f.qdiscs})
+    value = f.nic.qdisc if f.nic is not None else None
+    if not isinstance(value, str) or value.startswith("other"):
+        return None
+    words = value.split()
+    if words[:1] == ["default"]:
+        if f.nic is not None and f.nic.link.kind in _NO_QUEUE:
+            return ["noqueue"]
+        leaf = f.sysctl("net.core.default_qdisc")
+        if leaf is None:
+            return None
+        tx = sum(1 for q in f.nic.queues if q.name.startswith("tx-")) if f.nic else 0
+        return sorted({"mq", leaf.strip()} if tx > 1 else {leaf.strip()})
+    # "mq LEAF ..." or "KIND ...": the kind words the journal's value starts with
+    return sorted({w for w in words[:2] if w in LEAVES or w == "mq"})
 
 
 def _fq_change(f: Facts, multiqueue: bool) -> tuple[Change, ...]:

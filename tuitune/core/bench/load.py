@@ -21,6 +21,8 @@ class LoadTracker:
         self._sys: dict[int, float] = {}
         self._soft: dict[int, float] = {}
         self._drops: dict[int, float] = {}
+        self._queues: dict[str, dict[str, float]] = {}
+        self._nic: dict[str, float] = {}
         self._samples = 0
 
     def add(self, sample: Sample) -> None:
@@ -34,6 +36,14 @@ class LoadTracker:
                 self._soft[cpu] = max(self._soft.get(cpu, 0.0), r.soft)
                 # drops are per second over the sample's interval: back to a count
                 self._drops[cpu] = self._drops.get(cpu, 0.0) + r.drops * rates.interval
+            q = sample.queues
+            if q is not None:  # per second over q.seconds: back to counts, summed over the run
+                for qr in q.queues:
+                    got = self._queues.setdefault(f"{qr.direction}-{qr.queue}", {})
+                    for m, v in qr.per_s.items():
+                        got[m] = got.get(m, 0.0) + v * q.seconds
+                for name, v in q.nic_drops.items():
+                    self._nic[name] = self._nic.get(name, 0.0) + v * q.seconds
 
     def result(self) -> CpuLoad:
         with self._lock:
@@ -42,7 +52,13 @@ class LoadTracker:
                 peak_soft=dict(sorted(self._soft.items())),
                 drops={cpu: round(n) for cpu, n in sorted(self._drops.items())},
                 samples=self._samples,
+                queues={k: _counts(v) for k, v in self._queues.items()},
+                nic_drops=_counts(self._nic),
             )
+
+
+def _counts(d: dict[str, float]) -> dict[str, int]:
+    return {k: round(v) for k, v in d.items()}
 
 
 def _peak(d: dict[int, float] | dict[int, int]) -> tuple[int, float] | None:
@@ -57,14 +73,22 @@ def merged_load(loads: Sequence[CpuLoad]) -> CpuLoad:
     sys: dict[int, float] = {}
     soft: dict[int, float] = {}
     drops: dict[int, int] = {}
+    queues: dict[str, dict[str, int]] = {}
+    nic: dict[str, int] = {}
     for load in loads:
+        for name, measures in load.queues.items():
+            got = queues.setdefault(name, {})
+            for m, n in measures.items():
+                got[m] = got.get(m, 0) + n
+        for name, n in load.nic_drops.items():
+            nic[name] = nic.get(name, 0) + n
         for c, v in load.peak_sys.items():
             sys[c] = max(sys.get(c, 0.0), v)
         for c, v in load.peak_soft.items():
             soft[c] = max(soft.get(c, 0.0), v)
         for c, n in load.drops.items():
             drops[c] = drops.get(c, 0) + n
-    return CpuLoad(sys, soft, drops, sum(x.samples for x in loads))
+    return CpuLoad(sys, soft, drops, sum(x.samples for x in loads), queues, nic)
 
 
 def load_text(load: CpuLoad) -> str:
@@ -78,4 +102,22 @@ def load_text(load: CpuLoad) -> str:
     total = sum(load.drops.values())
     where = ", ".join(f"cpu{c} {n}" for c, n in sorted(load.drops.items()) if n)
     parts.append(f"softnet drops {total}" + (f" ({where})" if where else ""))
-    return "peak " + ", ".join(parts)
+    return "peak " + ", ".join(parts) + queues_text(load)
+
+
+def queues_text(load: CpuLoad) -> str:
+    """ "; rx packets by queue: rx-0 61 %, rx-1 39 %; ring drops: rx-1 120; NIC drops:
+    rx_missed_errors 7" (empty when no per-queue counters were read)."""
+    rx = {k: v.get("packets", 0) for k, v in load.queues.items() if k.startswith("rx-")}
+    total = sum(rx.values())
+    out = ""
+    if total:
+        top = sorted(rx.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+        out += "; rx packets by queue: " + ", ".join(f"{k} {v * 100 / total:.0f} %" for k, v in top)
+    drops = {k: v.get("drops", 0) for k, v in load.queues.items() if v.get("drops", 0)}
+    if drops:
+        out += "; ring drops: " + ", ".join(f"{k} {n}" for k, n in sorted(drops.items()))
+    nic = {k: n for k, n in load.nic_drops.items() if n}
+    if nic:
+        out += "; NIC drops: " + ", ".join(f"{k} {n}" for k, n in sorted(nic.items()))
+    return out

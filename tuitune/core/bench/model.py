@@ -142,6 +142,12 @@ class CpuLoad:
     peak_soft: dict[int, float] = field(default_factory=dict)
     drops: dict[int, int] = field(default_factory=dict)  # softnet backlog drops during the run
     samples: int = 0
+    # What each queue carried during the run ("rx-0" -> packets, bytes, drops, errors: the
+    # measures its driver counts; core/host/queuestats.py) and the NIC-wide drop counters'
+    # rises (rx_missed_errors, rx_out_of_buffer, ...): which queue the run hashed onto, and
+    # which ring dropped. Empty: no per-queue counters read (a driver without them).
+    queues: dict[str, dict[str, int]] = field(default_factory=dict)
+    nic_drops: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import socket
 from collections.abc import Mapping
 from dataclasses import fields
@@ -57,6 +58,8 @@ def run_to_json(run: Run) -> dict[str, Any]:
         "peak_soft": {str(k): v for k, v in run.load.peak_soft.items()},
         "drops": {str(k): v for k, v in run.load.drops.items()},
         "samples": run.load.samples,
+        "queues": {k: dict(v) for k, v in run.load.queues.items()},
+        "nic_drops": dict(run.load.nic_drops),
     }
     return {
         "type": "run",
@@ -71,6 +74,40 @@ def run_to_json(run: Run) -> dict[str, Any]:
         "settings": dict(run.settings),
         **({"tags": dict(run.tags)} if run.tags else {}),
     }
+
+
+_QUEUE = re.compile(r"(?:rx|tx)-[0-9]{1,5}", re.ASCII)
+
+
+def _counts(data: object, where: str, limit: int = 256) -> dict[str, int]:
+    """Counter name -> count (a run's NIC-wide drops, one queue's measures); older runs have
+    none. Names are short identifiers: they are shown."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping) or len(data) > limit:
+        raise untrusted.Refused(f"{where}: not an object of at most {limit} entries")
+    out: dict[str, int] = {}
+    for k, v in data.items():
+        name = untrusted.check_value(k, str, where)
+        if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", name, re.ASCII):
+            raise untrusted.Refused(f"{where}: {printable(name, 20)} is not a counter name")
+        out[name] = untrusted.check_value(v, int, f"{where}: {name}")
+    return out
+
+
+def _queue_counts(data: object, where: str) -> dict[str, dict[str, int]]:
+    """ "rx-0" -> its measures' counts during the run (absent in runs written before)."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping) or len(data) > 4096:
+        raise untrusted.Refused(f"{where}: not an object of at most 4096 queues")
+    out: dict[str, dict[str, int]] = {}
+    for k, v in data.items():
+        name = untrusted.check_value(k, str, where)
+        if not _QUEUE.fullmatch(name):
+            raise untrusted.Refused(f"{where}: {printable(name, 20)} is not a queue (rx-N, tx-N)")
+        out[name] = _counts(v, f"{where}: {name}", limit=8)
+    return out
 
 
 def run_from_json(data: Mapping[str, Any], where: str = "run") -> Run:
@@ -110,6 +147,8 @@ def run_from_json(data: Mapping[str, Any], where: str = "run") -> Run:
         peak_soft=untrusted.number_map(ld.get("peak_soft"), float, f"{where}: load: peak_soft"),
         drops=untrusted.number_map(ld.get("drops"), int, f"{where}: load: drops"),
         samples=untrusted.check_value(ld.get("samples", 0), int, f"{where}: load: samples"),
+        queues=_queue_counts(ld.get("queues"), f"{where}: load: queues"),
+        nic_drops=_counts(ld.get("nic_drops"), f"{where}: load: nic_drops"),
     )
     text = {
         k: untrusted.check_value(data.get(k, ""), str, f"{where}: {k}")

@@ -15,6 +15,7 @@ import errno
 import fnmatch
 import struct
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from tuitune.core.closing import Closing
 from tuitune.core.host import ethtool_driver as drv
@@ -56,6 +57,9 @@ __all__ = [
     "short_name",
 ]
 from tuitune.core.values import Unavailable, errno_state, from_oserror
+
+if TYPE_CHECKING:
+    from tuitune.core.host.rss import RssTable
 
 
 class EthtoolWriteError(Exception):
@@ -120,6 +124,13 @@ class Ethtool(Closing):
     def ioctl(self) -> io.EthtoolIoctl:
         """The SIOCETHTOOL handle, for commands with no method here (RSS: rss.py)."""
         return self._io
+
+    def rss_contexts(self, rings: int | None) -> dict[int, RssTable]:
+        """Every additional RSS context, by id, as the kernel lists them (rss_netlink.py);
+        OSError when it cannot (before Linux 6.12)."""
+        from tuitune.core.host.rss_netlink import list_contexts
+
+        return list_contexts(self.ifname, rings)
 
     @property
     def driver_label(self) -> str:

@@ -26,6 +26,7 @@ NLMSG_ERROR = 2
 NLMSG_DONE = 3
 NLM_F_REQUEST = 0x1
 NLM_F_ACK = 0x4
+NLM_F_DUMP = 0x300
 NLM_F_CAPPED = 0x100
 NLM_F_ACK_TLVS = 0x200
 NLMSGERR_ATTR_MSG = 1
@@ -178,6 +179,30 @@ class EthtoolNetlink:
                 reply = payload[_GENLHDR.size :]
                 if not ack:
                     return reply
+
+    def dump(self, mtype: int, cmd: int, version: int, attrs: bytes) -> list[bytes]:
+        """Send one dump request; return every reply's payload (after the genl header) up to
+        NLMSG_DONE. Bounded: a kernel that never ends the dump stops being read."""
+        sock = self._socket()
+        self._seq = (self._seq + 1) & 0xFFFFFFFF
+        seq = self._seq
+        body = _GENLHDR.pack(cmd, version, 0) + attrs
+        sock.send(NLMSGHDR.pack(NLMSGHDR.size + len(body), mtype, NLM_F_REQUEST | NLM_F_DUMP,
+                                seq, 0) + body)  # fmt: skip
+        replies: list[bytes] = []
+        for _ in range(1024):
+            for rtype, rflags, rseq, payload in messages(sock.recv(65536)):
+                if rseq != seq:
+                    continue
+                if rtype == NLMSG_ERROR:
+                    code, extack = parse_error(payload, rflags)
+                    if code:
+                        raise NetlinkError(code, extack)
+                    return replies
+                if rtype == NLMSG_DONE:
+                    return replies
+                replies.append(payload[_GENLHDR.size :])
+        return replies
 
     def family(self) -> int:
         if self._family is None:

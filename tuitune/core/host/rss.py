@@ -2,7 +2,8 @@
 hashed per flow type (`ethtool -n IF rx-flow-hash tcp4`).
 
 Read with the SIOCETHTOOL ioctl (ETHTOOL_GRSSH, ETHTOOL_GRXFH), which every kernel tuitune
-supports; the netlink RSS_GET (6.9+) gives the same table. Each slot of the table names the
+supports; the netlink RSS_GET gives the same table, and from Linux 6.12 also lists the
+additional contexts (rss_netlink.py). Each slot of the table names the
 rx queue a hash value lands on: slots per queue is the share of flows the table gives it.
 """
 
@@ -12,7 +13,7 @@ import contextlib
 import ctypes
 import struct
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -251,9 +252,12 @@ class RssState:
     # ntuple rules by location, as the journal's values (core/host/ntuple.py); None: the
     # driver has no ntuple table (veth, virtio) or filtering is off.
     rules: dict[int, str] | None = None
-    # The additional RSS contexts the ntuple rules name (the ioctl has no list of contexts:
-    # one no rule uses is not seen), by id.
+    # The additional RSS contexts, by id: every one the kernel lists (netlink RSS_GET dump,
+    # 6.12+), else those the ntuple rules name (the ioctl has no list).
     contexts: tuple[RssContext, ...] = ()
+    # Why that is not every context (the kernel cannot list them); None: the list is whole,
+    # or the driver has no RSS table at all.
+    contexts_why: str | None = None
 
     @property
     def setting(self) -> str | None:
@@ -291,7 +295,22 @@ def read_contexts(io: EthtoolIoctl, ids: frozenset[int], driver: str) -> tuple[R
     return tuple(out)
 
 
-def read_state(io: EthtoolIoctl, driver: str) -> RssState:
+# Lists every additional context of the device (core/host/rss_netlink.py's list_contexts
+# bound to the interface), given the rx rings; OSError when the kernel cannot.
+ContextLister = Callable[[int | None], dict[int, RssTable]]
+Refusal = Callable[[OSError], str]
+
+
+def read_state(
+    io: EthtoolIoctl,
+    driver: str,
+    lister: ContextLister | None = None,
+    refusal: Refusal | None = None,
+) -> RssState:
+    """Context 0's table and hash fields, the ntuple rules, and the additional contexts: the
+    kernel's list when `lister` gives one, else (it raised) the ones the rules name, and
+    `contexts_why` says so in `refusal`'s words. Without a lister (a fake port): the ones the
+    rules name, and no claim either way."""
     try:
         table: RssTable | None = read_rss(io)
         why = None
@@ -299,8 +318,24 @@ def read_state(io: EthtoolIoctl, driver: str) -> RssState:
         table, why = None, f"RSS table: not supported by {driver} ({exc.strerror or exc})"
     if table is not None and not table.indir:
         table, why = None, f"RSS table: {driver} reports none (no RSS, or one queue)"
-    rules, contexts = read_rules(io)
-    return RssState(table, read_flow_hash(io), why, rules, read_contexts(io, contexts, driver))
+    rules, named = read_rules(io)
+    listed: dict[int, RssTable] = {}
+    listed_why: str | None = None
+    if table is not None:  # a driver without a table has no contexts to list
+        try:
+            listed = lister(table.rings) if lister is not None else {}
+        except OSError as exc:
+            listed_why = refusal(exc) if refusal else "RSS contexts: not listed"
+    # A context a rule names but the list lacks is still asked (the ioctl says why not).
+    asked = read_contexts(io, frozenset(c for c in named if c not in listed), driver)
+    contexts = sorted((*asked, *(RssContext(i, t) for i, t in listed.items())), key=_ctx_id)
+    return RssState(
+        table, read_flow_hash(io), why, rules, tuple(contexts[:MAX_CONTEXTS]), listed_why
+    )
+
+
+def _ctx_id(c: RssContext) -> int:
+    return c.id
 
 
 def _table_json(t: RssTable | None) -> dict[str, object]:
@@ -327,4 +362,7 @@ def state_json(st: RssState) -> dict[str, object]:
             str(c.id): {**_table_json(c.table), "setting": c.setting, "unavailable": c.why}
             for c in st.contexts
         },
+        # Why `contexts` is not every context (a kernel before 6.12 cannot list them); null
+        # when the list is whole or there is no table.
+        "contexts_unlisted": st.contexts_why,
     }

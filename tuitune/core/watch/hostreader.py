@@ -49,6 +49,7 @@ from tuitune.core.host.queuestats import classify, measure_of
 from tuitune.core.host.root import BIG_FILE, HostRoot, KernelFileError, decode_text
 from tuitune.core.host.rss import RssState
 from tuitune.core.host.rss import read_state as read_rss_state
+from tuitune.core.host.rss_netlink import listing_refused
 from tuitune.core.host.sysctl import read_sysctl
 from tuitune.core.host.tickreads import SoftirqsReader, StatReader
 from tuitune.core.values import Unavailable, from_oserror
@@ -211,7 +212,7 @@ class HostReader(Closing):
         name = getattr(driver, "driver", None) or "this driver"
         io = EthtoolIoctl(ifname)
         try:
-            return read_rss_state(io, name)
+            return read_rss_state(io, name, getattr(et, "rss_contexts", None), listing_refused)
         finally:
             io.close()
 
@@ -464,7 +465,8 @@ class HostReader(Closing):
         elif io is None:
             return nic
         else:
-            st = read_rss_state(io, getattr(et, "driver_label", None) or "this driver")
+            driver = getattr(et, "driver_label", None) or "this driver"
+            st = read_rss_state(io, driver, getattr(et, "rss_contexts", None), listing_refused)
         rss: str | Unavailable = st.setting or Unavailable("unsupported", st.why or "RSS: none")
         rules = tuple(sorted((st.rules or {}).items()))
         contexts = tuple((c.id, c.setting or c.why or "none") for c in st.contexts)
@@ -474,6 +476,7 @@ class HostReader(Closing):
             flow_hash=tuple(st.flow_hash.items()),
             ntuple=rules,
             rss_contexts=contexts,
+            rss_contexts_note=st.contexts_why or "",
             rss_indir=st.table.indir if st.table is not None else (),
             rss_rings=st.table.rings if st.table is not None else None,
         )

@@ -88,6 +88,8 @@ class NicState:
     # The additional RSS contexts the ntuple rules name, read only: (id, its table as the
     # journal would write it, or why it could not be read).
     rss_contexts: tuple[tuple[int, str], ...] = ()
+    # Why that is not every context (a kernel before 6.12 cannot list them); "" when whole.
+    rss_contexts_note: str = ""
     # The table itself (slot -> rx queue) and the device's rx rings, for the live advisor's
     # steering rules, which judge slots per queue (the value above is the journal's words).
     rss_indir: tuple[int, ...] = ()

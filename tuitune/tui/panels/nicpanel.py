@@ -171,6 +171,10 @@ def steering_entries(nic: NicState) -> list[Entry]:
         shown = value if head in ("default", "equal") else head
         note = runs if head == "table" else "read only"
         out.append(Entry(sec, f"rss_context:{ctx}", f"RSS context {ctx}", shown, note=note))
+    if nic.rss_contexts_note:  # the kernel cannot list them: say so, on a whole line
+        out.append(
+            Entry(sec, "rss_context:unlisted", nic.rss_contexts_note, "", state="unavailable")
+        )
     for flow, fields in nic.flow_hash:
         out.append(Entry(sec, f"flow_hash:{flow}", f"rx-flow-hash {flow}", fields or "none"))
     for loc, rule in nic.ntuple:

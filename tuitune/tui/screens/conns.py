@@ -57,7 +57,7 @@ def table(conns: tuple[Connection, ...], width: int) -> Table:
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
     cols = ["remote", "cc", "cwnd", "rtt ms", "retr", "pacing", "wscale"]
     if wide:
-        cols = ["local", *cols[:6], "deliv", "mss", "wscale"]
+        cols = ["local", *cols[:6], "deliv", "mss", "sack", "wscale"]
     for name in cols:
         left = name in ("local", "remote", "cc")
         # Numbers keep their heading's width; addresses and names give way (elided).
@@ -81,7 +81,8 @@ def table(conns: tuple[Connection, ...], width: int) -> Table:
         if wide:
             deliv = "-" if c.delivery_bps is None else bitrate(c.delivery_bps / 8)
             mss = "-" if c.mss is None else str(c.mss)
-            row = [Text(_addr(c.local, c.lport)), *row, Text(deliv), Text(mss)]
+            sack = "-" if c.sack is None else ("on" if c.sack else "off")
+            row = [Text(_addr(c.local, c.lport)), *row, Text(deliv), Text(mss), Text(sack)]
         t.add_row(*row, ws, style="yellow" if c.wscale_off else None)
     return t
 

@@ -199,3 +199,37 @@ def test_the_live_screen_judges_the_table_its_nic_state_holds(pegged: Facts) -> 
     # No table in the NIC state either: the rule says why, as before.
     bare = replace(live, nic=replace(nic, rss_indir=(), flow_hash=()))
     assert one(bare, "rss-uncovered") is None and one(bare, "udp-hash-addresses") is None
+
+
+def test_no_fq_judged_from_the_nic_states_root_qdisc_as_the_live_screen_has_it(
+    pegged: Facts,
+) -> None:
+    """The live screen has no qdisc tree, only the NIC state's root qdisc value (the panel's
+    row): the rule judges that, so `A` after a WAN benchmark is not "the qdisc not read"."""
+    from tuitune.core.watch.snapshot import SysctlValue
+
+    assert pegged.nic is not None
+    wan = replace(pegged, context=Context("wan"), connections=(conn(retrans=42),), qdiscs=None)
+
+    def root(value: str, default_qdisc: str = "pfifo_fast") -> Facts:
+        assert wan.nic is not None
+        others = tuple(s for s in wan.host.sysctls if s.key != "net.core.default_qdisc")
+        host = replace(
+            wan.host, sysctls=(*others, SysctlValue("net.core.default_qdisc", default_qdisc))
+        )
+        return replace(wan, nic=replace(wan.nic, qdisc=value), host=host)
+
+    tbf = one(root("tbf rate 100mbit burst 32k limit 655360"), "no-pacing-wan")
+    assert tbf is not None and tbf.evidence[0] == "qdisc: tbf (tc qdisc show)"
+    assert one(root("mq fq limit 10000 flow_limit 100"), "no-pacing-wan") is None
+    assert one(root("default", "fq"), "no-pacing-wan") is None  # the kernel's root is fq
+    default = one(root("default"), "no-pacing-wan")
+    assert default is not None and "pfifo_fast" in default.evidence[0]
+    veth = root("default", "fq")
+    assert veth.nic is not None
+    veth = replace(veth, nic=replace(veth.nic, link=replace(veth.nic.link, kind="veth")))
+    noqueue = one(veth, "no-pacing-wan")  # a veth's own root is noqueue, whatever the default
+    assert noqueue is not None and noqueue.evidence[0] == "qdisc: noqueue (tc qdisc show)"
+    other = advise(root("other: htb with classes"))
+    (note,) = [n for n in other.notes if n.rule == "no-pacing-wan"]
+    assert note.text == "connections or the qdisc not read"

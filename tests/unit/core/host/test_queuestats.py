@@ -194,3 +194,22 @@ def test_vmxnet3_blocks_per_queue() -> None:
     )
     r = queue_rates(before, after, 1.0, "vmxnet3")
     assert (rate_of(r, "rx", 0), rate_of(r, "rx", 1), rate_of(r, "tx", 0)) == (0.0, 1000.0, 0.0)
+
+
+def test_mlx5_rings_and_its_hot_queue() -> None:
+    """A real mlx5 paste (63 rings): each `rxN_packets` is its ring; the port totals
+    `rx_packets` and `rx_packets_phy` are not a queue; rx0 carries almost everything, which
+    is what the per-queue view and the `queue-imbalance` rule are for."""
+    got = values("mlx5_core_eth01_-S_grep_rxN_packets_63rings.txt", "mlx5_core")
+    assert set(got) == {("rx", q) for q in range(63)}
+    assert got[("rx", 0)] == {"packets": 221870072}
+    assert got[("rx", 29)] == {"packets": 2889641}
+    total = sum(v["packets"] for v in got.values())
+    assert got[("rx", 0)]["packets"] / total > 0.9
+    zero = tuple(
+        (name, 0) for name, _ in capture("mlx5_core_eth01_-S_grep_rxN_packets_63rings.txt")
+    )
+    r = queue_rates(
+        zero, capture("mlx5_core_eth01_-S_grep_rxN_packets_63rings.txt"), 10.0, "mlx5_core"
+    )
+    assert rate_of(r, "rx", 0) == 22187007.2 and r.unknown == {}

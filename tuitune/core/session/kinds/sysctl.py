@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from tuitune.core.session.kinds.port import KernelPort
 
 
+# Sysctls the kernel rounds up to a power of two (net/core/sysctl_net_core.c,
+# rps_sock_flow_sysctl: roundup_pow_of_two), with their largest value.
+POWER_OF_TWO: dict[str, int] = {"net.core.rps_sock_flow_entries": 1 << 29}
+
+
 class Sysctl(Family):
     value_form: Form = "text"  # the kernel judges it
     of_interface = False
@@ -89,7 +94,10 @@ class Sysctl(Family):
         refused = _refused_here(acc.root, entry, text, choices)
         if refused:
             raise v.InvalidValue(key, refused)
-        return v.parse_sysctl(key, entry, text, choices)
+        value = v.parse_sysctl(key, entry, text, choices)
+        if key.name in POWER_OF_TWO:  # else the value read back would not be the one written
+            return v.parse_power_of_two(key, value, POWER_OF_TWO[key.name])
+        return value
 
     def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
         try:

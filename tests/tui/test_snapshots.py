@@ -15,6 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.support.fixture_hosts import host_32cpu, host_256cpu
+from tests.support.screen_text import settled as screen_settled
 from tuitune.tui.app import TuituneApp
 
 SAMPLES = 3
@@ -46,7 +47,15 @@ def settled(*keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
         assert app.samples_drawn >= SAMPLES, "the fixture host never delivered its samples"
         for key in keys:
             await pilot.press(key)
-        await pilot.pause()
+        # The picture is taken once the screen is laid out and what the last sample asked
+        # for after its refresh (a panel's first layout draws it again) has run: under load
+        # the third sample can land before the panels' first layout.
+        for _ in range(3):
+            await pilot.pause()
+            for _ in range(3000):
+                if screen_settled(app):
+                    break
+                await pilot.pause(0.02)
 
     return run_before
 

@@ -496,9 +496,10 @@ class TuituneApp(Leaving):
     def on_row_view_laid_out(self, message: RowView.LaidOut) -> None:
         if self.sample is None:
             return  # the first sample will be drawn at the width it has now
-        for name, panel in self.panels.items():
-            if panel.view is message.view:
-                self.view.redraw_panel(name)
+        if any(panel.view is message.view for panel in self.panels.values()):
+            # All of it: rows built at the real width can be more or fewer, and the wide
+            # layout sizes its panels by their rows (size_panels).
+            self.view.redraw()
 
     def on_cpu_picked(self, message: CpuPicked) -> None:
         """A heat-map cell was clicked: the CPU list's cursor goes to that CPU."""

@@ -101,10 +101,13 @@ def big(ticks: int, full: bool = False, rows: int | None = None) -> None:
             sampler.record_affinity = True  # as every recording's sampler does
             sampler.start()
             spent = cost = 0.0
+            rows_seen = 0
             try:
                 for _ in range(ticks):
                     s = got.get(timeout=600)
                     cost += s.cost
+                    if s.counters is not None:
+                        rows_seen = max(rows_seen, len(s.counters.interrupts.rows))
                     if s.counters is not None:
                         made = moving_stats(base, s.seq)
                         s = replace(s, driver_stats=made, stats_source="ethtool -S")
@@ -123,9 +126,8 @@ def big(ticks: int, full: bool = False, rows: int | None = None) -> None:
         back = time.perf_counter() - t
         stats = m.counters.queue_stats
         print(f"per-queue and driver counters a sample: {len(stats) if stats else 'none'}")
-        rows_shown = len(m.counters.interrupts.rows)
         print(
-            f"1152-CPU host, {rows_shown} IRQ rows, {'whole table' if full else 'cadence'}: "
+            f"1152-CPU host, {rows_seen} IRQ rows, {'whole table' if full else 'cadence'}: "
             f"{size} bytes for {n} samples over {span:.0f} s "
             f"(chunks of {fileformat.CHUNK_SECONDS:.0f} s); {hour(size, n):.1f} MB an hour at "
             f"1 Hz; reading {cost / n * 1000:.0f} ms a sample (the sampler's), encoding and "

@@ -16,6 +16,7 @@ from tuitune.core.watch.sampler import Sample
 from tuitune.core.watch.snapshot import QUEUE_SOURCES, HostState
 
 if TYPE_CHECKING:
+    from tuitune.core.host.irqs import IrqAffinity
     from tuitune.core.session.outcome import Outcome
 
 
@@ -49,6 +50,7 @@ class Recorder:
         self._t0: float | None = None
         self._last: dict[str, Any] = {}
         self._counters: object = None  # the last sample's counters, recorded once
+        self._affinity: dict[str, IrqAffinity] | None = None  # the last IRQ affinities seen
         self.samples = 0
         self.stopped: str | None = None  # why recording stopped (one line), for the screen
 
@@ -76,7 +78,10 @@ class Recorder:
             self._state("host", encode(s.host), at)
         if s.nic is not None:
             self._state("nic", encode(s.nic), at)
-        if s.all_affinity is not None:  # every IRQ's, read at the sampler's whole-table ticks
+        # Every IRQ's, read at the sampler's whole-table ticks and a few a tick between: the
+        # same map again (most ticks) is not encoded again to be compared.
+        if s.all_affinity is not None and s.all_affinity != self._affinity:
+            self._affinity = s.all_affinity
             self._state("irqs", encode(s.all_affinity), at)
         if not again:
             self._counters = c = s.counters

@@ -144,8 +144,9 @@ class Sampler:
         # walks every socket of the namespace, so it is not read when nobody looks.
         self._conns_for: set[str] = set()
         self._conns_now = False  # newly wanted: a tick now, not at the next deadline
-        # A recording runs: every IRQ's affinity at each whole read of /proc/interrupts (the
-        # recorder keeps it when it changed), whether or not the all-IRQs view is open.
+        # A recording runs: every IRQ's affinity at each whole read of /proc/interrupts and a
+        # few a tick in between (the recorder keeps it when it changed), whether or not the
+        # all-IRQs view is open.
         self.record_affinity = False
         self._affinity = AffinityRounds()  # those affinities, a few a tick
         self._thread: threading.Thread | None = None
@@ -426,11 +427,17 @@ class Sampler:
             table = self._full(counters)
             numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
             all_aff = self.reader.view_affinities(numbered, self._affinity, forced)
+        elif self.record_affinity and not boot:
+            # A recording: every IRQ's affinity at each whole read of the table, and between
+            # them a round of a few a tick (the view's rounds), so that a change is recorded
+            # at the tick it is read: every tick on a host of up to BUDGET IRQs.
+            detail_arg = detail
+            table = self._full(counters)
+            numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
+            all_aff = self.reader.view_affinities(numbered, self._affinity, counters.irq_full)
         else:
             detail_arg = detail
             self._affinity.forget()
-            if self.record_affinity and counters.irq_full and not boot:
-                all_aff = self.reader.all_affinity(counters)
         rates_from = self._last
         counters, rates = self._rates(counters, detail, detail_arg)
         if self._want_baseline is not None:

@@ -7,8 +7,9 @@ topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at o
 (after a change, on `r`), because they change rarely and cost more to read.
 
 /proc/interrupts (megabytes on a big host) is read whole only every `full_every` ticks, on
-the first three, after a change, and at every tick while the all-IRQs view is open
-(`set_all_irqs`); the other ticks read the NIC's IRQs one small file each
+the first three, after a change, at every tick while the all-IRQs view is open
+(`set_all_irqs`), and at every tick of a recording when the table is small
+(cadence.RECORD_FULL_CELLS); the other ticks read the NIC's IRQs one small file each
 (docs/sampling.md says what the CPU grid's intr/s shows in between).
 The second sample can come sooner than `interval` (`first_gap`): the first rates need two
 samples, and a live screen should not show dashes for a whole period after it starts. The
@@ -37,7 +38,13 @@ from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.values import Unavailable
-from tuitune.core.watch.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
+from tuitune.core.watch.cadence import (
+    FULL_EVERY,
+    HOST_EVERY,
+    RECORD_FULL_CELLS,
+    SLOW_EVERY,
+    Cadence,
+)
 from tuitune.core.watch.hostreader import HostReader, UnknownInterface
 from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.rates import (
@@ -377,6 +384,7 @@ class Sampler:
                 or self.seq <= 3
                 or self.full_every <= 1
                 or self.seq % self.full_every == 1
+                or self._record_whole_table()
             )
             self._counted_at = time.monotonic()
             # The per-queue counters ride along (one hand-off a tick); the boot tick has none.
@@ -510,6 +518,15 @@ class Sampler:
             return None
         got = self.reader.queue_stats(self.ifname)
         return None if isinstance(got, Unavailable) else got
+
+    def _record_whole_table(self) -> bool:
+        """A recording runs and the host's table is small enough to be recorded whole at
+        every tick (cadence.RECORD_FULL_CELLS): replay's all-IRQs view then has it at every
+        sample, as the live view does while open."""
+        if not self.record_affinity or self._last_full is None:
+            return False
+        table = self._last_full.interrupts
+        return len(table.rows) * max(1, table.ncpus) <= RECORD_FULL_CELLS
 
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()

@@ -1,12 +1,15 @@
-"""A recording keeps every IRQ's affinity when it changes (issue 34: every state read, when it
-changes): read whole at each whole read of /proc/interrupts and a few a tick between them, so
-on a host with few IRQs a change moved between two whole reads is recorded at the very tick
-it was read, not at the next whole read ten ticks later."""
+"""A recording keeps the whole interrupt table at every tick on a host whose table is small
+(cadence.RECORD_FULL_CELLS), so replay's all-IRQs view has it at every sample, and every IRQ's
+affinity when it changes (issue 34: every state read, when it changes): read whole at each
+whole read of /proc/interrupts and, on a bigger host, a few a tick between them, so a change
+moved between two whole reads is recorded at the tick it was read, not ten ticks later."""
 
 from __future__ import annotations
 
 import queue
 from pathlib import Path
+
+import pytest
 
 from tests.support.fixture_big import write_irq_files
 from tests.support.fixture_hosts import host_4cpu_series
@@ -17,11 +20,11 @@ from tuitune.core.watch.sampler import Sample, Sampler
 MOVED_AFTER = 4  # the 4th tick reads the NIC's IRQs only (whole reads: ticks 1-3, every 10th)
 
 
-def test_an_affinity_moved_between_whole_reads_is_recorded_at_its_tick(tmp_path: Path) -> None:
+def _record(tmp_path: Path, path: Path) -> list[Sample]:
+    """The 4-CPU host's 5 ticks recorded, IRQ 36 moved to CPU 0 after the 4th."""
     reader, ifname = host_4cpu_series(tmp_path, samples=5)
     for sample in reader.samples:  # per-IRQ counts: read as a live host is, NIC IRQs alone
         write_irq_files(sample.proc.parent, 4)
-    path = tmp_path / "moved.rec"
     taken: list[Sample] = []
     with reader:
         host = reader.host_state()
@@ -43,6 +46,31 @@ def test_an_affinity_moved_between_whole_reads_is_recorded_at_its_tick(tmp_path:
         finally:
             sampler.stop()
             rec.close()
+    return taken
+
+
+def test_a_small_hosts_recording_holds_the_whole_table_at_every_tick(tmp_path: Path) -> None:
+    path = tmp_path / "small.rec"
+    taken = _record(tmp_path, path)
+    assert [s.counters.irq_full for s in taken if s.counters] == [True] * 5
+    samples, _host, _nic = open_recording(path).scan(0, 1e9)
+    rows = {len(c.interrupts.rows) for _at, c in samples}
+    assert rows == {len(taken[0].counters.interrupts.rows)} and rows != {5}  # not the NIC's 5
+    # ... and so every IRQ's affinity at every tick: the move is recorded where it was made.
+    irqs = [r.at for r in open_recording(path).reading.records() if r.kind == "irqs"]
+    assert irqs == [0.0, float(MOVED_AFTER)]
+
+
+def test_an_affinity_moved_between_whole_reads_is_recorded_at_its_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big host's table (here: any) is read whole every 10th tick only; the affinities
+    between come in rounds, a few IRQs a tick (all 5 of this host's at once)."""
+    from tuitune.core.watch import sampler
+
+    monkeypatch.setattr(sampler, "RECORD_FULL_CELLS", 0)
+    path = tmp_path / "moved.rec"
+    taken = _record(tmp_path, path)
     assert [s.counters.irq_full for s in taken if s.counters] == [True, True, True, False, False]
     moved_at = taken[MOVED_AFTER].counters
     first = taken[0].counters

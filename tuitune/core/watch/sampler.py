@@ -353,8 +353,15 @@ class Sampler:
         except Exception as exc:  # the same as a failed tick: shown, not fatal
             cost = time.perf_counter() - start
             return replace(last, nic=None, host=None, cost=cost, error=describe(exc, self.ifname))
+        # The all-IRQs view opened while paused: every IRQ's affinity with the state, or its
+        # columns would stay empty until the next tick (a paused replay has none).
+        aff = None
+        if self.all_irqs and last.counters is not None:
+            table = self._full(last.counters)
+            numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
+            aff = self.reader.view_affinities(numbered, self._affinity, True)
         cost = time.perf_counter() - start
-        return replace(last, nic=nic, host=host, all_affinity=None, cost=cost)
+        return replace(last, nic=nic, host=host, all_affinity=aff, cost=cost)
 
     def _take(self) -> Sample:
         start = time.perf_counter()

@@ -211,3 +211,26 @@ def test_advise_recording_judges_the_recorded_driver_counters(
     live = advise(Facts(host, nic, window, Context("any")))
     assert [f["id"] for f in doc["findings"]] == [f.id for f in live.findings]
     assert code == 1
+
+
+def test_the_all_irqs_view_opened_while_paused_has_the_affinities(tmp_path: Path) -> None:
+    """Replay paused (or a live screen paused), `a` opens the all-IRQs view: the sample it
+    delivers carries every IRQ's affinity as recorded by then, not empty columns until the
+    next tick (there is none while paused)."""
+    path, _taken = _recording(tmp_path)
+    with RecordingReader(open_recording(path)) as reader:
+        got: queue.Queue[Sample] = queue.Queue()
+        sampler = Sampler(reader, reader.ifname, got.put, interval=60.0)
+        sampler.start()
+        try:
+            first = got.get(timeout=30)
+            assert first.all_affinity is None  # the view is closed
+            sampler.pause(True)
+            sampler.ack()
+            sampler.set_all_irqs(True)
+            opened = got.get(timeout=30)
+            sampler.ack()
+        finally:
+            sampler.stop()
+    assert opened.seq == first.seq  # paused: the same sample, the numbers frozen
+    assert opened.all_affinity == _affinity(0)

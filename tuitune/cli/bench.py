@@ -354,6 +354,8 @@ def _bench(
 
     sampler = Sampler(reader, ifname, rec.tee(deliver) if rec else deliver, interval=1.0)
     sampler.record_affinity = rec is not None  # every IRQ's affinity into the recording
+    if rec is not None:  # the connections each tick, as the live screen reads them in a run
+        sampler.want_connections("run", True)
     try:
         with _servers(lab, spec) as servers:
             runner = BenchRunner(spec, on_event, server_hint=hint, server_commands=servers)

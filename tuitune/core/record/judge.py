@@ -40,4 +40,7 @@ def recorded_facts(
     counters = [c for _at, c in samples]
     first, last = (counters[0].queue_stats, counters[-1].queue_stats) if counters else (None, None)
     window = window_of(counters, {q.irq for q in nic.irqs}, first, last)
-    return Facts(host, nic, window, context, held=held)
+    # The connections read in the window (a benchmark ran, or the connections view was open),
+    # each at its last reading, as the live advisor judges a run's.
+    conns = rec.connections(start, end)
+    return Facts(host, nic, window, context, held=held, connections=conns)

@@ -16,6 +16,7 @@ from tuitune.core.watch.sampler import Sample
 from tuitune.core.watch.snapshot import QUEUE_SOURCES, HostState
 
 if TYPE_CHECKING:
+    from tuitune.core.host.conns import Connection
     from tuitune.core.host.irqs import IrqAffinity
     from tuitune.core.session.outcome import Outcome
 
@@ -51,6 +52,7 @@ class Recorder:
         self._last: dict[str, Any] = {}
         self._counters: object = None  # the last sample's counters, recorded once
         self._affinity: dict[str, IrqAffinity] | None = None  # the last IRQ affinities seen
+        self._conns: tuple[Connection, ...] | None = None  # the last connections recorded
         self.samples = 0
         self.stopped: str | None = None  # why recording stopped (one line), for the screen
 
@@ -83,6 +85,11 @@ class Recorder:
         if s.all_affinity is not None and s.all_affinity != self._affinity:
             self._affinity = s.all_affinity
             self._state("irqs", encode(s.all_affinity), at)
+        if isinstance(s.connections, tuple) and s.connections != self._conns:
+            # The interface's TCP connections, read while a benchmark runs or the connections
+            # view is open: what the advisor judges with the window (record `conns`).
+            self._conns = s.connections
+            self.writer.add({"t": "conns", "at": at, "v": encode(s.connections)})
         if not again:
             self._counters = c = s.counters
             if s.driver_stats is not None:  # the per-queue and driver counters of this tick

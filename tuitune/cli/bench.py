@@ -408,11 +408,9 @@ class _BenchRecording:
         window = self.windows.get(repeat, [])
         if len(window) < 2 or self.recorder.stopped is not None:
             return {}
-        return {
-            "recording": str(self.path),
-            "recording_from": f"{window[0]:.1f}",
-            "recording_to": f"{window[-1]:.1f}",
-        }
+        from tuitune.core.record.recorder import window_tags
+
+        return window_tags(str(self.path), window[0], window[-1])
 
     def close(self) -> None:
         self.recorder.close()

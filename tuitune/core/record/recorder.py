@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -186,3 +187,15 @@ def bench_event(event: object) -> dict[str, object] | None:
             "error": r.error,
         }
     return None
+
+
+def window_tags(path: str, start: float, end: float) -> dict[str, str]:
+    """A run's window in a recording, as its notebook entry's tags: the times widened to
+    tenths of a second (down at the start, up at the end), so that `advise --recording FILE
+    --from T1 --to T2` with them judges every sample of the run (rounded to the nearest, a
+    sample taken just after the run started fell before the rounded start)."""
+    return {
+        "recording": path,
+        "recording_from": f"{math.floor(start * 10) / 10:.1f}",
+        "recording_to": f"{math.ceil(end * 10) / 10:.1f}",
+    }

@@ -2,14 +2,17 @@
 
     python -m benchmarks.bench_record_size FILE.rec   a real recording (tuitune record ...):
         its bytes, samples and chunks, and the hour extrapolated from its own rate
-    python -m benchmarks.bench_record_size --big N    the recorded 1152-CPU host
+    python -m benchmarks.bench_record_size --big N [--full] [--rows R]    the recorded 1152-CPU host
         (tests/support/fixture_big.py, with its per-IRQ files): N synthetic ticks through the
         real Sampler (its cadence: a whole /proc/interrupts every 10th tick, the NIC's IRQs
         in between, every IRQ's affinity at those whole reads) into a recording, timed; the
         hour extrapolated from the chunks written. The tree holds no `ethtool -S` of its igb:
         each tick's per-queue and driver counters are made (`moving_stats`: a real igb
         paste's NIC-wide names and igb's per-queue names for its 8 queues, moving as a busy
-        igb's would), so that they cost what they would on a real host.
+        igb's would), so that they cost what they would on a real host. `--full`: the whole
+        table and every IRQ's affinity at every tick (a recording's cadence since issue 34's
+        last step); `--rows R`: the table widened to R rows (a real host of that size has
+        about 1000 IRQs).
 
 An hour is extrapolated: a chunk (60 s) stands alone, so an hour is 60 chunks like these.
 """
@@ -72,7 +75,10 @@ def moving_stats(
     return tuple(out)
 
 
-def big(ticks: int) -> None:
+def big(ticks: int, full: bool = False, rows: int | None = None) -> None:
+    """`full`: the whole /proc/interrupts and every IRQ's affinity at every tick (what a
+    recording takes while the all-IRQs view is open); `rows`: the table widened to that many
+    rows (a real 1152-CPU host has about 1000 IRQs; the capture's 180 otherwise)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.support.fixture_big import host_1152cpu
     from tuitune.core.host.queuestats import parse_ethtool_s
@@ -81,7 +87,7 @@ def big(ticks: int) -> None:
 
     with tempfile.TemporaryDirectory(dir="/root") as tmp:
         t = time.perf_counter()
-        reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True)
+        reader, ifname = host_1152cpu(Path(tmp), samples=ticks, irq_files=True, rows=rows)
         print(f"built {ticks} samples of the 1152-CPU tree in {time.perf_counter() - t:.0f} s")
         path = Path(tmp) / "big.rec"
         base = parse_ethtool_s(IGB_S.read_text())
@@ -89,13 +95,19 @@ def big(ticks: int) -> None:
             host = reader.host_state()
             rec = Recorder(path, iface=ifname, netns=None, interval=1.0, host=host, started=0)
             got: queue.Queue[Sample] = queue.Queue()
-            sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=ticks)
+            sampler = Sampler(
+                reader, ifname, got.put, interval=0.01, limit=ticks, full_every=1 if full else 10
+            )
             sampler.record_affinity = True  # as every recording's sampler does
             sampler.start()
-            spent = 0.0
+            spent = cost = 0.0
+            rows_seen = 0
             try:
                 for _ in range(ticks):
                     s = got.get(timeout=600)
+                    cost += s.cost
+                    if s.counters is not None:
+                        rows_seen = max(rows_seen, len(s.counters.interrupts.rows))
                     if s.counters is not None:
                         made = moving_stats(base, s.seq)
                         s = replace(s, driver_stats=made, stats_source="ethtool -S")
@@ -115,18 +127,27 @@ def big(ticks: int) -> None:
         stats = m.counters.queue_stats
         print(f"per-queue and driver counters a sample: {len(stats) if stats else 'none'}")
         print(
-            f"1152-CPU host: {size} bytes for {n} samples over {span:.0f} s "
+            f"1152-CPU host, {rows_seen} IRQ rows, {'whole table' if full else 'cadence'}: "
+            f"{size} bytes for {n} samples over {span:.0f} s "
             f"(chunks of {fileformat.CHUNK_SECONDS:.0f} s); {hour(size, n):.1f} MB an hour at "
-            f"1 Hz; writing {spent / n * 1000:.0f} ms a sample; show --at its end {back:.1f} s"
+            f"1 Hz; reading {cost / n * 1000:.0f} ms a sample (the sampler's), encoding and "
+            f"writing {spent / n * 1000:.0f} ms; show --at its end {back:.1f} s"
         )
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--big"]:
-        big(int(argv[1]) if len(argv) > 1 else 60)
-        return 0
-    for name in argv:
-        size, n, span = describe(Path(name))
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_record_size")
+    ap.add_argument("files", nargs="*", type=Path)
+    ap.add_argument("--big", type=int, metavar="N", help="N ticks of the 1152-CPU host")
+    ap.add_argument("--full", action="store_true", help="the whole table at every tick")
+    ap.add_argument("--rows", type=int, help="the big host's table widened to ROWS rows")
+    args = ap.parse_args(argv)
+    if args.big is not None:
+        big(args.big, args.full, args.rows)
+    for name in args.files:
+        size, n, span = describe(name)
         print(f"{name}: {size} bytes, {n} samples over {span:.0f} s: {hour(size, n):.2f} MB/h")
     return 0
 

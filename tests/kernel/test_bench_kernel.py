@@ -29,6 +29,7 @@ from tuitune.core.bench.notebook import Notebook
 from tuitune.core.bench.runner import BenchEvent, BenchRunner, Finished, IntervalEvent, Started
 from tuitune.core.bench.settings import capture
 from tuitune.core.host.root import HostRoot
+from tuitune.core.record.replay import open_recording
 from tuitune.core.session import HostAccess, Journal
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sample, Sampler
@@ -327,3 +328,7 @@ def test_headless_bench_keeps_a_recording_beside_its_notebook_entry(
     )
     assert judged.returncode in (0, 1), judged.stderr  # 1: a bottleneck found
     assert json.loads(judged.stdout)["window"]["seconds"] > 0  # two samples of the run at least
+    # The run's TCP connections, read each tick as the live screen reads them in a run.
+    conns = open_recording(rec).connections(start, end)
+    assert conns, "no connection recorded during the run"
+    assert all(c.lport == 5201 or c.rport == 5201 for c in conns), conns

@@ -63,3 +63,30 @@ def test_sigkill_mid_write_replays_to_the_last_sample(
     # And the commands read it: show at its last sample, as a script would.
     assert main(["show", "--recording", str(out), "--at", str(last + 100), "--json"]) == 0
     assert f'"{veth_ns.a}"' in capsys.readouterr().out
+
+
+def test_a_full_file_system_stops_recording_with_one_line(veth_ns: VethNs, tmp_path: Path) -> None:
+    """A real full file system (an 8 KiB tmpfs mounted for the test, the kernel's ENOSPC):
+    `tuitune record` stops with one line naming the file and exit status 1, and what it
+    wrote reads back to its last whole sample."""
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k,mode=0700", "tmpfs", str(tiny)],
+                   check=True)  # fmt: skip
+    try:
+        out = tiny / "full.rec"
+        cmd = ["record", "--netns", veth_ns.ns, veth_ns.a, "-o", str(out), "--interval", "0.1"]
+        done = subprocess.run(
+            [sys.executable, "-m", "tuitune", *cmd],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == f"tuitune: {out}: recording stopped: No space left on device\n"
+        rec = open_recording(out)
+        _first, last, n = rec.span()
+        assert n >= 2 and f"{n} samples" in done.stdout
+        assert rec.moment(last).counters.link is not None
+    finally:
+        subprocess.run(["umount", "-l", str(tiny)], check=False)

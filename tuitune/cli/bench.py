@@ -354,6 +354,8 @@ def _bench(
 
     sampler = Sampler(reader, ifname, rec.tee(deliver) if rec else deliver, interval=1.0)
     sampler.record_affinity = rec is not None  # every IRQ's affinity into the recording
+    if rec is not None:  # the connections each tick, as the live screen reads them in a run
+        sampler.want_connections("run", True)
     try:
         with _servers(lab, spec) as servers:
             runner = BenchRunner(spec, on_event, server_hint=hint, server_commands=servers)
@@ -406,11 +408,9 @@ class _BenchRecording:
         window = self.windows.get(repeat, [])
         if len(window) < 2 or self.recorder.stopped is not None:
             return {}
-        return {
-            "recording": str(self.path),
-            "recording_from": f"{window[0]:.1f}",
-            "recording_to": f"{window[-1]:.1f}",
-        }
+        from tuitune.core.record.recorder import window_tags
+
+        return window_tags(str(self.path), window[0], window[-1])
 
     def close(self) -> None:
         self.recorder.close()

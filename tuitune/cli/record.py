@@ -64,7 +64,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     """record the interface's samples to a file, to read back with show/advise --recording
 
     Takes the live screen's samples headless (per-CPU times, the NIC's IRQs, softirqs,
-    softnet, link counters every tick; NIC state and sysctls when they change) and writes them
+    softnet, link, per-queue and driver counters every tick, the whole interrupt table on a
+    small host; NIC state, sysctls and IRQ affinities when they change) and writes them
     as they come to a new file, readable only by its owner (it holds process names). A
     recording cut by kill -9 or a full disk reads back to its last whole sample.
     """

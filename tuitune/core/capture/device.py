@@ -11,7 +11,6 @@ typed by the record codec against these classes' own hints.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -19,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tuitune.core.docfile import DocumentError
-from tuitune.core.host.conns import MAX_CONNECTIONS, Connection
+from tuitune.core.host.conns import Connection, checked_connections
 from tuitune.core.host.ethtool import EthtoolWriteError
 from tuitune.core.host.ethtool_driver import Fec, fec_mask
 from tuitune.core.host.ethtool_types import (
@@ -252,32 +251,6 @@ def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
     if isinstance(dev.connections, tuple):
         dev = replace(dev, connections=checked_connections(dev.connections, name))
     return CapturedDevice(dev)
-
-
-def _is_address(text: str) -> bool:
-    """An address as inet_diag's reader writes it: no scope (`fe80::1%` takes any text)."""
-    try:
-        return "%" not in text and str(ipaddress.ip_address(text)) == text
-    except ValueError:
-        return False
-
-
-def checked_connections(
-    conns: tuple[Connection, ...], name: str
-) -> tuple[Connection, ...] | Unavailable:
-    """A capture's connections, each address an IP address and each port a port (they are
-    shown as table text): any other is a state naming the file, none of them shown."""
-    if len(conns) > MAX_CONNECTIONS:
-        return Unavailable("error", f"{name}: connections: more than {MAX_CONNECTIONS}")
-    for i, c in enumerate(conns):
-        for field, addr, port in (("local", c.local, c.lport), ("remote", c.remote, c.rport)):
-            if not _is_address(addr):
-                return Unavailable("error", f"{name}: connections[{i}]: {field}: not an address")
-            if not 0 <= port <= 65535:
-                return Unavailable("error", f"{name}: connections[{i}]: {field}: not a port")
-        if c.wscale is not None and not all(0 <= w <= 15 for w in c.wscale):
-            return Unavailable("error", f"{name}: connections[{i}]: wscale: out of range")
-    return conns
 
 
 def captured_netns(tree: Path) -> str | None:

@@ -145,6 +145,7 @@ def _record(
         got: queue.Queue[Sample] = queue.Queue()
         limit = max(1, round(seconds / interval)) + 1
         sampler = Sampler(reader, ifname, got.put, interval=interval, limit=limit)
+        sampler.record_affinity = True  # every IRQ's affinity, as every recording's sampler
         try:
             sampler.start()
             while recorder.samples < limit:

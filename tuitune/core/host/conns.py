@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from socket import AF_INET, AF_INET6
 from typing import Any
 
+from tuitune.core.values import Unavailable
+
 TCP_ESTABLISHED = 1
 INET_DIAG_INFO = 2
 INET_DIAG_CONG = 4
@@ -135,3 +137,30 @@ def read_connections(
                 if len(out) >= MAX_CONNECTIONS:
                     return tuple(out)
     return tuple(out)
+
+
+def _is_address(text: str) -> bool:
+    """An address as inet_diag's reader writes it: no scope (`fe80::1%` takes any text)."""
+    try:
+        return "%" not in text and str(ipaddress.ip_address(text)) == text
+    except ValueError:
+        return False
+
+
+def checked_connections(
+    conns: tuple[Connection, ...], name: str
+) -> tuple[Connection, ...] | Unavailable:
+    """Connections read from a file (a capture, a recording), each address an IP address and
+    each port a port (they are shown as table text): any other is a state naming the file,
+    none of them shown."""
+    if len(conns) > MAX_CONNECTIONS:
+        return Unavailable("error", f"{name}: connections: more than {MAX_CONNECTIONS}")
+    for i, c in enumerate(conns):
+        for field, addr, port in (("local", c.local, c.lport), ("remote", c.remote, c.rport)):
+            if not _is_address(addr):
+                return Unavailable("error", f"{name}: connections[{i}]: {field}: not an address")
+            if not 0 <= port <= 65535:
+                return Unavailable("error", f"{name}: connections[{i}]: {field}: not a port")
+        if c.wscale is not None and not all(0 <= w <= 15 for w in c.wscale):
+            return Unavailable("error", f"{name}: connections[{i}]: wscale: out of range")
+    return conns

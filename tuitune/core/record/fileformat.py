@@ -47,7 +47,8 @@ class RecordError(OSError):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    kind: str  # "header", "sample", "host", "nic", "irqs", "journal", "bench", "note"
+    # "header", "sample", "host", "nic", "irqs", "conns", "journal", "bench", "note"
+    kind: str
     at: float  # seconds since the first sample (0 for the header)
     data: dict[str, Any]  # the record; a sample's tree is whole again under "c"
 

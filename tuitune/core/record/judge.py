@@ -34,5 +34,13 @@ def recorded_facts(
     host, nic = rec.state(host_r, nic_r)
     if nic is None:
         raise Refused(f"{rec.name}: no NIC state recorded by {end:g} s")
-    window = window_of([c for _at, c in samples], {q.irq for q in nic.irqs})
-    return Facts(host, nic, window, context, held=held)
+    # The per-queue and driver counters at the window's two ends, as the live advisor takes
+    # them from its first and last sample (tui/controllers/advisor.py): the queue rules and
+    # the NIC's named drop counters judge their rise (None where a sample has none).
+    counters = [c for _at, c in samples]
+    first, last = (counters[0].queue_stats, counters[-1].queue_stats) if counters else (None, None)
+    window = window_of(counters, {q.irq for q in nic.irqs}, first, last)
+    # The connections read in the window (a benchmark ran, or the connections view was open),
+    # each at its last reading, as the live advisor judges a run's.
+    conns = rec.connections(start, end)
+    return Facts(host, nic, window, context, held=held, connections=conns)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +17,8 @@ from tuitune.core.watch.sampler import Sample
 from tuitune.core.watch.snapshot import QUEUE_SOURCES, HostState
 
 if TYPE_CHECKING:
+    from tuitune.core.host.conns import Connection
+    from tuitune.core.host.irqs import IrqAffinity
     from tuitune.core.session.outcome import Outcome
 
 
@@ -49,6 +52,8 @@ class Recorder:
         self._t0: float | None = None
         self._last: dict[str, Any] = {}
         self._counters: object = None  # the last sample's counters, recorded once
+        self._affinity: dict[str, IrqAffinity] | None = None  # the last IRQ affinities seen
+        self._conns: tuple[Connection, ...] | None = None  # the last connections recorded
         self.samples = 0
         self.stopped: str | None = None  # why recording stopped (one line), for the screen
 
@@ -76,8 +81,16 @@ class Recorder:
             self._state("host", encode(s.host), at)
         if s.nic is not None:
             self._state("nic", encode(s.nic), at)
-        if s.all_affinity is not None:  # every IRQ's, read at the sampler's whole-table ticks
+        # Every IRQ's, read at the sampler's whole-table ticks and a few a tick between: the
+        # same map again (most ticks) is not encoded again to be compared.
+        if s.all_affinity is not None and s.all_affinity != self._affinity:
+            self._affinity = s.all_affinity
             self._state("irqs", encode(s.all_affinity), at)
+        if isinstance(s.connections, tuple) and s.connections != self._conns:
+            # The interface's TCP connections, read while a benchmark runs or the connections
+            # view is open: what the advisor judges with the window (record `conns`).
+            self._conns = s.connections
+            self.writer.add({"t": "conns", "at": at, "v": encode(s.connections)})
         if not again:
             self._counters = c = s.counters
             if s.driver_stats is not None:  # the per-queue and driver counters of this tick
@@ -174,3 +187,15 @@ def bench_event(event: object) -> dict[str, object] | None:
             "error": r.error,
         }
     return None
+
+
+def window_tags(path: str, start: float, end: float) -> dict[str, str]:
+    """A run's window in a recording, as its notebook entry's tags: the times widened to
+    tenths of a second (down at the start, up at the end), so that `advise --recording FILE
+    --from T1 --to T2` with them judges every sample of the run (rounded to the nearest, a
+    sample taken just after the run started fell before the rounded start)."""
+    return {
+        "recording": path,
+        "recording_from": f"{math.floor(start * 10) / 10:.1f}",
+        "recording_to": f"{math.ceil(end * 10) / 10:.1f}",
+    }

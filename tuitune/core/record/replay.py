@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.host.conns import Connection, checked_connections
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.record.codec import decode
 from tuitune.core.record.fileformat import VERSION, Chunk, Reading, Record, read
 from tuitune.core.untrusted import Refused, typed
+from tuitune.core.values import Unavailable
 from tuitune.core.watch.rates import Rates, compute_rates
 from tuitune.core.watch.snapshot import Counters, HostState, NicState
 
@@ -81,6 +83,26 @@ class Recording:
             return decode(record.data.get("v"), dict[str, IrqAffinity], where)
         cls = HostState if record.kind == "host" else NicState
         return decode(record.data.get("v"), cls, where)
+
+    def connections(self, start: float, end: float) -> tuple[Connection, ...] | None:
+        """Every connection recorded from `start` to `end` seconds (record `conns`), each at
+        its last reading, as the live advisor keeps a run's; None: none recorded then
+        (Refused: a record refused, an address that is not one)."""
+        found: dict[tuple[str, int, str, int], Connection] = {}
+        seen = False
+        for r in self.records_from(start):
+            if r.at > end:
+                break
+            if r.kind != "conns" or r.at < start:
+                continue
+            where = f"{self.name}: conns at {r.at:.1f} s"
+            got = checked_connections(decode(r.data.get("v"), tuple[Connection, ...], where), where)
+            if isinstance(got, Unavailable):
+                raise Refused(got.reason)
+            seen = True
+            for c in got:
+                found[(c.local, c.lport, c.remote, c.rport)] = c
+        return tuple(found.values()) if seen else None
 
     def span(self) -> tuple[float, float, int]:
         """(first sample's time, last's, samples)."""

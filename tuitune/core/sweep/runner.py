@@ -451,11 +451,9 @@ class SweepRunner:
         window = self._windows.get(repeat, [])
         if self.recorder is None or self.recorder.stopped is not None or len(window) < 2:
             return {}
-        return {
-            "recording": self.recording_path or "",
-            "recording_from": f"{window[0]:.1f}",
-            "recording_to": f"{window[-1]:.1f}",
-        }
+        from tuitune.core.record.recorder import window_tags
+
+        return window_tags(self.recording_path or "", window[0], window[-1])
 
     @contextlib.contextmanager
     def sampling(self) -> Iterator[None]:

@@ -16,6 +16,12 @@ SLOW_EVERY = 5  # ticks between NIC state reads (netlink, ethtool)
 HOST_EVERY = 30  # ticks between host state reads (sysctls, topology, irqbalance)
 FULL_EVERY = 10  # ticks between whole reads of /proc/interrupts
 COUNT_EVERY = 3  # samples between two judgements of the advisor's window (the header's count)
+# A recording reads the whole /proc/interrupts at every tick when the table has at most this
+# many counts (IRQ rows x CPUs: 64 CPUs and 256 IRQs), so that replay's all-IRQs view has it
+# at every sample; a bigger table keeps FULL_EVERY. Measured (docs/recording.md): the 1152-CPU
+# host's 1000 x 1152 table at every tick is 29 MB an hour but ~0.9 s a tick to encode and
+# ~85 s for `show --recording --at` to rebuild a minute of it.
+RECORD_FULL_CELLS = 16_384
 
 
 def ticks_for(ticks_at_1s: int, interval: float) -> int:

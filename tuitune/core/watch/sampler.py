@@ -7,8 +7,9 @@ topology, a scan of /proc for irqbalance) every `host_every` ticks, or both at o
 (after a change, on `r`), because they change rarely and cost more to read.
 
 /proc/interrupts (megabytes on a big host) is read whole only every `full_every` ticks, on
-the first three, after a change, and at every tick while the all-IRQs view is open
-(`set_all_irqs`); the other ticks read the NIC's IRQs one small file each
+the first three, after a change, at every tick while the all-IRQs view is open
+(`set_all_irqs`), and at every tick of a recording when the table is small
+(cadence.RECORD_FULL_CELLS); the other ticks read the NIC's IRQs one small file each
 (docs/sampling.md says what the CPU grid's intr/s shows in between).
 The second sample can come sooner than `interval` (`first_gap`): the first rates need two
 samples, and a live screen should not show dashes for a whole period after it starts. The
@@ -37,7 +38,13 @@ from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.queuestats import QueueRates, queue_rates
 from tuitune.core.host.root import KernelFileError
 from tuitune.core.values import Unavailable
-from tuitune.core.watch.cadence import FULL_EVERY, HOST_EVERY, SLOW_EVERY, Cadence
+from tuitune.core.watch.cadence import (
+    FULL_EVERY,
+    HOST_EVERY,
+    RECORD_FULL_CELLS,
+    SLOW_EVERY,
+    Cadence,
+)
 from tuitune.core.watch.hostreader import HostReader, UnknownInterface
 from tuitune.core.watch.irqaffinity import AffinityRounds
 from tuitune.core.watch.rates import (
@@ -144,8 +151,9 @@ class Sampler:
         # walks every socket of the namespace, so it is not read when nobody looks.
         self._conns_for: set[str] = set()
         self._conns_now = False  # newly wanted: a tick now, not at the next deadline
-        # A recording runs: every IRQ's affinity at each whole read of /proc/interrupts (the
-        # recorder keeps it when it changed), whether or not the all-IRQs view is open.
+        # A recording runs: every IRQ's affinity at each whole read of /proc/interrupts and a
+        # few a tick in between (the recorder keeps it when it changed), whether or not the
+        # all-IRQs view is open.
         self.record_affinity = False
         self._affinity = AffinityRounds()  # those affinities, a few a tick
         self._thread: threading.Thread | None = None
@@ -345,8 +353,15 @@ class Sampler:
         except Exception as exc:  # the same as a failed tick: shown, not fatal
             cost = time.perf_counter() - start
             return replace(last, nic=None, host=None, cost=cost, error=describe(exc, self.ifname))
+        # The all-IRQs view opened while paused: every IRQ's affinity with the state, or its
+        # columns would stay empty until the next tick (a paused replay has none).
+        aff = None
+        if self.all_irqs and last.counters is not None:
+            table = self._full(last.counters)
+            numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
+            aff = self.reader.view_affinities(numbered, self._affinity, True)
         cost = time.perf_counter() - start
-        return replace(last, nic=nic, host=host, all_affinity=None, cost=cost)
+        return replace(last, nic=nic, host=host, all_affinity=aff, cost=cost)
 
     def _take(self) -> Sample:
         start = time.perf_counter()
@@ -376,6 +391,7 @@ class Sampler:
                 or self.seq <= 3
                 or self.full_every <= 1
                 or self.seq % self.full_every == 1
+                or self._record_whole_table()
             )
             self._counted_at = time.monotonic()
             # The per-queue counters ride along (one hand-off a tick); the boot tick has none.
@@ -426,11 +442,17 @@ class Sampler:
             table = self._full(counters)
             numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
             all_aff = self.reader.view_affinities(numbered, self._affinity, forced)
+        elif self.record_affinity and not boot:
+            # A recording: every IRQ's affinity at each whole read of the table, and between
+            # them a round of a few a tick (the view's rounds), so that a change is recorded
+            # at the tick it is read: every tick on a host of up to BUDGET IRQs.
+            detail_arg = detail
+            table = self._full(counters)
+            numbered = [r.irq for r in table.rows if r.numeric] if table is not None else []
+            all_aff = self.reader.view_affinities(numbered, self._affinity, counters.irq_full)
         else:
             detail_arg = detail
             self._affinity.forget()
-            if self.record_affinity and counters.irq_full and not boot:
-                all_aff = self.reader.all_affinity(counters)
         rates_from = self._last
         counters, rates = self._rates(counters, detail, detail_arg)
         if self._want_baseline is not None:
@@ -503,6 +525,15 @@ class Sampler:
             return None
         got = self.reader.queue_stats(self.ifname)
         return None if isinstance(got, Unavailable) else got
+
+    def _record_whole_table(self) -> bool:
+        """A recording runs and the host's table is small enough to be recorded whole at
+        every tick (cadence.RECORD_FULL_CELLS): replay's all-IRQs view then has it at every
+        sample, as the live view does while open."""
+        if not self.record_affinity or self._last_full is None:
+            return False
+        table = self._last_full.interrupts
+        return len(table.rows) * max(1, table.ncpus) <= RECORD_FULL_CELLS
 
     def _nic_irqs(self) -> frozenset[str]:
         return frozenset(q.irq for q in self._nic.irqs) if self._nic is not None else frozenset()

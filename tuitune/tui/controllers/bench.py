@@ -426,11 +426,9 @@ class BenchController:
         start, end = self._rec_from, self.recording() if self.recording is not None else None
         if start is None or end is None or start[0] != end[0]:
             return {}
-        return {
-            "recording": end[0],
-            "recording_from": f"{start[1]:.1f}",
-            "recording_to": f"{end[1]:.1f}",
-        }
+        from tuitune.core.record.recorder import window_tags
+
+        return window_tags(end[0], start[1], end[1])
 
     def _recorded(self, rid: str, path: str) -> None:
         live = self.live

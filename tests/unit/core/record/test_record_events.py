@@ -77,3 +77,15 @@ def test_a_step_at_a_sweeps_peer_names_the_peer() -> None:
     step = Outcome(Key("mtu", "veth1", "mtu"), "changed", before="1500", after="9000")
     assert journal_event(step, "peer")["key"] == f"peer {step.key.label}"
     assert journal_event(step)["key"] == step.key.label
+
+
+def test_a_runs_window_tags_hold_its_first_and_last_sample() -> None:
+    """Seen in the lab: a run started at 8.962 s, its first sample at 8.968 s; rounded to the
+    nearest tenth its tag said 9.0 and `advise --recording --from 9.0` left that sample out.
+    The tags widen the window (down at the start, up at the end), as replay's A does."""
+    from tuitune.core.record.recorder import window_tags
+
+    tags = window_tags("/tmp/a.rec", 8.962, 19.136)
+    assert tags == {"recording": "/tmp/a.rec", "recording_from": "8.9", "recording_to": "19.2"}
+    assert float(tags["recording_from"]) <= 8.968 and float(tags["recording_to"]) >= 19.136
+    assert window_tags("/tmp/a.rec", 2.0, 12.0)["recording_from"] == "2.0"  # exact: as is

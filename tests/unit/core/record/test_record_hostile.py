@@ -21,6 +21,7 @@ from tests.unit.core.record.recorded import record
 from tuitune.cli import main
 from tuitune.core.docfile import DocumentError
 from tuitune.core.record import fileformat
+from tuitune.core.record.player import _event_label
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
 
@@ -125,10 +126,34 @@ def test_an_existing_file_is_not_overwritten(tmp_path: Path) -> None:
 # -- fuzz ---------------------------------------------------------------------------------------
 @functools.cache
 def valid() -> bytes:
+    """A recording with every record type: samples with per-queue and driver counters, the
+    host and NIC state, every IRQ's affinity, a journal step, a benchmark event and the
+    connections."""
+    from tests.unit.core.record.test_record_queues import _recording
+
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "a.rec"
-        record(Path(tmp), path, samples=3)
-        return path.read_bytes()
+        path, _taken = _recording(Path(tmp))
+        return _with_events(path)
+
+
+def _with_events(path: Path) -> bytes:
+    """`path`'s recording again, with a journal step, a benchmark event and the
+    connections read in it."""
+    from tests.unit.core.record.test_record_conns import NO_WSCALE
+    from tuitune.core.record.codec import encode
+
+    src = open_recording(path)
+    out = path.with_name("events.rec")
+    w = fileformat.Writer(out, next(src.reading.records()).data)
+    for r in list(src.reading.records())[1:]:
+        w.add(r.data)
+        if r.kind == "sample" and r.at == 1.0:
+            step = {"key": "eth4 ring rx", "status": "applied", "before": "256", "after": "4096"}
+            w.add({"t": "journal", "at": 1.0, "v": {**step, "reason": None}})
+            w.add({"t": "bench", "at": 1.0, "v": {"event": "started", "repeat": 1, "argv": []}})
+            w.add({"t": "conns", "at": 1.0, "v": encode((NO_WSCALE,))})
+    w.close()
+    return out.read_bytes()
 
 
 def read_all(data: bytes) -> None:
@@ -141,6 +166,14 @@ def read_all(data: bytes) -> None:
 
         rec = Recording(reading)
         rec.moment(rec.span()[1])
+        # What replay decodes: every sample and state record (the `irqs` affinities too),
+        # and its events' labels (journal steps, benchmark events).
+        for r in rec.reading.records():
+            if r.kind in ("sample", *fileformat.STATES):
+                rec._decode(r)
+            elif r.kind in ("journal", "bench"):
+                assert _event_label(r).isprintable()
+        rec.connections(0.0, 1e9)  # what advise --recording and replay's A judge
     except DocumentError as exc:
         one_line(exc)
 
@@ -168,12 +201,22 @@ JSON = st.recursive(
 )
 
 
+KINDS = ("sample", "host", "nic", "irqs", "conns", "journal", "bench", "note")
+# A record of a known type with hostile content (an `irqs` map, a journal step...), so the
+# typed decoding of each type is reached, not only the refusal of an unknown `t`.
+TYPED = st.fixed_dictionaries(
+    {"t": st.sampled_from(KINDS), "at": st.floats(0, 10)},
+    optional={"v": JSON, "c": JSON, "seq": JSON, "text": JSON},
+)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
         st.dictionaries(
             st.sampled_from(["t", "at", "c", "k", "b", "d", "v", "seq"]), JSON, max_size=6
-        ),
+        )
+        | TYPED,
         max_size=5,
     )
 )

@@ -184,3 +184,53 @@ def test_a_record_type_and_a_field_this_reader_does_not_know_are_skipped(
     assert [c for _at, c in rec.scan(0, 1e9)[0]] == [s.counters for s in taken]
     with RecordingReader(rec) as reader:
         assert reader.events() == []
+
+
+def test_advise_recording_judges_the_recorded_driver_counters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """advise --recording judges the window's per-queue and driver counters as the live
+    advisor does (its first and last sample's): the NIC's named drop counter that rose
+    (rx_missed_errors, 10 a tick) is in the finding, and the findings are the live ones."""
+    from tuitune.core.advise import Context, Facts, advise, window_of
+
+    path, taken = _recording(tmp_path)
+    code = main(["advise", "--recording", str(path), "--from", "1", "--to", "4", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    drops = [f for f in doc["findings"] if f["id"] == "nic-rx-drops"]
+    assert drops, doc["findings"]
+    assert any("rx_missed_errors +30 in 3 s (ethtool -S)" in e for e in drops[0]["evidence"])
+    host = next(s.host for s in taken if s.host is not None)
+    nic = next(s.nic for s in reversed(taken) if s.nic is not None)
+    window = window_of(
+        [s.counters for s in taken[1:5] if s.counters is not None],
+        {q.irq for q in nic.irqs},
+        taken[1].driver_stats,
+        taken[4].driver_stats,
+    )
+    live = advise(Facts(host, nic, window, Context("any")))
+    assert [f["id"] for f in doc["findings"]] == [f.id for f in live.findings]
+    assert code == 1
+
+
+def test_the_all_irqs_view_opened_while_paused_has_the_affinities(tmp_path: Path) -> None:
+    """Replay paused (or a live screen paused), `a` opens the all-IRQs view: the sample it
+    delivers carries every IRQ's affinity as recorded by then, not empty columns until the
+    next tick (there is none while paused)."""
+    path, _taken = _recording(tmp_path)
+    with RecordingReader(open_recording(path)) as reader:
+        got: queue.Queue[Sample] = queue.Queue()
+        sampler = Sampler(reader, reader.ifname, got.put, interval=60.0)
+        sampler.start()
+        try:
+            first = got.get(timeout=30)
+            assert first.all_affinity is None  # the view is closed
+            sampler.pause(True)
+            sampler.ack()
+            sampler.set_all_irqs(True)
+            opened = got.get(timeout=30)
+            sampler.ack()
+        finally:
+            sampler.stop()
+    assert opened.seq == first.seq  # paused: the same sample, the numbers frozen
+    assert opened.all_affinity == _affinity(0)

@@ -14,9 +14,11 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from tuitune.core.host.conns import Connection, checked_connections
 from tuitune.core.host.interrupts import Interrupts
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.root import HostRoot, KernelFileError
+from tuitune.core.record.codec import decode
 from tuitune.core.record.fileformat import STATES, Record
 from tuitune.core.record.replay import Recording
 from tuitune.core.text import printable
@@ -28,6 +30,9 @@ from tuitune.core.watch.snapshot import Counters, HostState, NicState
 
 NOT_IN_RECORDING = Unavailable("missing", "per-queue counters: not in this recording")
 _STATE_LABEL = {"nic": "nic state", "host": "host state", "irqs": "IRQ affinities"}
+# A reading older than this before the sample shown is not this moment's: connections are
+# recorded only while they are read (a benchmark runs, or the view was open) and changed.
+CONNS_FRESH_S = 5.0
 
 
 def _event_label(r: Record) -> str:
@@ -61,6 +66,7 @@ class RecordingReader(HostReader):
             if len(self._state) == 2:
                 break
         self._decoded: dict[str, tuple[Record, Any]] = {}
+        self._conns: Record | None = None  # the last `conns` record by the sample shown
         self._last: Counters | None = None
         self._buffer: list[Record] = []
         # Called (on the sampler's thread) when the last sample is handed out: replay pauses.
@@ -108,6 +114,7 @@ class RecordingReader(HostReader):
             return
         self._records = self.recording.records_from(at)  # a chunk or two, not the whole file
         self._buffer = []
+        self._conns = None  # a reading from before the seek's chunk is not this time's
         self._start = at
         self.ended = False
 
@@ -138,6 +145,8 @@ class RecordingReader(HostReader):
         while (r := self._pull()) is not None:
             if r.kind in STATES:
                 self._state[r.kind] = r
+            elif r.kind == "conns":
+                self._conns = r
             elif r.kind == "sample" and r.at >= self._start:
                 return r
         return None
@@ -179,7 +188,29 @@ class RecordingReader(HostReader):
     def _apply(self, r: Record) -> bool:
         if r.kind in STATES:
             self._state[r.kind] = r
+        elif r.kind == "conns":
+            self._conns = r
         return False
+
+    def _connections(self, ifname: str) -> tuple[Connection, ...] | Unavailable:
+        """The connections recorded by the sample shown (replay's `C`), read back as the
+        advisor's are (checked addresses); none within CONNS_FRESH_S: said so."""
+        r = self._conns
+        if ifname != self.ifname:
+            raise UnknownInterface(ifname, self.interfaces())
+        if r is None or self.at - r.at > CONNS_FRESH_S:
+            when = "" if r is None else f" (last at {r.at:.1f} s)"
+            return Unavailable(
+                "missing",
+                f"no connections recorded at {self.at:.1f} s{when}: a recording holds them "
+                "while a benchmark runs or the connections view is open",
+            )
+        where = f"{self.recording.name}: conns at {r.at:.1f} s"
+        try:
+            got = decode(r.data.get("v"), tuple[Connection, ...], where)
+        except Refused as exc:
+            return Unavailable("missing", str(exc))
+        return checked_connections(got, where)
 
     def _state_of(self, kind: str) -> Any:
         r = self._state.get(kind)

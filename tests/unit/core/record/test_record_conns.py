@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ NO_WSCALE = Connection("10.0.0.1", 5201, "10.0.0.2", 40000, "cubic", 10, 0.2, 0,
 SCALED = replace(NO_WSCALE, rport=40002, wscale=(7, 7))
 
 
-def _recording(tmp_path: Path, conns: dict[int, tuple[Connection, ...]]) -> tuple[Path, list]:
+def _recording(tmp_path: Path, conns: dict[int, tuple[Connection, ...]]) -> tuple[Path, list[Any]]:
     taken = record(tmp_path, tmp_path / "plain.rec", samples=5)
     path = tmp_path / "conns.rec"
     host = next(s.host for s in taken if s.host is not None)
@@ -73,3 +74,39 @@ def test_a_recorded_address_that_is_not_one_is_refused(tmp_path: Path) -> None:
         open_recording(path).connections(0, 10)
     code = main(["advise", "--recording", str(path), "--json"])
     assert code == 2
+
+
+def test_replays_connections_view_shows_the_reading_of_its_time(tmp_path: Path) -> None:
+    # Replay's `C`: the connections recorded by the sample shown, read back as the advisor's;
+    # a reading more than CONNS_FRESH_S before it is not this moment's (said, not shown).
+    import queue
+
+    from tuitune.core.record.player import CONNS_FRESH_S, RecordingReader
+    from tuitune.core.values import Unavailable
+    from tuitune.core.watch.sampler import Sample, Sampler
+
+    taken = record(tmp_path, tmp_path / "plain.rec", samples=9)
+    path = tmp_path / "conns.rec"
+    host = next(s.host for s in taken if s.host is not None)
+    rec = Recorder(path, iface="eth4", netns=None, interval=1.0, host=host, started=0.0)
+    for i, s in enumerate(taken):
+        rec.sample(replace(s, connections=(SCALED, NO_WSCALE) if i in (1, 2) else None))
+    rec.close()
+    shown: list[Sample] = []
+    with RecordingReader(open_recording(path)) as reader:
+        times = reader.times()
+        got: queue.Queue[Sample] = queue.Queue()
+        sampler = Sampler(reader, reader.ifname, got.put, interval=0.01, limit=9)
+        sampler.want_connections("view", True)
+        sampler.start()
+        try:
+            while len(shown) < 9:
+                shown.append(got.get(timeout=30))
+                sampler.ack()
+        finally:
+            sampler.stop()
+    assert shown[2].connections == (SCALED, NO_WSCALE)
+    stale = [s for s, at in zip(shown, times, strict=True) if at - times[2] > CONNS_FRESH_S]
+    assert stale and all(isinstance(s.connections, Unavailable) for s in stale)
+    assert isinstance(stale[0].connections, Unavailable)
+    assert "no connections recorded at" in stale[0].connections.reason

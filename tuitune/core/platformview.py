@@ -13,7 +13,7 @@ from tuitune.core.advise import EMPTY, Context, Facts
 from tuitune.core.advise.model import SEVERITIES, Finding
 from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.host.cpupower import CpuPower, FreqPolicy, deep_states
+from tuitune.core.host.cpupower import CpuPower, FreqPolicy, entered_deep_states
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.module_eeprom import Optics, dbm
 from tuitune.core.host.pcie import PciFunction
@@ -120,9 +120,15 @@ def _cpu_rows(cpu: CpuPower) -> list[Row]:
             )
             text = f"cpus {_cpus(ig.cpus)} {_p(drv)}: {states}"
             rows.append(Row(s, "C-states", text, "cpu-power", False, "cstate", ig.cpus, now))
+    req = cpu.latency_request
+    if isinstance(req, Unavailable):
+        rows.append(Row(s, "PM QoS request", _state(req), "pm-qos", True))
+    else:
+        text = "none in force" if req is None else f"{req} us: no C-state slower to leave"
+        rows.append(Row(s, "PM QoS request", text + " (/dev/cpu_dma_latency)", "pm-qos"))
     if cpu.resume_latency:
         text = "; ".join(f"cpus {_cpus(c)}: {_p(v)} us" for c, v in cpu.resume_latency)
-        rows.append(Row(s, "PM QoS resume", text, "cpu-power"))
+        rows.append(Row(s, "PM QoS resume", text, "pm-qos"))
     return rows
 
 
@@ -164,7 +170,7 @@ def platform_rows(
     )
     switchable = "smt" if smt.control in ("on", "off") else None
     refused = isinstance(smt.control, Unavailable)
-    rows.append(Row(s0, "SMT", smt_text, "cpu-power", refused, switchable))
+    rows.append(Row(s0, "SMT", smt_text, "smt", refused, switchable))
     rows.extend(_pcie_rows(platform.pcie))
     io = platform.iommu
     io_text = {True: "on", False: "off", None: "not read"}[io.enabled]
@@ -172,15 +178,18 @@ def platform_rows(
         io_text += f"; NIC group {io.group} type {_p(io.domain_type or '?')}"
     if io.cmdline:
         io_text += f"; cmdline {_p(' '.join(io.cmdline))}"
-    rows.append(Row(s0, "IOMMU", io_text, "pcie-link"))
-    for text in cmdline_suggestions(platform):
-        rows.append(Row(s0, "cmdline (printed only)", text, None))
+    rows.append(Row(s0, "IOMMU", io_text, "iommu"))
+    words = cmdline_suggestions(platform)
+    for text in words:
+        rows.append(Row(s0, "cmdline (printed only)", text, "kernel-cmdline"))
+    if not words:  # the row stays, so its help (what only a boot changes) is always reachable
+        rows.append(Row(s0, "cmdline (printed only)", "nothing to suggest", "kernel-cmdline", True))
     if host is not None:
         ib = host.irqbalance
         rows.append(Row(s0, "irqbalance", "running" if ib.running else "not running", "irqbalance"))
     d = nic.driver if nic is not None else None
     if isinstance(d, DriverInfo):
-        rows.append(Row(s1, "firmware", _p(d.firmware or "-"), None))
+        rows.append(Row(s1, "firmware", _p(d.firmware or "-"), "driver-firmware"))
     drv = platform.driver
     fec = drv.fec
     rows.append(
@@ -188,16 +197,16 @@ def platform_rows(
             s1,
             "FEC",
             _state(fec) if isinstance(fec, Unavailable) else _p(fec),
-            None,
+            "fec",
             isinstance(fec, Unavailable),
             "fec" if drv.fec_configured not in (None, "none") else None,
         )
     )
     if isinstance(d, DriverInfo):
-        rows.append(Row(s2, "driver", f"{_p(d.driver)} {_p(d.version)}", None))
+        rows.append(Row(s2, "driver", f"{_p(d.driver)} {_p(d.version)}", "driver-firmware"))
     params = drv.params
     if isinstance(params, Unavailable):
-        rows.append(Row(s2, "module params", _state(params), None, True))
+        rows.append(Row(s2, "module params", _state(params), "module-params", True))
     else:
         text = " ".join(
             f"{_p(p.name)}={_state(p.value) if isinstance(p.value, Unavailable) else _p(p.value)}"
@@ -208,13 +217,15 @@ def platform_rows(
         rw = "module_param" if writable else None
         now = " ".join(f"{_p(p.name)} {_p(p.value)}" for p in writable)
         label = f"{_p(drv.module)} params (*rw)"
-        rows.append(Row(s2, label, text or "none", None, False, rw, now=now))
+        rows.append(Row(s2, label, text or "none", "module-params", False, rw, now=now))
     flags = drv.priv_flags
     if isinstance(flags, Unavailable):
-        rows.append(Row(s2, "private flags", _state(flags), None, True))
+        rows.append(Row(s2, "private flags", _state(flags), "private-flags", True))
     else:
         text = " ".join(f"{_p(n)} {'on' if v else 'off'}" for n, v in flags)
-        rows.append(Row(s2, "private flags", text, None, False, "priv_flag" if flags else None))
+        rows.append(
+            Row(s2, "private flags", text, "private-flags", False, "priv_flag" if flags else None)
+        )
     if not isinstance(platform.pcie, Unavailable):
         fn = platform.pcie[0]
         table = fn.caps.msix_table if fn.caps is not None else None
@@ -292,8 +303,7 @@ def cmdline_suggestions(platform: Platform) -> list[str]:
             f"iommu=pt (or iommu.passthrough=1): the NIC's DMA is translated ({io.domain_type}); "
             "passthrough maps it one to one, giving up the device's isolation"
         )
-    idle = platform.cpu.idle
-    if not isinstance(idle, Unavailable) and deep_states(idle, CSTATE_DEEP_US):
+    if entered_deep_states(platform.cpu, CSTATE_DEEP_US):
         driver = platform.cpu.idle_driver
         word = "intel_idle.max_cstate=1" if driver == "intel_idle" else "processor.max_cstate=1"
         out.append(
@@ -411,6 +421,7 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "pstate_status": cpu.pstate_status,
             "idle_driver": st(cpu.idle_driver),
             "idle": idle,
+            "pm_qos_request_us": st(cpu.latency_request),
             "pm_qos_resume_latency_us": {_cpus(c): v for c, v in cpu.resume_latency},
             "pm_qos_note": cpu.pm_qos_note,
         },

@@ -67,6 +67,28 @@ def test_cstates_silent_without_deep_states(pegged: Facts, tmp_path: Path) -> No
     assert one(on(pegged, pepc_tree(tmp_path / "as-recorded", "hswep0")), "cstates-deep")
 
 
+def _with_request(f: Facts, request: int | None, resume: str | None = None) -> Facts:
+    assert f.platform is not None
+    cpu = replace(f.platform.cpu, latency_request=request)
+    if resume is not None:  # CPU 0's own limit (the queue IRQs' CPU on the pegged host)
+        cpu = replace(cpu, resume_latency=((frozenset({0}), resume),))
+    return replace(f, platform=replace(f.platform, cpu=cpu))
+
+
+def test_cstates_quiet_where_a_pm_qos_limit_keeps_cpus_out(pegged: Facts, tmp_path: Path) -> None:
+    f = on(pegged, pepc_tree(tmp_path, "clx2s0"))  # C6: 92 us exit latency
+    held = _with_request(f, 20)  # tuned's force_latency, a DPDK application...
+    assert one(held, "cstates-deep") is None
+    assert "PM QoS request of 20 us keeps the CPUs out" in " ".join(notes(held, "cstates-deep"))
+    assert one(_with_request(f, None, resume="n/a"), "cstates-deep") is None  # CPU 0's own
+    loose = one(_with_request(f, 200), "cstates-deep")  # above C6's exit: still entered
+    assert loose is not None
+    assert "PM QoS request in force: 200 us (/dev/cpu_dma_latency)" in loose.evidence
+    free = one(_with_request(f, None, resume="0"), "cstates-deep")
+    assert free is not None
+    assert "no PM QoS latency request in force (/dev/cpu_dma_latency)" in free.evidence
+
+
 def _queues_on(f: Facts, cpus: list[int]) -> Facts:
     assert f.nic is not None
     aff = dict(f.nic.irq_affinity)

@@ -66,6 +66,11 @@ def _mhz(khz: int | None) -> str:
     return "?" if khz is None else f"{khz // 1000}"
 
 
+def _resume(text: str) -> str:
+    # drivers/base/power/sysfs.c shows "0" for no limit and "n/a" for a zero one.
+    return {"0": "no limit", "n/a": "0 us (no C-state allowed)"}.get(text, f"{_p(text)} us")
+
+
 def _freq_now(p: FreqPolicy) -> str:
     now = f"governor {_p(p.governor)}" if p.governor else ""
     return f"{now} epp {_p(p.epp)}".strip() if p.epp else now
@@ -127,7 +132,7 @@ def _cpu_rows(cpu: CpuPower) -> list[Row]:
         text = "none in force" if req is None else f"{req} us: no C-state slower to leave"
         rows.append(Row(s, "PM QoS request", text + " (/dev/cpu_dma_latency)", "pm-qos"))
     if cpu.resume_latency:
-        text = "; ".join(f"cpus {_cpus(c)}: {_p(v)} us" for c, v in cpu.resume_latency)
+        text = "; ".join(f"cpus {_cpus(c)}: {_resume(v)}" for c, v in cpu.resume_latency)
         rows.append(Row(s, "PM QoS resume", text, "pm-qos"))
     return rows
 

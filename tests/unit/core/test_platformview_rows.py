@@ -57,3 +57,11 @@ def test_no_max_cstate_word_where_a_request_holds_cpus_out(tmp_path: Path) -> No
     assert any(w.startswith("intel_idle.max_cstate=1") for w in cmdline_suggestions(plat))
     held = replace(plat, cpu=replace(plat.cpu, latency_request=2))
     assert not any("max_cstate" in w for w in cmdline_suggestions(held))
+
+
+def test_resume_latency_words_read_as_meant(tmp_path: Path) -> None:
+    plat = read_platform(HostRoot.fixture(_trees(tmp_path)["clx2s0"]), "eth0")
+    resume = ((frozenset({0}), "0"), (frozenset({1}), "n/a"), (frozenset({2}), "20"))
+    rows = platform_rows(replace(plat, cpu=replace(plat.cpu, resume_latency=resume)))
+    (row,) = [r for r in rows if r.label == "PM QoS resume"]
+    assert row.value == "cpus 0: no limit; cpus 1: 0 us (no C-state allowed); cpus 2: 20 us"

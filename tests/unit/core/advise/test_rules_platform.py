@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.platform_trees import pcie_config, pcie_nic, pepc_tree, vm_tree
+from tests.support.platform_trees import (
+    IXGBE_82599_LINK,
+    ixgbe_82599_config,
+    pcie_config,
+    pcie_nic,
+    pepc_tree,
+    vm_tree,
+)
 from tests.unit.advise_hosts import one, recorded
 from tuitune.core.advise import Facts, advise
 from tuitune.core.advise import thresholds as t
@@ -130,6 +137,29 @@ def test_degraded_link_from_the_platform_path(pegged: Facts, tmp_path: Path) -> 
     assert found is not None and "8 GT/s x8, below its 16 GT/s x8" in found.title
     assert one(on(pegged, _path(tmp_path / "b", 512), "ens1f0"), "pcie-degraded") is None
 
+
+def test_a_real_82599_below_its_payload_and_link(pegged: Facts, tmp_path: Path) -> None:
+    """The kernel's own dump of an 82599 (MaxPayload 128 of 512) and the link it reported,
+    2.5 GT/s x2 of 5 GT/s x8 (tests/fixtures/platform/SOURCES.md), under a built root port."""
+
+    def path(tmp: Path, bridge_supports: int, link: tuple[str, str, str, str]) -> Path:
+        bridge = pcie_config(mps=128, mps_supported=bridge_supports, mrrs=512)
+        return pcie_nic(tmp, nic=ixgbe_82599_config(), bridge=bridge, link=link)
+
+    f = on(pegged, path(tmp_path / "a", 512, IXGBE_82599_LINK), "ens1f0")
+    payload = one(f, "pcie-payload")
+    assert payload is not None
+    assert "MaxPayload 128 bytes in force, while the NIC and every bridge above it support 512" in (
+        payload.evidence[0]
+    )
+    slow = one(f, "pcie-degraded")
+    assert slow is not None and "2.5 GT/s x2, below its 5 GT/s x8" in slow.title
+    assert "cern-10g" in {s.id for s in slow.sources}  # CERN's half-speed slot, LAN
+    # A root port that takes only 128 bytes: the NIC's 128 is all the path allows.
+    full = ("5.0 GT/s PCIe", "5.0 GT/s PCIe", "8", "8")
+    g = on(pegged, path(tmp_path / "b", 128, full), "ens1f0")
+    assert one(g, "pcie-payload") is None
+    assert one(g, "pcie-degraded") is None
 
 def _channels(f: Facts, combined: int) -> Facts:
     assert f.nic is not None

@@ -149,8 +149,9 @@ def test_a_real_82599_below_its_payload_and_link(pegged: Facts, tmp_path: Path) 
     f = on(pegged, path(tmp_path / "a", 512, IXGBE_82599_LINK), "ens1f0")
     payload = one(f, "pcie-payload")
     assert payload is not None
-    assert "MaxPayload 128 bytes in force, while the NIC and every bridge above it support 512" in (
-        payload.evidence[0]
+    assert (
+        "MaxPayload 128 bytes in force, while the NIC and every bridge above it support 512"
+        in (payload.evidence[0])
     )
     slow = one(f, "pcie-degraded")
     assert slow is not None and "2.5 GT/s x2, below its 5 GT/s x8" in slow.title
@@ -160,6 +161,7 @@ def test_a_real_82599_below_its_payload_and_link(pegged: Facts, tmp_path: Path) 
     g = on(pegged, path(tmp_path / "b", 128, full), "ens1f0")
     assert one(g, "pcie-payload") is None
     assert one(g, "pcie-degraded") is None
+
 
 def _channels(f: Facts, combined: int) -> Facts:
     assert f.nic is not None

@@ -124,6 +124,8 @@ def cstates_deep(f: Facts) -> Iterator[Outcome]:
         evidence.append(f"PM QoS request in force: {req} us (/dev/cpu_dma_latency)")
     elif req is None:
         evidence.append("no PM QoS latency request in force (/dev/cpu_dma_latency)")
+    else:
+        evidence.append(f"PM QoS request not read ({req.reason}): a limit may hold CPUs out")
     severity: Severity = "hint"
     if per_cpu:
         busiest = max(per_cpu, key=per_cpu.__getitem__)

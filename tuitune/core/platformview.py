@@ -13,11 +13,18 @@ from tuitune.core.advise import EMPTY, Context, Facts
 from tuitune.core.advise.model import SEVERITIES, Finding
 from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.host.cpupower import CpuPower, FreqPolicy, entered_deep_states
+from tuitune.core.host.cpupower import (
+    CpuPower,
+    FreqPolicy,
+    entered_deep_states,
+    read_cpu_power,
+    read_smt,
+)
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.module_eeprom import Optics, dbm
 from tuitune.core.host.pcie import PciFunction
-from tuitune.core.host.platform import Platform
+from tuitune.core.host.platform import DriverPlatform, Platform, read_iommu
+from tuitune.core.host.root import HostRoot
 from tuitune.core.procs.model import printable
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import HostState, NicState
@@ -322,6 +329,20 @@ def cmdline_suggestions(platform: Platform) -> list[str]:
             "time does the same, offlining the siblings)"
         )
     return out
+
+
+def boot_words(root: HostRoot, ifname: str) -> list[str]:
+    """`cmdline_suggestions` from only the reads they need (CPU power, SMT, the NIC's IOMMU
+    group), for `export`'s notes: the files it writes cannot carry a boot parameter."""
+    none = Unavailable("missing", "not read")
+    plat = Platform(
+        cpu=read_cpu_power(root),
+        smt=read_smt(root),
+        pcie=none,
+        iommu=read_iommu(root, ifname),
+        driver=DriverPlatform(None, none, none, none),
+    )
+    return cmdline_suggestions(plat)
 
 
 def worst(host: HostState, nic: NicState | None, platform: Platform) -> Finding | None:

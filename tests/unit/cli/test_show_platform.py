@@ -159,3 +159,22 @@ def test_a_real_82599_config_space_in_show_json(tmp_path: Path, fixtures_dir: Pa
     assert plat["smt"]["control"]["unavailable"]  # pepc's captures hold no smt/control
     assert plat["driver"]["module"] == "ice"
     assert cpu["pm_qos_request_us"]["unavailable"] == "missing"
+
+
+def test_export_prints_the_boot_words_and_writes_none(
+    tmp_path: Path, fixtures_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`export` notes on stderr what only the kernel command line sets (deep C-states here),
+    and no file it writes holds it (in process: the CLI's own entry point)."""
+    from tuitune.cli import main
+
+    tree = pepc_host(tmp_path / "tree", fixtures_dir, "clx2s0")
+    out = tmp_path / "out"
+    assert (
+        main(["export", "--root", str(tree), "eth0", "--profile", "lan-10g", "--out", str(out)])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "note: kernel command line, printed only (the bootloader is yours): " in err
+    assert "intel_idle.max_cstate=1: deep C-states are enabled" in err
+    assert not any("max_cstate" in f.read_text() for f in out.iterdir())

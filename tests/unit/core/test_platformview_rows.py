@@ -13,7 +13,12 @@ from tests.support.platform_trees import pcie_config, pcie_nic, pepc_tree, vm_tr
 from tuitune.core.catalog.device import DEVICE_HELP
 from tuitune.core.host.platform import read_platform
 from tuitune.core.host.root import HostRoot
-from tuitune.core.platformview import cmdline_suggestions, platform_json, platform_rows
+from tuitune.core.platformview import (
+    boot_words,
+    cmdline_suggestions,
+    platform_json,
+    platform_rows,
+)
 
 
 def _trees(tmp: Path) -> dict[str, Path]:
@@ -65,3 +70,10 @@ def test_resume_latency_words_read_as_meant(tmp_path: Path) -> None:
     rows = platform_rows(replace(plat, cpu=replace(plat.cpu, resume_latency=resume)))
     (row,) = [r for r in rows if r.label == "PM QoS resume"]
     assert row.value == "cpus 0: no limit; cpus 1: 0 us (no C-state allowed); cpus 2: 20 us"
+
+
+def test_export_notes_the_boot_words_from_the_reads_they_need(tmp_path: Path) -> None:
+    trees = _trees(tmp_path)
+    (word,) = boot_words(HostRoot.fixture(trees["clx2s0"]), "eth0")  # C6 enabled, no SMT file
+    assert word.startswith("intel_idle.max_cstate=1:")
+    assert boot_words(HostRoot.fixture(trees["vm"]), "eth0") == []  # haltpoll: shallow states

@@ -21,16 +21,17 @@ from tuitune.core.platformview import (
 )
 
 
-def _trees(tmp: Path) -> dict[str, Path]:
+def _tree(tmp: Path, host: str) -> Path:
+    if host == "vm":
+        return vm_tree(tmp / "vm")
     nic = pcie_config(mps=256, mps_supported=512, mrrs=512, msix_table=64)
     bridge = pcie_config(mps=256, mps_supported=512, mrrs=128)
-    clx = pcie_nic(pepc_tree(tmp / "clx", "clx2s0"), "eth0", nic=nic, bridge=bridge)
-    return {"clx2s0": clx, "vm": vm_tree(tmp / "vm")}
+    return pcie_nic(pepc_tree(tmp / host, host), "eth0", nic=nic, bridge=bridge)
 
 
 @pytest.mark.parametrize("host", ["clx2s0", "vm"])
 def test_every_row_opens_a_help_entry(tmp_path: Path, host: str) -> None:
-    plat = read_platform(HostRoot.fixture(_trees(tmp_path)[host]), "eth0")
+    plat = read_platform(HostRoot.fixture(_tree(tmp_path, host)), "eth0")
     rows = platform_rows(plat)
     assert [r.label for r in rows if r.help not in DEVICE_HELP] == []
     labels = {r.label: r for r in rows}
@@ -46,7 +47,7 @@ def test_every_row_opens_a_help_entry(tmp_path: Path, host: str) -> None:
 
 
 def test_pm_qos_request_row_and_json(tmp_path: Path) -> None:
-    plat = read_platform(HostRoot.fixture(_trees(tmp_path)["clx2s0"]), "eth0")
+    plat = read_platform(HostRoot.fixture(_tree(tmp_path, "clx2s0")), "eth0")
     held = replace(plat, cpu=replace(plat.cpu, latency_request=20))
     (row,) = [r for r in platform_rows(held) if r.label == "PM QoS request"]
     assert row.value.startswith("20 us") and not row.unavailable
@@ -58,14 +59,14 @@ def test_pm_qos_request_row_and_json(tmp_path: Path) -> None:
 
 
 def test_no_max_cstate_word_where_a_request_holds_cpus_out(tmp_path: Path) -> None:
-    plat = read_platform(HostRoot.fixture(_trees(tmp_path)["clx2s0"]), "eth0")
+    plat = read_platform(HostRoot.fixture(_tree(tmp_path, "clx2s0")), "eth0")
     assert any(w.startswith("intel_idle.max_cstate=1") for w in cmdline_suggestions(plat))
     held = replace(plat, cpu=replace(plat.cpu, latency_request=2))
     assert not any("max_cstate" in w for w in cmdline_suggestions(held))
 
 
 def test_resume_latency_words_read_as_meant(tmp_path: Path) -> None:
-    plat = read_platform(HostRoot.fixture(_trees(tmp_path)["clx2s0"]), "eth0")
+    plat = read_platform(HostRoot.fixture(_tree(tmp_path, "clx2s0")), "eth0")
     resume = ((frozenset({0}), "0"), (frozenset({1}), "n/a"), (frozenset({2}), "20"))
     rows = platform_rows(replace(plat, cpu=replace(plat.cpu, resume_latency=resume)))
     (row,) = [r for r in rows if r.label == "PM QoS resume"]
@@ -73,7 +74,6 @@ def test_resume_latency_words_read_as_meant(tmp_path: Path) -> None:
 
 
 def test_export_notes_the_boot_words_from_the_reads_they_need(tmp_path: Path) -> None:
-    trees = _trees(tmp_path)
-    (word,) = boot_words(HostRoot.fixture(trees["clx2s0"]), "eth0")  # C6 enabled, no SMT file
+    (word,) = boot_words(HostRoot.fixture(_tree(tmp_path, "clx2s0")), "eth0")  # C6, no SMT file
     assert word.startswith("intel_idle.max_cstate=1:")
-    assert boot_words(HostRoot.fixture(trees["vm"]), "eth0") == []  # haltpoll: shallow states
+    assert boot_words(HostRoot.fixture(_tree(tmp_path, "vm")), "eth0") == []  # haltpoll: shallow

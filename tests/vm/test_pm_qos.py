@@ -1,9 +1,9 @@
 """The PM QoS latency request in force on the guest's real kernel (issue 32): a request held
 open on /dev/cpu_dma_latency, as tuned's force_latency holds one, is what `show --json`
-reports, and tuitune's own read leaves nothing behind: its descriptor on the device (which
-holds a request of its own, at the no-limit value) is closed, and the value falls back to
-"none" once the holder closes. The holder is this process, as is tuitune (`show` runs in
-it): a second Python costs tens of seconds under TCG."""
+reports, with its holder named, and tuitune's own read leaves nothing behind: its descriptor
+on the device (which holds a request of its own, at the no-limit value) is closed, and the
+value falls back to "none" once the holder closes. The holder is this process, as is
+tuitune (`show` runs in it): a second Python costs tens of seconds under TCG."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ def test_the_request_in_force_is_shown_and_reading_leaves_none() -> None:
         os.write(fd, struct.pack("=i", 37))  # held for as long as fd stays open
         cpu = show_json("lo")["platform"]["cpu_power"]
         assert cpu["pm_qos_request_us"] == 37, cpu
+        held = cpu["pm_qos_holders"]  # this process, found by its /proc/PID/fd link
+        assert os.getpid() in [h["pid"] for h in held["processes"]] and held["complete"], held
         assert _held() == 1  # only the test's own: tuitune closed what it opened
     finally:
         os.close(fd)

@@ -73,6 +73,18 @@ def _mhz(khz: int | None) -> str:
     return "?" if khz is None else f"{khz // 1000}"
 
 
+def _held_by(cpu: CpuPower) -> str:
+    if cpu.latency_holders is None:
+        return ""
+    procs, complete = cpu.latency_holders
+    names = ", ".join(f"{_p(comm)}[{pid}]" for pid, comm in procs[:4])
+    if len(procs) > 4:
+        names += f" and {len(procs) - 4} more"
+    if not complete:
+        names = f"{names}, /proc not all searched" if names else "/proc not all searched"
+    return f", held by {names}" if names else ", held by no process found"
+
+
 def _resume(text: str) -> str:
     # drivers/base/power/sysfs.c shows "0" for no limit and "n/a" for a zero one.
     return {"0": "no limit", "n/a": "0 us (no C-state allowed)"}.get(text, f"{_p(text)} us")
@@ -136,7 +148,11 @@ def _cpu_rows(cpu: CpuPower) -> list[Row]:
     if isinstance(req, Unavailable):
         rows.append(Row(s, "PM QoS request", _state(req), "pm-qos", True))
     else:
-        text = "none in force" if req is None else f"{req} us: no C-state slower to leave"
+        text = (
+            "none in force"
+            if req is None
+            else f"{req} us{_held_by(cpu)}: no C-state slower to leave"
+        )
         rows.append(Row(s, "PM QoS request", text + " (/dev/cpu_dma_latency)", "pm-qos"))
     if cpu.resume_latency:
         text = "; ".join(f"cpus {_cpus(c)}: {_resume(v)}" for c, v in cpu.resume_latency)
@@ -448,6 +464,14 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "idle_driver": st(cpu.idle_driver),
             "idle": idle,
             "pm_qos_request_us": st(cpu.latency_request),
+            "pm_qos_holders": (
+                None
+                if cpu.latency_holders is None
+                else {
+                    "processes": [{"pid": p, "comm": c} for p, c in cpu.latency_holders[0]],
+                    "complete": cpu.latency_holders[1],
+                }
+            ),
             "pm_qos_resume_latency_us": {_cpus(c): v for c, v in cpu.resume_latency},
             "pm_qos_note": cpu.pm_qos_note,
         },

@@ -77,3 +77,20 @@ def test_export_notes_the_boot_words_from_the_reads_they_need(tmp_path: Path) ->
     (word,) = boot_words(HostRoot.fixture(_tree(tmp_path, "clx2s0")), "eth0")  # C6, no SMT file
     assert word.startswith("intel_idle.max_cstate=1:")
     assert boot_words(HostRoot.fixture(_tree(tmp_path, "vm")), "eth0") == []  # haltpoll: shallow
+
+
+def test_the_holders_are_named_sanitised(tmp_path: Path) -> None:
+    plat = read_platform(HostRoot.fixture(_tree(tmp_path, "clx2s0")), "eth0")
+    who = (((812, "tuned"), (9, "x\x1b[2J")), False)
+    cpu = replace(plat.cpu, latency_request=20, latency_holders=who)
+    held = replace(plat, cpu=cpu)
+    (row,) = [r for r in platform_rows(held) if r.label == "PM QoS request"]
+    assert row.value.startswith("20 us, held by tuned[812], x")
+    assert "/proc not all searched: no C-state slower to leave" in row.value
+    assert "\x1b" not in row.value
+    doc = platform_json(held)["cpu_power"]["pm_qos_holders"]
+    assert doc == {
+        "processes": [{"pid": 812, "comm": "tuned"}, {"pid": 9, "comm": "x\x1b[2J"}],
+        "complete": False,
+    }
+    assert platform_json(plat)["cpu_power"]["pm_qos_holders"] is None  # not looked for in a tree

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tuitune.core.cpulist import parse_cpulist
-from tuitune.core.host.pmqos import LatencyRequest, limit_for, read_request
+from tuitune.core.host.pmqos import Holders, LatencyRequest, holders, limit_for, read_request
 from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.values import Unavailable
 
@@ -78,6 +78,9 @@ class CpuPower:
     boost_file: str | None = None  # "boost" (cpufreq/boost) or "no_turbo": Key.cpu_boost's name
     # The global CPU latency request (/dev/cpu_dma_latency) in us; None: none in force.
     latency_request: LatencyRequest = _NOT_READ
+    # Who holds that request, and whether all of /proc was searched; None: not looked for
+    # (no request in force, or not a live host).
+    latency_holders: tuple[Holders, bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +282,7 @@ def read_cpu_power(root: HostRoot) -> CpuPower:
     }
     freq, policies = _read_freq(root)
     boost, boost_file = _boost(root)
+    req = read_request(root.live)
     return CpuPower(
         freq=freq,
         boost=boost,
@@ -289,7 +293,8 @@ def read_cpu_power(root: HostRoot) -> CpuPower:
         pm_qos_note=PM_QOS_NOTE,
         policies=policies,
         boost_file=boost_file,
-        latency_request=read_request(root.live),
+        latency_request=req,
+        latency_holders=holders(root) if root.live and isinstance(req, int) else None,
     )
 
 

@@ -10,11 +10,13 @@ open it (mode 0600).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 import struct
 
+from tuitune.core.host.root import HostRoot, open_in_tree, read_value
 from tuitune.core.values import Unavailable, from_oserror
 
 DMA_LATENCY = "/dev/cpu_dma_latency"
@@ -23,6 +25,10 @@ NO_REQUEST = 2_000_000_000
 NOT_IN_TREE = "not recorded in a host tree (read from /dev/cpu_dma_latency on a live host)"
 
 LatencyRequest = int | None | Unavailable  # microseconds; None: no request in force
+# Descriptors read (readlink) in one search for the request's holders: another user decides how
+# many their processes hold (procs/sockets.py's FD_BUDGET, for the same reason and cost).
+HOLDER_BUDGET = 16384
+Holders = tuple[tuple[int, str], ...]  # (pid, comm as read: another user's text)
 
 
 def parse_request(data: bytes) -> LatencyRequest:
@@ -84,3 +90,37 @@ def limit_for(
         if cpu in cpus and (own := resume_limit(text)) is not None:
             limits.append(own)
     return min(limits) if limits else None
+
+
+def holders(root: HostRoot, budget: int = HOLDER_BUDGET) -> tuple[Holders, bool]:
+    """The processes holding the device open (each /proc/PID/fd link's text, never followed),
+    and whether every descriptor was read (False: the budget ran out first). Looked for only
+    when a request is in force, so an idle host pays nothing."""
+    try:
+        pids = sorted(int(n) for n in root.listdir(root.proc_path("")) if n.isdigit())
+    except OSError:
+        return (), False
+    found: list[tuple[int, str]] = []
+    left = budget
+    for pid in pids:
+        path = root.proc_path(f"{pid}/fd")
+        try:
+            dfd = open_in_tree(path, os.O_RDONLY | os.O_DIRECTORY, root.jail, str(path))
+        except OSError:
+            continue  # gone, or not ours to read
+        try:
+            with os.scandir(dfd) as entries:
+                for entry in entries:
+                    if left <= 0:
+                        return tuple(found), False
+                    left -= 1
+                    with contextlib.suppress(OSError):
+                        if os.readlink(entry.name, dir_fd=dfd) == DMA_LATENCY:
+                            comm = read_value(root, root.proc_path(f"{pid}/comm"), "comm")
+                            found.append((pid, comm if isinstance(comm, str) else "?"))
+                            break
+        except OSError:
+            pass
+        finally:
+            os.close(dfd)
+    return tuple(found), True

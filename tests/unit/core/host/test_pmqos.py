@@ -8,7 +8,16 @@ import os
 import struct
 from pathlib import Path
 
-from tuitune.core.host.pmqos import NO_REQUEST, limit_for, parse_request, read_request, resume_limit
+from tuitune.core.host.pmqos import (
+    DMA_LATENCY,
+    NO_REQUEST,
+    holders,
+    limit_for,
+    parse_request,
+    read_request,
+    resume_limit,
+)
+from tuitune.core.host.root import HostRoot
 from tuitune.core.values import Unavailable
 
 
@@ -51,3 +60,28 @@ def test_the_smaller_limit_wins() -> None:
     assert limit_for(1, 100, resume) == 100
     assert limit_for(1, None, resume) is None
     assert limit_for(0, Unavailable("permission", "root"), resume) == 10
+
+
+def _proc(tmp: Path, procs: dict[int, tuple[str, list[str]]]) -> Path:
+    """A /proc of processes, each with its comm and its descriptors' link texts."""
+    for pid, (comm, links) in procs.items():
+        (tmp / f"proc/{pid}/fd").mkdir(parents=True)
+        (tmp / f"proc/{pid}/comm").write_text(comm + "\n")
+        for fd, target in enumerate(links):
+            (tmp / f"proc/{pid}/fd/{fd}").symlink_to(target)  # dangling: never followed
+    (tmp / "sys").mkdir()
+    return tmp
+
+
+def test_the_holders_are_named_and_the_search_is_bounded(tmp_path: Path) -> None:
+    tree = _proc(
+        tmp_path,
+        {
+            12: ("tuned", ["/dev/null", DMA_LATENCY]),
+            13: ("bash", ["/dev/pts/0", "/dev/pts/0"]),
+            14: ("dpdk-app\x1b[2J", [DMA_LATENCY]),  # another user's name: kept as read
+        },
+    )
+    root = HostRoot.fixture(tree)
+    assert holders(root) == (((12, "tuned"), (14, "dpdk-app\x1b[2J")), True)
+    assert holders(root, budget=3) == (((12, "tuned"),), False)  # 13's two used the rest

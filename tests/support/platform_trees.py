@@ -118,6 +118,16 @@ def pcie_config(
     return bytes(data)
 
 
+def ixgbe_82599_config() -> bytes:
+    """A real 82599's 256 bytes of config space (SOURCES.md): MaxPayload 128 of 512, MaxReadReq
+    512, MSI-X table 64."""
+    return bytes.fromhex((FIXTURES / "ixgbe-82599-config.hex").read_text())
+
+
+# What the kernel said of that 82599's link in the same capture (sysfs's words for it).
+IXGBE_82599_LINK = ("2.5 GT/s PCIe", "5.0 GT/s PCIe", "2", "8")
+
+
 def pcie_nic(
     dest: Path,
     ifname: str = "ens1f0",

@@ -226,6 +226,10 @@ def _end_plan(
     for line in unreadable:
         err(line)
     _report(plan)
+    from tuitune.core.platformview import boot_words
+
+    for word in boot_words(root, ifname):
+        err(f"note: kernel command line, printed only (the bootloader is yours): {word}")
     return plan, ctx
 
 

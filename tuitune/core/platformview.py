@@ -13,11 +13,18 @@ from tuitune.core.advise import EMPTY, Context, Facts
 from tuitune.core.advise.model import SEVERITIES, Finding
 from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
-from tuitune.core.host.cpupower import CpuPower, FreqPolicy, deep_states
+from tuitune.core.host.cpupower import (
+    CpuPower,
+    FreqPolicy,
+    entered_deep_states,
+    read_cpu_power,
+    read_smt,
+)
 from tuitune.core.host.ethtool import DriverInfo
 from tuitune.core.host.module_eeprom import Optics, dbm
 from tuitune.core.host.pcie import PciFunction
-from tuitune.core.host.platform import Platform
+from tuitune.core.host.platform import DriverPlatform, Platform, read_iommu
+from tuitune.core.host.root import HostRoot
 from tuitune.core.procs.model import printable
 from tuitune.core.session.kinds.showform import ShowSource, place
 from tuitune.core.session.kinds.table import show_parts
@@ -66,6 +73,23 @@ def _cpus(c: frozenset[int]) -> str:
 
 def _mhz(khz: int | None) -> str:
     return "?" if khz is None else f"{khz // 1000}"
+
+
+def _held_by(cpu: CpuPower) -> str:
+    if cpu.latency_holders is None:
+        return ""
+    procs, complete = cpu.latency_holders
+    names = ", ".join(f"{_p(comm)}[{pid}]" for pid, comm in procs[:4])
+    if len(procs) > 4:
+        names += f" and {len(procs) - 4} more"
+    if not complete:
+        names = f"{names}, /proc not all searched" if names else "/proc not all searched"
+    return f", held by {names}" if names else ", held by no process found"
+
+
+def _resume(text: str) -> str:
+    # drivers/base/power/sysfs.c shows "0" for no limit and "n/a" for a zero one.
+    return {"0": "no limit", "n/a": "0 us (no C-state allowed)"}.get(text, f"{_p(text)} us")
 
 
 def _freq_now(p: FreqPolicy) -> str:
@@ -122,9 +146,19 @@ def _cpu_rows(cpu: CpuPower) -> list[Row]:
             )
             text = f"cpus {_cpus(ig.cpus)} {_p(drv)}: {states}"
             rows.append(Row(s, "C-states", text, "cpu-power", False, "cstate", ig.cpus, now))
+    req = cpu.latency_request
+    if isinstance(req, Unavailable):
+        rows.append(Row(s, "PM QoS request", _state(req), "pm-qos", True))
+    else:
+        text = (
+            "none in force"
+            if req is None
+            else f"{req} us{_held_by(cpu)}: no C-state slower to leave"
+        )
+        rows.append(Row(s, "PM QoS request", text + " (/dev/cpu_dma_latency)", "pm-qos"))
     if cpu.resume_latency:
-        text = "; ".join(f"cpus {_cpus(c)}: {_p(v)} us" for c, v in cpu.resume_latency)
-        rows.append(Row(s, "PM QoS resume", text, "cpu-power"))
+        text = "; ".join(f"cpus {_cpus(c)}: {_resume(v)}" for c, v in cpu.resume_latency)
+        rows.append(Row(s, "PM QoS resume", text, "pm-qos"))
     return rows
 
 
@@ -166,7 +200,7 @@ def platform_rows(
     )
     switchable = "smt" if smt.control in ("on", "off") else None
     refused = isinstance(smt.control, Unavailable)
-    rows.append(Row(s0, "SMT", smt_text, "cpu-power", refused, switchable))
+    rows.append(Row(s0, "SMT", smt_text, "smt", refused, switchable))
     rows.extend(_pcie_rows(platform.pcie))
     io = platform.iommu
     io_text = {True: "on", False: "off", None: "not read"}[io.enabled]
@@ -174,15 +208,18 @@ def platform_rows(
         io_text += f"; NIC group {io.group} type {_p(io.domain_type or '?')}"
     if io.cmdline:
         io_text += f"; cmdline {_p(' '.join(io.cmdline))}"
-    rows.append(Row(s0, "IOMMU", io_text, "pcie-link"))
-    for text in cmdline_suggestions(platform):
-        rows.append(Row(s0, "cmdline (printed only)", text, None))
+    rows.append(Row(s0, "IOMMU", io_text, "iommu"))
+    words = cmdline_suggestions(platform)
+    for text in words:
+        rows.append(Row(s0, "cmdline (printed only)", text, "kernel-cmdline"))
+    if not words:  # the row stays, so its help (what only a boot changes) is always reachable
+        rows.append(Row(s0, "cmdline (printed only)", "nothing to suggest", "kernel-cmdline", True))
     if host is not None:
         ib = host.irqbalance
         rows.append(Row(s0, "irqbalance", "running" if ib.running else "not running", "irqbalance"))
     d = nic.driver if nic is not None else None
     if isinstance(d, DriverInfo):
-        rows.append(Row(s1, "firmware", _p(d.firmware or "-"), None))
+        rows.append(Row(s1, "firmware", _p(d.firmware or "-"), "driver-firmware"))
     drv = platform.driver
     fec = drv.fec
     rows.append(
@@ -190,16 +227,16 @@ def platform_rows(
             s1,
             "FEC",
             _state(fec) if isinstance(fec, Unavailable) else _p(fec),
-            None,
+            "fec",
             isinstance(fec, Unavailable),
             "fec" if drv.fec_configured not in (None, "none") else None,
         )
     )
     if isinstance(d, DriverInfo):
-        rows.append(Row(s2, "driver", f"{_p(d.driver)} {_p(d.version)}", None))
+        rows.append(Row(s2, "driver", f"{_p(d.driver)} {_p(d.version)}", "driver-firmware"))
     params = drv.params
     if isinstance(params, Unavailable):
-        rows.append(Row(s2, "module params", _state(params), None, True))
+        rows.append(Row(s2, "module params", _state(params), "module-params", True))
     else:
         text = " ".join(
             f"{_p(p.name)}={_state(p.value) if isinstance(p.value, Unavailable) else _p(p.value)}"
@@ -210,13 +247,15 @@ def platform_rows(
         rw = "module_param" if writable else None
         now = " ".join(f"{_p(p.name)} {_p(p.value)}" for p in writable)
         label = f"{_p(drv.module)} params (*rw)"
-        rows.append(Row(s2, label, text or "none", None, False, rw, now=now))
+        rows.append(Row(s2, label, text or "none", "module-params", False, rw, now=now))
     flags = drv.priv_flags
     if isinstance(flags, Unavailable):
-        rows.append(Row(s2, "private flags", _state(flags), None, True))
+        rows.append(Row(s2, "private flags", _state(flags), "private-flags", True))
     else:
         text = " ".join(f"{_p(n)} {'on' if v else 'off'}" for n, v in flags)
-        rows.append(Row(s2, "private flags", text, None, False, "priv_flag" if flags else None))
+        rows.append(
+            Row(s2, "private flags", text, "private-flags", False, "priv_flag" if flags else None)
+        )
     if not isinstance(platform.pcie, Unavailable):
         fn = platform.pcie[0]
         table = fn.caps.msix_table if fn.caps is not None else None
@@ -294,8 +333,7 @@ def cmdline_suggestions(platform: Platform) -> list[str]:
             f"iommu=pt (or iommu.passthrough=1): the NIC's DMA is translated ({io.domain_type}); "
             "passthrough maps it one to one, giving up the device's isolation"
         )
-    idle = platform.cpu.idle
-    if not isinstance(idle, Unavailable) and deep_states(idle, CSTATE_DEEP_US):
+    if entered_deep_states(platform.cpu, CSTATE_DEEP_US):
         driver = platform.cpu.idle_driver
         word = "intel_idle.max_cstate=1" if driver == "intel_idle" else "processor.max_cstate=1"
         out.append(
@@ -309,6 +347,20 @@ def cmdline_suggestions(platform: Platform) -> list[str]:
             "time does the same, offlining the siblings)"
         )
     return out
+
+
+def boot_words(root: HostRoot, ifname: str) -> list[str]:
+    """`cmdline_suggestions` from only the reads they need (CPU power, SMT, the NIC's IOMMU
+    group), for `export`'s notes: the files it writes cannot carry a boot parameter."""
+    none = Unavailable("missing", "not read")
+    plat = Platform(
+        cpu=read_cpu_power(root),
+        smt=read_smt(root),
+        pcie=none,
+        iommu=read_iommu(root, ifname),
+        driver=DriverPlatform(None, none, none, none),
+    )
+    return cmdline_suggestions(plat)
 
 
 def worst(host: HostState, nic: NicState | None, platform: Platform) -> Finding | None:
@@ -370,6 +422,15 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "pstate_status": cpu.pstate_status,
             "idle_driver": st(cpu.idle_driver),
             "idle": None,
+            "pm_qos_request_us": st(cpu.latency_request),
+            "pm_qos_holders": (
+                None
+                if cpu.latency_holders is None
+                else {
+                    "processes": [{"pid": p, "comm": c} for p, c in cpu.latency_holders[0]],
+                    "complete": cpu.latency_holders[1],
+                }
+            ),
             "pm_qos_resume_latency_us": {_cpus(c): v for c, v in cpu.resume_latency},
             "pm_qos_note": cpu.pm_qos_note,
         },

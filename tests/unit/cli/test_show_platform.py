@@ -16,7 +16,9 @@ import pytest
 from tests.support.hosttree import TreeSpec, build_tree
 from tests.support.platform_trees import (
     FIXTURES,
+    IXGBE_82599_LINK,
     TREE_OWNS,
+    ixgbe_82599_config,
     pcie_config,
     pcie_nic,
     pepc_tree,
@@ -73,7 +75,7 @@ def test_vm_json(tmp_path: Path) -> None:
     ("host", "governor", "deepest"),
     [
         ("clx2s0", "powersave", "C6"),
-        ("hswep0", "schedutil", "C6"),
+        # hswep0: test_a_real_82599_config_space_in_show_json (one subprocess fewer).
         ("gnr3", "performance", "C6P"),
         ("turin0", "performance", "C2"),
     ],
@@ -136,3 +138,43 @@ def test_the_link_row_names_an_unreported_duplex_once(tmp_path: Path) -> None:
     (tree / "sys/class/net/eth0/duplex").unlink(missing_ok=True)
     link = next(ln for ln in run(tree, "eth0").stdout.splitlines() if ln.startswith("link"))
     assert "duplex: not reported" in link and "duplex duplex" not in link
+
+
+def test_a_real_82599_config_space_in_show_json(tmp_path: Path, fixtures_dir: Path) -> None:
+    """A real NIC's config space (the kernel's dump of an 82599, SOURCES.md) on a recorded
+    host: the document names its MaxPayload/MaxReadReq and MSI-X table as config space holds
+    them, beside the host's governor and C-states, and the PM QoS request as a tree's state."""
+    interrupts = (fixtures_dir / "interrupts/ena_8cpu_aarch64_graviton.txt").read_text()
+    tree = build_tree(tmp_path, TreeSpec(ncpus=8, interrupts=interrupts, ifname="eth0"))
+    pepc_tree(tree, "hswep0", keep=TREE_OWNS)
+    bridge = pcie_config(mps=128, mps_supported=256, mrrs=512)
+    pcie_nic(tree, "eth0", nic=ixgbe_82599_config(), bridge=bridge, link=IXGBE_82599_LINK)
+    plat = platform_of(run(tree, "eth0", "--json"))
+    nic = plat["pcie"][0]
+    assert (nic["mps"], nic["mps_supported"], nic["mrrs"], nic["msix_table"]) == (128, 512, 512, 64)
+    assert (nic["speed"], nic["max_width"]) == ("2.5 GT/s PCIe", "8")
+    cpu = plat["cpu_power"]
+    assert cpu["frequency"][0]["governor"] == "schedutil"
+    assert cpu["idle"][0]["states"][-1]["name"] == "C6"
+    assert plat["smt"]["control"]["unavailable"]  # pepc's captures hold no smt/control
+    assert plat["driver"]["module"] == "ice"
+    assert cpu["pm_qos_request_us"]["unavailable"] == "missing"
+
+
+def test_export_prints_the_boot_words_and_writes_none(
+    tmp_path: Path, fixtures_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`export` notes on stderr what only the kernel command line sets (deep C-states here),
+    and no file it writes holds it (in process: the CLI's own entry point)."""
+    from tuitune.cli import main
+
+    tree = pepc_host(tmp_path / "tree", fixtures_dir, "clx2s0")
+    out = tmp_path / "out"
+    assert (
+        main(["export", "--root", str(tree), "eth0", "--profile", "lan-10g", "--out", str(out)])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "note: kernel command line, printed only (the bootloader is yours): " in err
+    assert "intel_idle.max_cstate=1: deep C-states are enabled" in err
+    assert not any("max_cstate" in f.read_text() for f in out.iterdir())

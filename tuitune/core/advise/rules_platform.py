@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from tuitune.core.advise import thresholds as t
 from tuitune.core.advise.facts import Facts, Outcome, cpus, rate
 from tuitune.core.advise.model import Finding, Note, Severity, SourceRef
-from tuitune.core.host.cpupower import deep_states
+from tuitune.core.host.cpupower import deep_states, entered_deep_states
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.values import Unavailable
 
@@ -97,8 +97,16 @@ def cstates_deep(f: Facts) -> Iterator[Outcome]:
         return
     placed = _irq_cpus(f)
     irq_cpus = frozenset().union(*placed.values()) if placed else f.local_cpus()
-    deep = [(c & irq_cpus, s) for c, s in deep_states(idle, t.CSTATE_DEEP_US) if c & irq_cpus]
+    power = f.platform.cpu
+    enabled = [c for c, _ in deep_states(idle, t.CSTATE_DEEP_US) if c & irq_cpus]
+    entered = entered_deep_states(power, t.CSTATE_DEEP_US)
+    deep = [(c & irq_cpus, s) for c, s in entered if c & irq_cpus]
+    req = power.latency_request
     if not deep:
+        if enabled:
+            # Enabled, but a latency limit keeps the CPUs out of them: what disabling does.
+            by = f"the PM QoS request of {req} us" if isinstance(req, int) else "PM QoS limits"
+            yield Note(rule, f"deep C-states are enabled but {by} keeps the CPUs out of them")
         return
     total = f.window.total if f.window.loaded else None
     per_cpu: dict[int, float] = {}
@@ -112,6 +120,12 @@ def cstates_deep(f: Facts) -> Iterator[Outcome]:
         f"{s.residency_us} us (cpuidle/state{s.index})"
         for c, s in deep[:4]
     ]
+    if isinstance(req, int):
+        evidence.append(f"PM QoS request in force: {req} us (/dev/cpu_dma_latency)")
+    elif req is None:
+        evidence.append("no PM QoS latency request in force (/dev/cpu_dma_latency)")
+    else:
+        evidence.append(f"PM QoS request not read ({req.reason}): a limit may hold CPUs out")
     severity: Severity = "hint"
     if per_cpu:
         busiest = max(per_cpu, key=per_cpu.__getitem__)

@@ -32,6 +32,7 @@ from tuitune.core.host.ethtool_types import (
 )
 from tuitune.core.host.module_eeprom import Optics
 from tuitune.core.host.netdev import Link
+from tuitune.core.host.pmqos import LatencyRequest
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState
 from tuitune.core.names import ifname_problem, netns_problem
@@ -84,6 +85,9 @@ class DeviceCapture:
     connections: tuple[Connection, ...] | Unavailable | None = None
     # The transceiver's EEPROM as decoded (`ethtool -m`, an ioctl); None: not captured.
     optics: Optics | Unavailable | None = None
+    # The PM QoS latency request in force (/dev/cpu_dma_latency, not in sysfs): "none" or
+    # microseconds as digits, or the state the read was; None: not captured (older captures).
+    pm_qos_request: str | Unavailable | None = None
 
 
 def capture_json(dev: DeviceCapture) -> bytes:
@@ -250,7 +254,30 @@ def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
         return NotCaptured(Unavailable("error", str(exc)))
     if isinstance(dev.connections, tuple):
         dev = replace(dev, connections=checked_connections(dev.connections, name))
+    if isinstance(dev.pm_qos_request, str) and not _REQUEST.match(dev.pm_qos_request):
+        bad = Unavailable("error", f"{name}: pm_qos_request: not a latency")
+        dev = replace(dev, pm_qos_request=bad)
     return CapturedDevice(dev)
+
+
+_REQUEST = re.compile(r"^(none|[0-9]{1,10})$")
+
+
+def request_text(req: LatencyRequest) -> str | Unavailable:
+    """The request as the device file keeps it."""
+    return "none" if req is None else req if isinstance(req, Unavailable) else str(req)
+
+
+def captured_request(tree: Path, ifname: str, otherwise: LatencyRequest) -> LatencyRequest:
+    """The capture's PM QoS request for the platform view; `otherwise` where it holds none
+    (an older capture, or no device file)."""
+    got = load_device(tree, ifname)
+    req = got.dev.pm_qos_request if isinstance(got, CapturedDevice) else None
+    if req is None:
+        return otherwise
+    if isinstance(req, Unavailable):
+        return req
+    return None if req == "none" else int(req)
 
 
 def captured_netns(tree: Path) -> str | None:

@@ -23,10 +23,12 @@ from tuitune.core.capture.device import (
     LinkExtra,
     QueueCounters,
     capture_json,
+    request_text,
 )
 from tuitune.core.capture.trace import trace_root, traced_reads
 from tuitune.core.host.conns import Connection
 from tuitune.core.host.platform import DriverPlatform, read_driver
+from tuitune.core.host.pmqos import LatencyRequest, read_request
 from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.root import HostRoot
 from tuitune.core.host.rss import RssState
@@ -52,6 +54,7 @@ def device_of(
     driver: DriverPlatform,
     qdiscs: tuple[Qdisc, ...] | Unavailable,
     rss: RssState | None = None,
+    pm_qos: LatencyRequest = None,
 ) -> DeviceCapture:
     link = nic.link
     return DeviceCapture(
@@ -68,6 +71,7 @@ def device_of(
         optics=driver.optics,
         qdiscs=qdiscs,
         rss=rss,
+        pm_qos_request=request_text(pm_qos),
     )
 
 
@@ -178,6 +182,7 @@ def take(
     with HostReader(HostRoot(netns=netns)) as live:
         snap = live.snapshot(ifname)
         driver = read_driver(live.root, ifname, live.call)
+        pm_qos = read_request(live.root.live)  # host-wide: /dev is not in the tree
         qdiscs = live.qdiscs(ifname)
         rss = live.rss(ifname)
         conns = ident.connections(live.connections(ifname))
@@ -194,7 +199,7 @@ def take(
     if snap.nic is not None:
         tree.extra[f"{DIR}/{ifname}.json"] = capture_json(
             replace(
-                device_of(ident.nic(snap.nic), driver, qdiscs, rss),
+                device_of(ident.nic(snap.nic), driver, qdiscs, rss, pm_qos),
                 queues=queues,
                 connections=conns,
             )

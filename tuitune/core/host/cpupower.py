@@ -1,6 +1,7 @@
 """CPU power as sysfs gives it: cpufreq (driver, governor, EPP, energy_perf_bias, frequency
 limits, boost), cpuidle (driver, each C-state's name, exit latency, target residency and
-whether it is disabled), the per-CPU PM QoS resume latency, and SMT control.
+whether it is disabled), the PM QoS latency request in force (pmqos.py: the global one and
+each CPU's resume latency), and SMT control.
 
 CPUs that agree are one group (one line on the screen); each absent feature is a state
 ("no cpufreq": a VM guest), never an exception. Frequencies are kHz as the kernel prints them.
@@ -14,10 +15,12 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tuitune.core.cpulist import parse_cpulist
+from tuitune.core.host.pmqos import Holders, LatencyRequest, holders, limit_for, read_request
 from tuitune.core.host.root import HostRoot, read_value
 from tuitune.core.values import Unavailable
 
 K = TypeVar("K", bound=Hashable)
+_NOT_READ = Unavailable("missing", "not read")
 _CPU = re.compile(r"^cpu(\d{1,5})$")
 _STATE = re.compile(r"^state(\d{1,3})$")
 _POLICY = re.compile(r"^policy(\d{1,5})$")
@@ -73,6 +76,11 @@ class CpuPower:
     # Each cpufreq policy's number and CPUs (what a governor or EPP key names: policyN).
     policies: tuple[tuple[int, frozenset[int]], ...] = ()
     boost_file: str | None = None  # "boost" (cpufreq/boost) or "no_turbo": Key.cpu_boost's name
+    # The global CPU latency request (/dev/cpu_dma_latency) in us; None: none in force.
+    latency_request: LatencyRequest = _NOT_READ
+    # Who holds that request, and whether all of /proc was searched; None: not looked for
+    # (no request in force, or not a live host).
+    latency_holders: tuple[Holders, bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +90,9 @@ class Smt:
 
 
 PM_QOS_NOTE = (
-    "the global latency request (/dev/cpu_dma_latency) is not read: opening that device adds "
-    "a request of its own; shown is each CPU's pm_qos_resume_latency_us (0: no limit)"
+    "the global request is what /dev/cpu_dma_latency reads (root; opening it adds a request at "
+    "the no-limit value, which changes nothing); each CPU's pm_qos_resume_latency_us is its own "
+    "(0: no limit, n/a: none allowed); a C-state slower to leave than either is not entered"
 )
 
 
@@ -273,6 +282,7 @@ def read_cpu_power(root: HostRoot) -> CpuPower:
     }
     freq, policies = _read_freq(root)
     boost, boost_file = _boost(root)
+    req = read_request(root.live)
     return CpuPower(
         freq=freq,
         boost=boost,
@@ -283,6 +293,8 @@ def read_cpu_power(root: HostRoot) -> CpuPower:
         pm_qos_note=PM_QOS_NOTE,
         policies=policies,
         boost_file=boost_file,
+        latency_request=req,
+        latency_holders=holders(root) if root.live and isinstance(req, int) else None,
     )
 
 
@@ -304,3 +316,25 @@ def deep_states(
         for s in g.states
         if s.disabled is False and s.latency_us is not None and s.latency_us > deeper_than_us
     ]
+
+
+def entered_deep_states(
+    power: CpuPower, deeper_than_us: int
+) -> list[tuple[frozenset[int], IdleState]]:
+    """`deep_states` the idle governor may still choose: a PM QoS limit (the global request or
+    a CPU's own) below a state's exit latency keeps that CPU out of it, as its disable file
+    would (cpuidle_governor_latency_req)."""
+    if isinstance(power.idle, Unavailable):
+        return []
+    out = []
+    for cpus, st in deep_states(power.idle, deeper_than_us):
+        lat = st.latency_us or 0
+        free = frozenset(
+            c
+            for c in cpus
+            if (lim := limit_for(c, power.latency_request, power.resume_latency)) is None
+            or lat <= lim
+        )
+        if free:
+            out.append((free, st))
+    return out

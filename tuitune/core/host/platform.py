@@ -14,7 +14,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -219,8 +219,15 @@ def read_platform(
     it on a worker thread, not the kernel thread the sampler needs); `call` runs the ioctls
     (a HostReader's `call`, so a --netns host's are the namespace's)."""
     none = Unavailable("missing", "no interface")
+    cpu = read_cpu_power(root)
+    if ifname and not root.live and root.jail is not None:
+        # A capture keeps the PM QoS request it read (/dev is not in a tree).
+        from tuitune.core.capture.device import captured_request
+
+        req = captured_request(Path(root.jail), ifname, cpu.latency_request)
+        cpu = replace(cpu, latency_request=req)
     return Platform(
-        cpu=read_cpu_power(root),
+        cpu=cpu,
         smt=read_smt(root),
         pcie=read_pci_chain(root, ifname) if ifname else none,
         iommu=read_iommu(root, ifname) if ifname else Iommu(None, (), None, None, ()),

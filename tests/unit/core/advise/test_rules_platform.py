@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.platform_trees import pcie_config, pcie_nic, pepc_tree, vm_tree
+from tests.support.platform_trees import (
+    IXGBE_82599_LINK,
+    ixgbe_82599_config,
+    pcie_config,
+    pcie_nic,
+    pepc_tree,
+    vm_tree,
+)
 from tests.unit.advise_hosts import one, recorded
 from tuitune.core.advise import Facts, advise
 from tuitune.core.advise import thresholds as t
@@ -67,6 +74,28 @@ def test_cstates_silent_without_deep_states(pegged: Facts, tmp_path: Path) -> No
     assert one(on(pegged, pepc_tree(tmp_path / "as-recorded", "hswep0")), "cstates-deep")
 
 
+def _with_request(f: Facts, request: int | None, resume: str | None = None) -> Facts:
+    assert f.platform is not None
+    cpu = replace(f.platform.cpu, latency_request=request)
+    if resume is not None:  # CPU 0's own limit (the queue IRQs' CPU on the pegged host)
+        cpu = replace(cpu, resume_latency=((frozenset({0}), resume),))
+    return replace(f, platform=replace(f.platform, cpu=cpu))
+
+
+def test_cstates_quiet_where_a_pm_qos_limit_keeps_cpus_out(pegged: Facts, tmp_path: Path) -> None:
+    f = on(pegged, pepc_tree(tmp_path, "clx2s0"))  # C6: 92 us exit latency
+    held = _with_request(f, 20)  # tuned's force_latency, a DPDK application...
+    assert one(held, "cstates-deep") is None
+    assert "PM QoS request of 20 us keeps the CPUs out" in " ".join(notes(held, "cstates-deep"))
+    assert one(_with_request(f, None, resume="n/a"), "cstates-deep") is None  # CPU 0's own
+    loose = one(_with_request(f, 200), "cstates-deep")  # above C6's exit: still entered
+    assert loose is not None
+    assert "PM QoS request in force: 200 us (/dev/cpu_dma_latency)" in loose.evidence
+    free = one(_with_request(f, None, resume="0"), "cstates-deep")
+    assert free is not None
+    assert "no PM QoS latency request in force (/dev/cpu_dma_latency)" in free.evidence
+
+
 def _queues_on(f: Facts, cpus: list[int]) -> Facts:
     assert f.nic is not None
     aff = dict(f.nic.irq_affinity)
@@ -107,6 +136,31 @@ def test_degraded_link_from_the_platform_path(pegged: Facts, tmp_path: Path) -> 
     found = one(on(pegged, _path(tmp_path / "a", 512, link=slow), "ens1f0"), "pcie-degraded")
     assert found is not None and "8 GT/s x8, below its 16 GT/s x8" in found.title
     assert one(on(pegged, _path(tmp_path / "b", 512), "ens1f0"), "pcie-degraded") is None
+
+
+def test_a_real_82599_below_its_payload_and_link(pegged: Facts, tmp_path: Path) -> None:
+    """The kernel's own dump of an 82599 (MaxPayload 128 of 512) and the link it reported,
+    2.5 GT/s x2 of 5 GT/s x8 (tests/fixtures/platform/SOURCES.md), under a built root port."""
+
+    def path(tmp: Path, bridge_supports: int, link: tuple[str, str, str, str]) -> Path:
+        bridge = pcie_config(mps=128, mps_supported=bridge_supports, mrrs=512)
+        return pcie_nic(tmp, nic=ixgbe_82599_config(), bridge=bridge, link=link)
+
+    f = on(pegged, path(tmp_path / "a", 512, IXGBE_82599_LINK), "ens1f0")
+    payload = one(f, "pcie-payload")
+    assert payload is not None
+    assert (
+        "MaxPayload 128 bytes in force, while the NIC and every bridge above it support 512"
+        in (payload.evidence[0])
+    )
+    slow = one(f, "pcie-degraded")
+    assert slow is not None and "2.5 GT/s x2, below its 5 GT/s x8" in slow.title
+    assert "cern-10g" in {s.id for s in slow.sources}  # CERN's half-speed slot, LAN
+    # A root port that takes only 128 bytes: the NIC's 128 is all the path allows.
+    full = ("5.0 GT/s PCIe", "5.0 GT/s PCIe", "8", "8")
+    g = on(pegged, path(tmp_path / "b", 128, full), "ens1f0")
+    assert one(g, "pcie-payload") is None
+    assert one(g, "pcie-degraded") is None
 
 
 def _channels(f: Facts, combined: int) -> Facts:

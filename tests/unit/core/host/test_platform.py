@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.platform_trees import pcie_config, pcie_nic, pepc_tree, vm_tree
+from tests.support.platform_trees import (
+    ixgbe_82599_config,
+    pcie_config,
+    pcie_nic,
+    pepc_tree,
+    vm_tree,
+)
 from tuitune.core.host.cpupower import read_cpu_power, read_smt
 from tuitune.core.host.pcie import parse_config, read_pci_chain
 from tuitune.core.host.platform import read_platform
@@ -147,3 +153,12 @@ def test_every_recorded_host_reads(tmp_path: Path, host: str) -> None:
     plat = read_platform(HostRoot.fixture(pepc_tree(tmp_path, host)), None)
     assert not isinstance(plat.cpu.freq, Unavailable)
     assert not isinstance(plat.cpu.idle, Unavailable)
+
+
+def test_a_real_82599s_config_space() -> None:
+    """The kernel's own dump of an 82599 (tests/fixtures/platform/SOURCES.md): the capability
+    walk PM -> MSI -> MSI-X -> PCIe -> VPD, and the values lspci would print from it."""
+    caps = parse_config(ixgbe_82599_config())
+    assert caps.pcie is True
+    assert (caps.mps, caps.mps_supported, caps.mrrs) == (128, 512, 512)
+    assert caps.relaxed_ordering is True and caps.msix_table == 64

@@ -155,17 +155,3 @@ async def test_the_check_sees_a_widget_left_out(launch: Launch) -> None:
             await _settle(tui)
         assert term.partial and term.differences()
         assert not isinstance(Compositor(), TouchedCompositor)
-
-
-async def test_a_focus_change_is_a_partial_update(launch: Launch) -> None:
-    """1-4 and Tab move the focus: Textual's Screen repainted the whole terminal for it; the
-    live screen's does not (issue 38: keys), and the borders and cursors the focus changes
-    reach the terminal all the same."""
-    async with launch(host_32cpu, size=(200, 60)) as tui:
-        term = Terminal(tui)
-        for key in ["2", "1", "tab", "4", "shift+tab", "1"]:
-            full = term.full
-            await tui.press(key)
-            await _check(tui, term, f"key {key!r}")
-            assert term.full == full, key
-        assert term.partial >= 6, (term.partial, term.full)

@@ -15,9 +15,7 @@ from textual.containers import Container, Vertical
 from textual.errors import NoWidget
 from textual.events import Click, MouseDown, MouseMove, MouseUp
 from textual.message import Message
-from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Static
 
 from tuitune.tui.compositor import TouchedCompositor
@@ -218,11 +216,6 @@ class LiveScreen(Screen[object]):
     compositor renders only the widgets a change touches (tui/compositor.py)."""
 
     BLANK = True
-    # Textual's Screen repaints itself, the whole terminal, when its focused widget changes;
-    # the widgets whose look depends on focus redraw themselves (a widget on Focus and Blur,
-    # a panel's border by its :focus-within style), so on a 1152-CPU screen every 1-4 and
-    # Tab repainted ~60 lines for nothing (issue 38: keys). Same reactive, same watcher.
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -7,8 +7,6 @@ when the cursor is on it, or in the row's help (Enter).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from textual.widgets import Static
 
@@ -116,32 +114,3 @@ async def test_start_without_interface_esc_watches_cpus_only(launch: Launch) -> 
         assert "no interface: press n to pick one" in tui.header()  # n is the picker's key
         assert tui.rows_seen("irqs")[0].startswith("no interface picked")
         assert tui.rows_seen("cpus")[0].split()[0] == "all"  # the CPUs are still watched
-
-
-async def test_panel_keys_move_the_tab_highlight_without_a_reflow(launch: Launch) -> None:
-    """1-4 redraw the one-line tab bar in place (issue 38: keys): at 80x24 the highlight moves
-    to the pressed panel's tab; in the wide layout, where the bar is hidden, the key asks
-    Textual for no layout (a reflow and full repaint of the screen, a 1152-CPU one's too)."""
-    async with launch(size=(80, 24)) as tui:
-        bar_y = tui.app.query_one("#tabbar").region.y
-        for panel, tab in (("2", "2 IRQs"), ("4", "4 sysctls"), ("1", "1 CPUs")):
-            await tui.press(panel)
-            line = tui.styles(bar_y)
-            text = "".join(ch for ch, _ in line)
-            at = text.index(tab)
-            assert all(s is not None and s.reverse for _, s in line[at : at + len(tab)]), tab
-            other = text.index("3 NIC")
-            assert not any(s is not None and s.reverse for _, s in line[other : other + 5])
-    async with launch(size=(160, 48)) as tui:
-        asked: list[bool] = []
-        bar = tui.app.query_one("#tabbar")
-        refresh = bar.refresh
-
-        def noting(*regions: Any, **kw: Any) -> Any:
-            asked.append(bool(kw.get("layout")))
-            return refresh(*regions, **kw)
-
-        bar.refresh = noting  # type: ignore[method-assign]
-        for panel in "2143":
-            await tui.press(panel)
-        assert asked and not any(asked)

@@ -123,7 +123,7 @@ class HelpStrip(Static):
     def show(self, text: str) -> None:
         if text != self.text:
             self.text = text
-            self.update(text)  # fixed height: never a new layout
+            self.update(text, layout=False)  # fixed height: never a new layout
 
 
 class Panel(Vertical):
@@ -251,10 +251,7 @@ class TabBar(Static):
         labels = [f" {n} {TITLES[name]} " for n, name in enumerate(PANELS, 1)]
         text, self._spans = tab_text(labels, PANELS.index(active))
         text.append(" Tab: next panel", style="dim")
-        # One line, always (#tabbar's height): no layout. Static.update's default asked for
-        # one, and in the wide layout, where the bar is hidden, that was a reflow and a full
-        # repaint of a 1152-CPU screen at every 1-4 and Tab (issue 38: keys).
-        self.update(text, layout=False)
+        self.update(text)
 
     def on_click(self, event: Click) -> None:
         i = tab_at(self._spans, event.x, 0)  # one line: the bar's height is 1

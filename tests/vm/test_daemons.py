@@ -54,6 +54,11 @@ def irqbalance() -> Iterator[None]:
     if not Path(IRQBALANCE).exists():
         pytest.fail("irqbalance is not installed (scripts/vm setup installs it)")
     Path("/run/irqbalance").mkdir(exist_ok=True)
+    # The test before may have left one exiting (pgrep lists it until it is reaped): the
+    # daemon this test judges is the one it starts, so none other runs when it starts. The
+    # Popen object is not kept: subprocess reaps it at its next start (each pgrep) once a
+    # stop by tuitune ends it; held here, it would stay a zombie pgrep lists.
+    gone("before the fixture starts one")
     subprocess.Popen(
         [IRQBALANCE, "--foreground"],
         stdin=subprocess.DEVNULL,
@@ -64,8 +69,9 @@ def irqbalance() -> Iterator[None]:
     )
     wait_for("irqbalance started", lambda: irqbalance_pids())
     yield
-    for pid in irqbalance_pids():
+    for pid in irqbalance_pids():  # the fixture's, or one tuitune's restore started again
         subprocess.run(["kill", str(pid)], check=False)
+    gone("after the fixture")
 
 
 def test_irqbalance_is_seen_stopped_and_started_again_as_it_ran(

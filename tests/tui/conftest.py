@@ -46,6 +46,8 @@ from textual.widgets import Static
 
 from tests.support.fixture_hosts import ReplayReader, host_32cpu
 from tests.support.screen_text import settled
+from tuitune.core.record.player import RecordingReader
+from tuitune.core.watch.cadence import Cadence
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.panels.panels import Panel
 from tuitune.tui.panels.rowview import RowView
@@ -236,3 +238,19 @@ def launch(tmp_path: Path) -> Launch:
                 await pilot.pause()
 
     return run
+
+
+def replay_app(reader: RecordingReader, tmp_path: Path) -> TuituneApp:
+    """The App `tuitune replay` starts, on `reader`: a long interval, so nothing moves but
+    what the keys ask for."""
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(tmp_path)}
+    return TuituneApp(
+        reader,
+        reader.ifname,
+        interval=60.0,
+        env=env,
+        editable=False,
+        save_settings=False,
+        show_cost=False,
+        cadence=Cadence.in_time(60.0),
+    )

@@ -10,14 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.tui.conftest import Tui
+from tests.tui.conftest import Tui, replay_app
 from tests.unit.core.record.recorded import record
 from tuitune.cli import main
 from tuitune.core.record.judge import HALF_WINDOW
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.replay import open_recording
-from tuitune.core.watch.cadence import Cadence
-from tuitune.tui.app import TuituneApp
 from tuitune.tui.controllers.advisor import AdvisorScreen
 
 SAMPLES = 14  # 13 s at 1 s: longer than the window either side of a cursor
@@ -34,19 +32,9 @@ def _advise(path: Path, *window: str) -> dict[str, Any]:
 async def test_a_in_replay_judges_the_window_around_the_cursor(tmp_path: Path) -> None:
     path = tmp_path / "r.rec"
     record(tmp_path, path, samples=SAMPLES)
-    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(tmp_path)}
     with RecordingReader(open_recording(path)) as reader:
         times = reader.times()
-        app = TuituneApp(
-            reader,
-            reader.ifname,
-            interval=60.0,  # nothing moves but what the keys ask for
-            env=env,
-            editable=False,
-            save_settings=False,
-            show_cost=False,
-            cadence=Cadence.in_time(60.0),
-        )
+        app = replay_app(reader, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             tui = Tui(app, pilot, reader)  # type: ignore[arg-type]
             await tui.drawn(1)

@@ -7,13 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.tui.conftest import Tui
+from tests.tui.conftest import Tui, replay_app
 from tests.unit.core.record.recorded import record
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
-from tuitune.core.watch.cadence import Cadence
-from tuitune.tui.app import TuituneApp
 
 CHANGE_AT = 3  # the sample from which the recorded MTU is 1300
 
@@ -35,20 +33,9 @@ def _recording_with_a_change(tmp_path: Path) -> Path:
 
 async def test_replay_jumps_to_a_change_and_steps_back_across_it(tmp_path: Path) -> None:
     rec = open_recording(_recording_with_a_change(tmp_path))
-    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(tmp_path)}
     with RecordingReader(rec) as reader:
         times = reader.times()
-        # A long interval: nothing moves but what the keys ask for.
-        app = TuituneApp(
-            reader,
-            reader.ifname,
-            interval=60.0,
-            env=env,
-            editable=False,
-            save_settings=False,
-            show_cost=False,
-            cadence=Cadence.in_time(60.0),
-        )
+        app = replay_app(reader, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             tui = Tui(app, pilot, reader)  # type: ignore[arg-type]
             await tui.drawn(1)

@@ -7,13 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.tui.conftest import Tui
+from tests.tui.conftest import Tui, replay_app
 from tests.unit.core.record.recorded import record
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
-from tuitune.core.watch.cadence import Cadence
-from tuitune.tui.app import TuituneApp
 
 
 def _stats(tick: int) -> tuple[tuple[str, int], ...]:
@@ -38,18 +36,8 @@ def _recording(tmp_path: Path) -> Path:
 
 
 async def test_replay_shows_the_recorded_per_queue_rows(tmp_path: Path) -> None:
-    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(tmp_path)}
     with RecordingReader(open_recording(_recording(tmp_path))) as reader:
-        app = TuituneApp(
-            reader,
-            reader.ifname,
-            interval=60.0,  # nothing moves but what the keys ask for
-            env=env,
-            editable=False,
-            save_settings=False,
-            show_cost=False,
-            cadence=Cadence.in_time(60.0),
-        )
+        app = replay_app(reader, tmp_path)
         async with app.run_test(size=(200, 60)) as pilot:
             tui = Tui(app, pilot, reader)  # type: ignore[arg-type]
             await tui.drawn(1)

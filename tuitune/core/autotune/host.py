@@ -105,8 +105,9 @@ class JournalHost:
     def keep(self) -> None:
         """The last step stays: its trial (if any) is confirmed, its watchdog stopped."""
         for session, trial in self._stack[-1] if self._stack else []:
-            if trial:
-                session.run(lambda j: j.confirm())
+            if trial and not session.run(lambda j: j.confirm()):
+                # Its deadline passed first (tuitune too slow): the watchdog put it back.
+                raise AutotuneError("the kept set's trial ended before it was confirmed: put back")
 
     def revert_all(self) -> list[str]:
         """Every original back at both ends (an interruption, an error): what could not be."""

@@ -189,20 +189,7 @@ class EthtoolNetlink:
         body = _GENLHDR.pack(cmd, version, 0) + attrs
         sock.send(NLMSGHDR.pack(NLMSGHDR.size + len(body), mtype, NLM_F_REQUEST | NLM_F_DUMP,
                                 seq, 0) + body)  # fmt: skip
-        replies: list[bytes] = []
-        for _ in range(1024):
-            for rtype, rflags, rseq, payload in messages(sock.recv(65536)):
-                if rseq != seq:
-                    continue
-                if rtype == NLMSG_ERROR:
-                    code, extack = parse_error(payload, rflags)
-                    if code:
-                        raise NetlinkError(code, extack)
-                    return replies
-                if rtype == NLMSG_DONE:
-                    return replies
-                replies.append(payload[_GENLHDR.size :])
-        return replies
+        return genl_replies(sock, seq, reads=1024, dump=True)
 
     def family(self) -> int:
         if self._family is None:
@@ -241,3 +228,25 @@ class EthtoolNetlink:
             self._header(ETHTOOL_A_COALESCE_HEADER) + encode_coalesce(values),
             ack=True,
         )
+
+
+def genl_replies(sock: socket.socket, seq: int, reads: int, dump: bool) -> list[bytes]:
+    """The replies to request `seq`, each payload after its genl header, up to NLMSG_DONE or
+    the acknowledgement (a request that is not a dump: its one reply). Bounded by `reads`
+    socket reads: a kernel that never ends a dump stops being read. A refusal raises."""
+    replies: list[bytes] = []
+    for _ in range(reads):
+        for rtype, rflags, rseq, payload in messages(sock.recv(65536)):
+            if rseq != seq:
+                continue
+            if rtype == NLMSG_ERROR:
+                code, extack = parse_error(payload, rflags)
+                if code:
+                    raise NetlinkError(code, extack)
+                return replies
+            if rtype == NLMSG_DONE:
+                return replies
+            replies.append(payload[_GENLHDR.size :])
+            if not dump:
+                return replies
+    return replies

@@ -21,14 +21,12 @@ from tuitune.core.host.ethtool_netlink import (
     GENL_ID_CTRL,
     NETLINK_GENERIC,
     NLM_F_REQUEST,
-    NLMSG_DONE,
-    NLMSG_ERROR,
     NetlinkError,
+    genl_replies,
     iter_attrs,
     pack_attr,
-    parse_error,
 )
-from tuitune.core.host.nlmsg import NLMSGHDR, messages
+from tuitune.core.host.nlmsg import NLMSGHDR
 
 NLM_F_DUMP = 0x300
 NETDEV_CMD_QSTATS_GET = 12
@@ -103,22 +101,8 @@ class QstatsNetlink:
         self._seq = (self._seq + 1) & 0xFFFFFFFF
         body = _GENLHDR.pack(cmd, version, 0) + attrs
         self._sock.send(NLMSGHDR.pack(NLMSGHDR.size + len(body), mtype, flags, self._seq, 0) + body)
-        replies: list[bytes] = []
-        for _ in range(4096):  # a dump of every queue: bounded, however many the kernel sends
-            for rtype, rflags, rseq, payload in messages(self._sock.recv(65536)):
-                if rseq != self._seq:
-                    continue
-                if rtype == NLMSG_ERROR:
-                    code, extack = parse_error(payload, rflags)
-                    if code:
-                        raise NetlinkError(code, extack)
-                    return replies
-                if rtype == NLMSG_DONE:
-                    return replies
-                replies.append(payload[_GENLHDR.size :])
-                if not flags & NLM_F_DUMP:
-                    return replies
-        return replies
+        # A dump of every queue: bounded, however many the kernel sends.
+        return genl_replies(self._sock, self._seq, reads=4096, dump=bool(flags & NLM_F_DUMP))
 
     def _family_id(self) -> int:
         if self._family is None:

@@ -8,6 +8,7 @@ what the screen shows and what lands on disk.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.lab import Lab
 from tuitune.core.session import HostAccess, Key
 from tuitune.core.session.kinds import safe
+from tuitune.core.session.outcome import Effect
 from tuitune.core.values import Unavailable
 from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
@@ -238,6 +240,31 @@ async def test_a_device_without_bus_or_permanent_mac_warns_that_the_name_may_mov
         assert "warning: eth0 has no ID_PATH" in text
         assert "that name may belong to another device" in text
         assert 'KERNEL!="eth0", GOTO' in text
+
+
+class SlowWrites(HostAccess):
+    """Holds every write until the test lets it go: the change is still on its way to the
+    kernel when E is pressed."""
+
+    go = threading.Event()
+
+    def write(self, key: Key, value: str) -> tuple[Effect, ...]:
+        assert self.go.wait(30), "the test never let the write go"
+        return super().write(key, value)
+
+
+async def test_e_pressed_while_a_change_is_written_shows_that_change(tmp_path: Path) -> None:
+    SlowWrites.go.clear()
+    async with running(tmp_path, access=SlowWrites) as pilot:
+        app = the_app(pilot)
+        await edit(pilot, "3", "link:txqueuelen", "5000")
+        await pilot.press("E")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        SlowWrites.go.set()  # the write lands only after the preview began to load
+        await until(pilot, lambda: "reading what changed" not in screen_text(app))
+        assert NOTHING not in shown(pilot)
+        await go_to(pilot, "90-tuitune-eth0.rules")
+        assert 'ATTR{tx_queue_len}="5000"' in shown(pilot)
 
 
 async def test_switching_files_by_key_and_by_mouse(tmp_path: Path) -> None:

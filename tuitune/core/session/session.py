@@ -93,6 +93,10 @@ class Session(Closing):
         # One journal call at a time: a drift check must not replay the journal file while a
         # change is being recorded, and two changes must not interleave their records.
         self._lock = threading.Lock()
+        # Changes asked for on the UI thread whose worker has not finished: what must show
+        # them (the export preview) waits for none to be left (settled).
+        self._asked = 0
+        self._asked_done = threading.Condition()
         self.drift: dict[Key, Drift] = {}  # held settings someone else changed
         self.refusals: dict[Key, Outcome] = {}  # the last lasting refusal of each setting
 
@@ -122,6 +126,22 @@ class Session(Closing):
         """Open (or create) the host's journal now. Raises JournalError (JournalBusy)."""
         with self._lock:
             return self._open()
+
+    def asked(self) -> None:
+        """A change was asked for and its worker will call run(); finished() when it has."""
+        with self._asked_done:
+            self._asked += 1
+
+    def finished(self) -> None:
+        with self._asked_done:
+            self._asked -= 1
+            self._asked_done.notify_all()
+
+    def settled(self, timeout: float) -> bool:
+        """Wait (off the UI thread) until every change asked for has been made or refused;
+        False when `timeout` seconds pass first."""
+        with self._asked_done:
+            return self._asked_done.wait_for(lambda: self._asked <= 0, timeout)
 
     def run(self, work: Callable[[Journal], T]) -> T:
         """`work(journal)` with the journal opened if need be, one call at a time. Blocks:

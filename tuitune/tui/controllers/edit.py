@@ -117,6 +117,8 @@ class Editor:
                 value = session.run(work)
             except JournalError as exc:
                 return None, f"cannot change anything: {exc}"
+            finally:
+                session.finished()
             journal = session.journal
             if fresh and journal is not None and journal.discarded:
                 # An earlier journal's originals were set aside: never without saying so.
@@ -132,6 +134,7 @@ class Editor:
             if note is not None:
                 shell.notify_line(note, True)
 
+        session.asked()  # before the worker exists: an E pressed next waits for it
         shell.in_thread(job, back, group="edit")
 
     # -- entry points (UI thread) -------------------------------------------------------------

@@ -58,6 +58,8 @@ class Exporter:
     def load(self, ifname: str) -> Preview | str:
         """Worker thread: the preview, from the journal `tuitune export` reads too."""
         session = self.shell.session
+        if not session.settled(timeout=30.0):  # E pressed right after Enter: show that change
+            return "a change is still being written: press E again when it has been"
         try:
             # The session's access (made on first use, shared with its journal): the app's way
             # to reach the host, which tests inject.
@@ -82,6 +84,8 @@ class Exporter:
         from tuitune.core.export.fleet_write import NothingToWrite, write_playbook
 
         session = self.shell.session
+        if not session.settled(timeout=30.0):
+            return "not written: a change is still being written; try again when it has been"
         try:
             return write_playbook(session.access(), session.journal_dir, ifname, out)
         except NothingToWrite as exc:

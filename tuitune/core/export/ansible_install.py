@@ -57,6 +57,9 @@ def install_defaults(install: Install) -> dict[str, Node]:
         doc["tuitune_datadir"] = Expr(_PREFIX + "/usr/local/share")
         doc["i4"] = Comment("Where the role's wheelhouse is copied for pip (--no-index).")
         doc["tuitune_wheelhouse"] = Expr(_PREFIX + "/var/cache/tuitune/wheelhouse")
+        doc["i5"] = Comment("pip writes every module's bytecode (most of the install's time on")
+        doc["i6"] = Comment("a slow host); false leaves it to the first run as root.")
+        doc["tuitune_install_bytecode"] = True
     return doc
 
 
@@ -160,15 +163,16 @@ def bootstrap_script(install: Install) -> bytes:
     lines = [
         "#!/bin/sh",
         "# Written by tuitune export --install-tuitune: the role runs it as",
-        "#   sh install-venv.sh PYTHON VENV",
+        "#   sh install-venv.sh PYTHON VENV [bytecode|no-bytecode]",
         "set -eu",
         "umask 0022",
         'here=$(cd "$(dirname "$0")/.." && pwd)',
-        "python=$1 venv=$2",
+        "python=$1 venv=$2 bytecode=${3:-bytecode}",
+        'compile=--compile; [ "$bytecode" = no-bytecode ] && compile=--no-compile',
         '[ -x "$venv/bin/python" ] || "$python" -m venv --without-pip "$venv"',
         '(cd "$here/bootstrap" && sha256sum --check --strict --quiet SHA256SUMS)',
         f'exec "$venv/bin/python" "$here/bootstrap/{install.pip_wheel}/pip" install \\',
-        "  --no-index --require-hashes --disable-pip-version-check --no-input \\",
+        '  --no-index --require-hashes --disable-pip-version-check --no-input "$compile" \\',
         '  --find-links "$here/wheels" -r "$here/requirements.txt"',
     ]
     return ("\n".join(lines) + "\n").encode()
@@ -184,6 +188,7 @@ def _from_wheelhouse(install: Install, when: Node) -> dict[str, Node]:
                 Expr("{{ tuitune_wheelhouse }}/" + BOOTSTRAP_SCRIPT),
                 Expr("{{ tuitune_install_python }}"),
                 Expr("{{ tuitune_venv }}"),
+                Expr("{{ 'bytecode' if tuitune_install_bytecode | bool else 'no-bytecode' }}"),
             ]
         },
         "register": "tuitune_pip",

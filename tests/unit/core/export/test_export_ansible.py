@@ -192,6 +192,15 @@ def test_the_playbook_installs_the_export_byte_for_byte_and_is_idempotent(
     assert "ExecStart=/usr/local/bin/tuitune apply-affinity --follow %I" in unit
     command = tree / "usr/local/bin/tuitune"
     assert os.readlink(command) == f"{tree}/opt/tuitune/bin/tuitune"
+    # By default pip wrote the bytecode of what it installed (the guest's run turns it off).
+    assert (
+        len(
+            list(
+                (tree / "opt/tuitune/lib").glob("python3*/site-packages/textual/__pycache__/*.pyc")
+            )
+        )
+        > 20
+    )
     version = subprocess.run([command, "--version"], capture_output=True, text=True, check=True)
     assert version.stdout.startswith("tuitune ")
     assert (tree / "usr/local/share/man/man1/tuitune.1").read_text().startswith('.\\"')

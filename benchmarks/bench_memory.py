@@ -52,8 +52,8 @@ def uss_mb():
     return kb / 1024
 
 out = {"rss_start_mb": rss_mb()}
+import tuitune.tui.app as A  # before asyncio, as the command imports them (tui/notls.py)
 import asyncio
-import tuitune.tui.app as A
 out["rss_imported_mb"] = rss_mb()
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader

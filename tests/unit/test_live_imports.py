@@ -33,7 +33,12 @@ def test_the_live_screen_module_leaves_export_bench_screens_and_pyroute2_unloade
 # loads them), a capture's device state (a --root capture only), the P view's discovery,
 # psutil (the irqbalance check, only when such a process runs), hashlib and secrets (OpenSSL's
 # digests: a recorded tree's journal name, a file written), statistics (a run's strip).
+# Issue 38, goal 3 (≤ 40 MB): ssl (OpenSSL, ~4 MB resident; asyncio's TLS, never used: the
+# tui package imports asyncio without it, tuitune/tui/notls.py) and pyudev (a device udevd has
+# a record of; the device watch reads the uevent socket itself).
 SMALL_HOST = (
+    "ssl",
+    "pyudev",
     "tuitune.core.session.access",
     "tuitune.core.session.journal",
     "tuitune.core.session.journal_replay",
@@ -76,10 +81,11 @@ LATER = (
 )
 
 FIRST_FRAME = """
-import asyncio, sys, tempfile
+import sys, tempfile
+from tuitune.tui.app import TuituneApp  # first, as `tuitune` does: asyncio comes with it
+import asyncio
 from pathlib import Path
 from tests.support.fixture_hosts import host_4cpu_series
-from tuitune.tui.app import TuituneApp
 
 async def main() -> None:
     tmp = Path(tempfile.mkdtemp())
@@ -98,6 +104,8 @@ async def main() -> None:
             await pilot.pause()
     print("drawn", app.samples_drawn, "TxRx 0" in shown or "eth4" in shown)
     print(" ".join(n for n in NAMES if n in sys.modules) or "none")
+    import ssl  # still there for whatever needs it
+    print(ssl.create_default_context().verify_mode == ssl.CERT_REQUIRED)
 
 NAMES = %r
 asyncio.run(main())
@@ -116,6 +124,7 @@ def test_the_first_frames_leave_the_bench_runner_advise_rules_procs_view_and_lab
         cwd=root,
     )
     assert done.returncode == 0, done.stderr
-    drawn, loaded = done.stdout.strip().splitlines()[-2:]
+    drawn, loaded, tls = done.stdout.strip().splitlines()[-3:]
     assert drawn == "drawn 2 True"
     assert loaded == "none"
+    assert tls == "True"

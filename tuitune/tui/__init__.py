@@ -5,3 +5,7 @@ TuituneApp: controllers see the Shell protocol (shell.py) and talk back through 
 presenters that compute the panels (view.py, grid_view.py) see the Scene protocol (scene.py):
 values and read-only panels, no widget; the App applies what they compute. The App's own hooks
 sit in its base classes: look/styled.py (theme, glyphs), frame.py (layout, the widget side)."""
+
+from tuitune.tui.notls import import_asyncio_without_tls
+
+import_asyncio_without_tls()  # before Textual imports asyncio (notls.py says why)

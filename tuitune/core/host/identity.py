@@ -12,17 +12,21 @@ every few seconds, the database is not.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from functools import lru_cache
 from pathlib import Path
 
 from tuitune.core import proc
-from tuitune.core.host.root import HostRoot, read_value
+from tuitune.core.host.root import HostRoot, read_kernel_file, read_value
 
 # pci:v00008086d000010D3sv00008086sd0000A01Fbc02sc00i00, usb:v0BDAp8153d3000dc00..., virtio:d...
 _MODALIAS = re.compile(r"[a-z0-9]{1,16}:[A-Za-z0-9*]{1,96}")
 _HWDB_TIMEOUT = 5.0
+# Where udevd keeps what it learnt of each device (libudev reads it from here: a device with no
+# file there has no ID_*_FROM_DATABASE property).
+UDEV_DATA = Path("/run/udev/data")
 
 
 def modalias(root: HostRoot, device: Path) -> str | None:
@@ -37,10 +41,33 @@ def modalias(root: HostRoot, device: Path) -> str | None:
     return None
 
 
+def udev_may_know(device: Path) -> bool:
+    """False when udevd surely holds no record of the (live, resolved) device: its file in the
+    udev database, named as libudev names it ("+SUBSYSTEM:SYSNAME" for a device with neither
+    a device number nor an interface index: a NIC's PCI function, a virtio device), is absent.
+    True whenever that cannot be told this cheaply: pyudev is then asked."""
+    uevent = read_kernel_file(device / "uevent", "uevent", 4096, None)
+    if not isinstance(uevent, str) or any(
+        line.startswith(("MAJOR=", "IFINDEX=")) for line in uevent.splitlines()
+    ):
+        return True
+    try:
+        subsystem = os.path.basename(os.readlink(device / "subsystem"))
+    except OSError:
+        return True
+    if not subsystem or "!" in device.name or subsystem == "drivers":
+        return True
+    return (UDEV_DATA / f"+{subsystem}:{device.name}").exists()
+
+
 @lru_cache(maxsize=64)
 def _udev_names(device: Path) -> tuple[str | None, str | None]:
     """What udevd stored for the device (live host only); (None, None) without a udevd.
-    Cached per device path: placement is re-read every few ticks, a NIC's model is not."""
+    Cached per device path: placement is re-read every few ticks, a NIC's model is not.
+    pyudev (~2.5 MB resident with libudev) is imported only for a device udevd has a record
+    of: where no udevd ran, a small host's first frame does not load it (issue 38, goal 3)."""
+    if not udev_may_know(device):
+        return None, None
     try:
         import pyudev
 

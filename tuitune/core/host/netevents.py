@@ -1,26 +1,84 @@
-"""The kernel's word that a network device came, went or was renamed, through pyudev.
+"""The kernel's word that a network device came, went or was renamed, from its uevent socket.
 
 Why: the live screen learned that its interface vanished only at its next tick, and with a long
 --interval that is a long wait on a screen showing a device that is not there. The kernel sends
-a uevent at once (add, remove, move for a rename); pyudev's netlink monitor receives them with
-no udevd running (source "kernel"), and the watcher turns one naming our interface into a call,
-so the sampler takes a tick now. Device uevents are sent to the network namespace that owns
-the device, so the socket is opened from a thread inside the watched namespace.
+a uevent at once (add, remove, move for a rename) to the NETLINK_KOBJECT_UEVENT group 1 (no
+udevd needed), and the watcher turns one naming our interface into a call, so the sampler takes
+a tick now. Device uevents are sent to the network namespace that owns the device, so the
+socket is opened from a thread inside the watched namespace.
 
-Only the action and the names in the event are used: nothing in it is trusted beyond "look
-again"; the sampler reads the device afresh, as it does at every tick.
+The socket is read here, not through pyudev's monitor (which read the same socket through
+libudev's "kernel" source): pyudev and libudev cost ~2.5 MB resident from the first frame on, for
+a message of NUL-separated KEY=VALUE lines (issue 38, goal 3). As libudev does, only messages
+the kernel sent are taken (sender port 0, credentials uid 0). Only the action and the names in
+the event are used: nothing in it is trusted beyond "look again"; the sampler reads the device
+afresh, as it does at every tick.
 """
 
 from __future__ import annotations
 
 import os
 import select
+import socket
+import struct
 import threading
 from collections.abc import Callable
 
 from tuitune.core.host.netns import NetnsError, enter_netns_in_this_thread
 
 ACTIONS = frozenset({"add", "remove", "move"})
+
+NETLINK_KOBJECT_UEVENT = 15  # include/uapi/linux/netlink.h
+KERNEL_GROUP = 1  # the kernel's own uevents (udevd re-sends its own to group 2)
+MESSAGE_MAX = 8192  # the kernel builds a uevent in UEVENT_BUFFER_SIZE (2048) bytes
+_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid (SCM_CREDENTIALS)
+
+
+def parse_uevent(data: bytes) -> tuple[str, dict[str, str]] | None:
+    """(action, properties) of one kernel uevent ("ACTION@DEVPATH", then KEY=VALUE each
+    NUL-terminated); None for anything not of that shape (libudev's checks)."""
+    head, _, rest = data.partition(b"\0")
+    if b"@/" not in head:
+        return None
+    props: dict[str, str] = {}
+    for field in rest.split(b"\0"):
+        key, eq, value = field.partition(b"=")
+        if eq and key:
+            props[key.decode("ascii", "replace")] = value.decode("utf-8", "replace")
+    action = props.get("ACTION")
+    return (action, props) if action else None
+
+
+def event_names(props: dict[str, str]) -> frozenset[str]:
+    """The device's name, and its old one for a rename (DEVPATH_OLD=.../net/X)."""
+    old = props.get("DEVPATH_OLD")
+    old_name = old.rsplit("/", 1)[-1] if old else None
+    return frozenset(n for n in (props.get("INTERFACE"), old_name) if n)
+
+
+def open_uevent_socket() -> socket.socket:
+    """The kernel's uevent group, in this thread's network namespace."""
+    sock = socket.socket(
+        socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT
+    )
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        sock.bind((0, KERNEL_GROUP))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def receive_uevent(sock: socket.socket) -> tuple[str, dict[str, str]] | None:
+    """One message from the socket; None when it is not the kernel's or not a uevent."""
+    data, ancdata, flags, addr = sock.recvmsg(MESSAGE_MAX, socket.CMSG_SPACE(_UCRED.size))
+    if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC) or addr[0] != 0:
+        return None  # cut short, or sent by a process (port 0 is the kernel)
+    for level, kind, value in ancdata:
+        if (level, kind) == (socket.SOL_SOCKET, socket.SCM_CREDENTIALS) and len(value) >= 12:
+            return parse_uevent(data) if _UCRED.unpack_from(value)[1] == 0 else None
+    return None
 
 
 class NetDeviceWatch:
@@ -60,31 +118,27 @@ class NetDeviceWatch:
             os.close(self._stop_r)
 
     def _run(self) -> None:
-        import pyudev  # only here: a recorded tree or `show` never pays for it
-
         try:
             if self.netns:
                 enter_netns_in_this_thread(self.netns)
-            monitor = pyudev.Monitor.from_netlink(pyudev.Context(), source="kernel")
-            monitor.start()
-        except (NetnsError, OSError, ValueError) as exc:
+            sock = open_uevent_socket()
+        except (NetnsError, OSError) as exc:
             self.problem = f"device events: {exc}"
             self._ready.set()
             return
         self._ready.set()
-        while not self._stop.is_set():
-            readable, _, _ = select.select([monitor.fileno(), self._stop_r], [], [])
-            if self._stop_r in readable:
-                return
-            try:
-                device = monitor.poll(timeout=0)
-            except (OSError, ValueError):  # a malformed or truncated message: skip it
-                continue
-            if device is None or device.subsystem != "net" or device.action not in ACTIONS:
-                continue
-            props = device.properties
-            # A rename's kernel event names the old device by its path (DEVPATH_OLD=.../net/X).
-            old = props.get("DEVPATH_OLD")
-            old_name = old.rsplit("/", 1)[-1] if old else None
-            names = frozenset(n for n in (props.get("INTERFACE"), old_name) if n)
-            self.on_event(str(device.action), names)
+        with sock:
+            while not self._stop.is_set():
+                readable, _, _ = select.select([sock.fileno(), self._stop_r], [], [])
+                if self._stop_r in readable:
+                    return
+                try:
+                    event = receive_uevent(sock)
+                except OSError:  # ENOBUFS after a burst: the ticks still notice
+                    continue
+                if event is None:
+                    continue
+                action, props = event
+                if props.get("SUBSYSTEM") != "net" or action not in ACTIONS:
+                    continue
+                self.on_event(action, event_names(props))

@@ -70,3 +70,55 @@ def test_a_hostile_modalias_is_not_looked_up(tmp_path: Path, alias: str) -> None
         place = reader.nic_state("eth2").placement
     assert (place.vendor, place.model) == (None, None)
     assert hwdb_names(alias) == (None, None)
+
+
+# A device as sysfs shows it (its uevent, its subsystem link), then udevd's database with or
+# without its record: pyudev is imported only when there is a record to read (issue 38,
+# goal 3: ~2.5 MB resident a small host without udevd never needs).
+UDEV_RECORD = """
+import os, sys
+from pathlib import Path
+from tuitune.core.host import identity
+tmp = Path(sys.argv[1])
+dev = tmp / "devices/pci0000:00/0000:03:00.0"
+dev.mkdir(parents=True)
+(tmp / "bus/pci").mkdir(parents=True)
+os.symlink(tmp / "bus/pci", dev / "subsystem")
+(dev / "uevent").write_text("DRIVER=e1000e\\nPCI_SLOT_NAME=0000:03:00.0\\n")
+identity.UDEV_DATA = tmp / "udev"
+identity.UDEV_DATA.mkdir()
+print(identity._udev_names(dev), "pyudev" in sys.modules)
+(identity.UDEV_DATA / "+pci:0000:03:00.0").write_text("E:ID_VENDOR_FROM_DATABASE=X\\n")
+print(identity.udev_may_know(dev), "pyudev" in sys.modules)
+identity._udev_names.cache_clear()
+identity._udev_names(dev)
+print("pyudev" in sys.modules)
+"""
+
+
+def test_pyudev_is_imported_only_for_a_device_udevd_has_a_record_of(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[4]
+    done = subprocess.run(
+        [sys.executable, "-c", UDEV_RECORD, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["(None, None) False", "True False", "True"]
+
+
+def test_a_device_numbered_or_without_a_subsystem_is_asked_of_pyudev(tmp_path: Path) -> None:
+    """What the database's file name cannot be told for cheaply is not guessed."""
+    from tuitune.core.host.identity import udev_may_know
+
+    numbered = tmp_path / "numbered"
+    numbered.mkdir()
+    (numbered / "uevent").write_text("MAJOR=10\nMINOR=200\nDEVNAME=net/tun\n")
+    (numbered / "subsystem").symlink_to(tmp_path)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "uevent").write_text("DRIVER=x\n")
+    assert udev_may_know(numbered)
+    assert udev_may_know(bare)
+    assert udev_may_know(tmp_path / "missing")

@@ -11,11 +11,13 @@ typed by the record codec against these classes' own hints.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from tuitune.core.docfile import DocumentError
 from tuitune.core.host.conns import Connection, checked_connections
@@ -37,7 +39,7 @@ from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState
 from tuitune.core.names import ifname_problem, netns_problem
 from tuitune.core.record.codec import decode, encode
-from tuitune.core.untrusted import parse_json, read_text
+from tuitune.core.untrusted import Refused, parse_json, read_text
 from tuitune.core.values import Unavailable
 
 DEVICE_MAX = 4 << 20  # an ethtool -S of a few thousand counters is ~200 KB
@@ -75,9 +77,8 @@ class DeviceCapture:
     pause: Pause | Unavailable
     stats: tuple[tuple[str, int], ...] | Unavailable
     link: LinkExtra
-    # The two ioctls of the platform view (core/host/platform.py's read_driver).
+    # The private flags' ioctls of the platform view (core/host/platform.py's read_driver).
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
-    fec: str | Unavailable
     qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
     rss: RssState | None = None  # the RSS table and hash fields (ioctls); None: not captured
     queues: QueueCounters | None = None  # None: not captured (no recording, no statistics)
@@ -88,10 +89,38 @@ class DeviceCapture:
     # The PM QoS latency request in force (/dev/cpu_dma_latency, not in sysfs): "none" or
     # microseconds as digits, or the state the read was; None: not captured (older captures).
     pm_qos_request: str | Unavailable | None = None
+    # Each kind's own read of the platform view (host/platform.py's `KindRead`), as its value
+    # keeps it (`kept`), by kind. In the file, each is a key of its own after priv_flags
+    # ("fec": "active rs (configured auto)"), where the first captures put theirs.
+    kinds: Mapping[str, str | Unavailable] = field(default_factory=dict)
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(DeviceCapture))
+_KEPT = str | Unavailable
 
 
 def capture_json(dev: DeviceCapture) -> bytes:
-    return json.dumps(encode(dev), indent=1).encode()
+    out: dict[str, Any] = {}
+    for name, value in encode(replace(dev, kinds={})).items():
+        if name != "kinds":
+            out[name] = value
+        if name == "priv_flags":
+            out.update((kind, encode(kept)) for kind, kept in dev.kinds.items())
+    return json.dumps(out, indent=1).encode()
+
+
+def _kinds(doc: object, name: str) -> dict[str, str | Unavailable]:
+    """The kinds' reads: every key that is none of DeviceCapture's, each a text or a state
+    (one that is neither is that kind's state, the rest of the file still read)."""
+    out: dict[str, str | Unavailable] = {}
+    for kind, value in doc.items() if isinstance(doc, dict) else ():
+        if kind in _FIELDS or kind == "_" or not isinstance(kind, str):
+            continue
+        try:
+            out[kind] = decode(value, _KEPT, f"{name}: {kind}")
+        except Refused as exc:
+            out[kind] = Unavailable("error", str(exc))
+    return out
 
 
 # A capture is a copy of a host: nothing on it is changed. Its devices refuse every write in
@@ -184,7 +213,7 @@ class CapturedDevice(_Refuses):
         return self.dev.priv_flags
 
     def fec(self) -> Fec | Unavailable:
-        return recorded_fec(self.dev.fec)
+        return recorded_fec(self.dev.kinds.get("fec", NOT_CAPTURED))
 
     def close(self) -> None:
         pass
@@ -249,7 +278,8 @@ def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
         text = read_text(tree / DIR / f"{ifname}.json", DEVICE_MAX, follow=False)
         if text is None:
             return NotCaptured(NOT_CAPTURED)
-        dev = decode(parse_json(text, name), DeviceCapture, name)
+        doc = parse_json(text, name)
+        dev = replace(decode(doc, DeviceCapture, name), kinds=_kinds(doc, name))
     except (OSError, DocumentError) as exc:
         return NotCaptured(Unavailable("error", str(exc)))
     if isinstance(dev.connections, tuple):

@@ -17,12 +17,12 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tuitune.core.docfile import DocumentError
 from tuitune.core.host.conns import Connection, checked_connections
 from tuitune.core.host.ethtool import EthtoolWriteError
-from tuitune.core.host.ethtool_driver import Fec, fec_mask
+from tuitune.core.host.ethtool_device import IoctlRead, IoctlWrite
 from tuitune.core.host.ethtool_types import (
     Channels,
     Coalesce,
@@ -127,7 +127,7 @@ def _kinds(doc: object, name: str) -> dict[str, str | Unavailable]:
 # the words a kernel refusal has (a state on the row, never a traceback), so that they are the
 # one `EthtoolLike` the kind handlers take (core/host/ethtool_device.py).
 READ_ONLY = Unavailable("unsupported", "a capture is a copy of a host: nothing on it is changed")
-_FEC_TEXT = re.compile(r"active (.+) \(configured (.+)\)")
+T = TypeVar("T")
 
 
 class _Refuses:
@@ -165,20 +165,8 @@ class _Refuses:
     def set_priv_flags(self, wanted: Mapping[str, bool]) -> None:
         raise EthtoolWriteError("private flags", READ_ONLY)
 
-    def set_fec(self, modes: int) -> None:
-        raise EthtoolWriteError("FEC", READ_ONLY)
-
-
-def recorded_fec(text: str | Unavailable) -> Fec | Unavailable:
-    """The FEC modes of the capture's text ("active rs (configured auto)", as platform.py's
-    read_driver wrote it); another shape was not recorded as modes."""
-    if isinstance(text, Unavailable):
-        return text
-    m = _FEC_TEXT.fullmatch(text)
-    active, configured = (fec_mask(m[1]), fec_mask(m[2])) if m else (None, None)
-    if active is None or configured is None:
-        return NOT_CAPTURED
-    return Fec(configured, active)
+    def ioctl_write(self, op: IoctlWrite) -> None:
+        raise EthtoolWriteError(op.what, READ_ONLY)
 
 
 class CapturedDevice(_Refuses):
@@ -212,8 +200,9 @@ class CapturedDevice(_Refuses):
     def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
         return self.dev.priv_flags
 
-    def fec(self) -> Fec | Unavailable:
-        return recorded_fec(self.dev.kinds.get("fec", NOT_CAPTURED))
+    def ioctl_read(self, op: IoctlRead[T]) -> T | Unavailable:
+        """A kind's own command: what the capture kept of it, as the kind reads it."""
+        return op.recorded(self.dev.kinds.get(op.kind, NOT_CAPTURED))
 
     def close(self) -> None:
         pass
@@ -259,7 +248,7 @@ class NotCaptured(_Refuses):
     def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
         return self.why
 
-    def fec(self) -> Fec | Unavailable:
+    def ioctl_read(self, op: IoctlRead[T]) -> T | Unavailable:
         return self.why
 
     def close(self) -> None:

@@ -18,12 +18,11 @@ from tests.support.fakes.ethtool_driver_text import (
     parse_priv_flags,
 )
 from tests.support.session_fakes import FakeDevice, build_host
-from tuitune.core.host.ethtool_driver import Fec
 from tuitune.core.host.platform import DriverPlatform, read_platform
 from tuitune.core.host.root import HostRoot
 from tuitune.core.jsondoc import show_document
 from tuitune.core.session import HostAccess, Journal, Key
-from tuitune.core.session.kinds.fec import FecShown
+from tuitune.core.session.kinds.fec import Fec, FecShown
 from tuitune.core.session.profile import ProfileError, parse_show_json, parse_toml, resolve
 from tuitune.core.watch.hostreader import HostReader
 

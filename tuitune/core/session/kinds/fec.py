@@ -9,17 +9,22 @@ so its original could not be put back.
 Besides the setting, the kind reads the interface for the platform snapshot itself
 (`platform_read`: the Host view's row, `show --json`'s platform.driver.fec, what a capture
 keeps) and writes its Host view row (`host_rows`); core/host/platform.py, core/platformview.py
-and core/capture walk the handlers for them without naming FEC.
+and core/capture walk the handlers for them without naming FEC. Its kernel calls are its own
+too (ETHTOOL_[GS]FECPARAM through SIOCETHTOOL): the device port runs them as `FecGet` and
+`FecSet` (host/ethtool_device.py's IoctlRead/IoctlWrite), a capture's device answers `FecGet`
+from what it kept. The ioctl carries everything the netlink FEC messages do for this
+purpose: the set takes the configured modes as one mask.
 """
 
 from __future__ import annotations
 
+import ctypes
+import re
+import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
-from tuitune.core.host.ethtool_driver import FEC_SETTABLE, fec_mask, fec_names
 from tuitune.core.host.platform import KindRead, Platform
 from tuitune.core.session import validate as v
 from tuitune.core.session.kinds.base import (
@@ -49,6 +54,98 @@ from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
     from tuitune.core.session.kinds.port import KernelPort
+
+ETHTOOL_GFECPARAM = 0x50
+ETHTOOL_SFECPARAM = 0x51
+FECPARAM = struct.Struct("=4I")  # struct ethtool_fecparam: cmd, active_fec, fec, reserved
+FEC_MODES = ("none", "auto", "off", "rs", "baser", "llrs")  # ETHTOOL_FEC_*_BIT order
+# What a user (or ethtool --set-fec) may ask for: "none" is what a driver reports when it
+# has no FEC configuration, and the kernel refuses it in a set (ethtool_set_fecparam).
+FEC_SETTABLE = FEC_MODES[1:]
+_NOT_KEPT = Unavailable("missing", "not recorded in this host tree")
+_KEPT_TEXT = re.compile(r"active (.+) \(configured (.+)\)")
+
+
+@dataclass(frozen=True, slots=True)
+class Fec:
+    configured: int  # ETHTOOL_FEC_* mask: what the driver was told (auto, or fixed modes)
+    active: int  # the encoding in use on the link now
+
+    @property
+    def configured_names(self) -> str:
+        return fec_names(self.configured)
+
+    @property
+    def active_names(self) -> str:
+        return fec_names(self.active)
+
+
+def fec_names(mask: int) -> str:
+    """ "auto rs" for a mask, in the kernel's bit order; "none" for no bit."""
+    return " ".join(n for i, n in enumerate(FEC_MODES) if mask >> i & 1) or "none"
+
+
+def fec_mask(text: str) -> int | None:
+    """The mask of "auto rs" (or "Auto RS", "auto,rs", "BaseR" as ethtool prints it); None
+    for a word that is no FEC mode."""
+    mask = 0
+    for word in text.replace(",", " ").lower().split():
+        if word not in FEC_MODES:
+            return None
+        mask |= 1 << FEC_MODES.index(word)
+    return mask
+
+
+def read_fec(eth: io.EthtoolIoctl) -> Fec:
+    buf = ctypes.create_string_buffer(FECPARAM.size)
+    FECPARAM.pack_into(buf, 0, ETHTOOL_GFECPARAM, 0, 0, 0)
+    eth.call(buf)
+    _, active, configured, _ = FECPARAM.unpack_from(buf.raw)
+    return Fec(configured, active)
+
+
+def write_fec(eth: io.EthtoolIoctl, mask: int) -> None:
+    eth.call(ctypes.create_string_buffer(FECPARAM.pack(ETHTOOL_SFECPARAM, 0, mask, 0), 16))
+
+
+@dataclass(frozen=True, slots=True)
+class FecGet:
+    """ETHTOOL_GFECPARAM through the device port (an IoctlRead)."""
+
+    kind: str = "fec"
+    what: str = "FEC"
+
+    def run(self, eth: io.EthtoolIoctl) -> Fec:
+        return read_fec(eth)
+
+    def recorded(self, kept: str | Unavailable) -> Fec | Unavailable:
+        """The modes of a capture's text ("active rs (configured auto)", as `FecRead` kept
+        it); another shape was not recorded as modes."""
+        if isinstance(kept, Unavailable):
+            return kept
+        m = _KEPT_TEXT.fullmatch(kept)
+        active, configured = (fec_mask(m[1]), fec_mask(m[2])) if m else (None, None)
+        if active is None or configured is None:
+            return _NOT_KEPT
+        return Fec(configured, active)
+
+
+@dataclass(frozen=True, slots=True)
+class FecSet:
+    """ETHTOOL_SFECPARAM through the device port (an IoctlWrite): an ETHTOOL_FEC_* mask of
+    auto, off, rs, baser, llrs."""
+
+    modes: int
+    what: str = "FEC"
+
+    def refused(self) -> str | None:
+        m = self.modes
+        if not m or m & 1 or m >> len(FEC_MODES):
+            return f"not a settable set of modes ({fec_names(m)})"
+        return None
+
+    def run(self, eth: io.EthtoolIoctl) -> None:
+        write_fec(eth, self.modes)
 
 
 def fec_modes(key: Key, value: str) -> str:
@@ -81,7 +178,7 @@ class FecRead:
     what: str = "FEC"
 
     def live(self, eth: io.EthtoolIoctl) -> FecShown:
-        got = drv.read_fec(eth)
+        got = read_fec(eth)
         text = f"active {got.active_names} (configured {got.configured_names})"
         return FecShown(text, got.configured_names)
 
@@ -152,7 +249,7 @@ class FecMode(EthtoolFamily):
     ethtool_set: EthtoolSet | None = EthtoolSet("--set-fec", 2, "encoding", fec_modes)
 
     def read_device(self, et: EthtoolLike, dev: str) -> GroupRead:
-        fec = et.fec()
+        fec = et.ioctl_read(FecGet())
         if isinstance(fec, Unavailable):
             return fec
         return {Key.fec(dev): fec.configured_names}
@@ -172,7 +269,7 @@ class FecMode(EthtoolFamily):
         return fec_names(mask)
 
     def write_device(self, et: EthtoolLike, key: Key, value: str) -> tuple[Effect, ...]:
-        et.set_fec(fec_mask(value) or 0)
+        et.ioctl_write(FecSet(fec_mask(value) or 0))
         return ()
 
     def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:

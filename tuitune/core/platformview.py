@@ -31,7 +31,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.session.kinds.hostrow import SECTIONS as SECTIONS
 from tuitune.core.session.kinds.hostrow import Row as Row
 from tuitune.core.session.kinds.hostrow import shown, state_text
-from tuitune.core.session.kinds.showform import ShowSource, place
+from tuitune.core.session.kinds.showform import PARTS_HERE, ShowSource, drop_mark, place
 from tuitune.core.session.kinds.table import host_rows, show_parts
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import HostState, NicState
@@ -399,8 +399,7 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             )
     drv = platform.driver
     io = platform.iommu
-    # None: a kind's part, put in below. The frame names a part only to keep the document's
-    # key order as it was; a new kind's part needs no entry (it goes at the end of its parent).
+    # None: a kind's part, put in below; a kind the frame does not name goes at PARTS_HERE.
     out: dict[str, Any] = {
         "cpu_power": {
             "frequency": None,
@@ -434,10 +433,10 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "module": drv.module,
             "parameters": None,
             "private_flags": None,
-            "fec": None,
-            "fec_configured": None,
+            PARTS_HERE: None,  # the parts of kinds with a platform read of their own
             "module_eeprom": optics_json(drv.optics),
         },
     }
     place(out, show_parts(ShowSource(platform=platform)), ("platform",))
+    drop_mark(out["driver"])
     return out

@@ -212,7 +212,7 @@ class FecMode(EthtoolFamily):
         refused = isinstance(fec, Unavailable)
         text = state_text(fec) if isinstance(fec, Unavailable) else shown(fec)
         edit = "fec" if got.configured not in (None, "none") else None
-        return (Row(SECTIONS[1], "FEC", text, "fec", refused, edit),)
+        return (Row(SECTIONS[1], "FEC", text, "fec", refused, edit, setting=True),)
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return ProfileField("fec", table=False)

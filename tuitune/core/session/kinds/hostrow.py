@@ -26,6 +26,9 @@ class Row:
     edit: str | None = None
     cpus: frozenset[int] = frozenset()  # the CPUs a CPU power row covers (its edit's default)
     now: str = ""  # the editable value as one types it ("governor powersave", "C6 on")
+    # A setting's row (a kind's handler wrote it): with no `edit`, `e` says it cannot be
+    # changed here and why (its value), not that the row holds nothing to change.
+    setting: bool = False
 
 
 def shown(text: object) -> str:

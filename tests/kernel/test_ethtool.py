@@ -28,6 +28,7 @@ from tuitune.core.host.ethtool import (
     requested_snapshot,
 )
 from tuitune.core.host.ethtool_netlink import EthtoolNetlink, NetlinkError
+from tuitune.core.session.kinds.fec import FecGet, FecSet
 from tuitune.core.values import Unavailable
 
 from .conftest import VethNs
@@ -587,9 +588,9 @@ def test_veth_has_no_private_flags_or_fec_and_the_kernel_says_so(
     """The kernel's own answers for a driver without them (issue 32): states, never errors."""
     flags = veth_ns.kt.call(eth.priv_flags)
     assert flags == Unavailable("unsupported", "private flags: none on veth")
-    fec = veth_ns.kt.call(eth.fec)
+    fec = veth_ns.kt.call(eth.ioctl_read, FecGet())
     assert isinstance(fec, Unavailable) and fec.kind == "unsupported"
     with pytest.raises(EthtoolWriteError) as err:
-        veth_ns.kt.call(eth.set_fec, 1 << 3)  # ETHTOOL_FEC_RS
+        veth_ns.kt.call(eth.ioctl_write, FecSet(1 << 3))  # ETHTOOL_FEC_RS
     assert err.value.state.reason == "FEC: not supported by veth"
     assert "not supported" in cli_fails(veth_ns, "ethtool", "--show-fec", veth_ns.a)

@@ -19,6 +19,7 @@ from tuitune.core.capture.device import DIR, capture_json
 from tuitune.core.capture.take import device_of
 from tuitune.core.host.platform import read_driver
 from tuitune.core.record.recorder import Recorder
+from tuitune.core.session.kinds.table import PLATFORM_READS
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sample, Sampler
 
@@ -69,7 +70,7 @@ def capture_of(tree: Path, reader: HostReader, ifname: str, out: Path, samples: 
     files = _files(tree)
     snap = reader.snapshot(ifname)
     assert snap.nic is not None, f"{ifname}: not in {tree}"
-    driver = read_driver(reader.root, ifname, reader.call)
+    driver = read_driver(reader.root, ifname, reader.call, PLATFORM_READS)
     files.extra[f"{DIR}/{ifname}.json"] = capture_json(
         device_of(snap.nic, driver, reader.qdiscs(ifname))
     )

@@ -7,10 +7,13 @@ assert that no write reached the "device". TUI tests may import it to edit a fix
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.ethtool import (
@@ -19,10 +22,12 @@ from tuitune.core.host.ethtool import (
     EthtoolWriteError,
     Feature,
     FeatureChange,
-    Fec,
     Pause,
     Rings,
 )
+from tuitune.core.host.ethtool_device import IoctlRead, IoctlWrite
+from tuitune.core.session.kinds import fec as fec_kind
+from tuitune.core.session.kinds.fec import Fec
 from tuitune.core.values import Unavailable
 
 TSO = "tx-tcp-segmentation"
@@ -89,8 +94,18 @@ class FakeDevice:
     def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
         return self.priv_flags_
 
-    def fec(self) -> Fec | Unavailable:
-        return self.fec_
+    # A kind's own ioctl (kinds/fec.py's FecGet and FecSet): run on this device's answers.
+    def ioctl_read(self, op: IoctlRead[Any]) -> Any:
+        try:
+            return op.run(_Ioctl(self))  # type: ignore[arg-type]
+        except _Said as said:
+            return said.state
+
+    def ioctl_write(self, op: IoctlWrite) -> None:
+        why = op.refused()
+        if why is not None:
+            raise EthtoolWriteError(op.what, Unavailable("error", f"{op.what}: {why}"))
+        op.run(_Ioctl(self))  # type: ignore[arg-type]
 
     # writes
     def _log(self, group: str, what: object) -> None:
@@ -176,10 +191,37 @@ class FakeDevice:
         self.priv_flags_ = tuple((n, wanted.get(n, on)) for n, on in flags)
 
     def set_fec(self, modes: int) -> None:
+        """What ETHTOOL_SFECPARAM does to the device (tests set a drifted state with it)."""
         self._log("fec", modes)
         # Like a driver: auto (bit 1) lets the link pick; the fake's link picks RS (bit 3).
         active = 1 << 3 if modes & 2 else modes & -modes
         self.fec_ = Fec(modes, active)
+
+
+class _Said(Exception):
+    def __init__(self, state: Unavailable) -> None:
+        self.state = state
+
+
+@dataclass
+class _Ioctl:
+    """SIOCETHTOOL on a FakeDevice: the commands the kinds send through the port's
+    ioctl_read/ioctl_write, answered from (and written to) the device's fields."""
+
+    dev: FakeDevice
+
+    def call(self, buf: ctypes.Array[ctypes.c_char]) -> int:
+        (cmd,) = struct.unpack_from("=I", buf.raw)
+        fec = self.dev.fec_
+        if cmd == fec_kind.ETHTOOL_GFECPARAM:
+            if isinstance(fec, Unavailable):
+                raise _Said(fec)
+            struct.pack_into("=2I", buf, 4, fec.active, fec.configured)
+        elif cmd == fec_kind.ETHTOOL_SFECPARAM:
+            self.dev.set_fec(fec_kind.FECPARAM.unpack_from(buf.raw)[2])
+        else:
+            raise OSError(errno.EOPNOTSUPP, "not a command the fake knows")
+        return 0
 
 
 # IRQ 101 is a queue of eno49 (ixgbe capture); 150 and 151 are made up as "managed" queues.

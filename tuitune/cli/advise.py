@@ -229,6 +229,7 @@ def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
     from tuitune.core.host.pcie_link import read_pcie
     from tuitune.core.host.platform import read_platform
     from tuitune.core.procs.discover import window as window_procs
+    from tuitune.core.session.kinds.table import PLATFORM_READS
     from tuitune.core.values import Unavailable
 
     root = reader.root
@@ -245,7 +246,7 @@ def sample_facts(reader: HostReader, ifname: str, seconds: int) -> Sampled:
     host = reader.host_state()
     nic = reader.nic_state(ifname, with_stats=True, interrupts=samples[-1].interrupts)
     pcie = reader.call(read_pcie, root, ifname)
-    platform = read_platform(root, ifname, reader.call)
+    platform = read_platform(root, ifname, reader.call, PLATFORM_READS)
     queues_now = reader.queue_stats(ifname) if root.live else None
     rss = reader.rss(ifname) if root.live else None
     qdiscs = reader.qdiscs(ifname) if root.live else None

@@ -101,8 +101,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         procs = _nic_processes(reader, snap, procs_then)
         from tuitune.core.host.platform import read_platform
+        from tuitune.core.session.kinds.table import PLATFORM_READS
 
-        platform = read_platform(root, ifname, reader.call)
+        platform = read_platform(root, ifname, reader.call, PLATFORM_READS)
     # A file that could not be read is shown as missing numbers, and named here.
     for problem in snap.counters.problems:
         err(str(problem))

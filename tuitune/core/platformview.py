@@ -6,7 +6,7 @@ governor name or a module parameter's value is another user's text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from tuitune.core.advise import EMPTY, Context, Facts
@@ -25,13 +25,17 @@ from tuitune.core.host.module_eeprom import Optics, dbm
 from tuitune.core.host.pcie import PciFunction
 from tuitune.core.host.platform import DriverPlatform, Platform, read_iommu
 from tuitune.core.host.root import HostRoot
-from tuitune.core.procs.model import printable
-from tuitune.core.session.kinds.showform import ShowSource, place
-from tuitune.core.session.kinds.table import show_parts
+
+# SECTIONS and Row: kinds/hostrow.py's (a kind's handler writes its own rows); Row is still
+# found here, where the screen and the Host view's edits have always imported it.
+from tuitune.core.session.kinds.hostrow import SECTIONS as SECTIONS
+from tuitune.core.session.kinds.hostrow import Row as Row
+from tuitune.core.session.kinds.hostrow import shown, state_text
+from tuitune.core.session.kinds.showform import PARTS_HERE, ShowSource, drop_mark, place
+from tuitune.core.session.kinds.table import host_rows, show_parts
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import HostState, NicState
 
-SECTIONS = ("BIOS / platform", "firmware", "driver", "NIC")
 # The rules that judge the platform without a window (the screen's header names the worst).
 STATIC_RULES = (
     "pcie-degraded",
@@ -44,27 +48,7 @@ STATIC_RULES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
-    section: str
-    label: str
-    value: str
-    help: str | None  # a device catalog entry (catalog_device.device_help)
-    unavailable: bool = False  # the value is a state (dim on screen)
-    # What `e` changes from the Host view (tui/host_edit.py): "fec", "priv_flag" (FLAG on|off),
-    # "module_param" (PARAM VALUE, a writable one), "smt", "cpu_freq" (governor/EPP of the
-    # row's CPUs), "cstate" (NAME on|off per CPU), "cpu_boost"; None: nothing to change here.
-    edit: str | None = None
-    cpus: frozenset[int] = frozenset()  # the CPUs a CPU power row covers (its edit's default)
-    now: str = ""  # the editable value as one types it ("governor powersave", "C6 on")
-
-
-def _p(text: object) -> str:
-    return printable(str(text))
-
-
-def _state(u: Unavailable) -> str:
-    return _p(u.reason)
+_p, _state = shown, state_text
 
 
 def _cpus(c: frozenset[int]) -> str:
@@ -190,6 +174,17 @@ def _pcie_rows(chain: tuple[PciFunction, ...] | Unavailable) -> list[Row]:
 def platform_rows(
     platform: Platform, host: HostState | None = None, nic: NicState | None = None
 ) -> list[Row]:
+    """The frame's rows, section by section, and each kind's own (`host_rows`, from its read
+    of the interface) at the end of its section."""
+    rows = _frame_rows(platform, host, nic)
+    for row in host_rows(platform):
+        at = SECTIONS.index(row.section)
+        end = max((i + 1 for i, r in enumerate(rows) if SECTIONS.index(r.section) <= at), default=0)
+        rows.insert(end, row)
+    return rows
+
+
+def _frame_rows(platform: Platform, host: HostState | None, nic: NicState | None) -> list[Row]:
     s0, s1, s2, s3 = SECTIONS
     rows = _cpu_rows(platform.cpu)
     smt = platform.smt
@@ -221,17 +216,6 @@ def platform_rows(
     if isinstance(d, DriverInfo):
         rows.append(Row(s1, "firmware", _p(d.firmware or "-"), "driver-firmware"))
     drv = platform.driver
-    fec = drv.fec
-    rows.append(
-        Row(
-            s1,
-            "FEC",
-            _state(fec) if isinstance(fec, Unavailable) else _p(fec),
-            "fec",
-            isinstance(fec, Unavailable),
-            "fec" if drv.fec_configured not in (None, "none") else None,
-        )
-    )
     if isinstance(d, DriverInfo):
         rows.append(Row(s2, "driver", f"{_p(d.driver)} {_p(d.version)}", "driver-firmware"))
     params = drv.params
@@ -358,7 +342,7 @@ def boot_words(root: HostRoot, ifname: str) -> list[str]:
         smt=read_smt(root),
         pcie=none,
         iommu=read_iommu(root, ifname),
-        driver=DriverPlatform(None, none, none, none),
+        driver=DriverPlatform(None, none, none),
     )
     return cmdline_suggestions(plat)
 
@@ -415,7 +399,8 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             )
     drv = platform.driver
     io = platform.iommu
-    out: dict[str, Any] = {  # None: a kind's part, put in below
+    # None: a kind's part, put in below; a kind the frame does not name goes at PARTS_HERE.
+    out: dict[str, Any] = {
         "cpu_power": {
             "frequency": None,
             "boost": None,
@@ -448,10 +433,10 @@ def platform_json(platform: Platform) -> dict[str, Any]:
             "module": drv.module,
             "parameters": None,
             "private_flags": None,
-            "fec": None,
-            "fec_configured": None,
+            PARTS_HERE: None,  # the parts of kinds with a platform read of their own
             "module_eeprom": optics_json(drv.optics),
         },
     }
     place(out, show_parts(ShowSource(platform=platform)), ("platform",))
+    drop_mark(out["driver"])
     return out

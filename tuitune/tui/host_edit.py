@@ -28,7 +28,9 @@ HINTS = {
     "cpu_boost": "on or off",
 }
 CPU_EDITS = ("cpu_freq", "cstate", "cpu_boost")
-_STATEFUL = ("FEC", "private flags", "SMT", "CPU frequency", "C-states", "boost/turbo")
+# The frame's rows that show a setting (core/platformview.py); a kind's own rows say so
+# themselves (`Row.setting`).
+_STATEFUL = ("private flags", "SMT", "CPU frequency", "C-states", "boost/turbo")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ class CpuContext:
 
 def host_edit(row: Row, ifname: str | None, module: str | None) -> HostEdit | str:
     """How to edit `row`, or why it cannot be edited."""
-    if row.edit is None and (row.label in _STATEFUL or "params" in row.label):
+    if row.edit is None and (row.setting or row.label in _STATEFUL or "params" in row.label):
         return f"{row.label}: cannot be changed here ({row.value})"
     if row.edit is None:
         return (

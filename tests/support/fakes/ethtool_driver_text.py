@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tuitune.core.host.ethtool_driver import Fec, fec_mask
+from tuitune.core.session.kinds.fec import Fec, fec_mask
 
 CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "captures" / "ethtool_driver"
 I40E_PRIV_FLAGS = CAPTURES / "i40e_eno1_show-priv-flags_stable6.12.txt"

@@ -789,8 +789,8 @@ class FakeEthtool:
     def priv_flags(self) -> Unavailable:
         return Unavailable("missing", "private flags: not recorded")
 
-    def fec(self) -> Unavailable:
-        return Unavailable("missing", "FEC: not recorded")
+    def ioctl_read(self, op: object) -> Unavailable:  # a kind's own command (FEC's)
+        return Unavailable("missing", f"{getattr(op, 'what', '?')}: not recorded")
 
     # ---- captures the product has no read for ---------------------------------------------
 

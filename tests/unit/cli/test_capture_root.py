@@ -126,7 +126,7 @@ def test_show_root_capture_has_its_per_queue_rates(tmp_path: Path) -> None:
     before = (("rx_queue_0_packets", 1000), ("rx_queue_0_bytes", 1_000_000))
     after = (("rx_queue_0_packets", 3000), ("rx_queue_0_bytes", 3_000_000))
     link = LinkExtra(None, None, None, None)
-    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none, none)
+    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none)
     dev = dataclasses.replace(dev, queues=QueueCounters(before, after, 2.0, "ethtool -S"))
     (tmp_path / "ethtool").mkdir()
     (tmp_path / "ethtool/eth0.json").write_bytes(capture_json(dev))
@@ -158,7 +158,7 @@ def test_show_root_capture_has_its_connections(tmp_path: Path) -> None:
     conn = Connection("198.18.2.15", 5201, "198.18.113.77", 40000, "bbr", 10, 0.25, 3,
                       None, None, 1448, True, True, None)  # fmt: skip
     link = LinkExtra(None, None, None, None)
-    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none, none)
+    dev = DeviceCapture(none, none, none, none, none, none, none, link, none, none)
     (tmp_path / "ethtool").mkdir()
     for name in ("eth0", "eth4"):  # the tree's interface, and the one its recording holds
         (tmp_path / f"ethtool/{name}.json").write_bytes(

@@ -19,6 +19,7 @@ from tuitune.core.platformview import (
     platform_json,
     platform_rows,
 )
+from tuitune.core.session.kinds.table import PLATFORM_READS
 
 
 def _tree(tmp: Path, host: str) -> Path:
@@ -31,7 +32,7 @@ def _tree(tmp: Path, host: str) -> Path:
 
 @pytest.mark.parametrize("host", ["clx2s0", "vm"])
 def test_every_row_opens_a_help_entry(tmp_path: Path, host: str) -> None:
-    plat = read_platform(HostRoot.fixture(_tree(tmp_path, host)), "eth0")
+    plat = read_platform(HostRoot.fixture(_tree(tmp_path, host)), "eth0", reads=PLATFORM_READS)
     rows = platform_rows(plat)
     assert [r.label for r in rows if r.help not in DEVICE_HELP] == []
     labels = {r.label: r for r in rows}

@@ -145,3 +145,20 @@ def test_cpu_power_refusals_without_the_host_parts() -> None:
     )
     vm = Row("BIOS / platform", "CPU frequency", "no cpufreq here", "cpu-power", True)
     assert host_edit(vm, "eth0", None) == "CPU frequency: cannot be changed here (no cpufreq here)"
+
+
+def test_a_kinds_own_row_that_cannot_be_edited_says_why() -> None:
+    """FEC's row is its handler's (kinds/fec.py `host_rows`): where the driver reports no
+    configuration the row has no edit, and `e` names the value rather than "nothing here"."""
+    from types import SimpleNamespace
+
+    from tuitune.core.session.kinds.fec import FecMode, FecShown
+
+    platform = SimpleNamespace(
+        driver=SimpleNamespace(kinds={"fec": FecShown("active none (configured none)", "none")})
+    )
+    (row,) = FecMode().host_rows("fec", platform)  # type: ignore[arg-type]
+    assert row.edit is None and row.setting
+    assert host_edit(row, "eth2", "igb") == (
+        "FEC: cannot be changed here (active none (configured none))"
+    )

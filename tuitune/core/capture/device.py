@@ -11,16 +11,18 @@ typed by the record codec against these classes' own hints.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 from tuitune.core.docfile import DocumentError
 from tuitune.core.host.conns import Connection, checked_connections
 from tuitune.core.host.ethtool import EthtoolWriteError
-from tuitune.core.host.ethtool_driver import Fec, fec_mask
+from tuitune.core.host.ethtool_device import IoctlRead, IoctlWrite
 from tuitune.core.host.ethtool_types import (
     Channels,
     Coalesce,
@@ -37,7 +39,7 @@ from tuitune.core.host.qdisc import Qdisc
 from tuitune.core.host.rss import RssState
 from tuitune.core.names import ifname_problem, netns_problem
 from tuitune.core.record.codec import decode, encode
-from tuitune.core.untrusted import parse_json, read_text
+from tuitune.core.untrusted import Refused, parse_json, read_text
 from tuitune.core.values import Unavailable
 
 DEVICE_MAX = 4 << 20  # an ethtool -S of a few thousand counters is ~200 KB
@@ -75,9 +77,8 @@ class DeviceCapture:
     pause: Pause | Unavailable
     stats: tuple[tuple[str, int], ...] | Unavailable
     link: LinkExtra
-    # The two ioctls of the platform view (core/host/platform.py's read_driver).
+    # The private flags' ioctls of the platform view (core/host/platform.py's read_driver).
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
-    fec: str | Unavailable
     qdiscs: tuple[Qdisc, ...] | Unavailable  # netlink's, as `show` reads them live
     rss: RssState | None = None  # the RSS table and hash fields (ioctls); None: not captured
     queues: QueueCounters | None = None  # None: not captured (no recording, no statistics)
@@ -88,17 +89,45 @@ class DeviceCapture:
     # The PM QoS latency request in force (/dev/cpu_dma_latency, not in sysfs): "none" or
     # microseconds as digits, or the state the read was; None: not captured (older captures).
     pm_qos_request: str | Unavailable | None = None
+    # Each kind's own read of the platform view (host/platform.py's `KindRead`), as its value
+    # keeps it (`kept`), by kind. In the file, each is a key of its own after priv_flags
+    # ("fec": "active rs (configured auto)"), where the first captures put theirs.
+    kinds: Mapping[str, str | Unavailable] = field(default_factory=dict)
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(DeviceCapture))
+_KEPT = str | Unavailable
 
 
 def capture_json(dev: DeviceCapture) -> bytes:
-    return json.dumps(encode(dev), indent=1).encode()
+    out: dict[str, Any] = {}
+    for name, value in encode(replace(dev, kinds={})).items():
+        if name != "kinds":
+            out[name] = value
+        if name == "priv_flags":
+            out.update((kind, encode(kept)) for kind, kept in dev.kinds.items())
+    return json.dumps(out, indent=1).encode()
+
+
+def _kinds(doc: object, name: str) -> dict[str, str | Unavailable]:
+    """The kinds' reads: every key that is none of DeviceCapture's, each a text or a state
+    (one that is neither is that kind's state, the rest of the file still read)."""
+    out: dict[str, str | Unavailable] = {}
+    for kind, value in doc.items() if isinstance(doc, dict) else ():
+        if kind in _FIELDS or kind == "_" or not isinstance(kind, str):
+            continue
+        try:
+            out[kind] = decode(value, _KEPT, f"{name}: {kind}")
+        except Refused as exc:
+            out[kind] = Unavailable("error", str(exc))
+    return out
 
 
 # A capture is a copy of a host: nothing on it is changed. Its devices refuse every write in
 # the words a kernel refusal has (a state on the row, never a traceback), so that they are the
 # one `EthtoolLike` the kind handlers take (core/host/ethtool_device.py).
 READ_ONLY = Unavailable("unsupported", "a capture is a copy of a host: nothing on it is changed")
-_FEC_TEXT = re.compile(r"active (.+) \(configured (.+)\)")
+T = TypeVar("T")
 
 
 class _Refuses:
@@ -136,20 +165,8 @@ class _Refuses:
     def set_priv_flags(self, wanted: Mapping[str, bool]) -> None:
         raise EthtoolWriteError("private flags", READ_ONLY)
 
-    def set_fec(self, modes: int) -> None:
-        raise EthtoolWriteError("FEC", READ_ONLY)
-
-
-def recorded_fec(text: str | Unavailable) -> Fec | Unavailable:
-    """The FEC modes of the capture's text ("active rs (configured auto)", as platform.py's
-    read_driver wrote it); another shape was not recorded as modes."""
-    if isinstance(text, Unavailable):
-        return text
-    m = _FEC_TEXT.fullmatch(text)
-    active, configured = (fec_mask(m[1]), fec_mask(m[2])) if m else (None, None)
-    if active is None or configured is None:
-        return NOT_CAPTURED
-    return Fec(configured, active)
+    def ioctl_write(self, op: IoctlWrite) -> None:
+        raise EthtoolWriteError(op.what, READ_ONLY)
 
 
 class CapturedDevice(_Refuses):
@@ -183,8 +200,9 @@ class CapturedDevice(_Refuses):
     def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
         return self.dev.priv_flags
 
-    def fec(self) -> Fec | Unavailable:
-        return recorded_fec(self.dev.fec)
+    def ioctl_read(self, op: IoctlRead[T]) -> T | Unavailable:
+        """A kind's own command: what the capture kept of it, as the kind reads it."""
+        return op.recorded(self.dev.kinds.get(op.kind, NOT_CAPTURED))
 
     def close(self) -> None:
         pass
@@ -230,7 +248,7 @@ class NotCaptured(_Refuses):
     def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable:
         return self.why
 
-    def fec(self) -> Fec | Unavailable:
+    def ioctl_read(self, op: IoctlRead[T]) -> T | Unavailable:
         return self.why
 
     def close(self) -> None:
@@ -249,7 +267,8 @@ def load_device(tree: Path, ifname: str) -> CapturedDevice | NotCaptured:
         text = read_text(tree / DIR / f"{ifname}.json", DEVICE_MAX, follow=False)
         if text is None:
             return NotCaptured(NOT_CAPTURED)
-        dev = decode(parse_json(text, name), DeviceCapture, name)
+        doc = parse_json(text, name)
+        dev = replace(decode(doc, DeviceCapture, name), kinds=_kinds(doc, name))
     except (OSError, DocumentError) as exc:
         return NotCaptured(Unavailable("error", str(exc)))
     if isinstance(dev.connections, tuple):

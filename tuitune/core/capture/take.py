@@ -34,6 +34,7 @@ from tuitune.core.host.root import HostRoot
 from tuitune.core.host.rss import RssState
 from tuitune.core.host.sysctl import sysctl_path
 from tuitune.core.record.recorder import Recorder
+from tuitune.core.session.kinds.table import PLATFORM_READS
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.hostreader import HostReader
 from tuitune.core.watch.sampler import Sample, Sampler
@@ -67,7 +68,7 @@ def device_of(
         stats=nic.driver_stats,
         link=LinkExtra(link.kind, link.perm_address, link.min_mtu, link.max_mtu),
         priv_flags=driver.priv_flags,
-        fec=driver.fec,
+        kinds={kind: value.kept for kind, value in driver.kinds.items()},
         optics=driver.optics,
         qdiscs=qdiscs,
         rss=rss,
@@ -181,7 +182,7 @@ def take(
         tree: Tree = traced.call(gather, reads)  # on the kernel thread: the netns's /sys
     with HostReader(HostRoot(netns=netns)) as live:
         snap = live.snapshot(ifname)
-        driver = read_driver(live.root, ifname, live.call)
+        driver = read_driver(live.root, ifname, live.call, PLATFORM_READS)
         pm_qos = read_request(live.root.live)  # host-wide: /dev is not in the tree
         qdiscs = live.qdiscs(ifname)
         rss = live.rss(ifname)

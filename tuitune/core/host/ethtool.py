@@ -15,12 +15,11 @@ import errno
 import fnmatch
 import struct
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tuitune.core.closing import Closing
 from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
-from tuitune.core.host.ethtool_driver import Fec
 from tuitune.core.host.ethtool_netlink import COALESCE_BY_NAME, EthtoolNetlink, NetlinkError
 from tuitune.core.host.ethtool_types import (
     COALESCE_FLAGS,
@@ -50,7 +49,6 @@ __all__ = [
     "EthtoolWriteError",
     "Feature",
     "FeatureChange",
-    "Fec",
     "Pause",
     "Rings",
     "requested_snapshot",
@@ -59,7 +57,10 @@ __all__ = [
 from tuitune.core.values import Unavailable, errno_state, from_oserror
 
 if TYPE_CHECKING:
+    from tuitune.core.host.ethtool_device import IoctlRead, IoctlWrite
     from tuitune.core.host.rss import RssTable
+
+T = TypeVar("T")
 
 
 class EthtoolWriteError(Exception):
@@ -241,11 +242,12 @@ class Ethtool(Closing):
             return Unavailable("unsupported", f"private flags: none on {label}")
         return tuple(f for f in flags if f[0])
 
-    def fec(self) -> Fec | Unavailable:
+    def ioctl_read(self, op: IoctlRead[T]) -> T | Unavailable:
+        """A kind's own command (its handler's `op`: ethtool_device.py's IoctlRead)."""
         try:
-            return drv.read_fec(self._io)
+            return op.run(self._io)
         except OSError as exc:
-            return self._unavailable(exc, "FEC")
+            return self._unavailable(exc, op.what)
 
     def _coalesce_ioctl(self) -> tuple[int, ...]:
         f = self._io.get(io.COALESCE, io.ETHTOOL_GCOALESCE)
@@ -483,12 +485,13 @@ class Ethtool(Closing):
         except OSError as exc:
             raise self._write_error(exc, what) from exc
 
-    def set_fec(self, modes: int) -> None:
-        """Configure the FEC modes (an ETHTOOL_FEC_* mask: auto, off, rs, baser, llrs)."""
-        what = "FEC"
-        if not modes or modes & 1 or modes >> len(drv.FEC_MODES):
-            raise _invalid(what, f"not a settable set of modes ({drv.fec_names(modes)})")
+    def ioctl_write(self, op: IoctlWrite) -> None:
+        """A kind's own command (its handler's `op`); what `op` refuses never reaches the
+        kernel."""
+        why = op.refused()
+        if why is not None:
+            raise _invalid(op.what, why)
         try:
-            drv.write_fec(self._io, modes)
+            op.run(self._io)
         except OSError as exc:
-            raise self._write_error(exc, what) from exc
+            raise self._write_error(exc, op.what) from exc

@@ -6,9 +6,9 @@ read and write through it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from tuitune.core.host.ethtool_driver import Fec
+from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
 from tuitune.core.host.ethtool_types import (
     Channels,
     Coalesce,
@@ -19,6 +19,37 @@ from tuitune.core.host.ethtool_types import (
     Rings,
 )
 from tuitune.core.values import Unavailable
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class IoctlRead(Protocol[T_co]):
+    """A kind's own SIOCETHTOOL read (its handler's: the command and its struct are the
+    kind's), so that a new ethtool command needs no method here. `kind`: where a capture
+    keeps its answer (the kind's `KindRead`, host/platform.py); `what`: a refusal's words."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def what(self) -> str: ...
+    def run(self, eth: EthtoolIoctl) -> T_co:
+        """The read (OSError: the kernel's refusal, made a state by the device)."""
+        ...
+
+    def recorded(self, kept: str | Unavailable) -> T_co | Unavailable:
+        """The answer a capture kept (as the kind's `KindValue.kept`), or its state."""
+        ...
+
+
+class IoctlWrite(Protocol):
+    """A kind's own SIOCETHTOOL write; `refused()`: why it must not reach the kernel (a value
+    no driver takes), None when it may."""
+
+    @property
+    def what(self) -> str: ...
+    def refused(self) -> str | None: ...
+    def run(self, eth: EthtoolIoctl) -> None: ...
 
 
 class EthtoolLike(Protocol):
@@ -54,5 +85,5 @@ class EthtoolLike(Protocol):
     def set_coalesce(self, values: Mapping[str, int]) -> None: ...
     def priv_flags(self) -> tuple[tuple[str, bool], ...] | Unavailable: ...
     def set_priv_flags(self, wanted: Mapping[str, bool]) -> None: ...
-    def fec(self) -> Fec | Unavailable: ...
-    def set_fec(self, modes: int) -> None: ...
+    def ioctl_read(self, op: IoctlRead[T]) -> T | Unavailable: ...
+    def ioctl_write(self, op: IoctlWrite) -> None: ...

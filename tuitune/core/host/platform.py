@@ -1,10 +1,12 @@
 """The platform under a NIC, in ESnet's order (BIOS/platform, firmware, driver): CPU power and
 SMT (cpupower.py), the PCIe path (pcie.py), the IOMMU, and the driver's module parameters,
-private flags, FEC mode and the plug-in module's EEPROM (module_eeprom.py).
+private flags, the plug-in module's EEPROM (module_eeprom.py) and what each setting kind
+reads of the interface for itself (`KindRead`: its handler declares it, in
+core/session/kinds; this module runs the reads it is given without naming any).
 
 One `read_platform` for a live host and a --root tree alike; what a tree cannot hold (private
-flags and FEC come from the driver through SIOCETHTOOL) is a state there, as is every feature
-the host lacks.
+flags and the kinds' reads come from the driver through SIOCETHTOOL) is a state there, as is
+every feature the host lacks.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
@@ -49,16 +51,47 @@ class Iommu:
     cmdline: tuple[str, ...]  # the command line words that set the mode
 
 
+class KindValue(Protocol):
+    """What a kind's read of the interface gave (its handler's own type)."""
+
+    @property
+    def kept(self) -> str | Unavailable:
+        """What a capture records of it (core/capture/device.py keeps it under the kind)."""
+        ...
+
+
+class KindRead(Protocol):
+    """A setting kind's own read of one interface for the platform snapshot (the Host view's
+    row, `show --json`, a capture): its handler declares it (`platform_read`,
+    core/session/kinds); `read_driver` runs each it is given, keyed by `kind`."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def what(self) -> str:
+        """The words a refusal starts with ("FEC: needs root")."""
+        ...
+
+    def live(self, eth: io.EthtoolIoctl) -> KindValue:
+        """The read on a live host (OSError: the kernel's refusal, made a state here)."""
+        ...
+
+    def replay(self, kept: str | Unavailable) -> KindValue:
+        """The value of what a capture kept, or of the state the read is where it was not
+        made (a tree, no interface, a refusal)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class DriverPlatform:
     module: str | None
     params: tuple[ModuleParam, ...] | Unavailable
     priv_flags: tuple[tuple[str, bool], ...] | Unavailable
-    fec: str | Unavailable  # "active rs (configured auto)"
-    # The configured modes alone ("auto", "rs"), as the fec kind reads and writes them.
-    fec_configured: str | None = None
     # The SFP/QSFP module's EEPROM (`ethtool -m`), read-only.
     optics: sff.Optics | Unavailable = _NO_OPTICS
+    # Each kind's own read (`KindRead`), by kind: its handler reads it back.
+    kinds: Mapping[str, KindValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,16 +183,20 @@ def _priv_flags(ifname: str) -> tuple[tuple[str, bool], ...] | Unavailable:
     return tuple(f for f in flags if f[0])
 
 
-def _fec(ifname: str) -> drv.Fec | Unavailable:
+def _kind_read(ifname: str, read: KindRead) -> KindValue:
     eth = io.EthtoolIoctl(ifname)
     try:
-        return drv.read_fec(eth)
+        return read.live(eth)
     except OSError as exc:
         if exc.errno in (errno.EOPNOTSUPP, errno.ENOTSUP):
-            return Unavailable("unsupported", "not supported by this driver")
-        return from_oserror(exc, "FEC")
+            return read.replay(Unavailable("unsupported", "not supported by this driver"))
+        return read.replay(from_oserror(exc, read.what))
     finally:
         eth.close()
+
+
+def _states(reads: Sequence[KindRead], state: Unavailable) -> dict[str, KindValue]:
+    return {r.kind: r.replay(state) for r in reads}
 
 
 def _optics(ifname: str) -> sff.Optics | Unavailable:
@@ -184,40 +221,48 @@ def _direct(fn: Callable[..., Any], *args: object) -> Any:
     return fn(*args)
 
 
-def read_driver(root: HostRoot, ifname: str, call: Callable[..., Any] = _direct) -> DriverPlatform:
-    """`call` runs the ioctls (a HostReader's `call`: inside its namespace)."""
+def read_driver(
+    root: HostRoot,
+    ifname: str,
+    call: Callable[..., Any] = _direct,
+    reads: Sequence[KindRead] = (),
+) -> DriverPlatform:
+    """`call` runs the ioctls (a HostReader's `call`: inside its namespace); `reads`: the
+    kinds' own (core/session/kinds/table.py's PLATFORM_READS)."""
     module = driver_module(root, ifname)
     optics: sff.Optics | Unavailable = _NO_OPTICS
     if root.live:
         flags: tuple[tuple[str, bool], ...] | Unavailable = call(_priv_flags, ifname)
-        got: drv.Fec | Unavailable = call(_fec, ifname)
+        kinds = {r.kind: call(_kind_read, ifname, r) for r in reads}
         optics = call(_optics, ifname)
     else:
-        flags = got = Unavailable("missing", NOT_IN_TREE)
+        flags = Unavailable("missing", NOT_IN_TREE)
+        kinds = _states(reads, flags)
         if root.jail is not None:  # a capture holds what the ioctls said (core/capture)
-            from tuitune.core.capture.device import CapturedDevice, load_device
+            from tuitune.core.capture.device import NOT_CAPTURED, CapturedDevice, load_device
 
             dev = load_device(Path(root.jail), ifname)
             if isinstance(dev, CapturedDevice):
                 params = read_module_params(root, module)
                 optics = dev.dev.optics if dev.dev.optics is not None else _NO_OPTICS
-                return DriverPlatform(
-                    module, params, dev.dev.priv_flags, dev.dev.fec, optics=optics
-                )
+                kept = dev.dev.kinds
+                kinds = {r.kind: r.replay(kept.get(r.kind, NOT_CAPTURED)) for r in reads}
+                return DriverPlatform(module, params, dev.dev.priv_flags, optics, kinds)
     params = read_module_params(root, module)
-    if isinstance(got, Unavailable):
-        return DriverPlatform(module, params, flags, got, optics=optics)
-    fec = f"active {got.active_names} (configured {got.configured_names})"
-    return DriverPlatform(module, params, flags, fec, got.configured_names, optics)
+    return DriverPlatform(module, params, flags, optics, kinds)
 
 
 def read_platform(
-    root: HostRoot, ifname: str | None, call: Callable[..., Any] = _direct
+    root: HostRoot,
+    ifname: str | None,
+    call: Callable[..., Any] = _direct,
+    reads: Sequence[KindRead] = (),
 ) -> Platform:
     """Everything above, for `ifname` (None: the CPU side only). The sysfs reads run where
     this is called (a big host's cpuidle is tens of thousands of files: the live screen calls
     it on a worker thread, not the kernel thread the sampler needs); `call` runs the ioctls
-    (a HostReader's `call`, so a --netns host's are the namespace's)."""
+    (a HostReader's `call`, so a --netns host's are the namespace's); `reads`: the kinds'
+    own reads of the interface (core/session/kinds/table.py's PLATFORM_READS)."""
     none = Unavailable("missing", "no interface")
     cpu = read_cpu_power(root)
     if ifname and not root.live and root.jail is not None:
@@ -232,6 +277,8 @@ def read_platform(
         pcie=read_pci_chain(root, ifname) if ifname else none,
         iommu=read_iommu(root, ifname) if ifname else Iommu(None, (), None, None, ()),
         driver=(
-            read_driver(root, ifname, call) if ifname else DriverPlatform(None, none, none, none)
+            read_driver(root, ifname, call, reads)
+            if ifname
+            else DriverPlatform(None, none, none, kinds=_states(reads, none))
         ),
     )

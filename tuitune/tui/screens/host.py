@@ -22,6 +22,7 @@ from tuitune.core.catalog.device import DEVICE_HELP
 from tuitune.core.host.platform import Platform, read_platform
 from tuitune.core.platformview import Row, platform_rows, worst
 from tuitune.core.session import Key, Outcome
+from tuitune.core.session.kinds.table import PLATFORM_READS
 from tuitune.core.session.validate import one_line
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.hostreader import HostReader
@@ -211,7 +212,7 @@ def cpu_context(platform: Platform, host: HostState, nic: NicState | None) -> Cp
 def _read(reader: HostReader, ifname: str | None) -> tuple[Platform, HostState, NicState | None]:
     # On this worker thread, not the kernel thread: 1152 CPUs' CPU power took 3 s from a
     # tree under load (6 s before the driver tables were read once).
-    platform = read_platform(reader.root, ifname, reader.call)
+    platform = read_platform(reader.root, ifname, reader.call, PLATFORM_READS)
     nic = reader.nic_state(ifname) if ifname else None
     return platform, reader.host_state(), nic
 

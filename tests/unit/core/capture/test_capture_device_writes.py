@@ -29,7 +29,7 @@ RECORDED = DeviceCapture(
     stats=GONE,
     link=LinkExtra(None, None, None, None),
     priv_flags=(("legacy-rx", False), ("flow-director-atr", True)),
-    fec="active rs (configured auto rs baser)",
+    kinds={"fec": "active rs (configured auto rs baser)"},
     qdiscs=GONE,
 )
 WRITES = [

@@ -37,7 +37,7 @@ def _conn(local: str, remote: str, lport: int = 5201, rport: int = 40000) -> Con
 
 def _device(conns: tuple[Connection, ...] | Unavailable | None) -> DeviceCapture:
     link = LinkExtra(None, None, None, None)
-    dev = DeviceCapture(NONE, NONE, NONE, NONE, NONE, NONE, NONE, link, NONE, NONE, NONE)
+    dev = DeviceCapture(NONE, NONE, NONE, NONE, NONE, NONE, NONE, link, NONE, NONE)
     return replace(dev, connections=conns)
 
 

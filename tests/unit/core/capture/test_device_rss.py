@@ -19,7 +19,7 @@ KEY = bytes(range(40))  # a Toeplitz key's length (40 bytes on most drivers)
 
 def _device(rss: RssState | None) -> DeviceCapture:
     link = LinkExtra(None, None, None, None)
-    return DeviceCapture(NONE, NONE, NONE, NONE, NONE, NONE, NONE, link, NONE, NONE, NONE, rss)
+    return DeviceCapture(NONE, NONE, NONE, NONE, NONE, NONE, NONE, link, NONE, NONE, rss)
 
 
 def test_the_rss_state_comes_back_as_read() -> None:

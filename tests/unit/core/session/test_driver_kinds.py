@@ -26,9 +26,10 @@ from tests.support.session_fakes import FakeDevice, build_host
 from tuitune.core.host import ethtool_driver as drv
 from tuitune.core.host import ethtool_ioctl as io
 from tuitune.core.host.ethtool import Ethtool, EthtoolWriteError
-from tuitune.core.host.ethtool_driver import Fec
 from tuitune.core.host.root import HostRoot
 from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.session.kinds import fec as fk
+from tuitune.core.session.kinds.fec import Fec, FecGet, FecSet
 from tuitune.core.values import Unavailable
 
 DEV = "eno1"
@@ -157,10 +158,10 @@ class FakeIoctl:
         elif cmd == drv.ETHTOOL_SPFLAGS:
             self.sent.append(drv.VALUE.unpack_from(buf.raw))
             self.bits = self.sent[-1][1]
-        elif cmd == drv.ETHTOOL_GFECPARAM:
+        elif cmd == fk.ETHTOOL_GFECPARAM:
             struct.pack_into("=2I", buf, 4, *self.fec)
-        elif cmd == drv.ETHTOOL_SFECPARAM:
-            self.sent.append(drv.FECPARAM.unpack_from(buf.raw))
+        elif cmd == fk.ETHTOOL_SFECPARAM:
+            self.sent.append(fk.FECPARAM.unpack_from(buf.raw))
             self.fec = (self.fec[0], self.sent[-1][2])
         return 0
 
@@ -183,18 +184,18 @@ def test_ethtool_reads_and_writes_the_whole_mask(ioctl_port: tuple[Ethtool, Fake
     et.set_priv_flags({"legacy-rx": True, "flow-director-atr": False})
     # bit 7 (legacy-rx) set, bit 3 (flow-director-atr) cleared, bit 8 (pruning) kept
     assert fake.sent == [(drv.ETHTOOL_SPFLAGS, (1 << 7) | (1 << 8))]
-    fec = et.fec()
+    fec = et.ioctl_read(FecGet())
     assert isinstance(fec, Fec) and fec.configured_names == "auto rs baser"
-    et.set_fec(1 << 3)
-    assert fake.sent[-1] == (drv.ETHTOOL_SFECPARAM, 0, 1 << 3, 0)
+    et.ioctl_write(FecSet(1 << 3))
+    assert fake.sent[-1] == (fk.ETHTOOL_SFECPARAM, 0, 1 << 3, 0)
 
 
 @pytest.mark.parametrize(
     ("cmd", "code", "said"),
     [
         (drv.ETHTOOL_SPFLAGS, errno.EINVAL, "private flags: i40e rejected the new values"),
-        (drv.ETHTOOL_SFECPARAM, errno.EOPNOTSUPP, "FEC: not supported by i40e"),
-        (drv.ETHTOOL_SFECPARAM, errno.EPERM, "FEC: changing it needs root"),
+        (fk.ETHTOOL_SFECPARAM, errno.EOPNOTSUPP, "FEC: not supported by i40e"),
+        (fk.ETHTOOL_SFECPARAM, errno.EPERM, "FEC: changing it needs root"),
     ],
 )
 def test_a_kernel_refusal_is_a_state(
@@ -206,7 +207,7 @@ def test_a_kernel_refusal_is_a_state(
         if cmd == drv.ETHTOOL_SPFLAGS:
             et.set_priv_flags({"legacy-rx": True})
         else:
-            et.set_fec(1 << 3)
+            et.ioctl_write(FecSet(1 << 3))
     assert err.value.state.reason.startswith(said)
 
 
@@ -218,8 +219,8 @@ def test_unknown_names_and_unsettable_modes_never_reach_the_kernel(
         et.set_priv_flags({"nope": True})
     for mask in (0, 1, 1 | 1 << 3, 1 << 9):
         with pytest.raises(EthtoolWriteError, match="not a settable set"):
-            et.set_fec(mask)
+            et.ioctl_write(FecSet(mask))
     assert fake.sent == []
-    fake.errno_on[drv.ETHTOOL_GFECPARAM] = errno.EOPNOTSUPP
-    got = et.fec()
+    fake.errno_on[fk.ETHTOOL_GFECPARAM] = errno.EOPNOTSUPP
+    got = et.ioctl_read(FecGet())
     assert isinstance(got, Unavailable) and got.kind == "unsupported"

@@ -18,11 +18,11 @@ from tests.support.fakes.ethtool_driver_text import (
     parse_priv_flags,
 )
 from tests.support.session_fakes import FakeDevice, build_host
-from tuitune.core.host.ethtool_driver import Fec
 from tuitune.core.host.platform import DriverPlatform, read_platform
 from tuitune.core.host.root import HostRoot
 from tuitune.core.jsondoc import show_document
 from tuitune.core.session import HostAccess, Journal, Key
+from tuitune.core.session.kinds.fec import Fec, FecShown
 from tuitune.core.session.profile import ProfileError, parse_show_json, parse_toml, resolve
 from tuitune.core.watch.hostreader import HostReader
 
@@ -37,7 +37,8 @@ def show_doc(tree: Path) -> dict[str, object]:
     root = HostRoot.fixture(tree)
     platform = read_platform(root, DEV)
     fec = f"active {FEC.active_names} (configured {FEC.configured_names})"
-    driver = DriverPlatform(None, platform.driver.params, FLAGS, fec, FEC.configured_names)
+    kinds = {"fec": FecShown(fec, FEC.configured_names)}  # as the kind's live read gives it
+    driver = DriverPlatform(None, platform.driver.params, FLAGS, kinds=kinds)
     with HostReader(root) as reader:
         doc = show_document(reader.snapshot(DEV), None, platform=replace(platform, driver=driver))
     loaded: dict[str, object] = json.loads(json.dumps(doc))

@@ -8,9 +8,16 @@ import inspect
 import pytest
 
 from tuitune.core.session.kinds.base import KindHandler, well_formed
-from tuitune.core.session.kinds.showform import ShowDoc, ShowSource, place
+from tuitune.core.session.kinds.showform import (
+    PARTS_HERE,
+    ShowDoc,
+    ShowSource,
+    drop_mark,
+    place,
+)
 from tuitune.core.session.kinds.table import (
     HANDLERS,
+    PLATFORM_READS,
     SHOW_ORDER,
     WRITE_ORDER,
     show_order,
@@ -220,6 +227,23 @@ def test_a_show_document_part_is_written_only_from_what_was_read() -> None:
     doc: dict[str, object] = {"platform": None, "rss": None}
     place(doc, {("platform", "smt"): {"control": "on"}, ("rss",): {"setting": "equal 2"}})
     assert doc == {"platform": None, "rss": {"setting": "equal 2"}}
+
+
+def test_a_part_the_frame_does_not_name_goes_at_its_mark() -> None:
+    """A kind's part needs no frame entry: a new key goes before the parent's PARTS_HERE (the
+    platform's driver object: after private_flags, before module_eeprom), a named one stays."""
+    frame: dict[str, object] = {"a": None, PARTS_HERE: None, "z": 1}
+    place(frame, {("b",): 2, ("c",): 3, ("a",): 0})
+    drop_mark(frame)
+    assert list(frame.items()) == [("a", 0), ("b", 2), ("c", 3), ("z", 1)]
+
+
+def test_the_kinds_platform_reads_and_host_rows_come_from_their_handlers() -> None:
+    """host/platform.py runs PLATFORM_READS and platformview.py the handlers' host_rows:
+    neither names a kind, so a kind with a read of its own adds it in its handler only."""
+    assert {r.kind for r in PLATFORM_READS} == {"fec"}
+    for r in PLATFORM_READS:
+        assert HANDLERS[r.kind].platform_read is r  # type: ignore[index]
 
 
 FQ = "fq limit 10000 flow_limit 100 quantum 3028 initial_quantum 15140 maxrate 1000000000"

@@ -22,9 +22,11 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 
 # EthtoolLike, FileWriter, GroupRead, Values: re-exported, where the kinds have always found them.
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
+from tuitune.core.host.platform import KindRead, Platform
 from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree
 from tuitune.core.session import kernel_said
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec, HostRowEdit
+from tuitune.core.session.kinds.hostrow import Row
 from tuitune.core.session.kinds.port import FileWriter as FileWriter
 from tuitune.core.session.kinds.port import GroupRead as GroupRead
 from tuitune.core.session.kinds.port import HostPlacing, KernelPort
@@ -131,6 +133,10 @@ class KindHandler(Protocol):
     `profile_field(kind)`: where a TOML profile's [interface] holds it (None: not there), and
     `check_profile_name`: a name in its table, refused (ProfileError) unless it may be one.
     `host_row`: how `e` on its Host view row edits it (kinds/edit.py), None: it has none.
+    `platform_read`: what it reads of the interface itself for the platform snapshot
+    (host/platform.py's `KindRead`: run by read_driver, kept by a capture), None: nothing;
+    `host_rows(kind, platform)`: its own rows of the Host view (kinds/hostrow.py), from that
+    read, each put at the end of its section (core/platformview.py); () when it has none.
     `udev_turn`: the kind writes its own udev lines (`udev_lines(run, check)`, each value
     through kinds/safe.py's checks), in this turn after every ATTR and ethtool command of
     the device (the steering after `ethtool -L`, which resets it and makes the rx queues its
@@ -170,6 +176,7 @@ class KindHandler(Protocol):
     not_exported: str | None
     ethtool_set: EthtoolSet | None
     host_row: HostRowEdit | None
+    platform_read: KindRead | None
     udev_turn: int | None
     members: str | None
     makes_queues: bool
@@ -194,6 +201,7 @@ class KindHandler(Protocol):
     def consent(self, key: Key, root: HostRoot) -> str | None: ...
     def sysfs_attr(self, key: Key) -> str | None: ...
     def profile_field(self, kind: Kind) -> ProfileField | None: ...
+    def host_rows(self, kind: Kind, platform: Platform) -> tuple[Row, ...]: ...
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None: ...
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]: ...
     def show_json(self, kind: Kind, src: ShowSource) -> ShowPart: ...
@@ -259,6 +267,7 @@ class Family:
     not_exported: str | None = None
     ethtool_set: EthtoolSet | None = None
     host_row: HostRowEdit | None = None
+    platform_read: KindRead | None = None
     udev_turn: int | None = None
     members: str | None = None
     makes_queues = False
@@ -307,6 +316,9 @@ class Family:
 
     def profile_field(self, kind: Kind) -> ProfileField | None:
         return None
+
+    def host_rows(self, kind: Kind, platform: Platform) -> tuple[Row, ...]:
+        return ()  # the platform frame's rows (core/platformview.py) show it, or none does
 
     def check_profile_name(self, kind: Kind, name: str, origin: str) -> None:
         check_name("field", name, origin)  # so a typo or a hostile name stops at the file

@@ -78,10 +78,17 @@ class ShowSource:
 ShowPart = dict[tuple[str, ...], Any]
 
 
+# A frame's mark for where the kinds' parts it does not name go: `place` puts each new key
+# before it, so a kind's part needs no entry in the frame to have its place in the order.
+# The writer drops the mark (`drop_mark`) once the parts are in.
+PARTS_HERE = "\x00parts"
+
+
 def place(doc: dict[str, Any], parts: ShowPart, under: tuple[str, ...] = ()) -> None:
     """Put each part in `doc` (whose top is the document's `under`): a place whose parent
     the frame does not have (no platform read: `platform` is null) is left out; a key the
-    frame has keeps its place in the document's order."""
+    frame has keeps its place in the document's order, a new one goes before the parent's
+    PARTS_HERE mark (at its end when it has none)."""
     for where, value in parts.items():
         if where[: len(under)] != under or len(where) <= len(under):
             continue
@@ -89,7 +96,23 @@ def place(doc: dict[str, Any], parts: ShowPart, under: tuple[str, ...] = ()) -> 
         for name in where[len(under) : -1]:
             parent = parent.get(name) if isinstance(parent, dict) else None
         if isinstance(parent, dict):
-            parent[where[-1]] = value
+            _put(parent, where[-1], value)
+
+
+def _put(parent: dict[str, Any], key: str, value: Any) -> None:
+    if key in parent or PARTS_HERE not in parent:
+        parent[key] = value
+        return
+    items = list(parent.items())
+    parent.clear()
+    for k, v in items:
+        if k == PARTS_HERE:
+            parent[key] = value
+        parent[k] = v
+
+
+def drop_mark(frame: dict[str, Any]) -> None:
+    frame.pop(PARTS_HERE, None)
 
 
 def jsonable(obj: Any) -> Any:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tuitune.core.host.platform import KindRead, Platform
 from tuitune.core.session.kinds.base import KindHandler
 from tuitune.core.session.kinds.boost import BoostKind
 from tuitune.core.session.kinds.cpupower import CpuPowerKind
-from tuitune.core.session.kinds.driver import FecMode, PrivFlags
+from tuitune.core.session.kinds.driver import PrivFlags
 from tuitune.core.session.kinds.ethtool import (
     ChannelCounts,
     Coalescing,
@@ -17,6 +18,8 @@ from tuitune.core.session.kinds.ethtool import (
     PauseFrames,
     RingSizes,
 )
+from tuitune.core.session.kinds.fec import FecMode
+from tuitune.core.session.kinds.hostrow import Row
 from tuitune.core.session.kinds.irq import IrqAffinity
 from tuitune.core.session.kinds.link import Link
 from tuitune.core.session.kinds.module import ModuleParam
@@ -133,6 +136,26 @@ def show_parts(src: ShowSource) -> ShowPart:
     out: dict[tuple[str, ...], Any] = {}
     for kind in show_order():
         out.update(HANDLERS[kind].show_json(kind, src))
+    return out
+
+
+# What the kinds read of the interface themselves for the platform snapshot (each handler's
+# `platform_read`, once): host/platform.py's read_platform and read_driver run them.
+PLATFORM_READS: tuple[KindRead, ...] = tuple(
+    {id(r): r for h in HANDLERS.values() if (r := h.platform_read) is not None}.values()
+)
+
+
+def host_rows(platform: Platform) -> list[Row]:
+    """Every kind's own Host view rows (its handler's `host_rows`, asked once a handler, with
+    its first kind), in the table's order: core/platformview.py puts each at the end of its
+    section."""
+    out: list[Row] = []
+    seen: set[int] = set()
+    for kind, h in HANDLERS.items():
+        if id(h) not in seen:
+            seen.add(id(h))
+            out.extend(h.host_rows(kind, platform))
     return out
 
 

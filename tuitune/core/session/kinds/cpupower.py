@@ -75,8 +75,8 @@ class CpuPowerKind(Family):
     def host_wide(self, key: Key) -> str | None:
         if key.kind == "cstate_disable":
             return (
-                "A CPU's C-states are the host's, not per namespace: changing them changes "
-                "that CPU for every namespace and every process"
+                "C-states are each CPU's of the host, not per namespace: changing them "
+                "changes the host's CPUs for every namespace and every process"
             )
         what = "The CPU governor" if key.kind == "cpu_governor" else "The CPU EPP"
         return (

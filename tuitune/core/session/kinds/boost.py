@@ -106,7 +106,7 @@ class BoostKind(Family):
     def host_wide(self, key: Key) -> str | None:
         return (
             "CPU boost/turbo is one switch for the whole host, not per namespace: changing it "
-            "changes every CPU of the host"
+            "changes every CPU of the host, for every namespace"
         )
 
     def group(self, key: Key) -> tuple[object, ...]:

@@ -131,7 +131,7 @@ class ModuleParam(Family):
     def host_wide(self, key: Key) -> str | None:
         module = printable(key.name.partition("/")[0], 64)  # a profile's word: shown as text
         return (
-            f"A module parameter is the host's, not the namespace's: changing {module}'s "
+            f"A module parameter is the host's, not per namespace: changing {module}'s "
             f"changes every device {module} drives, in every namespace"
         )
 

@@ -54,9 +54,8 @@ def register(subparsers: _common.Subparsers) -> None:
     p.add_argument(
         "--host-wide",
         action="store_true",
-        help="in a namespace: also change the spec's host-wide settings (sysctls such as "
-        "net.core.*, CPU power, SMT, module parameters), which are one value for the whole "
-        "machine (refused without it; put back at the end)",
+        help="in a namespace: also change the spec's host-wide sysctls (net.core.*), which are "
+        "one value for the whole machine (refused without it; put back at the end)",
     )
     p.add_argument(
         "--dry-run",

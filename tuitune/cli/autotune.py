@@ -63,8 +63,7 @@ def register(subparsers: _common.Subparsers) -> None:
     p.add_argument(
         "--host-wide",
         action="store_true",
-        help="with --netns or --lab: also try host-wide settings (sysctls such as net.core.*, "
-        "CPU power; refused without it)",
+        help="with --netns or --lab: also try host-wide sysctls (refused without it)",
     )
     p.add_argument(
         "--profile",

@@ -7,6 +7,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from tests.support.fixture_hosts import host_4cpu_series
 from tests.support.timers import timers_held
 from tests.tui.conftest import Launch
@@ -126,7 +128,8 @@ async def test_a_toggles_every_irq_of_the_host_and_keeps_the_cursor(launch: Laun
         nic_keys = [r.key for r in irqs.shown]
         assert len(nic_keys) == 9 and irqs.cursor_key == "irq:95"
         await tui.press("a")
-        assert "─ IRQs (all of the host, re-read every tick) ─" in tui.screen_text()
+        # A recorded host tree: its table is the recording's, not re-read from a live kernel.
+        assert "─ IRQs (all of the host, as recorded) ─" in tui.screen_text()
         interrupts = (tui.tree / "proc" / "interrupts").read_text().splitlines()[1:]
         every = {ln.split(":")[0].strip() for ln in interrupts}
         assert {r.key.removeprefix("irq:") for r in irqs.shown} == every
@@ -138,3 +141,42 @@ async def test_a_toggles_every_irq_of_the_host_and_keeps_the_cursor(launch: Laun
         assert [r.key for r in irqs.shown] == nic_keys
         line = tui.cursor_line("irqs")
         assert line is not None and line.split()[:3] == ["TxRx", "3", "95"]
+
+
+async def test_slash_in_the_all_view_finds_a_device_by_its_name(launch: Launch) -> None:
+    """/eth0 in the all-IRQs view: the NIC's own IRQs, whose rows show "TxRx 3" and not the
+    interface (it found none); what a row shows still finds it (another device's rows show
+    their action names, "eth4-TxRx-15": found by what they show, as before)."""
+    async with launch() as tui:
+        await tui.press("2", "a", "slash", *"eth0", "enter")
+        irqs = tui.view("irqs")
+        assert [r.key for r in irqs.shown] == [f"irq:{n}" for n in range(91, 100)]
+        assert tui.cursor_line("irqs") is not None
+        await tui.press("escape", "slash", *"txrx 3", "enter")
+        assert [r.key for r in irqs.shown] == ["irq:95"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+async def test_the_all_view_of_a_recorded_host_offers_no_move(
+    launch: Launch, size: tuple[int, int]
+) -> None:
+    """A recorded host (a tree, not editable): the title says "as recorded", the help strips
+    offer no m, and m says in one line why nothing is moved; nothing asked, nothing written."""
+    from tuitune.tui.screens.dialogs import ChoiceScreen
+
+    said = "m: no IRQ is moved here: read-only (a recorded host tree)"
+    async with launch(size=size) as tui:
+        before = (tui.tree / "proc" / "irq" / "95" / "smp_affinity_list").read_text()
+        await tui.press("1", "down", "2", "a")
+        assert tui.view("irqs").move_cursor_to("irq:95")
+        await tui.wait(lambda: "IRQ 95" in tui.help_strip("irqs"))
+        assert "(all of the host, as recorded)" in tui.screen_text()
+        assert "m:" not in tui.help_strip("irqs"), tui.help_strip("irqs")
+        await tui.press("m")
+        await tui.wait(lambda: said in tui.header())
+        assert not isinstance(tui.app.screen, ChoiceScreen)
+        await tui.press("1", "m")  # from the CPU grid too, whose strip offers none
+        assert "m: move" not in tui.help_strip("cpus")
+        assert said in tui.header() and not isinstance(tui.app.screen, ChoiceScreen)
+        after = (tui.tree / "proc" / "irq" / "95" / "smp_affinity_list").read_text()
+        assert after == before

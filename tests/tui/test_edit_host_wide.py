@@ -36,7 +36,8 @@ async def test_a_host_wide_change_from_a_namespace_asks_then_is_journaled(tmp_pa
         assert h.row("sysctls", f"sysctl:{BACKLOG}").split()[1:3] == ["1000", "host"]
         screen = await ask(h, "250000")
         said = " ".join(h.shown(s) for s in screen.query(Static))
-        assert "one value for the whole host, not only for netns lab" in said
+        assert f"{BACKLOG} is one value for the whole host, not one per namespace" in said
+        assert "This session is in network namespace lab" in said
         await h.tui.press("escape")
         await h.wait(lambda: not isinstance(h.app.screen, ChoiceScreen))
         assert h.nothing_written() and backlog(h) == "1000"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -21,10 +22,15 @@ from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.screens.host import HostScreen
 
 
-def console_app(tmp_path: Path, *, editable: bool = False, platform: bool = True) -> TuituneApp:
+def console_app(
+    tmp_path: Path, *, editable: bool = False, platform: bool = True, netns: str | None = None
+) -> TuituneApp:
     """The app on the Linux console; `platform`: with pepc's CPU power and the NIC's config
-    space in the tree (without: the recorded host as it is)."""
+    space in the tree (without: the recorded host as it is); `netns`: the tree stands for
+    that network namespace and the host it lives on (as ReplayReader's `netns`)."""
     reader, ifname = host_32cpu(tmp_path, samples=5)
+    if netns is not None:
+        reader.root = replace(reader.root, netns=netns)
     tree = tmp_path / "host_32cpu"
     if platform:
         pepc_tree(tree, "clx2s0", keep=TREE_OWNS)

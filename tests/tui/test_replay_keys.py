@@ -61,5 +61,8 @@ async def test_replay_jumps_to_a_change_and_steps_back_across_it(tmp_path: Path)
             await tui.press("2", "a")
             title = "IRQs (all of the host, as recorded)"
             await tui.wait(lambda: title in tui.screen_text(), "the recorded all view")
+            await tui.press("m")  # no move on a recording: one line says why, nothing asked
+            said = "m: no IRQ is moved here: read-only"
+            await tui.wait(lambda: said in tui.header(), "m's reason")
             app.sampler.stop()
             await pilot.pause()

@@ -351,8 +351,8 @@ def _apply(args: argparse.Namespace, root: HostRoot, ifname: str, advice: Advice
             except InvalidValue as exc:
                 errors.append(exc.message)
             except WriteRefused as exc:
-                # apply's hints: "--host-wide" only for a host-wide sysctl (a process's
-                # affinity is host-scoped too, and --other-users is what allows it)
+                # apply's hints: "--host-wide" only for what its handler calls host-wide
+                # (a process's affinity is host-scoped too; --other-users allows it)
                 errors.append(exc.state.reason + refusal_hint(root, key, exc.state))
         if errors:
             for line in errors:

@@ -30,8 +30,9 @@ def register(subparsers: _common.Subparsers) -> None:
     p.add_argument(
         "--host-wide",
         action="store_true",
-        help="apply with --netns: also change the profile's host-wide sysctls (net.core.*), one "
-        "value for the whole machine (refused without it)",
+        help="apply with --netns: also change the profile's host-wide settings (sysctls such as "
+        "net.core.*, CPU power, module parameters), one value for the whole machine (skipped "
+        "without it, each said)",
     )
     p.add_argument(
         "--rtt",

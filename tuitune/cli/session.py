@@ -48,8 +48,9 @@ def register(subparsers: _common.Subparsers) -> None:
     apply.add_argument(
         "--host-wide",
         action="store_true",
-        help="with --netns: also change the file's host-wide sysctls, which are one value for "
-        "the whole machine (refused without it)",
+        help="with --netns: also change the file's host-wide settings, which are one value for "
+        "the whole machine: sysctls such as net.core.*, CPU governor, EPP, C-states, boost, "
+        "SMT, module parameters (refused without it; a show --json document's are left out)",
     )
     apply.add_argument(
         "--other-users",
@@ -254,7 +255,9 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def _host_wide_refused(root: HostRoot, key: Key) -> bool:
-    return root.netns is not None and key.kind == "sysctl" and key.scope == "host"
+    from tuitune.core.session.kinds.table import handler
+
+    return root.netns is not None and handler(key.kind).host_wide(key) is not None
 
 
 def refusal_hint(root: HostRoot, key: Key, state: Unavailable) -> str:
@@ -328,12 +331,34 @@ def cmd_apply(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         err(str(exc))
         return EXIT_USAGE
+    if root.netns is not None and not args.host_wide:
+        _say_left_out(args.file, profile)
     ifname = args.iface or profile.ifname
     problem = ifname_problem(ifname) if ifname else None
     if problem is not None:  # the file's name: checked before it is ever part of a path
         err(f"{args.file}: {problem}")
         return EXIT_USAGE
     return apply_loaded(args, root, profile, ifname, shown(args.file))
+
+
+def _say_left_out(path: Path, profile: Profile) -> None:
+    """A show document applied into a namespace leaves its host-wide parts out (its CPU
+    power, module parameters, host-wide sysctls: the whole machine's): one line on stderr
+    saying how many and how to apply them, so that nothing is left out unsaid."""
+    from tuitune.core.docfile import shown
+    from tuitune.core.session.profile import ProfileError, load
+
+    try:
+        whole = load(path)  # read once more, its host-wide parts kept
+    except ProfileError:
+        return
+    left = len(whole.requests) - len(profile.requests)
+    if left > 0:
+        err(
+            f"{shown(path)}: {left} host-wide setting(s) left out (CPU power, module "
+            "parameters, host-wide sysctls: the whole machine's, not the namespace's); "
+            "--host-wide applies them too"
+        )
 
 
 def apply_loaded(

@@ -138,6 +138,10 @@ class TuituneApp(Leaving):
         Binding("P", "procs", "Processes using the NIC: where they run, move them", show=False),
         Binding("b", "baseline", "Baseline"),
         Binding("w", "record", "Record: every sample to a file, w again stops", show=False),
+        # m where nothing is moved (a recorded host, a replay): the panels' m is off there
+        # (check_action), so the key falls through to this one, which says why. No
+        # description: the keys screen lists the panels' m.
+        Binding("m", "move_irq_refused", show=False),
         # Replay only (hidden on a live host): tui/controllers/replay.py
         Binding("comma", "replay_step(-1)", "Back"),
         Binding("full_stop", "replay_step(1)", "Step"),
@@ -215,6 +219,9 @@ class TuituneApp(Leaving):
         # follow what the panels hold (LiveView.size_panels).
         self.body: Container = Body(*(self.panels[name] for name in PANELS), id="body")
         self._filter_target: RowView | None = None
+        # A recorded host tree (`--root` of a capture, not made editable): what it shows is
+        # as it was recorded, and nothing is written to it.
+        self._host_recorded = not (reader.root.live if editable is None else editable)
         # The host's change session; host_writes: in a namespace, the screen asks before each
         # host-wide change (Editor._submit).
         self.session = Session(
@@ -267,8 +274,9 @@ class TuituneApp(Leaving):
     # What the presenters read of the sampler and the recording (tui/scene.py): values.
     @property
     def recorded(self) -> bool:
-        """The samples are a recording's (`tuitune replay`): read then, not now."""
-        return self.replay is not None
+        """The samples are a recording's (`tuitune replay`) or a recorded host tree's
+        (`--root` of a capture): read then, not now."""
+        return self.replay is not None or self._host_recorded
 
     @property
     def paused(self) -> bool:
@@ -590,6 +598,10 @@ class TuituneApp(Leaving):
 
         self.push_screen(ProcsScreen(self.procs, self.interval))
 
+    def action_move_irq_refused(self) -> None:
+        """m where nothing is written: one line saying why, nothing asked."""
+        self.notify_line(f"m: no IRQ is moved here: {self.session.read_only}", True)
+
     def action_move_irq(self) -> None:
         irqs, cpus = self.panels["irqs"].view, self.panels["cpus"].view
         self.irq_mover.move(irqs.cursor_key, cpus.cursor_key, shown_rates(self))
@@ -607,6 +619,8 @@ class TuituneApp(Leaving):
             return False
         if action.startswith("replay_"):
             return self.replay is not None  # the footer shows them in replay only
+        if action == "move_irq_refused":
+            return bool(self.session.read_only)  # what m says where the panels' m is off
         if self.replay is not None and action in REPLAY_HIDES:
             return False  # nothing to measure or export on a recording: room for its keys
         if action in EDIT_ACTIONS and self.session.read_only:

@@ -109,7 +109,7 @@ class GridView:
                 + ("NIC IRQs here: " + ", ".join(where[:4]) if where else "no NIC IRQ here")
             )
             irq = s.panel("irqs").cursor_key
-            if irq and irq.startswith("irq:"):
+            if irq and irq.startswith("irq:") and not s.read_only:  # m moves nothing there
                 text += f".  m: move IRQ {irq[4:]} here"
         s.show_panel("cpus", PanelUpdate(help=text))
 

@@ -16,12 +16,16 @@ from tuitune.core.watch.sampler import Sampler
 from tuitune.tui.controllers.advisor import COUNT_FROM, Advisor
 from tuitune.tui.controllers.edit import Editor
 from tuitune.tui.controllers.editing import EditSpec
+from tuitune.tui.controllers.host_wide import ask_host_wide, host_wide_text
 from tuitune.tui.frame import Frame
 from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 if TYPE_CHECKING:  # the platform reader loads with the Host view, on first use
     from tuitune.core.host.platform import Platform
+
+# What the Host view says when a host-wide change was not agreed to (Esc on the question).
+NOT_ASKED = "not changed: the whole host's, not agreed to"
 
 HOST_BINDINGS: list[BindingType] = [
     Binding("H", "host", "Host: CPU power, SMT, PCIe, IOMMU, driver (BIOS to NIC)", show=False),
@@ -79,8 +83,11 @@ class HostView(Frame):
         """SMT from the Host view: the CPUs it takes offline named first, then the editor's
         trial (the header counts down; y keeps it, u or the deadline puts it back)."""
         spec = EditSpec(key, current, "on or off")
+        shell = cast(Shell, self)
+        host = shell.selection().host
+        wide = host_wide_text([key], host.netns if host is not None else None)
         if wanted.strip().lower() != "off":
-            self.editor.submit(spec, wanted)
+            self.editor.submit(spec, wanted)  # asks when it is the whole host's
             return
         from tuitune.core.session.kinds.smt import offlined  # loaded on this key (issue 38)
 
@@ -95,18 +102,31 @@ class HostView(Frame):
             f"{what} It is on trial: put back after {self.editor.trial_seconds:.0f} s unless "
             "you press y."
         )
+        if wide is not None:  # one question: the host-wide words with SMT's own
+            text = f"{wide}\n\n{text}"
 
         def answer(choice: str | None) -> None:
             if choice == "y":
-                self.editor.submit(spec, wanted)
+                self.editor.submit(spec, wanted, agreed=True)
 
-        cast(Shell, self).push_screen(
+        shell.push_screen(
             ChoiceScreen("SMT off, on trial", text, [("y", "turn SMT off on trial")]), answer
         )
 
     def _apply(self, changes: Sequence[tuple[Key, str]], done: Callable[[Outcome], None]) -> None:
         """A change from the Host view, through the screen's editor (its journal, its undo):
-        several keys (every NIC-local CPU's C6) are one step, all or nothing."""
+        several keys (every NIC-local CPU's C6) are one step, all or nothing. From a
+        namespace session, a setting of the whole host (the CPU governor...) asks first;
+        Esc writes nothing and the view says so."""
+        keys = [k for k, _ in changes]
+        ask_host_wide(
+            cast(Shell, self),
+            keys,
+            lambda: self._write(changes, done),
+            lambda: done(Outcome(keys[0], "skipped", reason=NOT_ASKED)),
+        )
+
+    def _write(self, changes: Sequence[tuple[Key, str]], done: Callable[[Outcome], None]) -> None:
         editor = self.editor
 
         def finished(out: Outcome) -> None:

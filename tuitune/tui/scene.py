@@ -112,7 +112,7 @@ class Scene(Protocol):
     @property
     def changed_settings(self) -> int: ...  # how many settings tuitune changed (the header)
     @property
-    def recorded(self) -> bool: ...  # the samples are a recording's (`tuitune replay`)
+    def recorded(self) -> bool: ...  # a recording's samples (replay) or a recorded tree's
     @property
     def paused(self) -> bool: ...  # sampling paused (p, or a replay stepped by hand)
     @property

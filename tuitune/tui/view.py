@@ -190,6 +190,7 @@ class LiveView:
             cpus=cpu_order(self.grid.data()),
             show_all=s.show_all_irqs,
             queues=sample.queues if sample else None,
+            ifname=s.ifname if nic else None,
         )
         fixed = 9 + 5 + 6 + 9 + 9 + 4 + 7 + (8 if data.baseline else 0)
         fixed += 7 if data.queues is not None else 0  # pkt/s (drop/s and B/s give way)
@@ -205,7 +206,8 @@ class LiveView:
         if s.show_all_irqs:
             # Live, the sampler reads /proc/interrupts whole at every tick while this view is
             # open (Sampler.set_all_irqs): each rate is the last tick's, the host's as the
-            # NIC's. A recording holds the whole table at its whole-read samples only.
+            # NIC's. A recording holds the whole table at its whole-read samples only, and a
+            # recorded host tree (--root of a capture) the table of its one moment.
             how = "as recorded" if s.recorded else "re-read every tick"
             title = f"IRQs (all of the host, {how})"
         s.show_panel("irqs", PanelUpdate(title=title))
@@ -309,7 +311,7 @@ class LiveView:
             irq, rates = key[4:], shown_rates(s)
             lands = landing(rates.irqs.get(irq) if rates else None)
             aff = irq_affinity(s).get(irq)
-            said = irq_help(irq, lands, aff, s.panel("cpus").cursor_key)
+            said = irq_help(irq, lands, aff, s.panel("cpus").cursor_key, s.read_only)
             text = f"{said}  {self.row_help_line('irqs')}"
         s.show_panel("irqs", PanelUpdate(help=text))
 

@@ -377,3 +377,43 @@ def test_restore_list_names_one_host_when_told_which(
     code, out, _ = run(capsys, "restore", "--list", "--netns", "tt-none-here", "--journal-dir",
                        str(first.journal))  # fmt: skip
     assert (code, out) == (0, f"no change journal for netns-tt-none-here in {first.journal}\n")
+
+
+def test_cpu_power_from_a_namespace_needs_host_wide(
+    tree: Tree, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`apply --netns` with a profile's [cpu] governor: the governor is the whole machine's
+    (/sys is the host's from any namespace), so it is refused as a host-wide sysctl is, with
+    how to allow it, and nothing is written (it was written unasked); --host-wide changes it.
+    A show document's CPU power is left out in a namespace: one line on stderr says so."""
+    import tuitune.cli.session as cli_session
+    from tests.support.platform_trees import TREE_OWNS, pepc_tree
+
+    pepc_tree(tree.path, "clx2s0", keep=TREE_OWNS)  # intel_pstate, powersave on CPUs 0-7
+    governor = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
+    assert tree.read(governor) == "powersave"
+    # Saved on the host: the document holds its CPU power too.
+    code, doc, _ = run(capsys, "show", "--json", "eno49", "--root", str(tree.path))
+    assert code == 0 and json.loads(doc)["platform"]["cpu_power"]
+    monkeypatch.setattr(
+        cli_session, "host_root", lambda args: replace(HostRoot.fixture(args.root), netns="lab")
+    )
+    profile = tmp_path / "cpu.toml"
+    profile.write_text('[cpu]\ncpus = "0"\ngovernor = "performance"\n')
+
+    code, out, err = run(capsys, "apply", str(profile), *tree.args)
+    assert code == 1 and out == ""
+    assert "host-wide: not changed from inside network namespace 'lab'" in err
+    assert "(--host-wide allows it)" in err
+    assert tree.read(governor) == "powersave" and not tree.journal.exists()
+
+    shown = tmp_path / "shown.json"
+    shown.write_text(doc)
+    code, out, err = run(capsys, "apply", str(shown), *tree.args, "--dry-run")
+    assert code == 0, err
+    assert "host-wide setting(s) left out" in err and "--host-wide applies them" in err
+    assert tree.read(governor) == "powersave"
+
+    code, out, err = run(capsys, "apply", str(profile), *tree.args, "--host-wide")
+    assert (code, err) == (0, ""), err
+    assert "performance" in out and tree.read(governor) == "performance"

@@ -65,7 +65,7 @@ def far_candidates(
             continue
         wide = [k for k, _ in pairs if host_wide(k)]
         if wide:
-            skipped.append(f"peer:{fid}: {wide[0].name} is host-wide (one value for both ends)")
+            skipped.append(f"peer:{fid}: {wide[0].label} is host-wide (one value for both ends)")
             continue
         title = f.get("title")
         shown_title = _shown(title) if isinstance(title, str) else fid

@@ -18,11 +18,13 @@ from tuitune.core.sweep.spec import SweepSpec
 
 def host_wide(key: Key) -> bool:
     """A sysctl that is one value for the whole machine (catalog scope `host`), or one the
-    catalog does not know: never mirrored to the far end (the same value for both)."""
+    catalog does not know: never mirrored to the far end (the same value for both); any other
+    setting its handler calls host-wide (CPU power, SMT, a module parameter)."""
     from tuitune.core.catalog import entry
+    from tuitune.core.session.kinds.table import handler
 
     if key.kind != "sysctl":
-        return False
+        return handler(key.kind).host_wide(key) is not None
     try:
         return entry(key.name).scope == "host"
     except KeyError:

@@ -77,8 +77,10 @@ class HostAccess(Closing):
     Host-wide sysctls of a network-namespace host are not visible from its kernel thread, so
     they are read (and, with `host_writes`, changed) through `host`: this machine's /proc by
     default (a tree's own files for a recorded host), on the calling thread, which lives in
-    the host's namespace. Without `host_writes` they are refused: a namespace session changes
-    the whole machine only when the user agreed (the TUI asks; `apply --host-wide`; `restore`).
+    the host's namespace. Without `host_writes` they are refused, as is every other setting
+    whose handler calls it host-wide (CPU power, SMT, module parameters: /sys is the host's
+    from any namespace): a namespace session changes the whole machine only when the user
+    agreed (the TUI asks; `apply --host-wide`; `restore`).
 
     Public methods are thread-safe (each hops to the kernel thread); do not call them from a
     running asyncio loop's thread if a write may take long (a ring resize resets the NIC).
@@ -154,8 +156,9 @@ class HostAccess(Closing):
 
     def validate(self, key: Key, text: str) -> str:
         """The canonical value to write for `text`; raises InvalidValue or WriteRefused."""
+        self._agreed(key)
         if self._host_wide(key):
-            return self._writable_host(key).validate(key, text)
+            return self._on_host.validate(key, text)
         if handler(key.kind).calling_thread:
             return self._validate(key, text)  # see write
         return self.run(self._validate, key, text)
@@ -165,8 +168,9 @@ class HostAccess(Closing):
 
         A service is stopped and started from the calling thread, not the kernel thread: a
         daemon started from a thread that joined a network namespace would run inside it."""
+        self._agreed(key)
         if self._host_wide(key):
-            return self._writable_host(key).write(key, value)
+            return self._on_host.write(key, value)
         if handler(key.kind).calling_thread:
             return self._write(key, value)
         return self.run(self._write, key, value)
@@ -222,14 +226,18 @@ class HostAccess(Closing):
         assert self._host is not None  # only after _host_wide said so
         return self._host
 
-    def _writable_host(self, key: Key) -> HostAccess:
-        if not self.host_writes:
-            reason = (
-                f"{key.label} is host-wide: not changed from inside network namespace "
-                f"{self.root.netns!r} without agreeing that it changes the whole machine"
-            )
-            raise WriteRefused(key, Unavailable("unsupported", reason))
-        return self._on_host
+    def _agreed(self, key: Key) -> None:
+        """From a namespace session, a setting of the whole host (its handler's `host_wide`:
+        a host-wide sysctl, the CPU governor, SMT, a module parameter...) is changed only
+        when the user agreed (`host_writes`); else WriteRefused. /sys is the host's from
+        any namespace: a CPU power write there would change the whole machine unasked."""
+        if self.root.netns is None or self.host_writes or not handler(key.kind).host_wide(key):
+            return
+        reason = (
+            f"{key.label} is host-wide: not changed from inside network namespace "
+            f"{self.root.netns!r} without agreeing that it changes the whole machine"
+        )
+        raise WriteRefused(key, Unavailable("unsupported", reason))
 
     # ---- kernel thread: the handlers' port (kinds/port.py: KernelPort) ---------------------
     def ethtool(self, ifname: str) -> EthtoolLike | None:

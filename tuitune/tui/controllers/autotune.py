@@ -271,8 +271,9 @@ def _candidates(
 
 
 def _not_host_wide(cands: list[Candidate[Any]]) -> tuple[list[Candidate[Any]], list[str]]:
-    """From a namespace: candidates that change no host-wide sysctl (one value for the whole
-    machine, not the namespace's: the CLI refuses them without --host-wide), and why not."""
+    """From a namespace: candidates that change nothing host-wide (a sysctl, the CPU power, a
+    module parameter: one value for the whole machine, not the namespace's; the CLI refuses
+    them without --host-wide), and why not."""
     from tuitune.core.autotune.sources import host_wide
 
     keep: list[Candidate[Any]] = []
@@ -280,7 +281,7 @@ def _not_host_wide(cands: list[Candidate[Any]]) -> tuple[list[Candidate[Any]], l
     for c in cands:
         wide = [k for k, _ in c.changes if isinstance(k, Key) and host_wide(k)]
         if wide:
-            said.append(f"{c.id}: {wide[0].name} is host-wide (the whole machine's, not the "
+            said.append(f"{c.id}: {wide[0].label} is host-wide (the whole machine's, not the "
                         "namespace's): `tuitune autotune --host-wide` tries it")  # fmt: skip
         else:
             keep.append(c)

@@ -33,6 +33,7 @@ from tuitune.tui.controllers.editing import (
     row_key_of,
     state_note,
 )
+from tuitune.tui.controllers.host_wide import ask_host_wide
 from tuitune.tui.controllers.irqbalance import IrqbalanceGate
 from tuitune.tui.controllers.pause_offer import offer_autoneg_off
 from tuitune.tui.screens.dialogs import ChoiceScreen, EditorScreen
@@ -244,35 +245,23 @@ class Editor:
         key = Key.irq(irq, queue, sel.ifname if queue else None)
         self.submit(EditSpec(key, "", ""), cpus)
 
-    def submit(self, spec: EditSpec, text: str) -> None:
+    def submit(self, spec: EditSpec, text: str, *, agreed: bool = False) -> None:
+        """`agreed`: the user has said yes to a host-wide change already (SMT's question
+        names it), so it is not asked twice."""
         # The kind table loads every handler: asked here, not at the live screen's start.
         from tuitune.core.session.kinds.table import handler
 
         if handler(spec.key.kind).moved_back_by:  # irqbalance would move it back: ask first
-            self.irqbalance.before_move(lambda: self._submit(spec, text))
+            self.irqbalance.before_move(lambda: self._submit(spec, text, agreed))
         else:
-            self._submit(spec, text)
+            self._submit(spec, text, agreed)
 
-    def _submit(self, spec: EditSpec, text: str) -> None:
-        app = self.shell
-        host = app.selection().host
-        if spec.key.kind == "sysctl" and spec.key.scope == "host" and host and host.netns:
-
-            def answer(choice: str | None) -> None:
-                if choice == "y":
-                    self._apply(spec, text)
-
-            app.push_screen(
-                ChoiceScreen(
-                    "Host-wide setting",
-                    f"{spec.key.name} is one value for the whole host, not only for netns "
-                    f"{host.netns}: changing it changes every namespace.",
-                    [("y", "change it for the whole host")],
-                ),
-                answer,
-            )
+    def _submit(self, spec: EditSpec, text: str, agreed: bool) -> None:
+        if agreed:
+            self._apply(spec, text)
             return
-        self._apply(spec, text)
+        # From a namespace, a setting of the whole host (its handler says) asks first.
+        ask_host_wide(self.shell, [spec.key], lambda: self._apply(spec, text))
 
     def _apply(self, spec: EditSpec, text: str) -> None:
         app = self.shell

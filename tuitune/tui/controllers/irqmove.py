@@ -150,9 +150,16 @@ def move_keys(irq_key: str | None, cpu_key: str | None) -> tuple[str, int] | str
     return irq_key[4:], int(cpu_key[4:])
 
 
-def irq_help(irq: str, lands: Sequence[Share], aff: IrqAffinity | None, cpu_key: str | None) -> str:
+def irq_help(
+    irq: str,
+    lands: Sequence[Share],
+    aff: IrqAffinity | None,
+    cpu_key: str | None,
+    read_only: str | None = None,
+) -> str:
     """The help strip under the IRQ panel: where the IRQ lands, by CPU number; "pending" while
-    the kernel has not followed a new affinity; what m would do."""
+    the kernel has not followed a new affinity; what m would do (nothing is offered where
+    `read_only` says why nothing is written: a recorded host, a replay)."""
     if lands:
         parts = [f"IRQ {irq} lands on {landing_text(lands, top=4)}."]
     else:
@@ -165,6 +172,8 @@ def irq_help(irq: str, lands: Sequence[Share], aff: IrqAffinity | None, cpu_key:
     fixed = unmovable(irq, aff)
     if fixed is not None:
         parts.append(f"{fixed}.")
+    elif read_only:
+        pass  # m answers why not; the strip offers nothing it cannot do
     elif cpu_key and cpu_key.startswith("cpu:") and cpu_key[4:].isdigit():
         parts.append(f"m: move it to cpu{cpu_key[4:]} (the CPU grid's cursor).")
     else:

@@ -35,6 +35,7 @@ class IrqData:
     cpus: Sequence[int]  # CPU order of the strip
     show_all: bool
     queues: QueueRates | None = None  # per-queue rates from ethtool -S (None: not read)
+    ifname: str | None = None  # the NIC whose IRQs nic_irqs are: `/` finds them by its name
 
 
 def irq_columns(
@@ -165,8 +166,11 @@ IrqMemo = dict[str, tuple[object, Row]]
 CONTEXT = ""  # no IRQ is called that
 
 
-def _where(r: IrqRate | None) -> str:
-    return landing_text(landing(r))
+def _more(r: IrqRate | None, names: str) -> str:
+    """What `/` finds a row by beyond what it shows: its NIC's name and queue names, its
+    action names in full (a driver's or a tree's words), where it landed."""
+    where = landing_text(landing(r))
+    return f"{printable(names, 200)} {where}" if names else where
 
 
 def irq_rows(
@@ -200,6 +204,7 @@ def irq_rows(
         data.show_all,
         data.baseline,
         interval if data.baseline else None,
+        data.ifname,
     )
     before: IrqMemo = {}
     if memo is not None:
@@ -208,23 +213,23 @@ def irq_rows(
         memo.clear()
         memo[CONTEXT] = (ctx, Row(CONTEXT, ()))
 
-    def add(irq: str, queue: str, is_nic: bool) -> None:
+    def add(irq: str, queue: str, is_nic: bool, names: str = "") -> None:
         r = rates.irqs.get(irq) if rates else None
         aff = data.affinity.get(irq)
         # A NIC queue's row also shows its ring's rates (qr), new every tick: never kept.
-        inputs = (queue, is_nic, r, aff) if qr is None or irq not in nic else None
+        inputs = (queue, is_nic, r, aff, names) if qr is None or irq not in nic else None
         if memo is not None and inputs is not None:
             kept = before.get(irq)
             if kept is not None and kept[0] == inputs:
                 memo[irq] = kept
                 b.rows.append(kept[1])
                 return
-        _add(irq, queue, is_nic, r, aff)
+        _add(irq, queue, is_nic, r, aff, names)
         if memo is not None and inputs is not None:
             memo[irq] = (inputs, b.rows[-1])
 
     def _add(
-        irq: str, queue: str, is_nic: bool, r: IrqRate | None, aff: IrqAffinity | None
+        irq: str, queue: str, is_nic: bool, r: IrqRate | None, aff: IrqAffinity | None, names: str
     ) -> None:
         total = r.total if r else 0.0
         land = land_cell(r, data.cpus, g, p, per_cpu_fits)
@@ -262,16 +267,22 @@ def irq_rows(
             f"irq:{irq}",
             *cells,
             search=f"{queue} irq{irq} {irq}",
-            search_more=partial(_where, r),
+            search_more=partial(_more, r, names),
         )
+
+    def names(q: NicIrq | None, action: str) -> str:
+        # The NIC's name too: a virtio NIC's vectors are "virtio0-input.0", no "eth0" in them.
+        own = f"{data.ifname} {q.name}" if q is not None and data.ifname else ""
+        return f"{own} {action}".strip()
 
     if not data.show_all:
         for q in data.nic_irqs:
-            add(q.irq, label(q), True)
+            add(q.irq, label(q), True, names(q, ""))
         return cols, b.rows
     if data.interrupts is not None:
         for row in data.interrupts.rows:
             found = nic.get(row.irq)
             name = label(found) if found is not None else (row.name or row.chip or row.irq)
-            add(row.irq, printable(name, 60), found is not None)  # a driver's (or tree's) words
+            # The name cell is the queue's label for the NIC's own ("TxRx 3"), cut at 60.
+            add(row.irq, printable(name, 60), found is not None, names(found, row.name))
     return cols, b.rows

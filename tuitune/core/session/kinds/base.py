@@ -166,7 +166,10 @@ class KindHandler(Protocol):
     their IRQs (a channel count): the journal puts it back before the queues' settings and
     keeps the queue IRQs it may move, and a profile's queue settings wait for it.
     `consent`: the question to ask the user before changing `key` (another user's process),
-    or None."""
+    or None. `host_wide(key)`: why changing `key` from a network-namespace session changes
+    the whole host (a sentence naming what it is: "The CPU governor is the host's..."),
+    or None when it is the namespace's own or belongs to its interface (an IRQ, a queue): the
+    screen asks before such a change, and HostAccess refuses it without `host_writes`."""
 
     calling_thread: bool
     of_interface: bool
@@ -199,6 +202,7 @@ class KindHandler(Protocol):
     def edit(self, row: str, rest: str, ctx: EditContext) -> EditSpec | str: ...
     def resets_link(self, key: Key) -> bool: ...
     def consent(self, key: Key, root: HostRoot) -> str | None: ...
+    def host_wide(self, key: Key) -> str | None: ...
     def sysfs_attr(self, key: Key) -> str | None: ...
     def profile_field(self, kind: Kind) -> ProfileField | None: ...
     def host_rows(self, kind: Kind, platform: Platform) -> tuple[Row, ...]: ...
@@ -310,6 +314,9 @@ class Family:
 
     def consent(self, key: Key, root: HostRoot) -> str | None:
         return None  # nobody else's to change
+
+    def host_wide(self, key: Key) -> str | None:
+        return None  # the namespace's own, or its interface's
 
     def sysfs_attr(self, key: Key) -> str | None:
         return None

@@ -103,6 +103,12 @@ class BoostKind(Family):
     def scope(self, key: Key) -> catalog.Scope:
         return "host"
 
+    def host_wide(self, key: Key) -> str | None:
+        return (
+            "CPU boost/turbo is one switch for the whole host, not per namespace: changing it "
+            "changes every CPU of the host, for every namespace"
+        )
+
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind,)
 

@@ -72,6 +72,18 @@ class CpuPowerKind(Family):
     of_interface = False
     carriers: tuple[str, ...] = ("cpu",)
 
+    def host_wide(self, key: Key) -> str | None:
+        if key.kind == "cstate_disable":
+            return (
+                "C-states are each CPU's of the host, not per namespace: changing them "
+                "changes the host's CPUs for every namespace and every process"
+            )
+        what = "The CPU governor" if key.kind == "cpu_governor" else "The CPU EPP"
+        return (
+            f"{what} is the host's, one per cpufreq policy, not per namespace: changing it "
+            "changes the host's CPUs for every namespace and every process"
+        )
+
     def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
         """ "SELECTOR" (governor, EPP): each cpufreq policy covering one of its CPUs (a host
         without cpufreq: the first CPU's, whose read says so); "SELECTOR|STATE" (C-state):

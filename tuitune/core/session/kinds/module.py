@@ -25,6 +25,7 @@ from tuitune.core.session.kinds.showform import (
 from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, shown
 from tuitune.core.session.settings import Key, Kind
+from tuitune.core.text import printable
 from tuitune.core.values import Unavailable
 
 if TYPE_CHECKING:
@@ -126,6 +127,13 @@ class ModuleParam(Family):
 
     def scope(self, key: Key) -> catalog.Scope:
         return "host"
+
+    def host_wide(self, key: Key) -> str | None:
+        module = printable(key.name.partition("/")[0], 64)  # a profile's word: shown as text
+        return (
+            f"A module parameter is the host's, not per namespace: changing {module}'s "
+            f"changes every device {module} drives, in every namespace"
+        )
 
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name)

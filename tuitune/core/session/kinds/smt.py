@@ -119,5 +119,11 @@ class SmtControl(Family):
     def scope(self, key: Key) -> catalog.Scope:
         return "host"
 
+    def host_wide(self, key: Key) -> str | None:
+        return (
+            "SMT is one switch for the whole host, not per namespace: turning it off takes "
+            "CPUs offline under every namespace and every process"
+        )
+
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind,)

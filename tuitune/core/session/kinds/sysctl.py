@@ -117,6 +117,19 @@ class Sysctl(Family):
         except KeyError:
             return "host"  # unknown keys: assume the wider blast radius
 
+    def host_wide(self, key: Key) -> str | None:
+        # A key the catalog does not know is never written (validation refuses it).
+        try:
+            wide = catalog.entry(key.name).scope == "host"
+        except KeyError:
+            return None
+        return (
+            f"{key.name} is one value for the whole host, not one per namespace: changing it "
+            "changes every namespace"
+            if wide
+            else None
+        )
+
     def group(self, key: Key) -> tuple[object, ...]:
         return (key.kind, key.name, key.queue)
 

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.recorded import record
 from tests.tui.conftest import Tui, replay_app
-from tests.unit.core.record.recorded import record
 from tuitune.cli import main
 from tuitune.core.record.judge import HALF_WINDOW
 from tuitune.core.record.player import RecordingReader

@@ -13,7 +13,7 @@ import tarfile
 from pathlib import Path
 
 from tests.support.hosttree import build_tree, hyperv_2cpu
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.cli import main
 
 

@@ -16,10 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.root import read_value
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import Form, GroupRead, HostFile, WriteRefused
 from tuitune.core.session.kinds.showform import (
     ShowDoc,
     ShowPart,
@@ -28,7 +27,6 @@ from tuitune.core.session.kinds.showform import (
     objects,
     state_or,
 )
-from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text, plain, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
@@ -67,10 +65,11 @@ def _has_policies(cpufreq: Path) -> bool:
         return False
 
 
-class CpuPowerKind(Family):
-    value_form: Form = "text"
-    of_interface = False
+class CpuPowerKind(HostFile):
     carriers: tuple[str, ...] = ("cpu",)
+
+    def file(self, acc: KernelPort, key: Key) -> Path:
+        return acc.root.sys_path(_path(key))
 
     def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
         """ "SELECTOR" (governor, EPP): each cpufreq policy covering one of its CPUs (a host
@@ -123,19 +122,12 @@ class CpuPowerKind(Family):
         return []  # cpu_epp: with its group's governor
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
-        try:
-            rel = _path(key)
-        except WriteRefused as exc:
-            return exc.state
-        if key.kind != "cstate_disable" and not _has_policies(acc.root.sys_path(_CPUFREQ)):
+        policy = key.kind != "cstate_disable" and _POLICY.fullmatch(key.name) is not None
+        if policy and not _has_policies(acc.root.sys_path(_CPUFREQ)):
             # The directory is there without cpufreq too (seen on this KVM host and in the
             # bench's guest): no policy in it is what says so.
             return Unavailable("unsupported", "no cpufreq here (a VM guest, or scaling is off)")
-        value = read_value(acc.root, acc.root.sys_path(rel), key.label)
-        return value if isinstance(value, Unavailable) else {key: value}
-
-    def absent(self, key: Key) -> Unavailable:
-        return Unavailable("missing", f"{key.label}: not present")
+        return super().read(acc, key)
 
     def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         acc.current(key)  # present, readable: or refused with the reason
@@ -152,10 +144,6 @@ class CpuPowerKind(Family):
             raise WriteRefused(key, Unavailable("error", f"{value[:32]!r}: choose {choice}"))
         return value
 
-    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
-        acc.writer(acc.root.sys_path(_path(key)), value)
-        return ()
-
     def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         out: dict[Key, str | None] = {}
         keys = [key]
@@ -171,12 +159,6 @@ class CpuPowerKind(Family):
     def label(self, key: Key) -> str:
         what = {"cpu_governor": "governor", "cpu_epp": "EPP"}.get(key.kind)
         return f"cpufreq {key.name} {what}" if what else f"{key.name} disable"
-
-    def scope(self, key: Key) -> catalog.Scope:
-        return "host"
-
-    def group(self, key: Key) -> tuple[object, ...]:
-        return (key.kind, key.name)
 
     def form(self, key: Key) -> Form:
         return "count" if key.kind == "cstate_disable" else "text"  # the kernel's 0 or 1

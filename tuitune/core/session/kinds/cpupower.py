@@ -111,9 +111,8 @@ class CpuPowerKind(HostFile):
         """platform.cpu_power's frequency groups (each one's governor and EPP, read at
         cpu_governor's turn) and idle groups (their C-states' `disabled`). Host-wide: not
         read for a namespace."""
-        platform = doc.doc.get("platform")
-        power = platform.get("cpu_power") if isinstance(platform, dict) else None
-        if not doc.host_wide or not isinstance(power, dict):
+        power = doc.platform_part("cpu_power") if doc.host_wide else None
+        if power is None:
             return []
         if kind == "cpu_governor":
             return _show_frequency(power.get("frequency"))

@@ -73,7 +73,7 @@ class ModuleParam(HostFile):
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.parameters, the writable ones (set at load only: nothing to write
         at run time). Host-wide: a module's parameters are not a namespace's."""
-        driver = doc.platform_driver() if doc.host_wide else None
+        driver = doc.platform_part("driver") if doc.host_wide else None
         if driver is None:
             return []
         params, module = driver.get("parameters"), driver.get("module")

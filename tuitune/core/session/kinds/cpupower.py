@@ -12,7 +12,7 @@ energy_performance_available_preferences) is refused before any write, in one li
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -225,14 +225,19 @@ def _group_cpus(g: Mapping[str, Any], where: str) -> str:
     return selector(cpus, f"{where}.cpus")
 
 
+def _groups(part: object, where: str) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """Each CPU group of a platform.cpu_power list (none when null or a state): where it
+    stands in the document, its CPUs, the group."""
+    if part is None or is_state(part):
+        return
+    for i, g in enumerate(objects(part, where)):
+        at = f"{where}[{i}]"
+        yield at, _group_cpus(g, at), g
+
+
 def _show_frequency(freq: object) -> list[Request]:
     out: list[Request] = []
-    where = "platform.cpu_power.frequency"
-    if freq is None or is_state(freq):
-        return out
-    for i, g in enumerate(objects(freq, where)):
-        at = f"{where}[{i}]"
-        cpus = _group_cpus(g, at)
+    for at, cpus, g in _groups(freq, "platform.cpu_power.frequency"):
         for r in cpu_requests(cpus, g.get("governor"), g.get("epp"), None, {}):
             out.append(Request(r.kind, r.name, r.text, f"{at}.{r.kind.removeprefix('cpu_')}"))
     return out
@@ -240,12 +245,7 @@ def _show_frequency(freq: object) -> list[Request]:
 
 def _show_idle(idle: object) -> list[Request]:
     out: list[Request] = []
-    where = "platform.cpu_power.idle"
-    if idle is None or is_state(idle):
-        return out
-    for i, g in enumerate(objects(idle, where)):
-        at = f"{where}[{i}]"
-        cpus = _group_cpus(g, at)
+    for at, cpus, g in _groups(idle, "platform.cpu_power.idle"):
         states = objects(g.get("states", []), f"{at}.states")
         wanted = {}
         for s in states:

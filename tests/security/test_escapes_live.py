@@ -8,10 +8,10 @@ from pathlib import Path
 
 from tests.security.hostile_text import ALL, raw_in
 from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.tui.app import TuituneApp
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 
@@ -34,15 +34,7 @@ async def test_the_live_frame_holds_no_raw_control_character(tmp_path: Path) -> 
     text = interrupts.read_text().replace("rtc0", "rtc0" + ALL.replace("\n", ""))
     interrupts.write_text(text)
     reader = HostReader(HostRoot.fixture(tree))
-    app = TuituneApp(
-        reader,
-        "eth0",
-        interval=0.1,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path / "journal",
-    )
+    app = screen_app(reader, "eth0", interval=0.1, journal_dir=tmp_path / "journal")
     try:
         async with app.run_test(size=(200, 60)) as pilot:
             await until(pilot, lambda: app.samples_drawn >= 2)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.fixture_hosts import host_32cpu
+from tests.support.screen_app import screen_app
 from tests.tui.conftest import Tui
 from tests.tui.test_bench_form import FIXTURES, replay, strip_text
 from tests.tui.test_bench_live import feeder, fifo, start
@@ -31,14 +32,11 @@ async def _bench(tui: Tui, nb: Notebook, runs: int) -> None:
 async def test_the_next_run_names_the_finding_applied(tmp_path: Path) -> None:
     reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     nb = Notebook(tmp_path / "runs.jsonl")
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=0.05,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=5,
-        show_cost=False,
-        save_settings=False,
         editable=True,
         journal_dir=tmp_path / "journal",
         notebook_path=nb.path,
@@ -76,14 +74,11 @@ async def test_the_next_run_names_the_finding_applied(tmp_path: Path) -> None:
 async def test_an_undone_finding_is_not_followed(tmp_path: Path) -> None:
     reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     nb = Notebook(tmp_path / "runs.jsonl")
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=0.05,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=5,
-        show_cost=False,
-        save_settings=False,
         editable=True,
         journal_dir=tmp_path / "journal",
         notebook_path=nb.path,
@@ -117,14 +112,11 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
     nb = Notebook(tmp_path / "runs.jsonl")
     # A slow interval: the screen samples all along, and Pilot waits for it to go idle after
     # each key (at 0.05 s this one test took 25 s of CPU in CI).
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=None,  # samples go on during the run
-        show_cost=False,
-        save_settings=False,
         editable=True,
         journal_dir=tmp_path / "journal",
         notebook_path=nb.path,

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.tui.app import TuituneApp
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 
@@ -30,15 +30,7 @@ async def test_a_file_that_is_not_utf8_is_named_in_the_banner(tmp_path: Path) ->
     softirqs = tree / "proc/softirqs"
     softirqs.write_bytes(softirqs.read_bytes().replace(b"NET_RX", b"NET_\xffRX"))
     reader = HostReader(HostRoot.fixture(tree))
-    app = TuituneApp(
-        reader,
-        "eth0",
-        interval=0.1,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path / "journal",
-    )
+    app = screen_app(reader, "eth0", interval=0.1, journal_dir=tmp_path / "journal")
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             banner = "/proc/softirqs: not UTF-8 text, not read"

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.command import ran
-from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import TreeSpec, build_tree, hyperv_2cpu
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import HostRoot
@@ -66,17 +66,7 @@ def _trees(dest: Path) -> dict[str, Path]:
     )
     (ixgbe / "etc/default").mkdir(parents=True)
     (ixgbe / "etc/default/irqbalance").write_text('IRQBALANCE_BANNED_CPULIST="0-1"\n')
-    hyperv = build_tree(
-        dest / "hyperv",
-        TreeSpec(
-            ncpus=2,
-            interrupts=_read("interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt"),
-            stat=_read("stat/hyperv_2cpu_rhel8-4.18.txt"),
-            softirqs=_read("softirqs/hyperv_2cpu.txt"),
-            softnet=_read("softnet_stat/hyperv_2cpu_11col.txt"),
-            ifname="eth0",
-        ),
-    )
+    hyperv = build_tree(dest / "hyperv", hyperv_2cpu())
     return {"ixgbe": ixgbe, "hyperv": hyperv}
 
 

@@ -101,7 +101,7 @@ async def test_in_the_app_a_benchmarks_sockets_are_judged_just_after_it(tmp_path
     iperf3 output fed a line per sample (tests/tui/test_advisor_runs.py's way)."""
     from tests.tui.conftest import Tui
     from tests.tui.test_bench_form import FIXTURES
-    from tests.tui.test_bench_live import feeder, fifo, start
+    from tests.tui.test_bench_live import fifo, play_run, start
     from tuitune.core.bench.notebook import Notebook
     from tuitune.tui.controllers.advisor import AdvisorScreen
 
@@ -138,16 +138,7 @@ async def test_in_the_app_a_benchmarks_sockets_are_judged_just_after_it(tmp_path
             await tui.wait(lambda: app.samples_drawn >= 3, "drawn")
             assert reads == []  # nobody wants them: not read
             await start(tui)
-            out = await feeder(path)
-            try:
-                for i, line in enumerate(recording):
-                    drawn = app.samples_drawn
-                    out.write(line)
-                    out.flush()
-                    if i <= COUNT_FROM:
-                        await tui.wait(lambda n=drawn: app.samples_drawn > n, "a run sample")
-            finally:
-                out.close()
+            await play_run(tui, path, recording)
             await tui.wait(lambda: app.sampler.paused, "the run ended")
             assert not app.sampler.connections_wanted
             assert sum(reads) >= COUNT_FROM  # read at each tick of the run

@@ -10,7 +10,7 @@ from tests.support.fixture_hosts import host_32cpu
 from tests.support.screen_app import screen_app
 from tests.tui.conftest import Tui
 from tests.tui.test_bench_form import FIXTURES, bench_app, replay, strip_text
-from tests.tui.test_bench_live import feeder, fifo, start
+from tests.tui.test_bench_live import fifo, play_run, start
 from tests.tui.test_runs_screen import open_runs
 from tuitune.core.bench.notebook import Notebook
 from tuitune.tui.app import TuituneApp
@@ -128,20 +128,7 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
             await tui.wait(lambda: app.samples_drawn >= 5, "the whole window drawn")
             assert not await window()  # the last seconds
             await start(tui)
-            out = await feeder(path)
-            try:
-                await tui.wait(lambda: "start" in drawn_at, "the run started")
-                # The recorded run's first lines a sample each: the run lasts COUNT_FROM
-                # samples at least, the fewest it is judged on, whatever the machine's speed
-                # (a shell loop pacing the lines at 0.05 s once decided that).
-                for i, line in enumerate(recording):
-                    drawn = app.samples_drawn
-                    out.write(line)
-                    out.flush()
-                    if i <= COUNT_FROM:
-                        await tui.wait(lambda n=drawn: app.samples_drawn > n, "a run sample")
-            finally:
-                out.close()
+            await play_run(tui, path, recording, ready=lambda: "start" in drawn_at)
             await tui.wait(lambda: len(nb.runs()) == 1, "the run recorded")
             await tui.wait(lambda: app.sampler.paused, "the run ended")
             assert await window()  # the run just ended

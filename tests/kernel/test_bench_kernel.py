@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel.conftest import iperf_pair
+from tests.kernel.conftest import iperf_pair, run
 from tests.support.command import tuitune
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
@@ -35,10 +35,6 @@ from tuitune.core.watch.sampler import Sample, Sampler
 pytestmark = pytest.mark.kernel
 
 CLIENT_ADDR, SERVER_ADDR = "10.254.90.1", "10.254.90.2"
-
-
-def run(*cmd: str) -> str:
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
 @dataclass

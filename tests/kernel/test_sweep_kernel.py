@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel.conftest import iperf_pair
+from tests.kernel.conftest import iperf_pair, run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
 from tuitune.core.record.player import RecordingReader
@@ -55,10 +55,6 @@ values = ["on", "off"]
 setting = "net.ipv4.tcp_sack"
 values = [1, 0]
 """
-
-
-def run(*cmd: str) -> str:
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
 @dataclass

@@ -15,22 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.fixture_hosts import (
-    _PEGGED_NOTES,
+    PEGGED_INTERRUPTS,
     SHARED_FIXTURES,
     Load,
     ReplayReader,
-    _home_cpus,
-    _smt_topology,
-    _tree,
     igb_ethtool,
-    pegged_samples,
+    pegged_tree,
 )
-from tests.support.hosttree import TreeSpec, scale_interrupts, softnet_columns
-from tuitune.core.cpulist import format_cpulist, format_mask, parse_cpulist
+from tuitune.core.cpulist import format_cpulist, parse_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
-
-BASE = "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt"
-SOFTNET = "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt"
 
 
 def widen_rows(text: str, nrows: int) -> str:
@@ -61,13 +54,7 @@ def widen_rows(text: str, nrows: int) -> str:
 def host_1024cpu(
     tmp: Path, samples: int = 2, irq_rows: int | None = None, fixtures: Path = SHARED_FIXTURES
 ) -> tuple[ReplayReader, str]:
-    ncpus, factor = 1024, 32
-    ifname, bus = "eth0", "0000:45:00.0"
-    interrupts = scale_interrupts((fixtures / BASE).read_text(), factor)
-    if irq_rows is not None:
-        interrupts = widen_rows(interrupts, irq_rows)
-    softnet = softnet_columns((fixtures / SOFTNET).read_text()) * factor
-    queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
+    ncpus, bus = 1024, "0000:45:00.0"
     # host_256cpu's busy CPUs, moved to the same places in the larger nodes.
     busy = {
         1: Load(35, 10, 2, 53),
@@ -77,34 +64,24 @@ def host_1024cpu(
         257: Load(18, 4, 0, 78),
         513: Load(12, 3, 0, 85),
     }
-    series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
-    ints = parse_interrupts(interrupts)
-    nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]
     local = "0-255,512-767"
-    nodes = {0: local, 1: format_cpulist(set(range(ncpus)) - parse_cpulist(local))}
-    spec = TreeSpec(
-        ncpus=ncpus,
-        interrupts="",
-        ifname=ifname,
+    rows = irq_rows or len(parse_interrupts((fixtures / PEGGED_INTERRUPTS).read_text()).rows)
+    tree = pegged_tree(
+        tmp / f"host_1024cpu_{rows}",
+        ncpus // 32,
+        busy,
+        samples,
+        fixtures,
         bus=bus,
-        numa_node="0",
-        local_cpulist=local,
-        local_cpus=format_mask(parse_cpulist(local), ncpus),
-        nodes=nodes,
-        rx_queues=8,
-        tx_queues=8,
-        irq_affinity={irq: str(cpu) for irq, cpu in _home_cpus(ints, nic).items()},
+        nodes={0: local, 1: format_cpulist(set(range(ncpus)) - parse_cpulist(local))},
         hostname="1024cpu-i350",
-        cpu_topology=_smt_topology(nodes, ncpus),
+        more_rows=None if irq_rows is None else (lambda text: widen_rows(text, irq_rows)),
         notes=[
-            *_PEGGED_NOTES,
-            f"proc/interrupts sample 0: {BASE} with its CPU columns repeated 32 times"
+            f"proc/interrupts sample 0: {PEGGED_INTERRUPTS} with its CPU columns repeated 32 times"
             + (f", widened to {irq_rows} rows (copies named synN)" if irq_rows else ""),
             "proc/net/softnet_stat sample 0: the 32 rows repeated 32 times",
             "NUMA nodes: the 256-CPU igb capture's shape (node 0 = 0-63,128-191) at 4x; "
             "SMT siblings N and N+512 synthesised",
         ],
     )
-    name = f"host_1024cpu_{irq_rows or len(ints.rows)}"
-    tree = _tree(tmp / name, spec, series)
-    return ReplayReader(tree, igb_ethtool(fixtures, ifname, bus)), ifname
+    return ReplayReader(tree, igb_ethtool(fixtures, "eth0", bus)), "eth0"

@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,3 +75,65 @@ def veth_ns() -> Iterator[VethNs]:
         # journal directory the test used: leave none behind.
         with contextlib.suppress(OSError):
             os.unlink(journal_dir.LOCK_DIR / f"{host_id(HostRoot(netns=ns))}.lock")
+
+
+def wait_listening(ns: str, port: int = 5201) -> None:
+    """Until a server listens on `port` in `ns` (a readiness wait, not a measurement)."""
+    for _ in range(100):
+        if run("ip", "netns", "exec", ns, "ss", "-Hltn", f"sport = :{port}").strip():
+            return
+        time.sleep(0.05)
+    pytest.fail("the iperf3 server did not start")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """End a process the test started: TERM, and KILL if it is still there after 5 s."""
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@dataclass
+class IperfPair:
+    client_ns: str
+    server_ns: str
+    dev: str  # the client's end
+    peer: str  # the server's end
+    server: subprocess.Popen[bytes]  # iperf3 -s on the server's address
+
+
+@contextlib.contextmanager
+def iperf_pair(name: str, short: str, client_addr: str, server_addr: str) -> Iterator[IperfPair]:
+    """Two namespaces (NAME-TAG-c, NAME-TAG-s) joined by a veth (SHORTTAGc, SHORTTAGs), each
+    end addressed and up, an iperf3 server listening at the server's end: all removed after,
+    even when the test fails."""
+    _need_root()
+    if shutil.which("iperf3") is None:
+        pytest.skip("iperf3 or iproute2 missing (apt install iperf3 iproute2)")
+    tag = uuid.uuid4().hex[:6]
+    cns, sns = f"{name}-{tag}-c", f"{name}-{tag}-s"
+    dev, peer = f"{short}{tag}c", f"{short}{tag}s"
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        run("ip", "netns", "add", cns)
+        run("ip", "netns", "add", sns)
+        run("ip", "-n", cns, "link", "add", dev, "type", "veth", "peer", "name", peer, "netns", sns)
+        run("ip", "-n", cns, "addr", "add", f"{client_addr}/24", "dev", dev)
+        run("ip", "-n", sns, "addr", "add", f"{server_addr}/24", "dev", peer)
+        for ns, link in ((cns, dev), (sns, peer), (cns, "lo"), (sns, "lo")):
+            run("ip", "-n", ns, "link", "set", link, "up")
+        server = subprocess.Popen(
+            ["ip", "netns", "exec", sns, "iperf3", "-s", "-B", server_addr],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_listening(sns)
+        yield IperfPair(cns, sns, dev, peer, server)
+    finally:
+        if server is not None:
+            stop(server)
+        for ns in (cns, sns):
+            subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)

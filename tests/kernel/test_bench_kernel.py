@@ -12,16 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.kernel.conftest import iperf_pair, run
 from tests.support.command import tuitune
 from tuitune.core.bench.load import LoadTracker
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
@@ -39,10 +37,6 @@ pytestmark = pytest.mark.kernel
 CLIENT_ADDR, SERVER_ADDR = "10.254.90.1", "10.254.90.2"
 
 
-def run(*cmd: str) -> str:
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-
-
 @dataclass
 class Pair:
     client_ns: str
@@ -54,51 +48,10 @@ class Pair:
         return run("ip", "netns", "exec", self.client_ns, "ethtool", "-k", self.dev)
 
 
-def _listening(ns: str, port: int) -> bool:
-    out = run("ip", "netns", "exec", ns, "ss", "-Hltn", f"sport = :{port}")
-    return bool(out.strip())
-
-
 @pytest.fixture
 def pair() -> Iterator[Pair]:
-    if os.geteuid() != 0:
-        pytest.skip("kernel tests need root (they create network namespaces)")
-    if shutil.which("iperf3") is None or shutil.which("ip") is None:
-        pytest.skip("iperf3 or iproute2 missing (apt install iperf3 iproute2)")
-    tag = uuid.uuid4().hex[:6]
-    cns, sns = f"tt-bench-{tag}-c", f"tt-bench-{tag}-s"
-    dev, peer = f"tb{tag}c", f"tb{tag}s"
-    server: subprocess.Popen[bytes] | None = None
-    try:
-        run("ip", "netns", "add", cns)
-        run("ip", "netns", "add", sns)
-        run("ip", "-n", cns, "link", "add", dev, "type", "veth", "peer", "name", peer, "netns", sns)
-        run("ip", "-n", cns, "addr", "add", f"{CLIENT_ADDR}/24", "dev", dev)
-        run("ip", "-n", sns, "addr", "add", f"{SERVER_ADDR}/24", "dev", peer)
-        for ns, link in ((cns, dev), (sns, peer), (cns, "lo"), (sns, "lo")):
-            run("ip", "-n", ns, "link", "set", link, "up")
-        server = subprocess.Popen(
-            ["ip", "netns", "exec", sns, "iperf3", "-s", "-B", SERVER_ADDR],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(100):  # until it listens (a readiness wait, not a measurement)
-            if _listening(sns, 5201):
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("the iperf3 server did not start")
-        yield Pair(cns, sns, dev, server)
-    finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(5)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-        for ns in (cns, sns):
-            subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+    with iperf_pair("tt-bench", "tb", CLIENT_ADDR, SERVER_ADDR) as p:
+        yield Pair(p.client_ns, p.server_ns, p.dev, p.server)
 
 
 @dataclass

@@ -14,11 +14,11 @@ import threading
 from pathlib import Path
 
 from tests.kernel.conftest import VethNs
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.netevents import NetDeviceWatch
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.tui.app import TuituneApp
 
 
 class Seen:
@@ -62,15 +62,7 @@ async def test_a_deleted_interface_is_gone_before_the_next_tick(
 ) -> None:
     reader = HostReader(HostRoot(netns=veth_ns.ns))
     # Ten minutes between ticks: only the device event can make the screen say GONE in time.
-    app = TuituneApp(
-        reader,
-        veth_ns.a,
-        interval=600,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path,
-    )
+    app = screen_app(reader, veth_ns.a, interval=600, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             # After the start's quick second sample (and, on a live host, the since-boot

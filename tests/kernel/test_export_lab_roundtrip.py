@@ -23,6 +23,7 @@ import pytest
 from textual.containers import Vertical
 
 from tests.kernel.test_export_udev import UDEVD, nsenter, udevd
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core import lab as labmod
 from tuitune.core.export import installed_files, verify
@@ -71,13 +72,10 @@ def somaxconn(ns: str) -> str:
 async def tune_export_install(lab: labmod.Lab, tmp_path: Path, wanted: str) -> list[Path]:
     """Everything a user does on the screen; returns the files installed (under tmp_path)."""
     reader = HostReader(HostRoot(netns=lab.netns))
-    app = TuituneApp(
+    app = screen_app(
         reader,
         lab.ifname,
         interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
         journal_dir=tmp_path / "journal",
         export_root=tmp_path / "dest",
     )

@@ -4,26 +4,16 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.kernel.test_sweep_kernel import REPO, run
+from tests.kernel.test_sweep_kernel import run
+from tests.support.command import tuitune
 
 pytestmark = pytest.mark.kernel
-
-
-def _tuitune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-    )
 
 
 @pytest.fixture
@@ -54,32 +44,32 @@ def test_lan_40g_applied_exported_for_tuned_verified_and_put_back(
     run("ip", "netns", "exec", ns, "ethtool", "-K", dev, "gro", "off")
     before = _state(ns, dev)
     journal = ("--netns", ns, "--journal-dir", str(tmp_path / "j"))
-    done = _tuitune("profile", "apply", "lan-40g", dev, *journal)
+    done = tuitune("profile", "apply", "lan-40g", dev, *journal)
     assert done.returncode == 0, done.stderr
     # A veth has no adaptive coalescing: skipped with its line, the rest applied.
     assert "skipped" in done.stdout and "adaptive-rx" in done.stdout
     assert _state(ns, dev) == ("9000", "0", "on")
     out = tmp_path / "out"
-    exported = _tuitune("export", dev, "--format", "tuned", "--out", str(out), *journal)
+    exported = tuitune("export", dev, "--format", "tuned", "--out", str(out), *journal)
     assert exported.returncode == 0, exported.stderr
     conf = out / "tuned.conf"
     text = conf.read_text()
     assert "[sysctl]\n" in text and "net.ipv4.tcp_timestamps=0" in text
     assert f"[net]\ndevices={dev}\n" in text and "mtu=9000" in text
-    checked = _tuitune("verify", str(conf), "--netns", ns)
+    checked = tuitune("verify", str(conf), "--netns", ns)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    back = _tuitune("restore", *journal)
+    back = tuitune("restore", *journal)
     assert back.returncode == 0, back.stderr
     assert _state(ns, dev) == before
     # Now the file no longer holds: verify says so.
-    assert _tuitune("verify", str(conf), "--netns", ns).returncode == 1
+    assert tuitune("verify", str(conf), "--netns", ns).returncode == 1
 
 
 def test_an_unknown_profile_or_interface_changes_nothing(veth: tuple[str, str]) -> None:
     ns, dev = veth
     before = _state(ns, dev)
     for args in (("nope", dev), ("lan-40g", "nosuch0")):
-        bad = _tuitune("profile", "apply", *args, "--netns", ns)
+        bad = tuitune("profile", "apply", *args, "--netns", ns)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
     assert _state(ns, dev) == before
 

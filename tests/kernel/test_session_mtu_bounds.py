@@ -10,10 +10,10 @@ import pytest
 from textual.widgets import Static
 
 from tests.kernel.conftest import VethNs
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.dialogs import EditorScreen
 
 pytestmark = pytest.mark.kernel
@@ -25,15 +25,7 @@ def mtu(veth: VethNs) -> str:
 
 async def test_mtu_outside_the_devices_bounds_is_refused(veth_ns: VethNs, tmp_path: Path) -> None:
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = TuituneApp(
-        reader,
-        veth_ns.a,
-        interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path,
-    )
+    app = screen_app(reader, veth_ns.a, interval=0.2, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)

@@ -14,19 +14,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import time
 import tomllib
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.kernel.conftest import iperf_pair, run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.host.root import HostRoot
 from tuitune.core.record.player import RecordingReader
@@ -59,10 +57,6 @@ values = [1, 0]
 """
 
 
-def run(*cmd: str) -> str:
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-
-
 @dataclass
 class Pair:
     client_ns: str
@@ -83,54 +77,19 @@ class Pair:
         return tso.strip(), sack.strip(), link.split("mtu ")[1].split()[0]
 
 
-def _listening(ns: str, port: int) -> bool:
-    return bool(run("ip", "netns", "exec", ns, "ss", "-Hltn", f"sport = :{port}").strip())
-
-
 @pytest.fixture
 def pair() -> Iterator[Pair]:
-    if os.geteuid() != 0:
-        pytest.skip("kernel tests need root (they create network namespaces)")
-    if shutil.which("iperf3") is None or shutil.which("ip") is None:
-        pytest.skip("iperf3 or iproute2 missing (apt install iperf3 iproute2)")
-    tag = uuid.uuid4().hex[:6]
-    cns, sns = f"tt-sweep-{tag}-c", f"tt-sweep-{tag}-s"
-    dev, peer = f"tw{tag}c", f"tw{tag}s"
-    server: subprocess.Popen[bytes] | None = None
+    made: list[str] = []
     try:
-        run("ip", "netns", "add", cns)
-        run("ip", "netns", "add", sns)
-        run("ip", "-n", cns, "link", "add", dev, "type", "veth", "peer", "name", peer, "netns", sns)
-        run("ip", "-n", cns, "addr", "add", f"{CLIENT_ADDR}/24", "dev", dev)
-        run("ip", "-n", sns, "addr", "add", f"{SERVER_ADDR}/24", "dev", peer)
-        for ns, link in ((cns, dev), (sns, peer), (cns, "lo"), (sns, "lo")):
-            run("ip", "-n", ns, "link", "set", link, "up")
-        server = subprocess.Popen(
-            ["ip", "netns", "exec", sns, "iperf3", "-s", "-B", SERVER_ADDR],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(100):  # until it listens (a readiness wait, not a measurement)
-            if _listening(sns, 5201):
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("the iperf3 server did not start")
-        yield Pair(cns, sns, dev, peer)
+        with iperf_pair("tt-sweep", "tw", CLIENT_ADDR, SERVER_ADDR) as p:
+            made.append(p.client_ns)
+            yield Pair(p.client_ns, p.server_ns, p.dev, p.peer)
     finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(5)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-        for ns in (cns, sns):
-            subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
         # The one-writer lock of a namespace is host-wide, whatever journal directory the
-        # test used: leave none behind.
-        with contextlib.suppress(OSError):
-            os.unlink(journal_dir.LOCK_DIR / f"{host_id(HostRoot(netns=cns))}.lock")
+        # test used: leave none behind, once the namespace is gone.
+        for cns in made:
+            with contextlib.suppress(OSError):
+                os.unlink(journal_dir.LOCK_DIR / f"{host_id(HostRoot(netns=cns))}.lock")
 
 
 def _sweep(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.kernel.conftest import VethNs
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
@@ -24,24 +25,12 @@ def nic_line(app: TuituneApp, key: str) -> str:
     return " ".join(c if isinstance(c, str) else "".join(t for t, _ in c) for c in row.cells)
 
 
-def veth_app(reader: HostReader, veth_ns: VethNs, journal_dir: Path) -> TuituneApp:
-    return TuituneApp(
-        reader,
-        veth_ns.a,
-        interval=0.1,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=journal_dir,
-    )
-
-
 async def test_toggle_shows_consequences_undo_and_quit_revert(
     veth_ns: VethNs, tmp_path: Path
 ) -> None:
     before = veth_ns.nsexec("ethtool", "-k", veth_ns.a)
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = veth_app(reader, veth_ns, tmp_path)
+    app = screen_app(reader, veth_ns.a, 0.1, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)
@@ -89,7 +78,7 @@ async def test_g_moves_a_whole_short_name_group_as_one_step(
     members = tso_members(before)
     assert len(members) >= 4 and set(members.values()) == {"on"}, members
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = veth_app(reader, veth_ns, tmp_path)
+    app = screen_app(reader, veth_ns.a, 0.1, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)

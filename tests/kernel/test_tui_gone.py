@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.kernel.conftest import VethNs
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
@@ -22,15 +23,7 @@ def header(app: TuituneApp) -> str:
 
 async def test_deleted_interface_is_gone_then_back(veth_ns: VethNs, tmp_path: Path) -> None:
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = TuituneApp(
-        reader,
-        veth_ns.a,
-        interval=0.1,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path,
-    )
+    app = screen_app(reader, veth_ns.a, interval=0.1, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 2)

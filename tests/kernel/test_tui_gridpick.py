@@ -16,7 +16,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.kernel.conftest import VethNs
-from tests.kernel.test_tui_procs import ADDR, CPUS, row_of, start, veth_app
+from tests.kernel.test_tui_procs import ADDR, CPUS, row_of, start
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until, until_text
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
@@ -62,7 +63,7 @@ async def test_cpus_picked_in_the_main_screens_grid(veth_ns: VethNs, tmp_path: P
     )
     pid, last = child.pid, max(CPUS)
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = veth_app(reader, veth_ns, tmp_path)
+    app = screen_app(reader, veth_ns.a, 0.2, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.nic is not None and app.samples_drawn >= 1)

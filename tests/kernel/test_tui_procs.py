@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.kernel.conftest import VethNs
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
@@ -67,18 +68,6 @@ def server(veth_ns: VethNs) -> Iterator[subprocess.Popen[str]]:
         child.wait()
 
 
-def veth_app(reader: HostReader, veth_ns: VethNs, journal_dir: Path) -> TuituneApp:
-    return TuituneApp(
-        reader,
-        veth_ns.a,
-        interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=journal_dir,
-    )
-
-
 def row_of(app: TuituneApp, pid: int) -> str:
     text = screen_text(app)
     return next((line for line in text.splitlines() if line.strip().startswith(str(pid))), "")
@@ -91,7 +80,7 @@ async def test_find_move_undo_and_gone(
     pid = python_pid(server)
     first, last = min(CPUS), max(CPUS)
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = veth_app(reader, veth_ns, tmp_path)
+    app = screen_app(reader, veth_ns.a, 0.2, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.nic is not None)
@@ -181,7 +170,7 @@ async def test_another_users_process_asks_first(veth_ns: VethNs, tmp_path: Path)
     pid = python_pid(child)
     last = max(CPUS)
     reader = HostReader(HostRoot(netns=veth_ns.ns))
-    app = veth_app(reader, veth_ns, tmp_path)
+    app = screen_app(reader, veth_ns.a, 0.2, journal_dir=tmp_path)
     try:
         async with app.run_test(size=(200, 60)) as pilot:
             await until(pilot, lambda: app.nic is not None)

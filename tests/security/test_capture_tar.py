@@ -8,7 +8,6 @@ bound whatever its headers claim.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import json
@@ -17,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import ran
 from tests.support.hosttree import build_tree, hyperv_2cpu
-from tuitune.cli import main
 from tuitune.core.capture import unpack as unpack_mod
 from tuitune.core.capture.unpack import CaptureError, unpack
 
@@ -114,16 +113,9 @@ def test_not_a_tar(tmp_path: Path) -> None:
         unpack(bad, tmp_path)
 
 
-def _run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
-
-
 def test_show_root_hostile_archive_one_line(tmp_path: Path) -> None:
     bad = _archive(tmp_path / "bad.tar.gz", [_dir("proc"), _link("proc/x", "/etc/shadow")])
-    rc, out, err = _run("show", "--root", str(bad))
+    rc, out, err = ran("show", "--root", str(bad))
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and "a link out of the tree" in err
 
@@ -138,8 +130,8 @@ def test_root_archive_reads_as_its_tree(tmp_path: Path) -> None:
     with tarfile.open(archive, "w:gz") as tar:
         for top in ("proc", "sys"):
             tar.add(tree / top, arcname=top)
-    rc1, from_dir, _ = _run("show", "--json", "--root", str(tree), "eth0")
-    rc2, from_tar, _ = _run("show", "--json", "--root", str(archive), "eth0")
+    rc1, from_dir, _ = ran("show", "--json", "--root", str(tree), "eth0")
+    rc2, from_tar, _ = ran("show", "--json", "--root", str(archive), "eth0")
     assert rc1 == rc2 == 0
     assert json.loads(from_dir) == json.loads(from_tar)
     assert json.loads(from_tar)["sysctls"]  # read, not empty

@@ -4,8 +4,6 @@ them raw, and `--json` keeps them exact (JSON escapes them itself)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 from pathlib import Path
@@ -13,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.security.hostile_text import ALL, raw_in
+from tests.support.command import ran
 from tests.support.hosttree import build_tree, hyperv_2cpu
-from tuitune.cli import main
 
 NOBODY = 65534
 
@@ -31,22 +29,15 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def _run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_plain_show_prints_no_raw_control_character(tree: Path) -> None:
-    code, out, err = _run("show", "--root", str(tree), "eth0")
+    code, out, err = ran("show", "--root", str(tree), "eth0")
     assert code == 0, err
     assert raw_in(out) == [] and raw_in(err) == []
     assert "\\x1b[2J" in out  # shown, as visible escapes, not dropped
 
 
 def test_show_json_stays_exact(tree: Path) -> None:
-    code, out, _ = _run("show", "--json", "--root", str(tree), "eth0")
+    code, out, _ = ran("show", "--json", "--root", str(tree), "eth0")
     assert code == 0
     assert raw_in(out) == []  # JSON's own \u001b escapes
     assert json.loads(out)["host"]["hostname"] == "host" + ALL

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.unit.core.bench.test_bench_notebook import BASE, filled, result, run
 from tuitune import cli
 from tuitune.core import lab as labmod
@@ -105,9 +104,8 @@ def free_port() -> int:
 
 def test_bench_refuses_a_directory_notebook_before_the_run(tmp_path: Path) -> None:
     """Said before iperf3 starts, not as a traceback after the run was lost."""
-    cmd = [sys.executable, "-m", "tuitune", "bench", "lo", "--peer", "127.0.0.1"]
-    cmd += ["--port", str(free_port()), "--notebook", str(tmp_path), "-t", "1"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    where = ["--port", str(free_port()), "--notebook", str(tmp_path), "-t", "1"]
+    res = tuitune("bench", "lo", "--peer", "127.0.0.1", *where, timeout=120)
     assert res.stdout == ""  # no run started
     assert res.returncode == 2
     one_line(res.stderr, str(tmp_path), "a directory, not a file")

@@ -10,8 +10,6 @@ one-line error with a non-zero exit. Before the fix 158 of 400 such trees gave a
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import queue
@@ -24,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.hosttree import TreeSpec, build_tree
-from tuitune.cli import main
+from tests.support.command import ran
+from tests.support.hosttree import TreeSpec, build_tree, hyperv_2cpu
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.procfs import parse_softirqs, parse_softnet, parse_stat
 from tuitune.core.host.root import HostRoot
@@ -68,17 +66,7 @@ def _trees(dest: Path) -> dict[str, Path]:
     )
     (ixgbe / "etc/default").mkdir(parents=True)
     (ixgbe / "etc/default/irqbalance").write_text('IRQBALANCE_BANNED_CPULIST="0-1"\n')
-    hyperv = build_tree(
-        dest / "hyperv",
-        TreeSpec(
-            ncpus=2,
-            interrupts=_read("interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt"),
-            stat=_read("stat/hyperv_2cpu_rhel8-4.18.txt"),
-            softirqs=_read("softirqs/hyperv_2cpu.txt"),
-            softnet=_read("softnet_stat/hyperv_2cpu_11col.txt"),
-            ifname="eth0",
-        ),
-    )
+    hyperv = build_tree(dest / "hyperv", hyperv_2cpu())
     return {"ixgbe": ixgbe, "hyperv": hyperv}
 
 
@@ -158,17 +146,15 @@ def _apply(base: Path, dest: Path, muts: list[Mutation]) -> Path:
 
 
 def _show(tree: Path, ifname: str) -> None:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["show", "--root", str(tree), ifname, "--json"])
-    lines = err.getvalue().splitlines()
+    rc, out, err = ran("show", "--root", tree, ifname, "--json")
+    lines = err.splitlines()
     # Every message is one line of its own, from tuitune, in words.
-    assert all(line.startswith("tuitune: ") for line in lines), err.getvalue()
+    assert all(line.startswith("tuitune: ") for line in lines), err
     if rc == 0:
-        doc = json.loads(out.getvalue())
+        doc = json.loads(out)
         assert doc["schema"] == "tuitune.report.show"
     else:
-        assert len(lines) == 1 and out.getvalue() == "", (rc, err.getvalue())
+        assert len(lines) == 1 and out == "", (rc, err)
 
 
 def _sample(tree: Path, ifname: str) -> None:

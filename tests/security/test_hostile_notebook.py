@@ -4,8 +4,6 @@ it in a TypeError or OverflowError traceback. The file is `nobody`'s, in `nobody
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 from pathlib import Path
@@ -13,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.hostile_text import ALL, raw_in
-from tuitune.cli import main
+from tests.support.command import ran
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import run_to_json
 
@@ -60,16 +58,9 @@ def notebook(tmp_path: Path) -> Path:
     return f
 
 
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.mark.parametrize("form", [(), ("--markdown",), ("--csv",), ("--compare", "r1", "r2")])
 def test_runs_prints_no_raw_escape_and_no_traceback(notebook: Path, form: tuple[str, ...]) -> None:
-    code, out, err = _cli("runs", "--notebook", str(notebook), *form)
+    code, out, err = ran("runs", "--notebook", str(notebook), *form)
     assert code == 0, err
     assert "Traceback" not in err and raw_in(out) == [] and raw_in(err) == []
     assert "r1" in out and "r2" in out  # the readable runs are all there, escaped

@@ -7,8 +7,6 @@ lost its host state). It must be read past, like a process that went away.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -17,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tuitune.cli import main
+from tests.support.command import ran
 
 NAME = b"\xff\xfett-evil"
 # A child that names itself with NAME, says so, then waits to be killed.
@@ -57,9 +55,7 @@ def evil_process() -> Iterator[int]:
 
 
 def test_a_process_named_in_bytes_that_are_not_utf8(evil_process: int) -> None:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["show", "lo", "--json", "--interval", "0.1"])
-    assert rc == 0, err.getvalue()
-    doc = json.loads(out.getvalue())
+    rc, out, err = ran("show", "lo", "--json", "--interval", "0.1")
+    assert rc == 0, err
+    doc = json.loads(out)
     assert doc["interface"]["link"]["ifname"] == "lo"

@@ -8,8 +8,6 @@ Every hostile part of the tree is owned by `nobody`, as a local user would leave
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import resource
@@ -20,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import ran
 from tests.support.hosttree import build_tree, hyperv_2cpu
-from tuitune.cli import main
 
 NOBODY = 65534
 MARKER = "s3cr3t-0f-r00t"
@@ -61,10 +59,7 @@ def _give_to_nobody(tree: Path) -> None:
 
 
 def _show(tree: Path, *args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["show", "--root", str(tree), *args])
-    return rc, out.getvalue(), err.getvalue()
+    return ran("show", "--root", tree, *args)
 
 
 def test_links_to_root_only_files_are_not_followed(tree: Path, tmp_path: Path) -> None:
@@ -154,10 +149,6 @@ def test_apply_does_not_write_through_a_linked_directory(tmp_path: Path) -> None
     before = {p.name: p.read_text() for p in outside.iterdir()}
     profile = tmp_path / "p.toml"
     profile.write_text('[sysctl]\n"net.core.netdev_max_backlog" = 250000\n')
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(
-            ["apply", str(profile), "--root", str(host), "--journal-dir", str(tmp_path / "j")]
-        )
+    rc, out, err = ran("apply", profile, "--root", host, "--journal-dir", tmp_path / "j")
     assert {p.name: p.read_text() for p in outside.iterdir()} == before
-    assert rc != 0 and "out of the host tree" in out.getvalue() + err.getvalue()
+    assert rc != 0 and "out of the host tree" in out + err

@@ -4,15 +4,13 @@ a 1152-CPU host) at most 64 MiB. A bigger file is a named state, never read into
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import ran
 from tests.support.hosttree import TreeSpec, build_tree, scale_interrupts
-from tuitune.cli import main
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 
@@ -32,10 +30,8 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _show(tree: Path) -> tuple[int, dict[str, object] | None, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["show", "--root", str(tree), "eno49", "--json"])
-    return rc, json.loads(out.getvalue()) if rc == 0 else None, err.getvalue()
+    rc, out, err = ran("show", "--root", tree, "eno49", "--json")
+    return rc, json.loads(out) if rc == 0 else None, err
 
 
 def _sparse(path: Path, size: int) -> None:

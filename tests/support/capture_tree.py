@@ -9,11 +9,11 @@ from the tree's files, the reader's ethtool state and a recording of its replaye
 from __future__ import annotations
 
 import os
-import queue
 import sys
 import tempfile
 from pathlib import Path
 
+from tests.support.recorded import sampled
 from tuitune.core.capture.build import RECORDING, Tree, write
 from tuitune.core.capture.device import DIR, capture_json
 from tuitune.core.capture.take import device_of
@@ -21,7 +21,6 @@ from tuitune.core.host.platform import read_driver
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.session.kinds.table import PLATFORM_READS
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.core.watch.sampler import Sample, Sampler
 
 TOPS = ("proc", "sys", "etc")
 
@@ -52,15 +51,9 @@ def _recording(reader: HostReader, ifname: str, samples: int) -> bytes:
         rec = Recorder(
             path, iface=ifname, netns=None, interval=1.0, host=reader.host_state(), started=0.0
         )
-        got: queue.Queue[Sample] = queue.Queue()
-        sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=samples)
-        sampler.start()
         try:
-            while rec.samples < samples:
-                rec.sample(got.get(timeout=60))
-                sampler.ack()
+            sampled(reader, ifname, samples, each=rec.sample, timeout=60.0)
         finally:
-            sampler.stop()
             rec.close()
         return path.read_bytes()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from textual.widget import Widget
 
 from tests.support.fixture_hosts import ReplayReader, host_32cpu, shared_samples
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tests.support.session_fakes import FakeDevice
 from tests.tui.conftest import Tui
@@ -161,14 +162,11 @@ async def editing(
             root, call=reader.call, ethtool=eth, writer=writes, services=svc, host_writes=True
         )
 
-    app = TuituneApp(
+    app = screen_app(
         reader,
         DEV,
         interval=interval,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=limit,
-        show_cost=False,
-        save_settings=False,
         editable=True,
         journal_dir=tmp_path / "journal",
         access=access,

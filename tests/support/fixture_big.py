@@ -21,18 +21,14 @@ import sys
 from pathlib import Path
 
 from tests.support.fixture_hosts import (
-    _PEGGED_NOTES,
+    PEGGED_INTERRUPTS,
     SHARED_FIXTURES,
     Load,
     ReplayReader,
-    _home_cpus,
-    _smt_topology,
-    _tree,
     igb_ethtool,
-    pegged_samples,
+    pegged_tree,
 )
-from tests.support.hosttree import TreeSpec, scale_interrupts, softnet_columns
-from tuitune.core.cpulist import format_cpulist, format_mask, parse_cpulist
+from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.interrupts import parse_interrupts
 
 NCPUS, NODES = 1152, 16
@@ -84,37 +80,18 @@ def host_1152cpu(
     irq_files: bool = False,
     rows: int | None = None,
 ) -> tuple[ReplayReader, str]:
-    ifname, bus = "eth0", "0000:02:00.0"
-    real = (fixtures / "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt").read_text()
-    interrupts = scale_interrupts(real, NCPUS // 32)
-    if rows is not None:
-        interrupts = widen_interrupts(interrupts, rows)
-    real_softnet = (fixtures / "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt").read_text()
-    softnet = softnet_columns(real_softnet) * (NCPUS // 32)
-    queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
-    busy = {APP_CPU: Load(80, 10, 0, 10), RPS_CPU: Load(5, 5, 30, 60)}
-    series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
-    ints = parse_interrupts(interrupts)
-    nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]
-    nodes = {n: format_cpulist(node_cpus(n)) for n in range(NODES)}
-    local = nodes[0]
-    spec = TreeSpec(
-        ncpus=NCPUS,
-        interrupts="",
-        ifname=ifname,
-        bus=bus,
-        numa_node="0",
-        local_cpulist=local,
-        local_cpus=format_mask(parse_cpulist(local), NCPUS),
-        nodes=nodes,
-        rx_queues=8,
-        tx_queues=8,
-        irq_affinity={irq: str(cpu) for irq, cpu in _home_cpus(ints, nic).items()},
+    tree = pegged_tree(
+        tmp / "host_1152cpu",
+        NCPUS // 32,
+        {APP_CPU: Load(80, 10, 0, 10), RPS_CPU: Load(5, 5, 30, 60)},
+        samples,
+        fixtures,
+        bus="0000:02:00.0",
+        nodes={n: format_cpulist(node_cpus(n)) for n in range(NODES)},
         hostname="1152cpu-16node",
-        cpu_topology=_smt_topology(nodes, NCPUS),
+        more_rows=None if rows is None else (lambda text: widen_interrupts(text, rows)),
         notes=[
-            *_PEGGED_NOTES,
-            "proc/interrupts sample 0: interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt "
+            f"proc/interrupts sample 0: {PEGGED_INTERRUPTS} "
             "with its CPU columns repeated 36 times (scale_interrupts)",
             "proc/net/softnet_stat sample 0: the 32 rows repeated 36 times",
             "16 NUMA nodes of 36 cores, SMT siblings N and N+576: synthesised",
@@ -122,11 +99,10 @@ def host_1152cpu(
             *(["sys/kernel/irq/N/per_cpu_count: from each sample's counts"] if irq_files else []),
         ],
     )
-    tree = _tree(tmp / "host_1152cpu", spec, series)
     if irq_files:
         for n in range(samples):
             write_irq_files(tree / "samples" / str(n), NCPUS)
-    return ReplayReader(tree, igb_ethtool(fixtures, ifname), interval), ifname
+    return ReplayReader(tree, igb_ethtool(fixtures, "eth0"), interval), "eth0"
 
 
 if __name__ == "__main__":

@@ -364,6 +364,61 @@ _PEGGED_NOTES = [
 ]
 
 
+PEGGED_INTERRUPTS = "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt"
+PEGGED_SOFTNET = "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt"
+
+
+def pegged_tree(
+    dest: Path,
+    factor: int,
+    busy: Mapping[int, Load],
+    samples: int,
+    fixtures: Path,
+    *,
+    bus: str,
+    nodes: Mapping[int, str],
+    hostname: str,
+    notes: Sequence[str],
+    more_rows: Callable[[str], str] | None = None,
+    numa_node: str = "0",
+    local_cpus: str | None = None,
+) -> Path:
+    """The 2xE5-2640's igb eth0 host (8 TxRx queues on CPU0, pegged by their softirqs; `busy`
+    CPUs run the application) at `factor` times its 32 CPUs, as a tree at `dest`: its real
+    /proc/interrupts and softnet_stat with their CPU columns repeated (scale_interrupts;
+    `more_rows` then adds rows), NUMA `nodes` with the NIC on node 0, `notes` after the
+    pegged hosts' own."""
+    ncpus, ifname = 32 * factor, "eth0"
+    interrupts = (fixtures / PEGGED_INTERRUPTS).read_text()
+    softnet = softnet_columns((fixtures / PEGGED_SOFTNET).read_text())
+    if factor > 1:
+        interrupts, softnet = scale_interrupts(interrupts, factor), softnet * factor
+    if more_rows is not None:
+        interrupts = more_rows(interrupts)
+    queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
+    series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
+    ints = parse_interrupts(interrupts)
+    nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]
+    local = nodes[0]
+    spec = TreeSpec(
+        ncpus=ncpus,
+        interrupts="",
+        ifname=ifname,
+        bus=bus,
+        numa_node=numa_node,
+        local_cpulist=local,
+        local_cpus=local_cpus or format_mask(parse_cpulist(local), ncpus),
+        nodes=dict(nodes),
+        rx_queues=8,
+        tx_queues=8,
+        irq_affinity={irq: str(cpu) for irq, cpu in _home_cpus(ints, nic).items()},
+        hostname=hostname,
+        cpu_topology=_smt_topology(nodes, ncpus),
+        notes=[*_PEGGED_NOTES, *notes],
+    )
+    return _tree(dest, spec, series)
+
+
 # ---- the hosts ---------------------------------------------------------------------------
 
 
@@ -377,41 +432,23 @@ def host_32cpu(
     """netutils-linux's 2xE5-2640 (32 CPUs, 2 nodes, HT): its real /proc/interrupts (igb
     i350 eth0 with 8 TxRx queues all on CPU0, ixgbe 82599 eth2..eth5 pinned by rss-ladder)
     and the igb's real -i -c -g. CPU0 is pegged; CPUs 1-3 run the application."""
-    ifname, bus = "eth0", "0000:02:00.0"  # bus-info of the igb capture
-    interrupts = (fixtures / "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt").read_text()
-    softnet = softnet_columns(
-        (fixtures / "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt").read_text()
-    )
-    queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
     apps = {1: Load(35, 10, 2, 53), 2: Load(28, 9, 1, 62), 3: Load(22, 6, 1, 71)}
-    busy = {**apps, **(busy or {})}
-    series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
-    ints = parse_interrupts(interrupts)
-    nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]
-    local = E5_2640_NODES[0]
-    spec = TreeSpec(
-        ncpus=32,
-        interrupts="",
-        ifname=ifname,
-        bus=bus,
-        numa_node="0",
-        local_cpulist=local,
-        local_cpus=format_mask(parse_cpulist(local), 32),
-        nodes=dict(E5_2640_NODES),
-        rx_queues=8,
-        tx_queues=8,
-        irq_affinity={irq: str(cpu) for irq, cpu in _home_cpus(ints, nic).items()},
+    tree = pegged_tree(
+        tmp / "host_32cpu",
+        1,
+        {**apps, **(busy or {})},
+        samples,
+        fixtures,
+        bus="0000:02:00.0",  # bus-info of the igb capture
+        nodes=E5_2640_NODES,
         hostname="2xE5-2640-i350",
-        cpu_topology=_smt_topology(E5_2640_NODES, 32),
         notes=[
-            *_PEGGED_NOTES,
-            "proc/interrupts sample 0: interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt",
+            f"proc/interrupts sample 0: {PEGGED_INTERRUPTS}",
             "NUMA nodes and SMT siblings: the host's lscpu (netutils-linux lscpu_layout)",
             "eth0 numa_node 0 / local_cpulist: synthesised (bus 0000:02:00.0 put on node 0)",
         ],
     )
-    tree = _tree(tmp / "host_32cpu", spec, series)
-    return ReplayReader(tree, igb_ethtool(fixtures, ifname), interval), ifname
+    return ReplayReader(tree, igb_ethtool(fixtures, "eth0"), interval), "eth0"
 
 
 def host_256cpu(
@@ -420,15 +457,9 @@ def host_256cpu(
     """256 CPUs in 2 nodes: the 32-CPU host's interrupts repeated 8 times across the columns
     (scale_interrupts), the real placement of node_exporter's 256-CPU igb i350 (node 0,
     local CPUs 0-63,128-191, 0000:45:00.0). CPU0 is pegged; a few CPUs on each node busy."""
-    ifname = "eth0"
     sysdir = fixtures / "sys"
     local = (sysdir / "igb_i350_256cpu_2node_local_cpulist.txt").read_text().strip()
     bus = "0000:45:00.0"  # the sysfs path of that capture
-    real = (fixtures / "interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt").read_text()
-    interrupts = scale_interrupts(real, 8)
-    real_softnet = (fixtures / "softnet_stat/ixgbe_host_32cpu_centos7_10col.txt").read_text()
-    softnet = softnet_columns(real_softnet) * 8
-    queues = [f"{ifname}-TxRx-{q}" for q in range(8)]
     busy = {
         1: Load(35, 10, 2, 53),
         2: Load(28, 9, 1, 62),
@@ -437,27 +468,19 @@ def host_256cpu(
         65: Load(18, 4, 0, 78),
         129: Load(12, 3, 0, 85),
     }
-    series = pegged_samples(fixtures, interrupts, softnet, queues, busy, samples)
-    ints = parse_interrupts(interrupts)
-    nic = [r.irq for r in ints.rows if r.name == ifname or r.name in queues]
-    nodes = {0: local, 1: format_cpulist(set(range(256)) - parse_cpulist(local))}
-    spec = TreeSpec(
-        ncpus=256,
-        interrupts="",
-        ifname=ifname,
+    tree = pegged_tree(
+        tmp / "host_256cpu",
+        8,
+        busy,
+        samples,
+        fixtures,
         bus=bus,
-        numa_node=(sysdir / "igb_i350_256cpu_2node_numa_node.txt").read_text().strip(),
-        local_cpulist=local,
-        local_cpus=(sysdir / "igb_i350_256cpu_2node_local_cpus.txt").read_text().strip(),
-        nodes=nodes,
-        rx_queues=8,
-        tx_queues=8,
-        irq_affinity={irq: str(cpu) for irq, cpu in _home_cpus(ints, nic).items()},
+        nodes={0: local, 1: format_cpulist(set(range(256)) - parse_cpulist(local))},
         hostname="256cpu-i350",
-        cpu_topology=_smt_topology(nodes, 256),
+        numa_node=(sysdir / "igb_i350_256cpu_2node_numa_node.txt").read_text().strip(),
+        local_cpus=(sysdir / "igb_i350_256cpu_2node_local_cpus.txt").read_text().strip(),
         notes=[
-            *_PEGGED_NOTES,
-            "proc/interrupts sample 0: interrupts/netutils_ixgbe-82599_igb-i350_32cpu.txt "
+            f"proc/interrupts sample 0: {PEGGED_INTERRUPTS} "
             "with its CPU columns repeated 8 times (scale_interrupts)",
             "proc/net/softnet_stat sample 0: the 32 rows repeated 8 times",
             "eth0 numa_node/local_cpulist/local_cpus: sys/igb_i350_256cpu_2node_*; "
@@ -465,8 +488,7 @@ def host_256cpu(
             "ethtool -i bus-info replaced by 0000:45:00.0 to match the sysfs capture",
         ],
     )
-    tree = _tree(tmp / "host_256cpu", spec, series)
-    return ReplayReader(tree, igb_ethtool(fixtures, ifname, bus), interval), ifname
+    return ReplayReader(tree, igb_ethtool(fixtures, "eth0", bus), interval), "eth0"
 
 
 def host_4cpu_series(

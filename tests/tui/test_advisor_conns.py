@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tests.support.fixture_hosts import host_32cpu
+from tests.support.screen_app import screen_app
 from tuitune.core.host.conns import Connection
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.sampler import Sample
@@ -100,21 +101,17 @@ async def test_in_the_app_a_benchmarks_sockets_are_judged_just_after_it(tmp_path
     iperf3 output fed a line per sample (tests/tui/test_advisor_runs.py's way)."""
     from tests.tui.conftest import Tui
     from tests.tui.test_bench_form import FIXTURES
-    from tests.tui.test_bench_live import feeder, fifo, start
+    from tests.tui.test_bench_live import fifo, play_run, start
     from tuitune.core.bench.notebook import Notebook
-    from tuitune.tui.app import TuituneApp
     from tuitune.tui.controllers.advisor import AdvisorScreen
 
     reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     nb = Notebook(tmp_path / "runs.jsonl")
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=None,
-        show_cost=False,
-        save_settings=False,
         editable=True,
         journal_dir=tmp_path / "journal",
         notebook_path=nb.path,
@@ -141,16 +138,7 @@ async def test_in_the_app_a_benchmarks_sockets_are_judged_just_after_it(tmp_path
             await tui.wait(lambda: app.samples_drawn >= 3, "drawn")
             assert reads == []  # nobody wants them: not read
             await start(tui)
-            out = await feeder(path)
-            try:
-                for i, line in enumerate(recording):
-                    drawn = app.samples_drawn
-                    out.write(line)
-                    out.flush()
-                    if i <= COUNT_FROM:
-                        await tui.wait(lambda n=drawn: app.samples_drawn > n, "a run sample")
-            finally:
-                out.close()
+            await play_run(tui, path, recording)
             await tui.wait(lambda: app.sampler.paused, "the run ended")
             assert not app.sampler.connections_wanted
             assert sum(reads) >= COUNT_FROM  # read at each tick of the run

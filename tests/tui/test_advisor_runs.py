@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.fixture_hosts import host_32cpu
+from tests.support.screen_app import screen_app
 from tests.tui.conftest import Tui
-from tests.tui.test_bench_form import FIXTURES, replay, strip_text
-from tests.tui.test_bench_live import feeder, fifo, start
+from tests.tui.test_bench_form import FIXTURES, bench_app, replay, strip_text
+from tests.tui.test_bench_live import fifo, play_run, start
 from tests.tui.test_runs_screen import open_runs
 from tuitune.core.bench.notebook import Notebook
 from tuitune.tui.app import TuituneApp
@@ -28,83 +29,48 @@ async def _bench(tui: Tui, nb: Notebook, runs: int) -> None:
     await tui.wait(lambda: "recorded" in strip_text(tui), "the strip says so")
 
 
+async def _apply_the_worst(tui: Tui) -> None:
+    """From the findings view, apply the first finding (cpu-saturated, the worst): its spread
+    plan is written to the host tree."""
+    await tui.press("A")
+    await tui.wait(lambda: isinstance(tui.app.screen, AdvisorScreen), "the findings view")
+    await tui.press("enter")
+    await tui.wait(lambda: _aff(tui.app, "93") == "1", "the spread plan written")
+
+
 async def test_the_next_run_names_the_finding_applied(tmp_path: Path) -> None:
-    reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     nb = Notebook(tmp_path / "runs.jsonl")
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=0.05,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        limit=5,
-        show_cost=False,
-        save_settings=False,
-        editable=True,
-        journal_dir=tmp_path / "journal",
-        notebook_path=nb.path,
-    )
-    app.app_bench.command = replay("normal-p1.txt")
-    try:
-        async with app.run_test(size=(160, 48)) as pilot:
-            tui = Tui(app, pilot, reader)
-            await tui.wait(lambda: app.samples_drawn >= 5, "the whole window drawn")
-            await _bench(tui, nb, 1)  # before: the baseline
-            await tui.press("A")
-            await tui.wait(lambda: isinstance(app.screen, AdvisorScreen), "the findings view")
-            await tui.press("enter")  # cpu-saturated, the worst, first
-            await tui.wait(lambda: _aff(app, "93") == "1", "the spread plan written")
-            await _bench(tui, nb, 2)  # after
-            await _bench(tui, nb, 3)  # the one after that follows nothing new
-            runs = nb.runs()
-            assert runs[0].tags == {} and runs[2].tags == {}
-            assert runs[1].tags == {
-                "after": "cpu-saturated",
-                "after_change": "spread 8 queue IRQs one per NIC-local core",
-            }
-            rows = {r.group: r for r in nb.table()}
-            # The finding first, then the settings that differ from the run before it.
-            assert rows["r2"].changes.startswith(f"{AFTER}; eth0-TxRx-1 affinity 1, ")
-            assert rows["r2"].d_throughput is not None
-            await open_runs(tui)
-            assert AFTER in tui.screen_text()
-            app.sampler.stop()
-            await pilot.pause()
-    finally:
-        reader.close()
+    replayed = replay("normal-p1.txt")
+    async with bench_app(tmp_path, command=replayed, size=(160, 48), limit=5, editable=True) as tui:
+        await tui.wait(lambda: tui.app.samples_drawn >= 5, "the whole window drawn")
+        await _bench(tui, nb, 1)  # before: the baseline
+        await _apply_the_worst(tui)
+        await _bench(tui, nb, 2)  # after
+        await _bench(tui, nb, 3)  # the one after that follows nothing new
+        runs = nb.runs()
+        assert runs[0].tags == {} and runs[2].tags == {}
+        assert runs[1].tags == {
+            "after": "cpu-saturated",
+            "after_change": "spread 8 queue IRQs one per NIC-local core",
+        }
+        rows = {r.group: r for r in nb.table()}
+        # The finding first, then the settings that differ from the run before it.
+        assert rows["r2"].changes.startswith(f"{AFTER}; eth0-TxRx-1 affinity 1, ")
+        assert rows["r2"].d_throughput is not None
+        await open_runs(tui)
+        assert AFTER in tui.screen_text()
 
 
 async def test_an_undone_finding_is_not_followed(tmp_path: Path) -> None:
-    reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     nb = Notebook(tmp_path / "runs.jsonl")
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=0.05,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        limit=5,
-        show_cost=False,
-        save_settings=False,
-        editable=True,
-        journal_dir=tmp_path / "journal",
-        notebook_path=nb.path,
-    )
-    app.app_bench.command = replay("normal-p1.txt")
-    try:
-        async with app.run_test(size=(160, 48)) as pilot:
-            tui = Tui(app, pilot, reader)
-            await tui.wait(lambda: app.samples_drawn >= 5, "the whole window drawn")
-            await tui.press("A")
-            await tui.wait(lambda: isinstance(app.screen, AdvisorScreen), "the findings view")
-            await tui.press("enter")
-            await tui.wait(lambda: _aff(app, "93") == "1", "the spread plan written")
-            await tui.press("u")
-            await tui.wait(lambda: _aff(app, "93") == "0", "undone")
-            await _bench(tui, nb, 1)
-            assert nb.runs()[0].tags == {}
-            app.sampler.stop()
-            await pilot.pause()
-    finally:
-        reader.close()
+    replayed = replay("normal-p1.txt")
+    async with bench_app(tmp_path, command=replayed, size=(160, 48), limit=5, editable=True) as tui:
+        await tui.wait(lambda: tui.app.samples_drawn >= 5, "the whole window drawn")
+        await _apply_the_worst(tui)
+        await tui.press("u")
+        await tui.wait(lambda: _aff(tui.app, "93") == "0", "undone")
+        await _bench(tui, nb, 1)
+        assert nb.runs()[0].tags == {}
 
 
 async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path) -> None:
@@ -117,14 +83,11 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
     nb = Notebook(tmp_path / "runs.jsonl")
     # A slow interval: the screen samples all along, and Pilot waits for it to go idle after
     # each key (at 0.05 s this one test took 25 s of CPU in CI).
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=None,  # samples go on during the run
-        show_cost=False,
-        save_settings=False,
         editable=True,
         journal_dir=tmp_path / "journal",
         notebook_path=nb.path,
@@ -165,20 +128,7 @@ async def test_during_and_just_after_a_run_the_window_is_the_run(tmp_path: Path)
             await tui.wait(lambda: app.samples_drawn >= 5, "the whole window drawn")
             assert not await window()  # the last seconds
             await start(tui)
-            out = await feeder(path)
-            try:
-                await tui.wait(lambda: "start" in drawn_at, "the run started")
-                # The recorded run's first lines a sample each: the run lasts COUNT_FROM
-                # samples at least, the fewest it is judged on, whatever the machine's speed
-                # (a shell loop pacing the lines at 0.05 s once decided that).
-                for i, line in enumerate(recording):
-                    drawn = app.samples_drawn
-                    out.write(line)
-                    out.flush()
-                    if i <= COUNT_FROM:
-                        await tui.wait(lambda n=drawn: app.samples_drawn > n, "a run sample")
-            finally:
-                out.close()
+            await play_run(tui, path, recording, ready=lambda: "start" in drawn_at)
             await tui.wait(lambda: len(nb.runs()) == 1, "the run recorded")
             await tui.wait(lambda: app.sampler.paused, "the run ended")
             assert await window()  # the run just ended

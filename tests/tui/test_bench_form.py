@@ -19,11 +19,11 @@ import pytest
 from textual.widgets import Input
 
 from tests.support.fixture_hosts import host_32cpu
+from tests.support.screen_app import TEST_ENV, screen_app
 from tests.tui.conftest import Tui
 from tuitune.core.bench.model import BenchResult, BenchSpec, CpuLoad, Run
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.lab import Lab
-from tuitune.tui.app import TuituneApp
 from tuitune.tui.screens.bench_form import BenchFormScreen, DirectionChoice, FormError, parse_form
 from tuitune.tui.screens.bench_view import BenchStrip
 
@@ -48,20 +48,21 @@ async def bench_app(
     interval: float = 0.05,
     env: dict[str, str] | None = None,
     notebook: Path | None = None,
+    editable: bool | None = None,
 ) -> AsyncIterator[Tui]:
-    """The live app on the 32-CPU fixture host, its notebook in tmp_path, runs replayed."""
+    """The live app on the 32-CPU fixture host, its notebook in tmp_path, runs replayed
+    (`editable`: changes written to the fixture tree, as the advisor's tests apply them)."""
     reader, ifname = host_32cpu(tmp_path / "host", samples=samples)
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=interval,
-        env=env or {"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+        env=env or dict(TEST_ENV),
         limit=limit,
-        show_cost=False,
-        save_settings=False,
         journal_dir=tmp_path / "journal",
         notebook_path=notebook or tmp_path / "runs.jsonl",
         lab=lab,
+        editable=editable,
     )
     app.app_bench.command = command
     try:

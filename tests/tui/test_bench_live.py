@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -29,6 +29,7 @@ from tuitune.core.bench.iperf import IperfParser, parse_output
 from tuitune.core.bench.model import BenchSpec, Interval
 from tuitune.core.bench.notebook import Notebook
 from tuitune.core.units import bitrate
+from tuitune.tui.controllers.advisor import COUNT_FROM
 from tuitune.tui.look import glyphs
 from tuitune.tui.look.palette import DEFAULT_PALETTE
 from tuitune.tui.screens import bench_view
@@ -66,6 +67,27 @@ async def fifo(tmp_path: Path) -> AsyncIterator[tuple[list[str], Path]]:
 async def feeder(path: Path) -> TextIO:
     # open() blocks until cat opens the other end: off the event loop.
     return await asyncio.to_thread(open, path, "w", encoding="utf-8")
+
+
+async def play_run(
+    tui: Tui, path: Path, lines: list[str], ready: Callable[[], bool] | None = None
+) -> None:
+    """A recorded run's output into the FIFO at `path`: its first lines a sample each, so the
+    run lasts COUNT_FROM samples at least (the fewest the advisor judges it on) whatever the
+    machine's speed, the rest at once (a shell loop pacing the lines at 0.05 s once decided
+    that). `ready` is waited for once `cat` has the FIFO open."""
+    out = await feeder(path)
+    try:
+        if ready is not None:
+            await tui.wait(ready, "the run started")
+        for i, line in enumerate(lines):
+            drawn = tui.app.samples_drawn
+            out.write(line)
+            out.flush()
+            if i <= COUNT_FROM:
+                await tui.wait(lambda n=drawn: tui.app.samples_drawn > n, "a run sample")
+    finally:
+        out.close()
 
 
 def shows(tui: Tui, text: str) -> bool:

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from tests.support.fixture_hosts import SHARED_FIXTURES as SHARED
 from tests.support.fixture_hosts import ReplayReader, host_32cpu, igb_ethtool
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.irqplan import spread_plan
 from tuitune.core.session import HostAccess, Journal, Key
@@ -37,14 +38,11 @@ async def running(
         reader, ifname = host_32cpu(tmp_path / "host", samples=5)
     else:
         ifname = "eth0"
-    app = TuituneApp(
+    app = screen_app(
         reader,
         ifname,
         interval=0.05,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
         limit=limit,  # None: keeps sampling (re-reads after changes show on screen)
-        show_cost=False,
-        save_settings=False,
         editable=editable,
         journal_dir=tmp_path / "journal",
     )

@@ -13,9 +13,9 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.support.fixture_hosts import ReplayReader, host_32cpu, host_256cpu
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tests.tui.conftest import Tui
-from tuitune.tui.app import TuituneApp
 from tuitune.tui.panels.panels import IrqList
 from tuitune.tui.screens.dialogs import ChoiceScreen, TextScreen
 
@@ -29,16 +29,7 @@ async def running(
     host: Callable[..., tuple[ReplayReader, str]] = host_32cpu,
 ) -> AsyncIterator[Tui]:
     reader, ifname = host(tmp_path / "host", samples=40)
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=0.25,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        editable=True,
-        journal_dir=tmp_path / "journal",
-    )
+    app = screen_app(reader, ifname, interval=0.25, editable=True, journal_dir=tmp_path / "journal")
     try:
         async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: app.samples_drawn >= 2 and app.nic is not None)

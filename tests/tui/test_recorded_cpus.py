@@ -12,10 +12,10 @@ import pytest
 
 from tests.support.fixture_big import host_1152cpu
 from tests.support.fixture_hosts import host_32cpu
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.tui.app import TuituneApp
 
 Builder = Callable[..., tuple[object, str]]
 
@@ -46,16 +46,7 @@ async def test_recorded_tree_shows_cpus_since_boot(
 ) -> None:
     tree, ifname = _tree(build, tmp_path)
     reader = HostReader(HostRoot.fixture(tree))
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=0.2,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        limit=3,
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path / "journal",
-    )
+    app = screen_app(reader, ifname, interval=0.2, limit=3, journal_dir=tmp_path / "journal")
     try:
         async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: app.samples_drawn >= 3)

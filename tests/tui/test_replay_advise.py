@@ -4,15 +4,13 @@ T1 --to T2` for that window: the title names it, the findings and the window's s
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.command import ran
+from tests.support.recorded import record
 from tests.tui.conftest import Tui, replay_app
-from tests.unit.core.record.recorded import record
-from tuitune.cli import main
 from tuitune.core.record.judge import HALF_WINDOW
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.replay import open_recording
@@ -22,10 +20,7 @@ SAMPLES = 14  # 13 s at 1 s: longer than the window either side of a cursor
 
 
 def _advise(path: Path, *window: str) -> dict[str, Any]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        main(["advise", "--json", "--recording", str(path), *window])
-    doc: dict[str, Any] = json.loads(out.getvalue())
+    doc: dict[str, Any] = json.loads(ran("advise", "--json", "--recording", path, *window)[1])
     return doc
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from tests.support.recorded import record
 from tests.tui.conftest import Tui, replay_app
-from tests.unit.core.record.recorded import record
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording

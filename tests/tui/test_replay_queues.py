@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from tests.support.recorded import rerecorded
 from tests.tui.conftest import Tui, replay_app
-from tests.unit.core.record.recorded import record
 from tuitune.core.record.player import RecordingReader
-from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
+from tuitune.core.watch.sampler import Sample
 
 
 def _stats(tick: int) -> tuple[tuple[str, int], ...]:
@@ -25,14 +25,10 @@ def _stats(tick: int) -> tuple[tuple[str, int], ...]:
 
 
 def _recording(tmp_path: Path) -> Path:
-    taken = record(tmp_path, tmp_path / "plain.rec", samples=5)
-    path = tmp_path / "queues.rec"
-    host = next(s.host for s in taken if s.host is not None)
-    rec = Recorder(path, iface="eth4", netns=None, interval=1.0, host=host, started=0.0)
-    for i, s in enumerate(taken):
-        rec.sample(replace(s, driver_stats=_stats(i), stats_source="ethtool -S"))
-    rec.close()
-    return path
+    def counted(i: int, s: Sample) -> Sample:
+        return replace(s, driver_stats=_stats(i), stats_source="ethtool -S")
+
+    return rerecorded(tmp_path, "queues.rec", counted)[0]
 
 
 async def test_replay_shows_the_recorded_per_queue_rows(tmp_path: Path) -> None:

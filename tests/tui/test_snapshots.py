@@ -15,6 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.support.fixture_hosts import host_32cpu, host_256cpu
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import settled as screen_settled
 from tuitune.tui.app import TuituneApp
 
@@ -101,14 +102,7 @@ def test_baseline_160x48(snap_compare: Any, tmp_path: Path) -> None:
     after it, on `b`, on `r`), so the baseline falls on the same sample every run: `b` only
     once the first gap's sample is drawn, or the two race."""
     reader, ifname = host_32cpu(tmp_path, samples=6)
-    app = TuituneApp(
-        reader,
-        ifname,
-        interval=3600,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-    )
+    app = screen_app(reader, ifname, interval=3600)
 
     async def until(pilot: Pilot[Any], n: int) -> None:
         for _ in range(400):

@@ -6,39 +6,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.hosttree import TreeSpec, build_tree
+from tests.support.hosttree import build_tree, hyperv_2cpu
+from tests.support.screen_app import screen_app
 from tests.support.screen_text import screen_text, until
 from tuitune.core.host.root import HostRoot
 from tuitune.core.watch.hostreader import HostReader
-from tuitune.tui.app import TuituneApp
-
-CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures"
 
 
 async def test_a_file_that_is_not_utf8_is_named_in_the_banner(tmp_path: Path) -> None:
-    tree = build_tree(
-        tmp_path / "hyperv",
-        TreeSpec(
-            ncpus=2,
-            interrupts=(CAPTURES / "interrupts/hyperv_netvsc_2cpu_no_nic_irqs.txt").read_text(),
-            stat=(CAPTURES / "stat/hyperv_2cpu_rhel8-4.18.txt").read_text(),
-            softirqs=(CAPTURES / "softirqs/hyperv_2cpu.txt").read_text(),
-            softnet=(CAPTURES / "softnet_stat/hyperv_2cpu_11col.txt").read_text(),
-            ifname="eth0",
-        ),
-    )
+    tree = build_tree(tmp_path / "hyperv", hyperv_2cpu())
     softirqs = tree / "proc/softirqs"
     softirqs.write_bytes(softirqs.read_bytes().replace(b"NET_RX", b"NET_\xffRX"))
     reader = HostReader(HostRoot.fixture(tree))
-    app = TuituneApp(
-        reader,
-        "eth0",
-        interval=0.1,
-        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
-        show_cost=False,
-        save_settings=False,
-        journal_dir=tmp_path / "journal",
-    )
+    app = screen_app(reader, "eth0", interval=0.1, journal_dir=tmp_path / "journal")
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             banner = "/proc/softirqs: not UTF-8 text, not read"

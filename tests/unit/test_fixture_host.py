@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.hosttree import TreeSpec, build_tree, scale_interrupts
 from tuitune.core.cpulist import parse_cpulist, parse_mask
 from tuitune.core.host.root import HostRoot
@@ -57,12 +56,7 @@ def test_ixgbe_host_tree(ixgbe_host: Path) -> None:
 
 
 def test_show_root_json(ixgbe_host: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "tuitune", "show", "--root", str(ixgbe_host), "eno49", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = tuitune("show", "--root", ixgbe_host, "eno49", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert len(doc["interface"]["irqs"]) == 33
@@ -70,12 +64,7 @@ def test_show_root_json(ixgbe_host: Path) -> None:
 
 
 def test_show_root_that_is_not_a_tree(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "tuitune", "show", "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = tuitune("show", "--root", tmp_path)
     assert out.returncode == 2 and "not a host tree" in out.stderr
 
 

@@ -3,25 +3,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import json
 import shutil
 import subprocess
 import tarfile
 from pathlib import Path
 
+from tests.support.command import ran
 from tests.support.hosttree import build_tree, hyperv_2cpu
-from tests.unit.core.record.recorded import record
-from tuitune.cli import main
+from tests.support.recorded import record
 
 
 def _advise(*argv: str) -> dict[str, object]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        main(["advise", "--json", *argv])
-    doc: dict[str, object] = json.loads(out.getvalue())
+    doc: dict[str, object] = json.loads(ran("advise", "--json", *argv)[1])
     return doc
 
 
@@ -43,10 +38,8 @@ def test_advise_root_capture_judges_its_recording(tmp_path: Path) -> None:
 
 
 def _show(*argv: str) -> tuple[str, str]:
-    out, errs = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
-        main(["show", *argv])
-    return out.getvalue(), errs.getvalue()
+    _code, out, errs = ran("show", *argv)
+    return out, errs
 
 
 def _capture(tmp_path: Path, samples: int = 4) -> tuple[Path, Path]:
@@ -99,20 +92,16 @@ def test_export_root_capture(tmp_path: Path) -> None:
     command)."""
     _tree, cap = _capture(tmp_path)
     argv = ["export", "--root", str(cap), "--profile", "lan-10g", "eth0"]
-    out, errs = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
-        assert main(argv) == 0
-    heads = [ln for ln in out.getvalue().splitlines() if ln.startswith("### ")]
+    code, out, _errs = ran(*argv)
+    assert code == 0
+    heads = [ln for ln in out.splitlines() if ln.startswith("### ")]
     assert heads and all(h.startswith("### /etc/") for h in heads), heads
-    assert "mtu" in out.getvalue() or "net." in out.getvalue()
+    assert "mtu" in out or "net." in out
     dest = tmp_path / "out"
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert main([*argv, "--out", str(dest)]) == 0
+    assert ran(*argv, "--out", dest)[0] == 0
     assert len(list(dest.rglob("*"))) >= len(heads)
-    errs = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errs):
-        assert main([*argv, "--install"]) == 2
-    assert "use --out DIR" in errs.getvalue()
+    code, _out, errs = ran(*argv, "--install")
+    assert code == 2 and "use --out DIR" in errs
 
 
 def test_show_root_capture_has_its_per_queue_rates(tmp_path: Path) -> None:
@@ -197,11 +186,9 @@ def test_apply_on_a_capture_is_refused_line_by_line(tmp_path: Path) -> None:
     prof = tmp_path / "p.toml"
     prof.write_text("[tuitune]\nprofile = 1\n\n[interface.rings]\nrx = 512\n")
     argv = ["apply", str(prof), "eth0", "--root", str(cap)]
-    out, errs = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
-        code = main([*argv, "--journal-dir", str(tmp_path / "journal")])
-    lines = errs.getvalue().splitlines()
-    assert code == 1 and "Traceback" not in errs.getvalue()
+    code, _out, errs = ran(*argv, "--journal-dir", tmp_path / "journal")
+    lines = errs.splitlines()
+    assert code == 1 and "Traceback" not in errs
     assert lines == [
         "tuitune: eth0 rings rx: not recorded in this host tree",
         f"tuitune: nothing was changed: 1 problem(s) in {prof}",

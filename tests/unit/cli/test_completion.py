@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.bash_complete import complete
+from tests.support.command import tuitune
 from tuitune.cli import SUBCOMMANDS
 
 
 def _script(shell: str, tmp_path: Path) -> Path:
     # Through `python -m tuitune`, the way an installed copy is asked for it.
-    out = subprocess.run(
-        [sys.executable, "-m", "tuitune", "completion", shell],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
+    done = tuitune("completion", shell)
+    assert done.returncode == 0, done.stderr
     path = tmp_path / f"tuitune.{shell}"
-    path.write_text(out)
+    path.write_text(done.stdout)
     return path
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.fixture_hosts import host_4cpu_series
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.cli import main
 from tuitune.core.advise import Context, Facts, advise, window_of
 from tuitune.core.record.replay import open_recording

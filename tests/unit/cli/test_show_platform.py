@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.hosttree import TreeSpec, build_tree
 from tests.support.platform_trees import (
     FIXTURES,
@@ -27,12 +27,7 @@ from tests.support.platform_trees import (
 
 
 def run(tree: Path, iface: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tuitune", "show", "--root", str(tree), iface, *extra],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return tuitune("show", "--root", tree, iface, *extra)
 
 
 def vm_host(tmp: Path) -> Path:
@@ -118,12 +113,7 @@ def test_cmdline_suggestions_are_printed_not_written(tmp_path: Path, fixtures_di
 
 def test_advise_on_a_recorded_host_judges_its_platform(tmp_path: Path, fixtures_dir: Path) -> None:
     tree = pepc_host(tmp_path, fixtures_dir, "clx2s0")
-    out = subprocess.run(
-        [sys.executable, "-m", "tuitune", "advise", "--root", str(tree), "eth0", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = tuitune("advise", "--root", tree, "eth0", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     ids = {f["id"] for f in doc["findings"]}

@@ -7,15 +7,14 @@ hosts (tests/fixtures/platform/SOURCES.md: clx2s0 runs powersave, gnr3 performan
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.platform_trees import widen_cpu_power
-from tests.unit.core.test_recommend import REPO, host_10g  # noqa: F401 (the fixture)
+from tests.unit.core.test_recommend import host_10g  # noqa: F401 (the fixture)
 from tuitune.core.host.root import HostRoot
 from tuitune.core.profiles import find
 from tuitune.core.profiles.platform import extra_parts, governors, with_platform
@@ -89,10 +88,7 @@ def test_no_cpufreq_a_latency_profile_and_a_running_irqbalance(host_10g: Path) -
 
 @pytest.mark.parametrize("with_cpufreq", ["clx2s0"], indirect=True)
 def test_recommend_prints_the_governor_it_would_set(with_cpufreq: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tuitune", "recommend", "eth2", "--root", str(with_cpufreq)],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
+    done = tuitune("recommend", "eth2", "--root", with_cpufreq)
     assert done.returncode == 0, done.stderr
     assert "cpu governor (every CPU): powersave -> performance" in done.stdout, done.stdout
     assert "as the report: irqbalance: not running" in done.stdout

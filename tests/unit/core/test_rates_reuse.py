@@ -3,7 +3,7 @@ full computation, on random counters (hypothesis) and on the real sampler's samp
 
 from __future__ import annotations
 
-import queue
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 
@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.fixture_hosts import host_4cpu_series
+from tests.support.recorded import sampled
 from tests.unit.core.test_rates import counters
 from tuitune.core.advise.window import window_of
 from tuitune.core.watch.rates import Rates, compute_rates, narrowed
-from tuitune.core.watch.sampler import Sample, Sampler
+from tuitune.core.watch.sampler import Sampler
 from tuitune.core.watch.snapshot import Counters
 from tuitune.tui.controllers.advisor import known_step, usable
 
@@ -79,18 +80,8 @@ def test_the_samplers_own_rates_are_the_windows_steps(tmp_path: Path) -> None:
     computed from the counters."""
     for all_irqs in (False, True):
         reader, ifname = host_4cpu_series(tmp_path / str(all_irqs), samples=5)
-        got: queue.Queue[Sample] = queue.Queue()
-        sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=5)
-        sampler.set_all_irqs(all_irqs)
-        taken: list[Sample] = []
         with reader:
-            sampler.start()
-            try:
-                while len(taken) < 5:
-                    taken.append(got.get(timeout=30))
-                    sampler.ack()
-            finally:
-                sampler.stop()
+            taken = sampled(reader, ifname, 5, setup=partial(Sampler.set_all_irqs, on=all_irqs))
         cs = [s.counters for s in taken if s.counters is not None]
         assert len(cs) == 5
         steps = [known_step(s, before) for before, s in zip(cs, taken[1:], strict=False)]

@@ -4,19 +4,17 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.fixture_hosts import E5_2640_NODES, SHARED_FIXTURES
 from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.root import HostRoot
 from tuitune.core.profiles.recommend import host_facts, parse_rtt, recommend
 
 INTERRUPTS = SHARED_FIXTURES / "interrupts"
-REPO = Path(__file__).resolve().parents[3]
 
 
 def _with_speed(tree: Path, ifname: str, mbps: int, why: str) -> Path:
@@ -117,19 +115,12 @@ def test_a_bad_rtt_is_refused(text: str) -> None:
 
 
 def test_the_cli_on_a_recorded_tree(host_100g: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tuitune", "recommend", "enp1s0f0np0", "--root", str(host_100g),
-         "--rtt", "48.6ms"],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
+    done = tuitune("recommend", "enp1s0f0np0", "--root", host_100g, "--rtt", "48.6ms")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("wan-100g-dtn: ")
     assert "scaled to enp1s0f0np0" in done.stdout and "next:" not in done.stdout
     assert "net.core.rmem_max: 67108864 -> 1215000000" in done.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "tuitune", "recommend", "nosuch0", "--root", str(host_100g)],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
+    bad = tuitune("recommend", "nosuch0", "--root", host_100g)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "interfaces here: enp1s0f0np0" in bad.stderr
 
@@ -186,10 +177,7 @@ def test_peer_rtt_is_pings_average_and_no_reply_is_one_line(
 def test_the_cli_prints_each_queue_irq_it_would_place(host_10g: Path) -> None:
     """On the recorded 2-node host the recommendation names every queue IRQ with its old
     affinity and its NIC-local core, as `profile diff` prints them (placement.py)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "tuitune", "recommend", "eth2", "--root", str(host_10g)],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
+    done = tuitune("recommend", "eth2", "--root", host_10g)
     assert done.returncode == 0, done.stderr
     lines = [ln.strip() for ln in done.stdout.splitlines() if ln.strip().startswith("irq ")]
     assert len(lines) >= 8, done.stdout

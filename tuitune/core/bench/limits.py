@@ -39,6 +39,14 @@ def parse_length(text: str) -> str:
     return f"{int(m.group(1))}{unit}"
 
 
+def length_bytes(text: str) -> int:
+    """iperf3's -l ("128K") as bytes, for an engine that takes no K or M (nuttcp, sockperf);
+    BadLength as parse_length."""
+    norm = parse_length(text)
+    unit = norm[-1:] if norm[-1:] in _SCALE else ""
+    return int(norm.removesuffix(unit)) * _SCALE[unit]
+
+
 def pin_problem(
     client: int | None,
     server: int | None,

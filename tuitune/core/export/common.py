@@ -58,6 +58,12 @@ def written_by(ctx: ExportContext) -> str:
     return f"Written by tuitune {ctx.version} on {stamp(ctx.now)}"
 
 
+def heading(what: str, ctx: ExportContext, holds: str) -> list[str]:
+    """A written file's first two comment lines: what it is, for which interface of which
+    host, what it holds; and which tuitune wrote it, when."""
+    return [f"# {what} for {where(ctx)}: {holds}.", f"# {written_by(ctx)}."]
+
+
 _KIND_ORDER = {"channels": 0, "ring": 1, "coalesce": 2, "pause": 3, "feature": 4}
 
 

@@ -16,13 +16,12 @@ from pathlib import Path
 
 from tuitune.core.export.common import (
     by_kind,
+    heading,
     ini_settings,
     mark,
     was,
-    where,
     word_check,
     words_of,
-    written_by,
 )
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
@@ -157,10 +156,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         return out
     out.covered.update(c.key for *_, c in settings)
     nmcli = ctx.network_manager
-    head = [
-        f"# NetworkManager settings for {where(ctx)}: what tuitune changed that NM can say.",
-        f"# {written_by(ctx)}.",
-    ]
+    head = heading("NetworkManager settings", ctx, "what tuitune changed that NM can say")
     text = _nmcli_script(ctx, head, settings) if nmcli else _keyfile(ctx, head, settings)
     notes = [
         "NetworkManager keeps these per connection profile: "

@@ -18,13 +18,12 @@ from pathlib import Path
 
 from tuitune.core.export.common import (
     by_kind,
+    heading,
     ini_settings,
     mark,
     was,
-    where,
     word_check,
     words_of,
-    written_by,
 )
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.model import Change, ExportFile, Generated
@@ -169,8 +168,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
         return out
     name = profile_name(ctx.ifname)
     lines = [
-        f"# tuned profile for {where(ctx)}: the settings tuitune exported.",
-        f"# {written_by(ctx)}.",
+        *heading("tuned profile", ctx, "the settings tuitune exported"),
         f"# Activate: tuned-adm profile {name}  (tuned puts the old values back when another",
         "# profile replaces it). To build on one of tuned's own profiles, add to [main]:",
         "#   include=throughput-performance",

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuitune.core.cpulist import format_mask
-from tuitune.core.export.common import by_kind, mark, was, where, word_check, written_by
+from tuitune.core.export.common import by_kind, heading, mark, was, word_check
 from tuitune.core.export.context import ExportContext
 from tuitune.core.export.device import DeviceMatch
 from tuitune.core.export.model import Change, ExportFile, Generated
@@ -182,8 +182,7 @@ def generate(changes: Sequence[Change], ctx: ExportContext, check: Checker) -> G
     # Labels named for the interface: each file's GOTOs stay inside it on any udev version.
     end, qlabel = f"tuitune_{ctx.ifname}_end", f"tuitune_{ctx.ifname}_queues"
     lines = [
-        f"# udev rules for {where(ctx)}: the settings tuitune changed.",
-        f"# {written_by(ctx)}.",
+        *heading("udev rules", ctx, "the settings tuitune changed"),
         f"# Matches the device by {match.describe}.",
         "# Applied when the device appears (boot, driver load, hotplug); the values are live",
         "# already. `udevadm control --reload` makes udevd read this file; `tuitune verify FILE`",

@@ -134,6 +134,19 @@ def test_sockperf_latency_percentiles_and_transactions() -> None:
     assert engines.get("sockperf").unsupported(BenchSpec(PEER, streams=4)) is not None
 
 
+def test_nuttcp_and_sockperf_take_the_length_in_bytes_and_say_the_pinned_server() -> None:
+    """Neither takes iperf3's K or M: 128K is 131072 bytes; a pinned server is said with the
+    taskset that pins it."""
+    nuttcp, sockperf = engines.get("nuttcp"), engines.get("sockperf")
+    assert "-l131072" in nuttcp.client_argv(BenchSpec(PEER, length="128K"), "/usr/bin/nuttcp")
+    argv = sockperf.client_argv(BenchSpec(PEER, length="1M"), "/usr/bin/sockperf")
+    assert argv[argv.index("-m") + 1] == "1048576"
+    pinned = BenchSpec(PEER, port=5099, server_cpu=3)
+    assert nuttcp.server_hint(pinned) == "taskset -c 3 nuttcp -S -P5099"
+    assert sockperf.server_hint(pinned) == "taskset -c 3 sockperf server --tcp -p 5099"
+    assert nuttcp.server_hint(BenchSpec(PEER, port=5099)) == "nuttcp -S -P5099"
+
+
 # -- --processes ----------------------------------------------------------------------------------
 def test_per_stream_ports_and_pins() -> None:
     spec = BenchSpec(PEER, streams=4, processes=True, stream_cpus=(0, 1), server_cpus=(1, 0))

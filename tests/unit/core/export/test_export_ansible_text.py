@@ -116,8 +116,7 @@ def test_ansible_needs_out_and_a_match_it_can_have(tmp_path: Path) -> None:
 
 
 def test_help_lists_the_matches() -> None:
-    cmd = [sys.executable, "-m", "tuitune", "export", "--help"]
-    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    out = tuitune("export", "--help").stdout
     assert "--ansible" in out and "{path,mac,name,driver}" in out
 
 

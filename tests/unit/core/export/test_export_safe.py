@@ -6,13 +6,12 @@ names, ID_PATH) makes the whole export refuse with a message naming it, and noth
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tuitune.core.export import (
     FORMATS,
     Change,
@@ -119,9 +118,7 @@ def test_the_cli_writes_nothing_for_a_hostile_interface_name(tmp_path: Path) -> 
     path = journal / f"{host_id(HostRoot.fixture(tree))}.journal"
     path.write_text("".join(json.dumps(r) + "\n" for r in (head, orig)))
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "tuitune", "export", name, "--root", str(tree)]
-    cmd += ["--journal-dir", str(journal), "--out", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    res = tuitune("export", name, "--root", tree, "--journal-dir", journal, "--out", out)
     assert res.returncode == 1, res.stderr
     assert "interface name: 'e\"$x%' holds a double quote, '$', '%'" in res.stderr
     assert "nothing was written" in res.stderr

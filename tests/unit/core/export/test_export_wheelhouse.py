@@ -8,12 +8,12 @@ import hashlib
 import io
 import re
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tuitune import __version__
 from tuitune.core.export.ansible import install_files
 from tuitune.core.export.ansible_install import bootstrap_script, install_tasks
@@ -128,8 +128,7 @@ def test_a_link_in_the_wheelhouse_is_not_followed(tmp_path: Path) -> None:
 
 def test_the_cli_says_it_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
     def export(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "tuitune", "export", "lo", *args]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+        return tuitune("export", "lo", *args)
 
     res = export("--install-tuitune", "index")
     assert (res.returncode, res.stderr) == (

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.command import tuitune
 from tests.support.hosttree import TreeSpec, build_tree
 from tuitune.core.host.identity import hwdb_names
 from tuitune.core.host.root import HostRoot
@@ -36,21 +37,12 @@ def test_a_recorded_e1000e_is_named_from_the_hardware_database(tmp_path: Path) -
     assert place.vendor == "Intel Corporation"
     assert place.model is not None and place.model.startswith("82574L Gigabit")
     # `show` says it in words, and the JSON carries it.
-    out = subprocess.run(
-        [sys.executable, "-m", "tuitune", "show", "eth2", "--root", str(tree)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert "Intel Corporation 82574L Gigabit" in out
-    doc = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "tuitune", "show", "eth2", "--root", str(tree), "--json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    shown = tuitune("show", "eth2", "--root", tree)
+    assert shown.returncode == 0, shown.stderr
+    assert "Intel Corporation 82574L Gigabit" in shown.stdout
+    shown = tuitune("show", "eth2", "--root", tree, "--json")
+    assert shown.returncode == 0, shown.stderr
+    doc = json.loads(shown.stdout)
     assert doc["interface"]["placement"]["vendor"] == "Intel Corporation"
 
 

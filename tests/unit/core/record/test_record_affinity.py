@@ -6,13 +6,13 @@ moved between two whole reads is recorded at the tick it was read, not ten ticks
 
 from __future__ import annotations
 
-import queue
 from pathlib import Path
 
 import pytest
 
 from tests.support.fixture_big import write_irq_files
 from tests.support.fixture_hosts import host_4cpu_series
+from tests.support.recorded import sampled
 from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
 from tuitune.core.watch.sampler import Sample, Sampler
@@ -25,26 +25,23 @@ def _record(tmp_path: Path, path: Path) -> list[Sample]:
     reader, ifname = host_4cpu_series(tmp_path, samples=5)
     for sample in reader.samples:  # per-IRQ counts: read as a live host is, NIC IRQs alone
         write_irq_files(sample.proc.parent, 4)
-    taken: list[Sample] = []
+
+    def moved_after(s: Sample) -> None:
+        rec.sample(s)
+        if s.seq == MOVED_AFTER:  # someone (irqbalance) moves IRQ 36 to CPU 0
+            irq = reader.root.proc_path("irq/36")
+            for name in ("smp_affinity_list", "effective_affinity_list"):
+                (irq / name).write_text("0\n")
+
+    def as_recording(sampler: Sampler) -> None:
+        sampler.record_affinity = True  # as every recording's sampler does
+
     with reader:
         host = reader.host_state()
         rec = Recorder(path, iface=ifname, netns=None, interval=1.0, host=host, started=0.0)
-        got: queue.Queue[Sample] = queue.Queue()
-        sampler = Sampler(reader, ifname, got.put, interval=0.01, limit=5)
-        sampler.record_affinity = True  # as every recording's sampler does
-        sampler.start()
         try:
-            while len(taken) < 5:
-                s = got.get(timeout=30)
-                rec.sample(s)
-                taken.append(s)
-                if s.seq == MOVED_AFTER:  # someone (irqbalance) moves IRQ 36 to CPU 0
-                    irq = reader.root.proc_path("irq/36")
-                    for name in ("smp_affinity_list", "effective_affinity_list"):
-                        (irq / name).write_text("0\n")
-                sampler.ack()
+            taken = sampled(reader, ifname, 5, setup=as_recording, each=moved_after)
         finally:
-            sampler.stop()
             rec.close()
     return taken
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import live_findings, replayed, rerecorded
 from tuitune.cli import main
-from tuitune.core.advise import Context, Facts, advise, window_of
 from tuitune.core.host.conns import Connection
-from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
 from tuitune.core.untrusted import Refused
+from tuitune.core.watch.sampler import Sample
 
 # A connection whose SYN carried no window scaling (wscale None, sack read), as inet_diag
 # gives it; and one that scales.
@@ -27,15 +25,10 @@ NO_WSCALE = Connection("10.0.0.1", 5201, "10.0.0.2", 40000, "cubic", 10, 0.2, 0,
 SCALED = replace(NO_WSCALE, rport=40002, wscale=(7, 7))
 
 
-def _recording(tmp_path: Path, conns: dict[int, tuple[Connection, ...]]) -> tuple[Path, list[Any]]:
-    taken = record(tmp_path, tmp_path / "plain.rec", samples=5)
-    path = tmp_path / "conns.rec"
-    host = next(s.host for s in taken if s.host is not None)
-    rec = Recorder(path, iface="eth4", netns=None, interval=1.0, host=host, started=0.0)
-    for i, s in enumerate(taken):
-        rec.sample(replace(s, connections=conns.get(i)))
-    rec.close()
-    return path, taken
+def _recording(
+    tmp_path: Path, conns: dict[int, tuple[Connection, ...]]
+) -> tuple[Path, list[Sample]]:
+    return rerecorded(tmp_path, "conns.rec", lambda i, s: replace(s, connections=conns.get(i)))
 
 
 def test_advise_recording_judges_the_recorded_connections(
@@ -51,16 +44,8 @@ def test_advise_recording_judges_the_recorded_connections(
     found = [f for f in doc["findings"] if f["id"] == "connection-no-wscale"]
     assert found and "10.0.0.1:5201 -> 10.0.0.2:40000" in found[0]["evidence"][0]
     # The live advisor's judgement of that window, with the run's connections.
-    host = next(s.host for s in taken if s.host is not None)
-    nic = next(s.nic for s in reversed(taken) if s.nic is not None)
-    window = window_of(
-        [s.counters for s in taken[1:5] if s.counters is not None],
-        {q.irq for q in nic.irqs},
-        taken[1].driver_stats,
-        taken[4].driver_stats,
-    )
-    live = advise(Facts(host, nic, window, Context("any"), connections=(SCALED, NO_WSCALE)))
-    assert [f["id"] for f in doc["findings"]] == [f.id for f in live.findings]
+    live = live_findings(taken, 1, 4, connections=(SCALED, NO_WSCALE))
+    assert [f["id"] for f in doc["findings"]] == live
     # Outside the run's window no connection was read: the rule says so, names none.
     main(["advise", "--recording", str(path), "--from", "4", "--to", "4", "--json"])
     doc = json.loads(capsys.readouterr().out)
@@ -79,32 +64,14 @@ def test_a_recorded_address_that_is_not_one_is_refused(tmp_path: Path) -> None:
 def test_replays_connections_view_shows_the_reading_of_its_time(tmp_path: Path) -> None:
     # Replay's `C`: the connections recorded by the sample shown, read back as the advisor's;
     # a reading more than CONNS_FRESH_S before it is not this moment's (said, not shown).
-    import queue
-
-    from tuitune.core.record.player import CONNS_FRESH_S, RecordingReader
+    from tuitune.core.record.player import CONNS_FRESH_S
     from tuitune.core.values import Unavailable
-    from tuitune.core.watch.sampler import Sample, Sampler
 
-    taken = record(tmp_path, tmp_path / "plain.rec", samples=9)
-    path = tmp_path / "conns.rec"
-    host = next(s.host for s in taken if s.host is not None)
-    rec = Recorder(path, iface="eth4", netns=None, interval=1.0, host=host, started=0.0)
-    for i, s in enumerate(taken):
-        rec.sample(replace(s, connections=(SCALED, NO_WSCALE) if i in (1, 2) else None))
-    rec.close()
-    shown: list[Sample] = []
-    with RecordingReader(open_recording(path)) as reader:
-        times = reader.times()
-        got: queue.Queue[Sample] = queue.Queue()
-        sampler = Sampler(reader, reader.ifname, got.put, interval=0.01, limit=9)
-        sampler.want_connections("view", True)
-        sampler.start()
-        try:
-            while len(shown) < 9:
-                shown.append(got.get(timeout=30))
-                sampler.ack()
-        finally:
-            sampler.stop()
+    def read(i: int, s: Sample) -> Sample:
+        return replace(s, connections=(SCALED, NO_WSCALE) if i in (1, 2) else None)
+
+    path, _taken = rerecorded(tmp_path, "conns.rec", read, samples=9)
+    shown, times = replayed(path, 9, lambda sampler: sampler.want_connections("view", True))
     assert shown[2].connections == (SCALED, NO_WSCALE)
     stale = [s for s, at in zip(shown, times, strict=True) if at - times[2] > CONNS_FRESH_S]
     assert stale and all(isinstance(s.connections, Unavailable) for s in stale)

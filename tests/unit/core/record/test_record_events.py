@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.core.bench.model import BenchResult
 from tuitune.core.bench.runner import Finished
 from tuitune.core.record.player import RecordingReader

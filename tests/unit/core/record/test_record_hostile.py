@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.cli import main
 from tuitune.core.docfile import DocumentError
 from tuitune.core.record import fileformat

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.core.record import fileformat
 from tuitune.core.record.live import LiveRecording
 from tuitune.core.record.replay import open_recording

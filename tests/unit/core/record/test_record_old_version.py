@@ -6,15 +6,14 @@ the per-queue rows and the all-IRQs affinities as not recorded (docs/recording.m
 from __future__ import annotations
 
 import json
-import queue
 from pathlib import Path
 
 import pytest
 
+from tests.support.recorded import all_irqs_open, sampled
 from tuitune.cli import main
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.replay import open_recording
-from tuitune.core.watch.sampler import Sample, Sampler
 
 OLD = Path(__file__).resolve().parents[3] / "fixtures/recordings/v1-before-queue-stats.rec"
 
@@ -31,18 +30,9 @@ def test_an_old_recording_reads_back() -> None:
 
 
 def test_an_old_recording_replays_without_per_queue_rows() -> None:
-    shown: list[Sample] = []
     with RecordingReader(open_recording(OLD)) as reader:
-        got: queue.Queue[Sample] = queue.Queue()
-        sampler = Sampler(reader, reader.ifname, got.put, interval=0.01, limit=5)
-        sampler.all_irqs = True  # the all-IRQs view open: no affinities recorded, none shown
-        sampler.start()
-        try:
-            while len(shown) < 5:
-                shown.append(got.get(timeout=30))
-                sampler.ack()
-        finally:
-            sampler.stop()
+        # The all-IRQs view open: no affinities recorded, none shown.
+        shown = sampled(reader, reader.ifname, 5, setup=all_irqs_open)
         assert reader.all_affinity_recorded() == {}
     assert [s.error for s in shown] == [None] * 5
     assert all(s.queues is None and s.driver_stats is None for s in shown)

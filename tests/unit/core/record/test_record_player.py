@@ -7,7 +7,7 @@ import queue
 from dataclasses import replace
 from pathlib import Path
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.core.record.player import RecordingReader
 from tuitune.core.record.replay import open_recording
 from tuitune.core.watch.sampler import Sample, Sampler

@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.fixture_hosts import SHARED_FIXTURES
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import all_irqs_open, live_findings, record, replayed, rerecorded
 from tuitune.cli import main
 from tuitune.core.host.irqs import IrqAffinity
 from tuitune.core.host.queuestats import parse_ethtool_s
 from tuitune.core.record.player import RecordingReader
-from tuitune.core.record.recorder import Recorder
 from tuitune.core.record.replay import open_recording
 from tuitune.core.untrusted import Refused
 from tuitune.core.watch.sampler import Sample, Sampler
@@ -50,17 +49,12 @@ def _affinity(tick: int) -> dict[str, IrqAffinity]:
 
 
 def _recording(tmp_path: Path) -> tuple[Path, list[Sample]]:
-    taken = record(tmp_path, tmp_path / "plain.rec", samples=5)
-    path = tmp_path / "queues.rec"
-    host = next(s.host for s in taken if s.host is not None)
-    rec = Recorder(path, iface="eth4", netns=None, interval=1.0, host=host, started=0.0)
-    out = []
-    for i, s in enumerate(taken):
-        s = replace(s, driver_stats=_stats(i), stats_source="ethtool -S", all_affinity=_affinity(i))
-        rec.sample(s)
-        out.append(s)
-    rec.close()
-    return path, out
+    def counted(i: int, s: Sample) -> Sample:
+        return replace(
+            s, driver_stats=_stats(i), stats_source="ethtool -S", all_affinity=_affinity(i)
+        )
+
+    return rerecorded(tmp_path, "queues.rec", counted)
 
 
 def test_queue_counters_and_affinities_read_back(tmp_path: Path) -> None:
@@ -78,18 +72,7 @@ def test_queue_counters_and_affinities_read_back(tmp_path: Path) -> None:
 
 def test_replay_has_the_recorded_per_queue_rates_and_affinities(tmp_path: Path) -> None:
     path, _taken = _recording(tmp_path)
-    shown: list[Sample] = []
-    with RecordingReader(open_recording(path)) as reader:
-        got: queue.Queue[Sample] = queue.Queue()
-        sampler = Sampler(reader, reader.ifname, got.put, interval=0.01, limit=5)
-        sampler.all_irqs = True  # the IRQ panel's all-IRQs view is open
-        sampler.start()
-        try:
-            while len(shown) < 5:
-                shown.append(got.get(timeout=30))
-                sampler.ack()
-        finally:
-            sampler.stop()
+    shown, _times = replayed(path, 5, all_irqs_open)
     last = shown[-1]
     assert last.queues is not None and last.rates is not None
     rx13, rx16 = last.queues.of("rx", 13), last.queues.of("rx", 16)
@@ -192,24 +175,13 @@ def test_advise_recording_judges_the_recorded_driver_counters(
     """advise --recording judges the window's per-queue and driver counters as the live
     advisor does (its first and last sample's): the NIC's named drop counter that rose
     (rx_missed_errors, 10 a tick) is in the finding, and the findings are the live ones."""
-    from tuitune.core.advise import Context, Facts, advise, window_of
-
     path, taken = _recording(tmp_path)
     code = main(["advise", "--recording", str(path), "--from", "1", "--to", "4", "--json"])
     doc = json.loads(capsys.readouterr().out)
     drops = [f for f in doc["findings"] if f["id"] == "nic-rx-drops"]
     assert drops, doc["findings"]
     assert any("rx_missed_errors +30 in 3 s (ethtool -S)" in e for e in drops[0]["evidence"])
-    host = next(s.host for s in taken if s.host is not None)
-    nic = next(s.nic for s in reversed(taken) if s.nic is not None)
-    window = window_of(
-        [s.counters for s in taken[1:5] if s.counters is not None],
-        {q.irq for q in nic.irqs},
-        taken[1].driver_stats,
-        taken[4].driver_stats,
-    )
-    live = advise(Facts(host, nic, window, Context("any")))
-    assert [f["id"] for f in doc["findings"]] == [f.id for f in live.findings]
+    assert [f["id"] for f in doc["findings"]] == live_findings(taken, 1, 4)
     assert code == 1
 
 

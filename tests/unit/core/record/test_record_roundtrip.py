@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.core.record import fileformat
 from tuitune.core.record.codec import encode
 from tuitune.core.record.recorder import Recorder

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.unit.core.record.recorded import record
+from tests.support.recorded import record
 from tuitune.core.record import fileformat
 from tuitune.core.record.fileformat import Writer, read
 from tuitune.core.record.recorder import Recorder

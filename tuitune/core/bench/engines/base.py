@@ -96,6 +96,11 @@ def pinned(argv: Sequence[str], cpu: int | None) -> list[str]:
     return [taskset, "-c", str(cpu), *argv]
 
 
+def pinned_hint(command: str, cpu: int | None) -> str:
+    """A server command for the user to run on the peer, under `taskset -c CPU` when pinned."""
+    return f"taskset -c {cpu} {command}" if cpu is not None else command
+
+
 def per_stream(spec: BenchSpec, port_step: int = 1) -> list[BenchSpec]:
     """A `--processes` run as one single-stream spec per process: ports port, port+step, ...;
     stream i pinned to stream_cpus[i] (cycled) and its server to server_cpus[i]."""

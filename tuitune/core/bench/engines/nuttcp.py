@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tuitune.core.bench.engines.base import Measure, Parser, pinned
-from tuitune.core.bench.limits import parse_length, parse_window
+from tuitune.core.bench.engines.base import Measure, Parser, pinned, pinned_hint
+from tuitune.core.bench.limits import length_bytes, parse_window
 from tuitune.core.bench.model import BenchResult, BenchSpec, Interval
 from tuitune.core.text import printable
 
@@ -81,7 +81,7 @@ class Nuttcp:
         if spec.direction == "reverse":
             argv.append("-r")
         if spec.length:
-            argv.append(f"-l{_bytes(spec.length)}")
+            argv.append(f"-l{length_bytes(spec.length)}")
         if spec.window:
             argv.append(f"-w{_window(spec.window)}")
         if spec.udp_rate:
@@ -96,17 +96,10 @@ class Nuttcp:
         return [exe, "-S", f"-P{port}", "--nofork"]
 
     def server_hint(self, spec: BenchSpec) -> str:
-        pin = f"taskset -c {spec.server_cpu} " if spec.server_cpu is not None else ""
-        return f"{pin}nuttcp -S -P{spec.port}"
+        return pinned_hint(f"nuttcp -S -P{spec.port}", spec.server_cpu)
 
     def parser(self, spec: BenchSpec, server_hint: str | None = None) -> Parser:
         return NuttcpParser(spec, server_hint or self.server_hint(spec))
-
-
-def _bytes(length: str) -> int:
-    norm = parse_length(length)
-    scale = {"K": 1024, "M": 1024**2}.get(norm[-1:], 1)
-    return int(norm.rstrip("KM")) * scale
 
 
 class NuttcpParser:

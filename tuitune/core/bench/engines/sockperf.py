@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tuitune.core.bench.engines.base import Measure, Parser, pinned
-from tuitune.core.bench.limits import parse_length
+from tuitune.core.bench.engines.base import Measure, Parser, pinned, pinned_hint
+from tuitune.core.bench.limits import length_bytes
 from tuitune.core.bench.model import BenchResult, BenchSpec, Interval
 from tuitune.core.text import printable
 
@@ -60,17 +60,14 @@ class Sockperf:
         argv = [exe, "ping-pong", "--tcp", "--full-rtt", "-i", spec.peer, "-p", str(spec.port)]
         argv += ["-t", str(spec.duration)]
         if spec.length:
-            norm = parse_length(spec.length)
-            scale = {"K": 1024, "M": 1024**2}.get(norm[-1:], 1)
-            argv += ["-m", str(int(norm.rstrip("KM")) * scale)]
+            argv += ["-m", str(length_bytes(spec.length))]
         return pinned(argv, spec.client_cpu)
 
     def server_argv(self, exe: str, bind: str, port: int) -> list[str]:
         return [exe, "server", "--tcp", "-i", bind, "-p", str(port)]
 
     def server_hint(self, spec: BenchSpec) -> str:
-        pin = f"taskset -c {spec.server_cpu} " if spec.server_cpu is not None else ""
-        return f"{pin}sockperf server --tcp -p {spec.port}"
+        return pinned_hint(f"sockperf server --tcp -p {spec.port}", spec.server_cpu)
 
     def parser(self, spec: BenchSpec, server_hint: str | None = None) -> Parser:
         return SockperfParser(spec, server_hint or self.server_hint(spec))

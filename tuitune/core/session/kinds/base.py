@@ -23,7 +23,7 @@ from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 # EthtoolLike, FileWriter, GroupRead, Values: re-exported, where the kinds have always found them.
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike
 from tuitune.core.host.platform import KindRead, Platform
-from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree
+from tuitune.core.host.root import HostRoot, KernelFileError, open_in_tree, read_value
 from tuitune.core.session import kernel_said
 from tuitune.core.session.kinds.edit import CANNOT_CHANGE, EditContext, EditSpec, HostRowEdit
 from tuitune.core.session.kinds.hostrow import Row
@@ -344,6 +344,38 @@ class Family:
 
     def udev_readback(self, command: str, ifname: str) -> list[UdevRead]:
         return []  # no lines of its own (udev_lines): the ATTR and ethtool tables read it
+
+
+class HostFile(Family):
+    """A host-wide setting held in one file (a cpufreq policy's governor, a C-state's
+    `disable`, a module parameter): read as the kernel prints it and written as one value to
+    that file, so the journal's original is exactly what was there and a restore writes it
+    back."""
+
+    value_form: Form = "text"
+    of_interface = False
+
+    def file(self, acc: KernelPort, key: Key) -> Path:
+        """The key's file; WriteRefused for a name that is not one of this family's."""
+        raise NotImplementedError
+
+    def read(self, acc: KernelPort, key: Key) -> GroupRead:
+        try:
+            path = self.file(acc, key)
+        except WriteRefused as exc:
+            return exc.state
+        value = read_value(acc.root, path, key.label)
+        return value if isinstance(value, Unavailable) else {key: value}
+
+    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
+        acc.writer(self.file(acc, key), value)
+        return ()
+
+    def scope(self, key: Key) -> catalog.Scope:
+        return "host"
+
+    def group(self, key: Key) -> tuple[object, ...]:
+        return (key.kind, key.name)
 
 
 def own_related(acc: KernelPort, key: Key, *, whole_group: bool) -> dict[Key, str | None]:

@@ -63,9 +63,8 @@ class BoostKind(Family):
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.cpu_power.boost (true/false, "on"/"off"). Host-wide."""
-        platform = doc.doc.get("platform")
-        power = platform.get("cpu_power") if isinstance(platform, dict) else None
-        boost = power.get("boost") if isinstance(power, dict) and doc.host_wide else None
+        power = doc.platform_part("cpu_power") if doc.host_wide else None
+        boost = power.get("boost") if power is not None else None
         if boost is None:
             return []
         where = "platform.cpu_power.boost"

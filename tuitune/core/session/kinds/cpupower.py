@@ -12,14 +12,13 @@ energy_performance_available_preferences) is refused before any write, in one li
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuitune.core import catalog
 from tuitune.core.cpulist import CpuListError, format_cpulist, parse_cpulist
 from tuitune.core.host.root import read_value
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import Form, GroupRead, HostFile, WriteRefused
 from tuitune.core.session.kinds.showform import (
     ShowDoc,
     ShowPart,
@@ -28,7 +27,6 @@ from tuitune.core.session.kinds.showform import (
     objects,
     state_or,
 )
-from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, is_text, plain, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.values import Unavailable
@@ -67,9 +65,7 @@ def _has_policies(cpufreq: Path) -> bool:
         return False
 
 
-class CpuPowerKind(Family):
-    value_form: Form = "text"
-    of_interface = False
+class CpuPowerKind(HostFile):
     carriers: tuple[str, ...] = ("cpu",)
 
     def host_wide(self, key: Key) -> str | None:
@@ -83,6 +79,9 @@ class CpuPowerKind(Family):
             f"{what} is the host's, one per cpufreq policy, not per namespace: changing it "
             "changes the host's CPUs for every namespace and every process"
         )
+
+    def file(self, acc: KernelPort, key: Key) -> Path:
+        return acc.root.sys_path(_path(key))
 
     def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
         """ "SELECTOR" (governor, EPP): each cpufreq policy covering one of its CPUs (a host
@@ -124,9 +123,8 @@ class CpuPowerKind(Family):
         """platform.cpu_power's frequency groups (each one's governor and EPP, read at
         cpu_governor's turn) and idle groups (their C-states' `disabled`). Host-wide: not
         read for a namespace."""
-        platform = doc.doc.get("platform")
-        power = platform.get("cpu_power") if isinstance(platform, dict) else None
-        if not doc.host_wide or not isinstance(power, dict):
+        power = doc.platform_part("cpu_power") if doc.host_wide else None
+        if power is None:
             return []
         if kind == "cpu_governor":
             return _show_frequency(power.get("frequency"))
@@ -135,19 +133,12 @@ class CpuPowerKind(Family):
         return []  # cpu_epp: with its group's governor
 
     def read(self, acc: KernelPort, key: Key) -> GroupRead:
-        try:
-            rel = _path(key)
-        except WriteRefused as exc:
-            return exc.state
-        if key.kind != "cstate_disable" and not _has_policies(acc.root.sys_path(_CPUFREQ)):
+        policy = key.kind != "cstate_disable" and _POLICY.fullmatch(key.name) is not None
+        if policy and not _has_policies(acc.root.sys_path(_CPUFREQ)):
             # The directory is there without cpufreq too (seen on this KVM host and in the
             # bench's guest): no policy in it is what says so.
             return Unavailable("unsupported", "no cpufreq here (a VM guest, or scaling is off)")
-        value = read_value(acc.root, acc.root.sys_path(rel), key.label)
-        return value if isinstance(value, Unavailable) else {key: value}
-
-    def absent(self, key: Key) -> Unavailable:
-        return Unavailable("missing", f"{key.label}: not present")
+        return super().read(acc, key)
 
     def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         acc.current(key)  # present, readable: or refused with the reason
@@ -164,10 +155,6 @@ class CpuPowerKind(Family):
             raise WriteRefused(key, Unavailable("error", f"{value[:32]!r}: choose {choice}"))
         return value
 
-    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
-        acc.writer(acc.root.sys_path(_path(key)), value)
-        return ()
-
     def related(self, acc: KernelPort, key: Key) -> dict[Key, str | None]:
         out: dict[Key, str | None] = {}
         keys = [key]
@@ -183,12 +170,6 @@ class CpuPowerKind(Family):
     def label(self, key: Key) -> str:
         what = {"cpu_governor": "governor", "cpu_epp": "EPP"}.get(key.kind)
         return f"cpufreq {key.name} {what}" if what else f"{key.name} disable"
-
-    def scope(self, key: Key) -> catalog.Scope:
-        return "host"
-
-    def group(self, key: Key) -> tuple[object, ...]:
-        return (key.kind, key.name)
 
     def form(self, key: Key) -> Form:
         return "count" if key.kind == "cstate_disable" else "text"  # the kernel's 0 or 1
@@ -256,14 +237,19 @@ def _group_cpus(g: Mapping[str, Any], where: str) -> str:
     return selector(cpus, f"{where}.cpus")
 
 
+def _groups(part: object, where: str) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """Each CPU group of a platform.cpu_power list (none when null or a state): where it
+    stands in the document, its CPUs, the group."""
+    if part is None or is_state(part):
+        return
+    for i, g in enumerate(objects(part, where)):
+        at = f"{where}[{i}]"
+        yield at, _group_cpus(g, at), g
+
+
 def _show_frequency(freq: object) -> list[Request]:
     out: list[Request] = []
-    where = "platform.cpu_power.frequency"
-    if freq is None or is_state(freq):
-        return out
-    for i, g in enumerate(objects(freq, where)):
-        at = f"{where}[{i}]"
-        cpus = _group_cpus(g, at)
+    for at, cpus, g in _groups(freq, "platform.cpu_power.frequency"):
         for r in cpu_requests(cpus, g.get("governor"), g.get("epp"), None, {}):
             out.append(Request(r.kind, r.name, r.text, f"{at}.{r.kind.removeprefix('cpu_')}"))
     return out
@@ -271,12 +257,7 @@ def _show_frequency(freq: object) -> list[Request]:
 
 def _show_idle(idle: object) -> list[Request]:
     out: list[Request] = []
-    where = "platform.cpu_power.idle"
-    if idle is None or is_state(idle):
-        return out
-    for i, g in enumerate(objects(idle, where)):
-        at = f"{where}[{i}]"
-        cpus = _group_cpus(g, at)
+    for at, cpus, g in _groups(idle, "platform.cpu_power.idle"):
         states = objects(g.get("states", []), f"{at}.states")
         wanted = {}
         for s in states:

@@ -63,7 +63,7 @@ class PrivFlags(EthtoolFamily):
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.private_flags (name -> true/false): settings of the interface."""
-        driver = doc.platform_driver() if doc.iface is not None else None
+        driver = doc.platform_part("driver") if doc.iface is not None else None
         flags = driver.get("private_flags") if driver is not None else None
         where = "platform.driver"
         if flags is None or (

@@ -230,7 +230,7 @@ class FecMode(EthtoolFamily):
 
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.fec_configured ("auto rs"), the configured modes, not the active."""
-        driver = doc.platform_driver() if doc.iface is not None else None
+        driver = doc.platform_part("driver") if doc.iface is not None else None
         fec = driver.get("fec_configured") if driver is not None else None
         if fec is None:
             return []

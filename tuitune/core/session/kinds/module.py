@@ -10,9 +10,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, Any
 
-from tuitune.core import catalog
-from tuitune.core.host.root import read_value
-from tuitune.core.session.kinds.base import Family, Form, GroupRead, WriteRefused
+from tuitune.core.session.kinds.base import HostFile, WriteRefused
 from tuitune.core.session.kinds.edit import HostRowEdit
 from tuitune.core.session.kinds.showform import (
     ShowDoc,
@@ -22,7 +20,6 @@ from tuitune.core.session.kinds.showform import (
     objects,
     state_or,
 )
-from tuitune.core.session.outcome import Effect
 from tuitune.core.session.profile_model import ProfileError, Request, shown
 from tuitune.core.session.settings import Key, Kind
 from tuitune.core.text import printable
@@ -38,14 +35,7 @@ _VALUE = re.compile(r"[ -~]{0,256}")  # printable ASCII, one line: the kernel pa
 _MODULE = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
-def _path(acc: KernelPort, key: Key) -> Path:
-    m = _NAME.fullmatch(key.name)
-    if m is None:
-        raise WriteRefused(key, Unavailable("error", f"{key.name!r} is not MODULE/PARAMETER"))
-    return acc.root.sys_path(f"module/{m.group(1)}/parameters/{m.group(2)}")
-
-
-class ModuleParam(Family):
+class ModuleParam(HostFile):
     host_row: HostRowEdit | None = HostRowEdit(
         "module_param",
         "a writable parameter (marked *) and its value, e.g. InterruptThrottleRate 3",
@@ -56,9 +46,13 @@ class ModuleParam(Family):
         start=lambda value, now: (" ".join(now.split()[:2]), now),
     )
 
-    value_form: Form = "text"
-    of_interface = False
     carriers: tuple[str, ...] = ("modprobe",)
+
+    def file(self, acc: KernelPort, key: Key) -> Path:
+        m = _NAME.fullmatch(key.name)
+        if m is None:
+            raise WriteRefused(key, Unavailable("error", f"{key.name!r} is not MODULE/PARAMETER"))
+        return acc.root.sys_path(f"module/{m.group(1)}/parameters/{m.group(2)}")
 
     def place(self, kind: Kind, r: Request, host: HostPlacing, errors: list[str]) -> dict[Key, str]:
         """ "MODULE/PARAM": the parameter's key."""
@@ -80,7 +74,7 @@ class ModuleParam(Family):
     def show_requests(self, kind: Kind, doc: ShowDoc) -> list[Request]:
         """platform.driver.parameters, the writable ones (set at load only: nothing to write
         at run time). Host-wide: a module's parameters are not a namespace's."""
-        driver = doc.platform_driver() if doc.host_wide else None
+        driver = doc.platform_part("driver") if doc.host_wide else None
         if driver is None:
             return []
         params, module = driver.get("parameters"), driver.get("module")
@@ -94,17 +88,9 @@ class ModuleParam(Family):
             out.append(module_request(module, p.get("name"), p["value"], at))
         return out
 
-    def read(self, acc: KernelPort, key: Key) -> GroupRead:
-        try:
-            path = _path(acc, key)
-        except WriteRefused as exc:
-            return exc.state
-        value = read_value(acc.root, path, key.label)
-        return value if isinstance(value, Unavailable) else {key: value}
-
     def validate(self, acc: KernelPort, key: Key, text: str) -> str:
         acc.current(key)
-        path = _path(acc, key)
+        path = self.file(acc, key)
         try:
             mode = os.lstat(path).st_mode
         except OSError:
@@ -117,16 +103,9 @@ class ModuleParam(Family):
             raise WriteRefused(key, Unavailable("error", "one line of printable ASCII"))
         return value
 
-    def write(self, acc: KernelPort, key: Key, value: str) -> tuple[Effect, ...]:
-        acc.writer(_path(acc, key), value)
-        return ()
-
     def label(self, key: Key) -> str:
         module, _, param = key.name.partition("/")
         return f"module {module} parameter {param}"
-
-    def scope(self, key: Key) -> catalog.Scope:
-        return "host"
 
     def host_wide(self, key: Key) -> str | None:
         module = printable(key.name.partition("/")[0], 64)  # a profile's word: shown as text
@@ -134,9 +113,6 @@ class ModuleParam(Family):
             f"A module parameter is the host's, not per namespace: changing {module}'s "
             f"changes every device {module} drives, in every namespace"
         )
-
-    def group(self, key: Key) -> tuple[object, ...]:
-        return (key.kind, key.name)
 
 
 def module_request(module: object, param: object, value: object, where: str) -> Request:

@@ -53,11 +53,12 @@ class ShowDoc:
         """Host-wide parts (CPU power, module parameters) are read: applied to the host."""
         return self.netns is None
 
-    def platform_driver(self) -> dict[str, Any] | None:
-        """`platform.driver` when it is an object (the rest of `platform` reports the host)."""
+    def platform_part(self, name: str) -> dict[str, Any] | None:
+        """`platform.NAME` (driver, cpu_power) when it is an object (the rest of `platform`
+        reports the host)."""
         platform = self.doc.get("platform")
-        driver = platform.get("driver") if isinstance(platform, dict) else None
-        return driver if isinstance(driver, dict) else None
+        part = platform.get(name) if isinstance(platform, dict) else None
+        return part if isinstance(part, dict) else None
 
 
 @dataclass(frozen=True)

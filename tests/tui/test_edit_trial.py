@@ -5,6 +5,7 @@ is the screen's own."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -25,11 +26,14 @@ async def test_an_unconfirmed_trial_is_put_back_by_the_screen(
         watchdog_process, "spawn", lambda spec: 0
     )  # no helper process: the screen's
     async with editing(tmp_path) as h:
-        h.app.editor.trial_seconds = 2.0
+        # Long enough to be seen at any load (a 2 s trial ended unseen at load 10, cc22);
+        # then its clock is run out, as if the seconds had passed.
+        h.app.editor.trial_seconds = 60.0
         before = mtu(h)
         await edit(h, "nic", "link:mtu", "9000")
         await h.wait(lambda: mtu(h) == "9000")
         await h.wait(lambda: f"TRIAL {DEV} mtu: reverts in" in h.tui.header())
+        h.app.editor.trial_deadline = time.monotonic()
         await h.tui.press("p")  # paused: no sample redraws, the countdown still runs
         await h.wait(lambda: mtu(h) == before)
         await h.wait(lambda: "trial ended, put back" in h.tui.header())

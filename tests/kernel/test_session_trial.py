@@ -30,7 +30,8 @@ from tuitune.core.session import HostAccess, Journal, Key
 ns, dev, jdir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 access = HostAccess(HostRoot(netns=ns))
 journal = Journal.open(access, jdir)
-out, trial = journal.apply_trial(Key.mtu(dev), "9000", seconds=1.0)
+# 3 s: the test reads 9000 before the deadline even at load 10 (1 s raced it)
+out, trial = journal.apply_trial(Key.mtu(dev), "9000", seconds=3.0)
 assert out.status == "changed" and trial is not None, out
 print(trial.pid, trial.deadline, journal.path, flush=True)
 signal.pause()

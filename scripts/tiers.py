@@ -424,8 +424,8 @@ def main() -> int:
     mark = "not vmbench and not throughput"
     pieces = [
         *split("tui", mark, 2),
+        Tier("kernel", ["tests/kernel", "-m", mark]),  # the longest left (cc22: last, alone)
         *split("unit", mark, 2),
-        Tier("kernel", ["tests/kernel", "-m", mark]),
         Tier("security", ["tests/security", "-m", mark]),
     ]
     # Measured throughput on this machine: never while the guests take the CPUs; as soon as

@@ -422,16 +422,21 @@ def main() -> int:
     # left one core idle for the last 180 s: the tiers are cut in pieces by file, longest
     # first, so the two lanes end close together.
     mark = "not vmbench and not throughput"
+    unit = split("unit", mark, 2)
     pieces = [
+        # Longest first, so the last pieces are short (cc23 ended on security alone).
         *split("tui", mark, 2),
-        Tier("kernel", ["tests/kernel", "-m", mark]),  # the longest left (cc22: last, alone)
-        *split("unit", mark, 2),
+        Tier("kernel", ["tests/kernel", "-m", mark]),
+        unit[0],  # cc23: 144 s (the playbooks), the other 61 s
         Tier("security", ["tests/security", "-m", mark]),
+        unit[1],
     ]
     # Measured throughput on this machine: never while the guests take the CPUs; as soon as
     # they are gone, the next free lane runs it beside the other lane's pytest (one busy
     # process: less than the two CPU hogs the suite must pass beside, docs/testing.md).
-    after_guest = Tier("throughput", ["tests", "-m", "throughput and not vmbench"])
+    after_guest = Tier("throughput", ["tests", "-m", "throughput and not alone and not vmbench"])
+    # What needs the CPUs to itself (a CPU saturated beside one with room): last, alone.
+    alone = Tier("alone", ["tests", "-m", "alone and not vmbench"])
     vm_env = {"TUITUNE_VM_OUT": str(out)} if guests else {}
     reader = Tier("vm", ["tests/vm/test_bench_host.py", "-m", "vmbench"], env=vm_env)
 
@@ -450,6 +455,8 @@ def main() -> int:
         late = [after_guest] if wanted(after_guest) else []
         results += run_lanes(queue, late, guests, out)
         guests = []
+        if wanted(alone):
+            results.append(run_tier(alone, out))
         if not args.no_vm and wanted(reader):
             results.append(run_tier(reader, out))
     finally:

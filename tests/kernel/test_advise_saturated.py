@@ -36,6 +36,8 @@ import pytest
 from tuitune.cli import main
 from tuitune.core.advise import thresholds as t
 
+from .conftest import stop
+
 # Saturation needs the CPUs to itself: beside another lane's pytest, cpu0 had no room and the
 # rule rightly stayed quiet, so the test skipped (cc23). It runs last, alone.
 pytestmark = [pytest.mark.kernel, pytest.mark.throughput, pytest.mark.alone]
@@ -124,12 +126,7 @@ def saturated() -> Iterator[Saturated]:
         yield Saturated(ns, dev, peer_ns, procs)
     finally:
         for p in reversed(procs):
-            p.terminate()
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            stop(p)
         for n in (ns, peer_ns):
             subprocess.run(["ip", "netns", "del", n], check=False, capture_output=True)
 

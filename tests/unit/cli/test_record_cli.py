@@ -40,9 +40,12 @@ def test_a_full_file_system_stops_recording_with_one_line(tmp_path: Path) -> Non
     assert done.stderr == f"tuitune: {out}: recording stopped: File too large\n"
     assert out.stat().st_size == 4096
     rec = open_recording(out)
-    assert rec.reading.cut is not None and "not a whole record" in rec.reading.cut
+    # The limit falls inside a frame (read as cut) or, about one run in thirty (a delta frame
+    # is ~30 bytes), exactly at a frame's end: then the file is whole and nothing is cut.
+    # test_record_roundtrip cuts at every byte; here the stop itself is what is tested.
+    assert rec.reading.cut is None or "not a whole record" in rec.reading.cut, rec.reading.cut
     _first, last, n = rec.span()
-    assert n >= 2 and f"{n} samples" in done.stdout
+    assert n >= 2 and f": {n} samples, 4096 bytes" in done.stdout
     assert rec.moment(last).counters.link is not None
 
 

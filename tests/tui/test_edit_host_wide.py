@@ -51,3 +51,28 @@ async def test_a_host_wide_change_from_a_namespace_asks_then_is_journaled(tmp_pa
         assert {k.name: v for k, v in journal.originals().items()} == {BACKLOG: "1000"}
         await h.tui.press("u")  # undo asks nothing: it puts the original back
         await h.wait(lambda: backlog(h) == "1000")
+
+
+async def test_a_sweep_of_a_host_wide_sysctl_from_a_namespace_asks_first(tmp_path: Path) -> None:
+    """The sweep writes through the screen's session, which may write the host's settings:
+    it asks once, before its first change; Esc starts nothing and says why on the form."""
+    from tuitune.tui.screens.sweep import SweepScreen
+
+    async with editing(tmp_path, netns="lab") as h:
+        await h.tui.press("W")
+        await h.wait(lambda: isinstance(h.app.screen, SweepScreen))
+        form = h.app.screen
+        form.query_one("#sweep-dim1", Input).value = f"{BACKLOG} = 1000 | 250000"
+        form.query_one("#sweep-dim2", Input).value = ""
+        form.query_one("#sweep-peer", Input).value = "198.18.0.2"
+        form.query_one("#sweep-dim1", Input).focus()
+        await h.tui.press("enter")
+        await h.wait(lambda: isinstance(h.app.screen, ChoiceScreen))
+        said = " ".join(h.shown(s) for s in h.app.screen.query(Static))
+        assert f"{BACKLOG} is one value for the whole host" in said
+        assert "This session is in network namespace lab" in said
+        await h.tui.press("escape")
+        await h.wait(lambda: h.app.screen is form)
+        await h.wait(lambda: "not started: it would change the whole host" in h.shown(form))
+        assert h.nothing_written() and backlog(h) == "1000"
+        assert not h.app.app_sweep.running

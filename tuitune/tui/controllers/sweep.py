@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from tuitune.core.session.settings import Key
+from tuitune.tui.controllers.host_wide import ask_host_wide
 from tuitune.tui.shell import Shell
 
 # The sweep's code and screen load when W is pressed, not with the live screen (its start-up,
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from tuitune.core.lab import Lab
     from tuitune.core.sweep.pivot import Pivot
     from tuitune.core.sweep.runner import SweepOutcome, SweepRunner
+    from tuitune.core.sweep.spec import SweepSpec
     from tuitune.tui.screens.sweep import SweepScreen
 
 DEMO = {"dim1": "tso = on | off", "dim2": "mtu = 1500 | 9000", "design": "grid"}
@@ -121,26 +124,39 @@ class SweepController:
         lab = self.lab
         target = Target.in_lab(ifname, peer, session.root.netns, lab)
         notebook = self.notebook(ifname)
-        reader = HostReader(session.root)
         shell = self.shell
-        runner = SweepRunner(spec, session, reader, target, notebook, say=self._say)
-        # Under --record, the sweep's setting changes are journal steps in the screen's
-        # recording, as the screen's own changes are (docs/recording.md).
-        runner.on_journal = getattr(shell, "record_event", None)
-        self.runner = runner
 
-        def work() -> None:
-            try:
-                with reader:
-                    out = runner.run()
-                table = pivots.build(spec, out.sweep_id, sweep_runs(notebook, out.sweep_id))
-                shell.post_message(SweepController.News(table=table, outcome=out))
-            except SweepError as exc:
-                shell.post_message(SweepController.News(problem=str(exc)))
-            except Exception as exc:  # a traceback is never the user's answer
-                shell.post_message(SweepController.News(problem=f"the sweep failed: {exc}"))
+        def go() -> None:
+            if self.runner is not None:
+                return
+            reader = HostReader(session.root)
+            runner = SweepRunner(spec, session, reader, target, notebook, say=self._say)
+            # Under --record, the sweep's setting changes are journal steps in the screen's
+            # recording, as the screen's own changes are (docs/recording.md).
+            runner.on_journal = getattr(shell, "record_event", None)
+            self.runner = runner
 
-        shell.in_thread(work, group="sweep")
+            def work() -> None:
+                try:
+                    with reader:
+                        out = runner.run()
+                    table = pivots.build(spec, out.sweep_id, sweep_runs(notebook, out.sweep_id))
+                    shell.post_message(SweepController.News(table=table, outcome=out))
+                except SweepError as exc:
+                    shell.post_message(SweepController.News(problem=str(exc)))
+                except Exception as exc:  # a traceback is never the user's answer
+                    shell.post_message(SweepController.News(problem=f"the sweep failed: {exc}"))
+
+            shell.in_thread(work, group="sweep")
+
+        def no() -> None:
+            shell.post_message(
+                SweepController.News(problem="not started: it would change the whole host")
+            )
+
+        # The screen's session may write the host's settings from a namespace (it asks
+        # before each); a sweep writes many, so it asks once, before the first.
+        ask_host_wide(shell, spec_keys(spec, ifname), go, no)
         self._cell = "checking every cell on this host before the first change ..."
         return None
 
@@ -210,3 +226,17 @@ class SweepController:
             self._cell = line
         if line:
             screen.status(f"{self._cell}  {line}" if line != self._cell else line)
+
+
+def spec_keys(spec: SweepSpec, ifname: str) -> list[Key]:
+    """The settings a sweep of `spec` writes on `ifname`'s host (test parameters and the IRQ
+    plan aside: neither is ever a whole host's)."""
+    from tuitune.core.sweep.spec_cpus import IRQ_PLAN
+
+    return [
+        Key(s.kind, ifname, s.field)
+        for d in spec.dimensions
+        for v in d.values
+        for s, _text in v.settings
+        if s.kind is not None and s != IRQ_PLAN
+    ]

@@ -27,8 +27,8 @@ from tuitune.core.watch.rates import Rates
 from tuitune.core.watch.sampler import DriverStats, Sample
 from tuitune.core.watch.snapshot import Counters
 from tuitune.tui.controllers.edit import Editor
+from tuitune.tui.controllers.host_wide import ask_host_wide
 from tuitune.tui.screens.box import BoxScreen
-from tuitune.tui.screens.dialogs import ChoiceScreen
 from tuitune.tui.shell import Shell
 
 # The rules (tuitune.core.advise) load on the worker that first judges a window, or on A:
@@ -457,25 +457,9 @@ class Advisor:
         if f.trial:
             shell.notify_line(f"{f.id}: apply it on trial from the NIC panel (e on its row)", True)
             return
-        host = shell.selection().host
-        wide = [c.key for c in f.change if c.key.scope == "host"]
-        if wide and host is not None and host.netns:
-
-            def answer(choice: str | None) -> None:
-                if choice == "y":
-                    self._gate(f)
-
-            shell.push_screen(
-                ChoiceScreen(
-                    "Host-wide settings",
-                    f"{f.id} changes {', '.join(k.label for k in wide[:3])}: one value for the "
-                    f"whole host, not only for netns {host.netns}.",
-                    [("y", "change them for the whole host")],
-                ),
-                answer,
-            )
-            return
-        self._gate(f)
+        # The question every write path of the screen asks (its handler's word on what is the
+        # whole host's), once for the finding's changes.
+        ask_host_wide(shell, [c.key for c in f.change], lambda: self._gate(f))
 
     def _gate(self, f: Finding) -> None:
         # A change that stops irqbalance itself (the IRQ moves do, while it runs) needs no gate.

@@ -107,3 +107,21 @@ def test_a_handlers_row_lands_at_the_end_of_its_section(
     at = labels.index((SECTIONS[1], "demo"))
     assert all(SECTIONS.index(s) <= 1 for s, _ in labels[:at])
     assert all(SECTIONS.index(s) >= 2 for s, _ in labels[at + 1 :])
+
+
+def test_a_captures_fec_gives_show_json_its_configured_modes(tmp_path: Path) -> None:
+    """`show --json --root CAPTURE` gave fec_configured null: the capture keeps the row's
+    text, and the configured modes are in it. Now they come back, so the document applies."""
+    from tuitune.core.session.kinds.fec import FecMode, FecRead
+
+    tree = vm_tree(tmp_path / "vm")
+    (tree / DIR).mkdir()
+    kept = replace(_device(None), kinds={"fec": "active rs (configured auto rs baser)"})
+    (tree / DIR / "eth0.json").write_bytes(capture_json(kept))
+    plat = read_platform(HostRoot.fixture(tree), "eth0", reads=[FecRead()])
+    src = type("Src", (), {"platform": plat})()
+    part = FecMode().show_json("fec", src)  # type: ignore[arg-type]
+    assert part[("platform", "driver", "fec")] == "active rs (configured auto rs baser)"
+    assert part[("platform", "driver", "fec_configured")] == "auto rs baser"
+    # A text of another shape is not taken for modes: still shown, nothing applied back.
+    assert FecRead().replay("rs, somehow").configured is None

@@ -160,7 +160,7 @@ def fec_modes(key: Key, value: str) -> str:
 class FecShown:
     """The platform snapshot's FEC: the row's text ("active rs (configured auto)") or the
     read's state, and the configured modes alone (what `show --json` applies back; None
-    where only the text is known: a capture keeps the text)."""
+    where the text holds none: a read's state, or a capture's text of another shape)."""
 
     text: str | Unavailable
     configured: str | None = None
@@ -183,7 +183,11 @@ class FecRead:
         return FecShown(text, got.configured_names)
 
     def replay(self, kept: str | Unavailable) -> FecShown:
-        return FecShown(kept)
+        # The configured modes are in the kept text: `show --json --root CAPTURE` gives them
+        # back as the live host's would (before, null: a capture could not be re-applied).
+        m = _KEPT_TEXT.fullmatch(kept) if isinstance(kept, str) else None
+        mask = fec_mask(m[2]) if m else None
+        return FecShown(kept, fec_names(mask) if mask is not None else None)
 
 
 def _shown(platform: Platform) -> FecShown | None:

@@ -13,7 +13,11 @@ pane, a private HOME (btop's refresh period set there, peers.py).
 * observer: the tools run at the same time at one refresh rate, each in its own server;
   after every screen shows numbers and a warm-up, the CPU time of the whole process tree
   (utime+stime of /proc/PID/stat, reaped children included) is read at the start and the
-  end of the window. tuitune runs through _named_threads.py so its threads can be told
+  end of the window, and beside it the nanoseconds of task/*/schedstat (live threads: finer
+  than stat's 10 ms ticks), and the same for the tool's tmux server, its terminal, which the
+  ratios count with the tool (a tool that writes more bytes makes its terminal work more).
+  htop's -d counts tenths of a second: at 4 Hz both neighbours run (htop_delays). tuitune
+  runs through _named_threads.py so its threads can be told
   apart: "tick" is the sampler thread and the kernel-I/O thread (reads and rates), "frame"
   the main thread (Textual's drawing), "other" the terminal's input/output threads.
   Resident memory (VmRSS) is read at the end of each window. Beside them runs the Textual
@@ -27,6 +31,7 @@ busy CPUs of the whole machine are recorded for each window.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import re
@@ -98,8 +103,8 @@ def tools(p: peers.Peers, iface: str, interval: float) -> list[Tool]:
         )
     ]
     if "htop" in p.paths:
-        tenths = max(1, round(interval * 10))  # htop -d counts tenths of a second
-        out.append(Tool("htop", f"htop -d {tenths}", [p.paths["htop"], "-d", str(tenths)]))
+        for tenths in htop_delays(interval):
+            out.append(Tool("htop", f"htop -d {tenths}", [p.paths["htop"], "-d", str(tenths)]))
     if "btop" in p.paths:
         ms = int(interval * 1000)
         out.append(Tool("btop", f"btop (update_ms {ms})", [p.paths["btop"], "--utf-force"]))
@@ -108,6 +113,21 @@ def tools(p: peers.Peers, iface: str, interval: float) -> list[Tool]:
     if "network-top" in p.paths and interval == int(interval):  # -i takes whole seconds
         out.append(Tool("network-top", f"network-top -i {t}", [p.paths["network-top"], "-i", t]))
     return out
+
+
+def htop_delays(interval: float) -> list[int]:
+    """htop's -d for `interval`: it counts tenths of a second, so 4 Hz (2.5 tenths) has none;
+    both neighbours run (-d 2 is 5 Hz, -d 3 is 3.3 Hz) and the writer interpolates between
+    them in refresh rate. (round(2.5) is 2: one htop at 5 Hz compared unequal work.)"""
+    tenths = interval * 10
+    if abs(tenths - round(tenths)) < 1e-9:
+        return [max(1, round(tenths))]
+    return [max(1, math.floor(tenths)), math.ceil(tenths)]
+
+
+def _tree_ns(pid: int) -> int:
+    """Nanoseconds on CPU of pid and its live descendants (schedstat)."""
+    return sum(_proc.run_ns(q) for q in (pid, *_proc.descendants(pid)))
 
 
 def floor_tool(interval: float) -> Tool:
@@ -256,6 +276,9 @@ def observer(
                     print(f"observer: {tool.label} never showed numbers", file=sys.stderr)
             time.sleep(warmup)
             before = {label: _proc.tree_cpu(pid) for label, (_, pid) in servers.items()}
+            ns0 = {label: _tree_ns(pid) for label, (_, pid) in servers.items()}
+            # The terminal: each tool's tmux server, its own threads only (its tree is the tool).
+            term0 = {label: _proc.run_ns(srv.pid) for label, (srv, _) in servers.items()}
             tuitune_pid = servers[contenders[0].label][1]
             floor_pid = servers[floor_label][1]
             parts0 = _threads(tuitune_pid)
@@ -263,6 +286,8 @@ def observer(
             win = Window()
             time.sleep(seconds)
             after = {label: _proc.tree_cpu(pid) for label, (_, pid) in servers.items()}
+            ns1 = {label: _tree_ns(pid) for label, (_, pid) in servers.items()}
+            term1 = {label: _proc.run_ns(srv.pid) for label, (srv, _) in servers.items()}
             parts1 = _threads(tuitune_pid)
             floor1 = _main_thread(floor_pid)
             window = win.end()
@@ -275,7 +300,18 @@ def observer(
             split = {k: round((parts1[k] - parts0.get(k, 0.0)) / wall, 5) for k in parts1}
             # The floor's main thread: the same part of it as tuitune's "frame".
             split["floor_frame"] = round((floor1 - floor0) / wall, 5)
-            rounds.append({"cpu_s_per_s": cpu, "rss_mb": rss, "tuitune_parts": split, **window})
+            sched = {label: round((ns1[label] - ns0[label]) / 1e9 / wall, 6) for label in ns0}
+            term = {label: round((term1[label] - term0[label]) / 1e9 / wall, 6) for label in ns0}
+            rounds.append(
+                {
+                    "cpu_s_per_s": cpu,
+                    "sched_s_per_s": sched,
+                    "terminal_s_per_s": term,
+                    "rss_mb": rss,
+                    "tuitune_parts": split,
+                    **window,
+                }
+            )
         finally:
             for server, _ in servers.values():
                 server.kill()

@@ -68,6 +68,7 @@ class Run:
     costs: list[float] = field(default_factory=list)  # seconds, ticks 2..N
     cpu: list[float] = field(default_factory=list)  # CPU seconds of the process, same ticks
     full: list[bool] = field(default_factory=list)  # read the whole table at that tick
+    host: list[bool] = field(default_factory=list)  # read the host state at that tick
     nbytes: list[int] = field(default_factory=list)
     nfiles: list[int] = field(default_factory=list)
     by_file: list[dict[str, int]] = field(default_factory=list)  # bytes per group of files
@@ -87,6 +88,11 @@ class Run:
         return {
             "typical_ms": statistics.median(ms),
             "worst_ms": max(ms),
+            # The ticks that also read the host state (sysctls, topology, the irqbalance scan:
+            # every HOST_EVERY ticks live); None when the run had none after the first.
+            "host_worst_ms": max(
+                (c for c, h in zip(ms, self.host, strict=True) if h), default=None
+            ),
             "wall_typical_ms": statistics.median(c * 1000 for c in self.costs),
             "wall_worst_ms": max(c * 1000 for c in self.costs),
             "proc_cpu_ms_per_tick": self.proc_cpu * 1000 / len(ms),
@@ -150,9 +156,9 @@ def run_sampler(
     all_irqs: bool = False,
 ) -> Run:
     got: queue.Queue[Sample] = queue.Queue()
-    sampler = Sampler(
-        reader, ifname, got.put, interval=0.0, host_every=10**6, full_every=full_every
-    )
+    # The live screen's host-state cadence (HOST_EVERY): a run of more ticks than that has
+    # one such tick after the first, with its reads in the worst tick (issue 38).
+    sampler = Sampler(reader, ifname, got.put, interval=0.0, full_every=full_every)
     sampler.all_irqs = all_irqs  # the all-IRQs view: the whole table and affinities each tick
     run = Run(name)
     with ReadLog().watching(reader) as log:
@@ -168,6 +174,7 @@ def run_sampler(
                     run.costs.append(sample.cost)
                     run.cpu.append(spent)
                     run.full.append(bool(sample.counters and sample.counters.irq_full))
+                    run.host.append(sample.host is not None)
                     run.nbytes.append(log.nbytes(k))
                     run.nfiles.append(len(log.files(k)))
                     run.by_file.append(_by_file(log.ticks[k - 1]))
@@ -244,7 +251,8 @@ def fixture_json(rows: int | None, ticks: int, repeats: int) -> dict[str, object
         "full_every": FULL_EVERY,
         "repeats": repeats,
         "runs": runs,
-        "goal": {"typical_ms": 15.0, "worst_ms": 60.0, "bytes_ratio": 10.0},
+        # Issue 38: typical <= 15 ms and worst <= 30 ms at 1000 rows, on both paths.
+        "goal": {"typical_ms": 15.0, "worst_ms": 30.0, "bytes_ratio": 10.0},
     }
 
 

@@ -105,6 +105,37 @@ def _cpu_by_part(parts: Mapping[str, Any] | None, typical: float, goal: float) -
     ]
 
 
+def _whole_path_goal(old: Sequence[Mapping[str, Any]], goal: Mapping[str, Any]) -> list[str]:
+    """Issue 38: the same goal on the whole-table path (`--root` trees, the all-IRQs view,
+    a kernel without the per-IRQ files read the whole table every tick)."""
+    typical, worst = _med(old, "typical_ms"), _med(old, "worst_ms")
+    return [
+        "",
+        f"The whole-table path against the same goal: typical <= {goal['typical_ms']:g} ms:"
+        f" {_met(typical <= goal['typical_ms'])} ({typical:.1f}); worst <="
+        f" {goal['worst_ms']:g} ms: {_met(worst <= goal['worst_ms'])} ({worst:.1f}).",
+    ]
+
+
+def _host_tick(
+    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], goal: float
+) -> list[str]:
+    """The worst tick that also read the host state (sysctls, topology, the irqbalance scan),
+    each path; nothing when the runs had no such tick (older results, or fewer ticks)."""
+    said = []
+    for name, runs in (("per-IRQ files", new), ("whole table", old)):
+        xs = [float(r["host_worst_ms"]) for r in runs if r.get("host_worst_ms") is not None]
+        if xs:
+            said.append(f"{name} {max(xs):.1f} ms ({_met(max(xs) <= goal)})")
+    if not said:
+        return []
+    return [
+        "",
+        "The tick that also read the host state (once every 30 ticks live), its worst over"
+        f" the runs against the {goal:g} ms worst: " + "; ".join(said) + ".",
+    ]
+
+
 def irqfiles_section(data: Mapping[str, Any]) -> str:
     host = data["host"]
     runs: Mapping[str, list[Mapping[str, float]]] = data["runs"]
@@ -150,12 +181,14 @@ def irqfiles_section(data: Mapping[str, Any]) -> str:
             rows,
         ),
         "",
-        f"Goal (issue 18): typical <= {goal['typical_ms']:g} ms:"
+        f"Goal: typical <= {goal['typical_ms']:g} ms:"
         f" {_met(typical <= goal['typical_ms'])} ({typical:.1f}); worst <="
         f" {goal['worst_ms']:g} ms: {_met(worst <= goal['worst_ms'])}"
         f" ({worst:.1f}); bytes per tick cut >= {goal['bytes_ratio']:g}x:"
         f" {_met(ratio >= goal['bytes_ratio'])} ({ratio:.1f}x on this {host['irq_rows']}-row"
         " table; a real 1152-CPU host's has about 1000 rows: `--rows 1000`)." + _loaded(data),
+        *_whole_path_goal(old, goal),
+        *_host_tick(old, new, float(goal["worst_ms"])),
         *_bytes_by_file(old, new),
         *_cpu_by_part(data.get("parts"), typical, float(goal["typical_ms"])),
         "",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tuitune.core import catalog
 from tuitune.core.closing import Closing
 from tuitune.core.host.conns import Connection, read_connections
-from tuitune.core.host.cpus import read_topology
+from tuitune.core.host.cpus import TopologyReader
 from tuitune.core.host.ethtool import Ethtool
 from tuitune.core.host.ethtool_device import EthtoolLike as EthtoolLike  # tests find it here
 from tuitune.core.host.ethtool_ioctl import EthtoolIoctl
@@ -126,6 +126,7 @@ class HostReader(Closing):
         self._stat_text = StatReader()  # reads /proc/stat up to its cpu lines' end
         self._softirqs = SoftirqsReader()  # reads only the NET_TX/NET_RX rows' lines
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
+        self._topology = TopologyReader()  # each CPU's files again only after a hotplug
         if ethtool is None and self.root.jail is not None:
             # A capture's tree holds its interface's ethtool state (core/capture/device.py).
             from tuitune.core.capture.device import device_reader
@@ -499,7 +500,7 @@ class HostReader(Closing):
             hostname=proc_text("sys/kernel/hostname", "unknown host"),
             kernel=kernel,
             netns=root.netns or self._tree_netns,
-            topology=read_topology(root, stat_cpus),
+            topology=self._topology.read(root, stat_cpus),
             irqbalance=read_irqbalance(root),
             sysctls=tuple(_sysctl_value(root, e, kernel, host_wide) for e in catalog.SYSCTLS),
             is_root=os.geteuid() == 0,

@@ -119,13 +119,16 @@ class GridView:
         self.scene.show_heat_cursor(self.cpu_under_cursor())
 
     def next_mode(self) -> str:
-        """v: automatic, heat map, list. The notice to show."""
+        """v: the other of heat map and list, so every press changes the screen (the cycle
+        through "automatic" had a press that changed nothing: on a big host the first one,
+        automatic already showing the heat map). Automatic is the start, the size's choice,
+        until the user makes theirs. The notice to show."""
         s = self.scene
-        s.grid_mode = {"auto": "heat", "heat": "list", "list": "auto"}[s.grid_mode]
+        heat = self.heat_mode(self.data())
+        s.grid_mode = "list" if heat else "heat"
         self.draw()
-        if s.grid_mode == "auto":
-            return "CPU grid: automatic (heat map when the CPUs do not fit)"
-        return f"CPU grid: {s.grid_mode}"
+        other = "list" if s.grid_mode == "heat" else "heat map"
+        return f"CPU grid: {'heat map' if s.grid_mode == 'heat' else 'list'} (v: {other})"
 
     def next_sort(self) -> str:
         """o: the next order of the CPU list. The notice to show."""

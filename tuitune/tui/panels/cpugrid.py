@@ -33,6 +33,7 @@ from tuitune.tui.panels.heatlayout import HeatLayout, heat_layout
 from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
 
 ALL_KEY = "cpu:all"
+_UNDERLINE, _REVERSE = Style(underline=True), Style(reverse=True)  # NIC-local; the cursor's
 # A heat-map line's piece: separator text (style None), or one cell's glyph and heat style.
 Cell = tuple[str, Style | None]
 
@@ -329,6 +330,9 @@ class HeatMap(Widget):
         self.selected: int | None = None
         self._base = Style()
         self._drawn: list[tuple[Cell, ...]] = []  # each shown line's cells, as last drawn
+        # What `_drawn` was worked out from (_state): while it holds, a line is drawn from
+        # its cells there, not worked out again (a 1152-CPU map is 16 lines of 72 cells).
+        self._drawn_for: tuple[object, ...] | None = None
         # What the layout was made for: the topology (by identity), CPUs, width, max_lines.
         self._made_for: tuple[object, ...] | None = None
 
@@ -348,6 +352,33 @@ class HeatMap(Widget):
             self._drawn = []
             self.refresh(layout=True)  # a new layout is what costs: only when the height moves
             return
+        self._repaint()
+
+    def select(self, cpu: int | None) -> None:
+        """Mark `cpu` (the list's cursor): only the lines whose cells changed are drawn again,
+        the old mark's and the new one's (a key in the list repainted the whole map)."""
+        self.selected = cpu
+        self.follow()
+        if self.data is None or not self.display:
+            self.refresh()  # drawn afresh when next shown (update)
+            return
+        self._repaint()
+
+    def _state(self) -> tuple[object, ...]:
+        """What the shown lines' cells are worked out from."""
+        return (self.data, self.glyphs, self.palette, self.layout_, self.top, self.selected)
+
+    def _holds(self, state: tuple[object, ...] | None) -> bool:
+        now = self._state()
+        # The data, glyphs, palette and layout by identity (each is made anew when it
+        # changes), the numbers by value.
+        return (
+            state is not None
+            and all(a is b for a, b in zip(state[:4], now[:4], strict=True))
+            and (state[4:] == now[4:])
+        )
+
+    def _repaint(self) -> None:
         # Repaint only the lines whose cells changed: an idle host's map, or a 1 Hz tick that
         # moved one CPU's figures, must not re-render (and re-send) every line (issue 18).
         drawn = [self._cells(y) for y in range(self._shown_count())]
@@ -357,7 +388,7 @@ class HeatMap(Widget):
             for y, cells in enumerate(drawn)
             if y >= len(self._drawn) or self._drawn[y] != cells
         ]
-        self._drawn = drawn
+        self._drawn, self._drawn_for = drawn, self._state()
         if changed:
             self.refresh(*changed)
 
@@ -409,38 +440,52 @@ class HeatMap(Widget):
         self._base = self.rich_style  # once per paint: it walks every ancestor's styles
         return super().render_lines(crop)
 
+    def _line(self, y: int) -> tuple[Cell, ...]:
+        """Line y's cells as drawn: those worked out when the data or the mark last changed
+        (_repaint) while nothing they came from changed since, else worked out now."""
+        if y < len(self._drawn) and self._holds(self._drawn_for):
+            return self._drawn[y]
+        return self._cells(y)
+
     def _cells(self, y: int) -> tuple[Cell, ...]:
         """What line y shows: separator text, or a cell's glyph and style (the key its
         repaint is decided by)."""
         lines = self.layout_.lines
         y += self.top
-        if y >= len(lines) or self.data is None or self.data.rates is None:
+        data = self.data
+        if y >= len(lines) or data is None or data.rates is None:
             return ()
-        p, g, cpus = self.palette, self.glyphs, self.data.rates.cpus
+        p, g, cpus = self.palette, self.glyphs, data.rates.cpus
         assert g is not None
+        heat, top, steps = g.heat, len(g.heat) - 1, len(g.heat) - 2
+        picked, local, selected = data.picked, data.local, self.selected
         out: list[Cell] = []
         for text, cell in lines[y]:
             if cell is None:
                 out.append((text, None))
                 continue
             # A cell of several CPUs shows its busiest: a hot core must not average away.
-            busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
+            if len(cell) == 1:
+                c = cpus.get(cell[0])
+                busy = 0.0 if c is None else c.busy
+            else:
+                busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
             # Idle CPUs get the lowest visible step, so every CPU shows as a cell.
-            ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
-            if any(c in self.data.picked for c in cell):
+            ch = heat[min(top, 1 + round(busy / 100 * steps))]
+            if picked and not picked.isdisjoint(cell):
                 ch = g.on  # ticked for a process: readable without colour too
             style = p.heat[heat_level(busy)]
-            if any(c in self.data.local for c in cell):
-                style += Style(underline=True)
-            if self.selected in cell:
-                style += Style(reverse=True)
+            if local and not local.isdisjoint(cell):
+                style += _UNDERLINE
+            if selected in cell:
+                style += _REVERSE
             out.append((ch, style))
         return tuple(out)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         base = self._base
-        cells = self._cells(y)
+        cells = self._line(y)
         if not cells:
             return Strip([Segment(" " * width, base)], width)
         segs = [Segment(text, base if style is None else base + style) for text, style in cells]

@@ -442,10 +442,12 @@ class HeatMap(Widget):
 
     def _line(self, y: int) -> tuple[Cell, ...]:
         """Line y's cells as drawn: those worked out when the data or the mark last changed
-        (_repaint) while nothing they came from changed since, else worked out now."""
-        if y < len(self._drawn) and self._holds(self._drawn_for):
-            return self._drawn[y]
-        return self._cells(y)
+        (_repaint) while nothing they came from changed since, else all lines' worked out
+        now, once for the paint (a new layout paints every line, often twice)."""
+        if not self._holds(self._drawn_for):
+            self._drawn = [self._cells(i) for i in range(self._shown_count())]
+            self._drawn_for = self._state()
+        return self._drawn[y] if y < len(self._drawn) else self._cells(y)
 
     def _cells(self, y: int) -> tuple[Cell, ...]:
         """What line y shows: separator text, or a cell's glyph and style (the key its
@@ -488,8 +490,21 @@ class HeatMap(Widget):
         cells = self._line(y)
         if not cells:
             return Strip([Segment(" " * width, base)], width)
-        segs = [Segment(text, base if style is None else base + style) for text, style in cells]
-        return Strip(segs).extend_cell_length(width, base).crop(0, width)
+        # Neighbours of one style as one segment (an idle node's cells are one run): each
+        # later step of a repaint works per segment, and a line of 72 cells was 80 of them.
+        segs: list[Segment] = []
+        texts: list[str] = []
+        last: Style | None = None
+        for text, style in cells:
+            st = base if style is None else base + style
+            if st is not last and texts:
+                segs.append(Segment("".join(texts), last))
+                texts = []
+            texts.append(text)
+            last = st
+        segs.append(Segment("".join(texts), last))
+        strip = Strip(segs)
+        return strip.extend_cell_length(width, base).crop(0, width)
 
     def cpu_at(self, x: int, y: int) -> int | None:
         """The CPU of the cell at (x, y); of a cell of several, the busiest."""

@@ -83,6 +83,14 @@ def plain_text(cell: CellValue) -> str:
     return cell if isinstance(cell, str) else "".join(t for t, _ in cell)
 
 
+def changed_lines(before: Sequence[Row], after: Sequence[Row], top: int, height: int) -> list[int]:
+    """The widget's lines (line 0 is the title) whose row differs between `before` and
+    `after` (the same keys), with `top` the first row scrolled to and `height` lines shown:
+    only the rows in sight are compared (a 1152-CPU list shows ~25 of them)."""
+    first, end = max(0, top), min(len(after), top + height - 1)
+    return [i + 1 - top for i in range(first, end) if before[i] != after[i]]
+
+
 def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, Column, int]]:
     """(index, column, width) of the columns that fit in `width`, one space between them."""
     shown = list(enumerate(columns))
@@ -250,9 +258,7 @@ class RowView(ScrollView, can_focus=True):
             width = max(self.virtual_size.width, self.size.width)
             top, height = self.scroll_offset.y, self.size.height
             changed = [
-                Region(0, y, width, 1)
-                for i, (old, new) in enumerate(zip(before, self.shown, strict=True))
-                if old != new and 1 <= (y := i + 1 - top) < height  # line 0 is the title
+                Region(0, y, width, 1) for y in changed_lines(before, self.shown, top, height)
             ]
             if changed:
                 self.refresh(*changed)

@@ -335,6 +335,7 @@ class HeatMap(Widget):
         self._drawn_for: tuple[object, ...] | None = None
         # What the layout was made for: the topology (by identity), CPUs, width, max_lines.
         self._made_for: tuple[object, ...] | None = None
+        self._laid_width = 80  # the width of the last layout made
 
     @property
     def palette(self) -> Palette:
@@ -347,7 +348,9 @@ class HeatMap(Widget):
     def update(self, data: GridData, glyphs: Glyphs) -> None:
         self.data, self.glyphs = data, glyphs
         before = self._shown_count()
-        self._layout(max(10, self.size.width or 80))
+        # Hidden (the list alone, v), the map has no width: the last layout's, not a guess
+        # that made a 1152-CPU layout for nothing each time v brought the map back.
+        self._layout(max(10, self.size.width or self._laid_width))
         if self._shown_count() != before:
             self._drawn = []
             self.refresh(layout=True)  # a new layout is what costs: only when the height moves
@@ -420,6 +423,7 @@ class HeatMap(Widget):
                 groups.setdefault(nodes.get(cpu), []).append(cpu)
             self.layout_ = heat_layout(list(groups.items()), width, self.max_lines)
             self._made_for = (data.topology, *key)
+            self._laid_width = width
         self.follow()
 
     def follow(self) -> None:

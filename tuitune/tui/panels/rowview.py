@@ -313,11 +313,23 @@ class RowView(ScrollView, can_focus=True):
     def action_cursor(self, step: int) -> None:
         if not self.shown:
             return
+        old = self.cursor
         self.cursor = max(0, min(self.cursor + step, len(self.shown) - 1))
         self._skip_sections(1 if step > 0 else -1)
         self._set_cursor_key()
-        self._scroll_to_cursor()
-        self.refresh()
+        if self._scroll_to_cursor():
+            self.refresh()  # every line moved
+        else:
+            self._refresh_rows(old, self.cursor)
+
+    def _refresh_rows(self, *indices: int) -> None:
+        """Repaint these rows' lines, those in sight: a cursor step changes two lines of the
+        list, and repainting all of them was most of a key's own drawing."""
+        width = max(self.virtual_size.width, self.size.width)
+        top, height = int(self.scroll_y), self.size.height
+        lines = {y for i in indices if 1 <= (y := i + 1 - top) < height}
+        if lines:
+            self.refresh(*(Region(0, y, width, 1) for y in sorted(lines)))
 
     def action_page(self, direction: int) -> None:
         self.action_cursor(direction * self._page_rows())
@@ -327,7 +339,8 @@ class RowView(ScrollView, can_focus=True):
         if not end:
             self.scroll_to(y=0, animate=False)  # the first heading too, not just the first row
 
-    def _scroll_to_cursor(self) -> None:
+    def _scroll_to_cursor(self) -> bool:
+        """Scroll so the cursor's row is in sight; whether that scrolls."""
         rows = self._page_rows()
         top = int(self.scroll_y)
         if self.cursor < top:
@@ -336,6 +349,8 @@ class RowView(ScrollView, can_focus=True):
             top = self.cursor - rows + 1
         if top != int(self.scroll_y):
             self.scroll_to(y=top, animate=False)
+            return True
+        return False
 
     def on_click(self, event: Click) -> None:
         index = self.row_at(event.y)

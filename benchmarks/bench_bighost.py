@@ -10,8 +10,8 @@ has delivered its samples, the last two are handed to the screen in turn, again 
   compositor and the headless driver's output. Median and worst over the ticks.
 * advisor window: `window_of` over the delivered samples, computed from the counters (as
   before issue 38) and with the sampler's own rates for each step (the Advisor's way now).
-* keys: CPU time from a key press to the end of the refresh after it (v, o, PgDn, /, Esc
-  in the CPU panel; a in the IRQ panel).
+* keys: CPU time from a key press to the end of the refresh after it (v, o, PgDn, Down, /,
+  7 typed in the filter box, Esc in the CPU panel; a in the IRQ panel; p, pause and resume).
 * the collector: as the tuitune command sets it once started (core/gcpolicy.py);
 * memory: VmRSS and USS (smaps_rollup Private_*) of this process after the frames: the
   benchmark's own code and the fixture's builder are in it too, so it is an upper bound.
@@ -46,7 +46,12 @@ SIZE = (200, 60)
 ENV = {"TERM": "xterm-256color", "LANG": "C.UTF-8"}
 SAMPLES = 4
 # v and o act in the CPU panel (1), a in the IRQ panel (2): each key where it does something.
-KEYS = ("v", "v", "v", "o", "o", "o", "o", "pagedown", "slash", "escape", "2", "a", "a", "1")
+# down scrolls by a row, 7 is typed into the filter box `/` opened (cpu7, cpu17..., node7),
+# p pauses and resumes: the keys issue 38 names beside the panels' own.
+KEYS = (
+    "v", "v", "v", "o", "o", "o", "o", "pagedown", "down", "down",
+    "slash", "7", "escape", "2", "a", "a", "1", "p", "p",
+)  # fmt: skip
 
 
 def memory() -> tuple[float, float]:

@@ -27,7 +27,7 @@ async def unreadable(tui: Tui, name: str) -> list[str]:
     view = tui.view(name)
     lost = []
     for row, line in zip(view.shown, await all_rendered_rows(tui, name), strict=True):
-        cut = [t for t in map(plain, row.cells) if t and t not in line]
+        cut = [t for t in map(plain, row.values) if t and t not in line]
         if not cut or row.section:
             lost += [f"{row.key}: {t}" for t in cut]
             continue

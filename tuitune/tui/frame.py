@@ -127,10 +127,7 @@ class Frame(Styled):
         return heat.per_cell
 
     def show_heat_cursor(self, cpu: int | None) -> None:
-        heat = self.panels["cpus"].query_one(HeatMap)
-        heat.selected = cpu
-        heat.follow()
-        heat.refresh()
+        self.panels["cpus"].query_one(HeatMap).select(cpu)
 
     def _refresh_subtitles(self) -> None:
         """The filter changed: each panel's subtitle says it."""

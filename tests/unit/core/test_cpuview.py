@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.cpuview import (
     SORTS,
@@ -41,6 +44,38 @@ def test_each_order_puts_the_heaviest_first_then_by_cpu_number() -> None:
     assert sort_cpus(ORDER, r, "load") == [4, 0, 1, 5]  # 90, 50, 35, none
     assert sort_cpus(ORDER, r, "softirq") == [0, 1, 4, 5]  # 50, 30, then the idle ones by number
     assert sort_cpus(ORDER, r, "nic", ["92", "93"]) == [1, 0, 4, 5]  # 350/s, 100/s
+
+
+_W = st.floats(0, 100, allow_nan=False)
+
+
+@settings(deadline=None)  # a loaded machine is slow, not wrong
+@given(
+    st.lists(st.integers(0, 40), unique=True),
+    st.dictionaries(st.integers(0, 40), st.tuples(_W, _W)),
+    st.dictionaries(st.integers(0, 40), _W),
+    st.sampled_from(SORTS),
+)
+def test_each_order_is_the_order_by_weight_then_number(
+    order: list[int],
+    loads: dict[int, tuple[float, float]],
+    nic: dict[int, float],
+    by: str,
+) -> None:
+    """The two C-keyed sorts equal the one sort by (-weight, CPU) they stand for."""
+    cpus = {n: cpu(n, usr=u / 2, soft=s / 2) for n, (u, s) in loads.items()}
+    r = Rates(1.0, cpus, {"92": IrqRate("92", sum(nic.values()), nic)}, {})
+
+    def weight(n: int) -> float:
+        c = cpus.get(n)
+        if by == "load":
+            return c.busy if c else 0.0
+        if by == "softirq":
+            return c.soft if c else 0.0
+        return nic.get(n, 0.0)
+
+    want = order if by == "topology" else sorted(order, key=lambda n: (-weight(n), n))
+    assert sort_cpus(order, r, by, ["92"]) == want
 
 
 def test_nic_interrupts_sum_only_the_given_irqs() -> None:

@@ -166,3 +166,92 @@ def test_the_heat_maps_kept_layout_is_the_layout_made_afresh(
         for cpu in cpu_order(heat.data):
             groups.setdefault(nodes.get(cpu), []).append(cpu)
         assert heat.layout_ == heat_layout(list(groups.items()), width, max_lines)
+
+
+def _cells_afresh(heat: HeatMap, y: int) -> tuple[object, ...]:
+    """Line y of the map worked out from scratch, as the map did before issue 38."""
+    lines = heat.layout_.lines
+    y += heat.top
+    data, g = heat.data, heat.glyphs
+    if y >= len(lines) or data is None or data.rates is None or g is None:
+        return ()
+    cpus = data.rates.cpus
+    out: list[object] = []
+    for text, cell in lines[y]:
+        if cell is None:
+            out.append((text, None))
+            continue
+        busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
+        ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
+        if any(c in data.picked for c in cell):
+            ch = g.on
+        style = P.heat[heat_level(busy)]
+        if any(c in data.local for c in cell):
+            style += Style(underline=True)
+        if heat.selected in cell:
+            style += Style(reverse=True)
+        out.append((ch, style))
+    return tuple(out)
+
+
+class _Heat(HeatMap):
+    """The heat map off screen: its palette the default one, its repaints counted by line."""
+
+    palette = P  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.repainted: set[int] | None = set()  # None: all of it
+
+    def refresh(self, *regions: object, **kw: object) -> _Heat:
+        if not regions or self.repainted is None:
+            self.repainted = None
+        else:
+            self.repainted |= {r.y for r in regions}  # type: ignore[attr-defined]
+        return self
+
+
+@settings(deadline=None)  # a loaded machine is slow, not wrong
+@given(
+    grids().flatmap(
+        lambda d: st.tuples(
+            st.just(d),
+            st.lists(
+                st.one_of(
+                    next_tick(d).map(lambda t: ("tick", t)),
+                    st.one_of(st.none(), st.integers(0, 30)).map(lambda c: ("select", c)),
+                    st.sampled_from([None, 1, 2]).map(lambda n: ("lines", n)),
+                ),
+                min_size=1,
+                max_size=8,
+            ),
+        )
+    ),
+    st.sampled_from([UNICODE, ASCII]),
+)
+def test_the_heat_maps_kept_cells_are_the_cells_made_afresh(
+    start: tuple[GridData, list[tuple[str, object]]], g: Glyphs
+) -> None:
+    """A heat map line is drawn from the cells worked out at the last tick or cursor move:
+    equal to the line worked out afresh, and every line that changed is repainted."""
+    data, steps = start
+    heat = _Heat()
+    heat.update(data, g)
+    for what, arg in steps:
+        before = [_cells_afresh(heat, y) for y in range(heat._shown_count())]
+        heat.repainted = set()
+        if what == "tick":
+            assert isinstance(arg, GridData)
+            heat.update(arg, g)
+        elif what == "select":
+            assert arg is None or isinstance(arg, int)
+            heat.select(arg)
+        else:
+            assert arg is None or isinstance(arg, int)
+            heat.max_lines = arg  # the panel's height moved: a new layout at the next tick
+            heat.update(heat.data or data, g)
+        after = [_cells_afresh(heat, y) for y in range(heat._shown_count())]
+        assert [heat._line(y) for y in range(heat._shown_count())] == after
+        if heat.repainted is not None and len(after) == len(before):
+            moved = {y for y, (a, b) in enumerate(zip(before, after, strict=True)) if a != b}
+            assert moved <= heat.repainted

@@ -29,7 +29,7 @@ def rows(with_queues: bool) -> tuple[list[str], list[list[str]]]:
         queues=queue_rates(BEFORE, AFTER, 1.0) if with_queues else None,
     )
     cols, got = irq_rows(data, 40, UNICODE, DEFAULT_PALETTE)
-    return [c.title for c in cols], [[plain_text(c) for c in r.cells] for r in got]
+    return [c.title for c in cols], [[plain_text(c) for c in r.values] for r in got]
 
 
 def test_each_queue_irq_row_carries_its_queue_rates() -> None:

@@ -12,11 +12,15 @@ from hypothesis import strategies as st
 from tuitune.core.host.interrupts import parse_interrupts
 from tuitune.core.host.irqmap import NicIrq
 from tuitune.core.host.irqs import IrqAffinity
-from tuitune.core.watch.cpuview import landing, landing_text
+from tuitune.core.text import printable
+from tuitune.core.units import rate
+from tuitune.core.values import Unavailable
+from tuitune.core.watch.cpuview import affinity_pending, landing, landing_text
 from tuitune.core.watch.rates import IrqRate, Rates
 from tuitune.tui.look.glyphs import UNICODE
 from tuitune.tui.look.palette import DEFAULT_PALETTE as P
-from tuitune.tui.panels.irqpanel import IrqData, IrqMemo, irq_rows
+from tuitune.tui.look.palette import heat_level
+from tuitune.tui.panels.irqpanel import IrqData, IrqMemo, _cpus, irq_rows, land_cell
 from tuitune.tui.panels.rowview import CellValue, Row
 
 IRQS = [str(40 + i) for i in range(6)]
@@ -130,3 +134,72 @@ def test_what_the_filter_matches_names_where_each_irq_landed(
         text = r.text()
         assert text.startswith(f"{r.search} ") and text.endswith(f" {where}"), text
         assert f"irq{irq} {irq}" in r.search
+
+
+def _made_at_once(data: IrqData, room: int) -> list[tuple[str, list[object]]]:
+    """Every row's cells made with the row, worked out here as the panel did before issue 38."""
+    per_cpu_fits = len(data.cpus) + 13 <= room
+    rates = data.rates
+    out = []
+    nic = {q.irq: q for q in data.nic_irqs}
+    if data.show_all:
+        assert data.interrupts is not None
+        named = []
+        for row in data.interrupts.rows:
+            q = nic.get(row.irq)
+            name = row.name or row.chip or row.irq
+            named.append((row.irq, f"TxRx {q.index}" if q else printable(name, 60), q is not None))
+    else:
+        named = [(q.irq, f"TxRx {q.index}", True) for q in data.nic_irqs]
+    for irq, queue, is_nic in named:
+        r = rates.irqs.get(irq) if rates else None
+        aff = data.affinity.get(irq)
+        total = r.total if r else 0.0
+        heat = P.heat[min(4, heat_level(total / 100))] if total else P.heat[0]
+        cells: list[CellValue] = [
+            ((queue, P.local) if is_nic and data.show_all else (queue, None),),
+            printable(irq, 20),
+            ((rate(total), heat),),
+        ]
+        if data.baseline:
+            cells.append(rate(total * (rates.interval if rates else 0.0)))
+        locked = aff is not None and (isinstance(aff.smp_affinity, Unavailable) or aff.managed)
+        settable = irq.isascii() and irq.isdigit()
+        cells += [
+            land_cell(r, data.cpus, UNICODE, P, per_cpu_fits),
+            (
+                (
+                    (_cpus(aff.smp_affinity) if aff else "-") if settable else "fixed",
+                    P.locked if locked or not settable else None,
+                ),
+            ),
+            (("pending", P.warn),)
+            if aff and affinity_pending(aff.smp_affinity, aff.effective)
+            else (_cpus(aff.effective) if aff else "-"),
+            str(aff.node) if aff and aff.node is not None else "-",
+        ]
+        out.append((f"irq:{irq}", [(c(8), c(30)) if callable(c) else c for c in cells]))
+    return out
+
+
+@settings(deadline=None)  # a loaded machine is slow, not wrong
+@given(st.lists(_TICK, min_size=2, max_size=4), st.booleans(), st.sampled_from([0, 40]))
+def test_cells_made_when_drawn_equal_cells_made_with_the_row(
+    ticks: list[tuple[list[dict[int, float] | None], list[IrqAffinity | None], bool]],
+    show_all: bool,
+    room: int,
+) -> None:
+    """A row's cells are made when it is drawn (IrqCells): the same cells as made with the
+    row, and two rows compare equal (no repaint) only when their cells are the same."""
+    memo: IrqMemo = {}
+    last: dict[str, Row] = {}
+    for tick in ticks:
+        data = _data(tick, show_all)
+        _, rows = irq_rows(data, room, UNICODE, P, memo)
+        drawn = [(r.key, _drawn([r])[0][2]) for r in rows]
+        assert drawn == _made_at_once(data, room)
+        for r in rows:
+            old = last.get(r.key)
+            if old is not None and old == r:
+                assert _drawn([old])[0][2] == _drawn([r])[0][2], r.key
+        last = {r.key: r for r in rows}

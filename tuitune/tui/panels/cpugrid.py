@@ -33,6 +33,7 @@ from tuitune.tui.panels.heatlayout import HeatLayout, heat_layout
 from tuitune.tui.panels.rowview import CellValue, Column, Row, RowsBuilder, RowView, Span
 
 ALL_KEY = "cpu:all"
+_UNDERLINE, _REVERSE = Style(underline=True), Style(reverse=True)  # NIC-local; the cursor's
 # A heat-map line's piece: separator text (style None), or one cell's glyph and heat style.
 Cell = tuple[str, Style | None]
 
@@ -329,8 +330,12 @@ class HeatMap(Widget):
         self.selected: int | None = None
         self._base = Style()
         self._drawn: list[tuple[Cell, ...]] = []  # each shown line's cells, as last drawn
+        # What `_drawn` was worked out from (_state): while it holds, a line is drawn from
+        # its cells there, not worked out again (a 1152-CPU map is 16 lines of 72 cells).
+        self._drawn_for: tuple[object, ...] | None = None
         # What the layout was made for: the topology (by identity), CPUs, width, max_lines.
         self._made_for: tuple[object, ...] | None = None
+        self._laid_width = 80  # the width of the last layout made
 
     @property
     def palette(self) -> Palette:
@@ -343,11 +348,40 @@ class HeatMap(Widget):
     def update(self, data: GridData, glyphs: Glyphs) -> None:
         self.data, self.glyphs = data, glyphs
         before = self._shown_count()
-        self._layout(max(10, self.size.width or 80))
+        # Hidden (the list alone, v), the map has no width: the last layout's, not a guess
+        # that made a 1152-CPU layout for nothing each time v brought the map back.
+        self._layout(max(10, self.size.width or self._laid_width))
         if self._shown_count() != before:
             self._drawn = []
             self.refresh(layout=True)  # a new layout is what costs: only when the height moves
             return
+        self._repaint()
+
+    def select(self, cpu: int | None) -> None:
+        """Mark `cpu` (the list's cursor): only the lines whose cells changed are drawn again,
+        the old mark's and the new one's (a key in the list repainted the whole map)."""
+        self.selected = cpu
+        self.follow()
+        if self.data is None or not self.display:
+            self.refresh()  # drawn afresh when next shown (update)
+            return
+        self._repaint()
+
+    def _state(self) -> tuple[object, ...]:
+        """What the shown lines' cells are worked out from."""
+        return (self.data, self.glyphs, self.palette, self.layout_, self.top, self.selected)
+
+    def _holds(self, state: tuple[object, ...] | None) -> bool:
+        now = self._state()
+        # The data, glyphs, palette and layout by identity (each is made anew when it
+        # changes), the numbers by value.
+        return (
+            state is not None
+            and all(a is b for a, b in zip(state[:4], now[:4], strict=True))
+            and (state[4:] == now[4:])
+        )
+
+    def _repaint(self) -> None:
         # Repaint only the lines whose cells changed: an idle host's map, or a 1 Hz tick that
         # moved one CPU's figures, must not re-render (and re-send) every line (issue 18).
         drawn = [self._cells(y) for y in range(self._shown_count())]
@@ -357,7 +391,7 @@ class HeatMap(Widget):
             for y, cells in enumerate(drawn)
             if y >= len(self._drawn) or self._drawn[y] != cells
         ]
-        self._drawn = drawn
+        self._drawn, self._drawn_for = drawn, self._state()
         if changed:
             self.refresh(*changed)
 
@@ -389,6 +423,7 @@ class HeatMap(Widget):
                 groups.setdefault(nodes.get(cpu), []).append(cpu)
             self.layout_ = heat_layout(list(groups.items()), width, self.max_lines)
             self._made_for = (data.topology, *key)
+            self._laid_width = width
         self.follow()
 
     def follow(self) -> None:
@@ -409,42 +444,71 @@ class HeatMap(Widget):
         self._base = self.rich_style  # once per paint: it walks every ancestor's styles
         return super().render_lines(crop)
 
+    def _line(self, y: int) -> tuple[Cell, ...]:
+        """Line y's cells as drawn: those worked out when the data or the mark last changed
+        (_repaint) while nothing they came from changed since, else all lines' worked out
+        now, once for the paint (a new layout paints every line, often twice)."""
+        if not self._holds(self._drawn_for):
+            self._drawn = [self._cells(i) for i in range(self._shown_count())]
+            self._drawn_for = self._state()
+        return self._drawn[y] if y < len(self._drawn) else self._cells(y)
+
     def _cells(self, y: int) -> tuple[Cell, ...]:
         """What line y shows: separator text, or a cell's glyph and style (the key its
         repaint is decided by)."""
         lines = self.layout_.lines
         y += self.top
-        if y >= len(lines) or self.data is None or self.data.rates is None:
+        data = self.data
+        if y >= len(lines) or data is None or data.rates is None:
             return ()
-        p, g, cpus = self.palette, self.glyphs, self.data.rates.cpus
+        p, g, cpus = self.palette, self.glyphs, data.rates.cpus
         assert g is not None
+        heat, top, steps = g.heat, len(g.heat) - 1, len(g.heat) - 2
+        picked, local, selected = data.picked, data.local, self.selected
         out: list[Cell] = []
         for text, cell in lines[y]:
             if cell is None:
                 out.append((text, None))
                 continue
             # A cell of several CPUs shows its busiest: a hot core must not average away.
-            busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
+            if len(cell) == 1:
+                c = cpus.get(cell[0])
+                busy = 0.0 if c is None else c.busy
+            else:
+                busy = max((cpus[c].busy for c in cell if c in cpus), default=0.0)
             # Idle CPUs get the lowest visible step, so every CPU shows as a cell.
-            ch = g.heat[min(len(g.heat) - 1, 1 + round(busy / 100 * (len(g.heat) - 2)))]
-            if any(c in self.data.picked for c in cell):
+            ch = heat[min(top, 1 + round(busy / 100 * steps))]
+            if picked and not picked.isdisjoint(cell):
                 ch = g.on  # ticked for a process: readable without colour too
             style = p.heat[heat_level(busy)]
-            if any(c in self.data.local for c in cell):
-                style += Style(underline=True)
-            if self.selected in cell:
-                style += Style(reverse=True)
+            if local and not local.isdisjoint(cell):
+                style += _UNDERLINE
+            if selected in cell:
+                style += _REVERSE
             out.append((ch, style))
         return tuple(out)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         base = self._base
-        cells = self._cells(y)
+        cells = self._line(y)
         if not cells:
             return Strip([Segment(" " * width, base)], width)
-        segs = [Segment(text, base if style is None else base + style) for text, style in cells]
-        return Strip(segs).extend_cell_length(width, base).crop(0, width)
+        # Neighbours of one style as one segment (an idle node's cells are one run): each
+        # later step of a repaint works per segment, and a line of 72 cells was 80 of them.
+        segs: list[Segment] = []
+        texts: list[str] = []
+        last: Style | None = None
+        for text, style in cells:
+            st = base if style is None else base + style
+            if st is not last and texts:
+                segs.append(Segment("".join(texts), last))
+                texts = []
+            texts.append(text)
+            last = st
+        segs.append(Segment("".join(texts), last))
+        strip = Strip(segs)
+        return strip.extend_cell_length(width, base).crop(0, width)
 
     def cpu_at(self, x: int, y: int) -> int | None:
         """The CPU of the cell at (x, y); of a cell of several, the busiest."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.interrupts import Interrupts
@@ -173,6 +174,96 @@ def _more(r: IrqRate | None, names: str) -> str:
     return f"{printable(names, 200)} {where}" if names else where
 
 
+class _Look(NamedTuple):
+    """What every row of one view is drawn with (its cells: IrqCells)."""
+
+    cpus: tuple[int, ...]  # the strip's CPU order
+    g: Glyphs
+    p: Palette
+    strip: bool  # the per-CPU strip fits
+    show_all: bool
+    baseline: bool
+    interval: float
+
+
+def _irq_cells(
+    r: IrqRate | None,
+    aff: IrqAffinity | None,
+    irq: str,
+    queue: str,
+    is_nic: bool,
+    more: tuple[CellValue, ...] | None,
+    v: _Look,
+) -> tuple[CellValue, ...]:
+    """One IRQ's row: its name, number, rate (and count since the baseline), its queue's
+    rates (`more`), where it lands, its affinity, effective CPUs and node."""
+    p = v.p
+    total = r.total if r else 0.0
+    heat = p.heat[min(4, heat_level(total / 100))] if total else p.heat[0]
+    cells: list[CellValue] = [
+        ((queue, p.local) if is_nic and v.show_all else (queue, None),),
+        printable(irq, 20),
+        # Every row's rate is this tick's: the all view has /proc/interrupts read whole at
+        # each tick (Sampler.set_all_irqs), the NIC view its IRQs' own files.
+        ((rate(total), heat),),
+    ]
+    if v.baseline:
+        cells.append(rate(total * v.interval))
+    if more is not None:
+        cells += more
+    locked = aff is not None and (isinstance(aff.smp_affinity, Unavailable) or aff.managed)
+    # NMI, LOC, TLB...: per-CPU sources of the kernel's own, no /proc/irq entry to set.
+    settable = irq.isascii() and irq.isdigit()
+    cells += [
+        land_cell(r, v.cpus, v.g, p, v.strip),
+        (
+            (
+                (_cpus(aff.smp_affinity) if aff else "-") if settable else "fixed",
+                p.locked if locked or not settable else None,
+            ),
+        ),
+        # Asked for, not yet followed: x86 moves an IRQ at its next interrupt.
+        (("pending", p.warn),)
+        if aff and affinity_pending(aff.smp_affinity, aff.effective)
+        else (_cpus(aff.effective) if aff else "-"),
+        str(aff.node) if aff and aff.node is not None else "-",
+    ]
+    return tuple(cells)
+
+
+class IrqCells:
+    """One IRQ's row cells, made when drawn (rowview.LazyCells): the all-IRQs view of a big
+    host holds 1000 rows of which ~25 show, and making every row's cells at `a` was most of
+    the key (and of the allocations that ran a young collection inside it). Equal when the
+    cells would be: the same rate, affinity, names, queue rates and look."""
+
+    __slots__ = ("_cells", "args")
+
+    def __init__(
+        self,
+        r: IrqRate | None,
+        aff: IrqAffinity | None,
+        irq: str,
+        queue: str,
+        is_nic: bool,
+        more: tuple[CellValue, ...] | None,
+        look: _Look,
+    ) -> None:
+        # What differs most between two rows first: tuples compare item by item.
+        self.args = (r, aff, irq, queue, is_nic, more, look)
+        self._cells: tuple[CellValue, ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IrqCells) and self.args == other.args
+
+    __hash__ = None  # type: ignore[assignment]  # mutable cache: compared, never hashed
+
+    def cells(self) -> tuple[CellValue, ...]:
+        if self._cells is None:
+            self._cells = _irq_cells(*self.args)
+        return self._cells
+
+
 def irq_rows(
     data: IrqData, strip_room: int, g: Glyphs, p: Palette, memo: IrqMemo | None = None
 ) -> tuple[list[Column], list[Row]]:
@@ -195,17 +286,17 @@ def irq_rows(
         kind = KIND_LABELS.get(q.kind, q.kind)
         return kind if q.index is None else f"{kind} {q.index}"
 
-    ctx = (
-        tuple(cols),
+    # The interval only shows in the count column (since the baseline): not compared without.
+    look = _Look(
         tuple(data.cpus),
         g,
         p,
         per_cpu_fits,
         data.show_all,
         data.baseline,
-        interval if data.baseline else None,
-        data.ifname,
+        interval if data.baseline else 0.0,
     )
+    ctx = (tuple(cols), look, data.ifname)
     before: IrqMemo = {}
     if memo is not None:
         if memo.get(CONTEXT, (None,))[0] == ctx:
@@ -231,43 +322,18 @@ def irq_rows(
     def _add(
         irq: str, queue: str, is_nic: bool, r: IrqRate | None, aff: IrqAffinity | None, names: str
     ) -> None:
-        total = r.total if r else 0.0
-        land = land_cell(r, data.cpus, g, p, per_cpu_fits)
-        heat = p.heat[min(4, heat_level(total / 100))] if total else p.heat[0]
-        cells: list[CellValue] = [
-            ((queue, p.local) if is_nic and data.show_all else (queue, None),),
-            printable(irq, 20),
-            # Every row's rate is this tick's: the all view has /proc/interrupts read whole at
-            # each tick (Sampler.set_all_irqs), the NIC view its IRQs' own files.
-            ((rate(total), heat),),
-        ]
-        if data.baseline:
-            cells.append(rate(total * interval))
-        if qr is not None:
-            cells += queue_cells(qr, nic.get(irq), p)
-        locked = aff is not None and (isinstance(aff.smp_affinity, Unavailable) or aff.managed)
-        # NMI, LOC, TLB...: per-CPU sources of the kernel's own, no /proc/irq entry to set.
-        settable = irq.isascii() and irq.isdigit()
-        cells += [
-            land,
-            (
-                (
-                    (_cpus(aff.smp_affinity) if aff else "-") if settable else "fixed",
-                    p.locked if locked or not settable else None,
-                ),
-            ),
-            # Asked for, not yet followed: x86 moves an IRQ at its next interrupt.
-            (("pending", p.warn),)
-            if aff and affinity_pending(aff.smp_affinity, aff.effective)
-            else (_cpus(aff.effective) if aff else "-"),
-            str(aff.node) if aff and aff.node is not None else "-",
-        ]
+        more = queue_cells(qr, nic.get(irq), p) if qr is not None else None
         # Where it landed, for `/`: made when filtering, not for each of 1000 rows a tick.
-        b.add(
-            f"irq:{irq}",
-            *cells,
-            search=f"{queue} irq{irq} {irq}",
-            search_more=partial(_more, r, names),
+        b.rows.append(
+            Row(
+                f"irq:{irq}",
+                (),
+                search=f"{queue} irq{irq} {irq}",
+                lazy=IrqCells(
+                    r, aff, irq, queue, is_nic, None if more is None else tuple(more), look
+                ),
+                search_more=partial(_more, r, names),
+            )
         )
 
     def names(q: NicIrq | None, action: str) -> str:

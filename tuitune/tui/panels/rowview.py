@@ -83,6 +83,14 @@ def plain_text(cell: CellValue) -> str:
     return cell if isinstance(cell, str) else "".join(t for t, _ in cell)
 
 
+def changed_lines(before: Sequence[Row], after: Sequence[Row], top: int, height: int) -> list[int]:
+    """The widget's lines (line 0 is the title) whose row differs between `before` and
+    `after` (the same keys), with `top` the first row scrolled to and `height` lines shown:
+    only the rows in sight are compared (a 1152-CPU list shows ~25 of them)."""
+    first, end = max(0, top), min(len(after), top + height - 1)
+    return [i + 1 - top for i in range(first, end) if before[i] != after[i]]
+
+
 def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, Column, int]]:
     """(index, column, width) of the columns that fit in `width`, one space between them."""
     shown = list(enumerate(columns))
@@ -250,9 +258,7 @@ class RowView(ScrollView, can_focus=True):
             width = max(self.virtual_size.width, self.size.width)
             top, height = self.scroll_offset.y, self.size.height
             changed = [
-                Region(0, y, width, 1)
-                for i, (old, new) in enumerate(zip(before, self.shown, strict=True))
-                if old != new and 1 <= (y := i + 1 - top) < height  # line 0 is the title
+                Region(0, y, width, 1) for y in changed_lines(before, self.shown, top, height)
             ]
             if changed:
                 self.refresh(*changed)
@@ -307,11 +313,23 @@ class RowView(ScrollView, can_focus=True):
     def action_cursor(self, step: int) -> None:
         if not self.shown:
             return
+        old = self.cursor
         self.cursor = max(0, min(self.cursor + step, len(self.shown) - 1))
         self._skip_sections(1 if step > 0 else -1)
         self._set_cursor_key()
-        self._scroll_to_cursor()
-        self.refresh()
+        if self._scroll_to_cursor():
+            self.refresh()  # every line moved
+        else:
+            self._refresh_rows(old, self.cursor)
+
+    def _refresh_rows(self, *indices: int) -> None:
+        """Repaint these rows' lines, those in sight: a cursor step changes two lines of the
+        list, and repainting all of them was most of a key's own drawing."""
+        width = max(self.virtual_size.width, self.size.width)
+        top, height = int(self.scroll_y), self.size.height
+        lines = {y for i in indices if 1 <= (y := i + 1 - top) < height}
+        if lines:
+            self.refresh(*(Region(0, y, width, 1) for y in sorted(lines)))
 
     def action_page(self, direction: int) -> None:
         self.action_cursor(direction * self._page_rows())
@@ -321,7 +339,8 @@ class RowView(ScrollView, can_focus=True):
         if not end:
             self.scroll_to(y=0, animate=False)  # the first heading too, not just the first row
 
-    def _scroll_to_cursor(self) -> None:
+    def _scroll_to_cursor(self) -> bool:
+        """Scroll so the cursor's row is in sight; whether that scrolls."""
         rows = self._page_rows()
         top = int(self.scroll_y)
         if self.cursor < top:
@@ -330,6 +349,8 @@ class RowView(ScrollView, can_focus=True):
             top = self.cursor - rows + 1
         if top != int(self.scroll_y):
             self.scroll_to(y=top, animate=False)
+            return True
+        return False
 
     def on_click(self, event: Click) -> None:
         index = self.row_at(event.y)

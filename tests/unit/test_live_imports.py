@@ -128,3 +128,67 @@ def test_the_first_frames_leave_the_bench_runner_advise_rules_procs_view_and_lab
     assert drawn == "drawn 2 True"
     assert loaded == "none"
     assert tls == "True"
+
+
+# What the screen loads from the Advisor's first count on (the fifth sample) is the rules and
+# the platform read for the NIC panel title's note; not the setting kinds' handlers, the Host
+# view's rows and edits, nor what the kinds bring (issue 38, goal 3: about 2 MB resident of a
+# small host's 40 MB). They load on H or with the first change.
+AFTER_COUNT = (
+    "tuitune.core.session.kinds.table",
+    "tuitune.core.session.kinds.base",
+    "tuitune.core.session.kinds.fec",
+    "tuitune.core.session.service",
+    "tuitune.core.session.validate",
+    "tuitune.core.session.profile_model",
+    "tuitune.core.platformview",
+    "tuitune.tui.screens.host",
+    "tuitune.tui.host_edit",
+    *(n for n in LATER if not n.startswith("tuitune.core.advise")),
+)
+
+AFTER_THE_COUNT = """
+import sys, tempfile
+from tuitune.tui.app import TuituneApp
+import asyncio
+from pathlib import Path
+from tests.support.fixture_hosts import host_32cpu
+from tests.support.platform_trees import TREE_OWNS, pepc_tree
+
+async def main() -> None:
+    tmp = Path(tempfile.mkdtemp())
+    reader, name = host_32cpu(tmp, samples=5)
+    pepc_tree(tmp / "host_32cpu", "clx2s0", keep=TREE_OWNS)  # a CPU governor to name
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CONFIG_HOME": str(tmp)}
+    app = TuituneApp(reader, name, interval=0.05, env=env, limit=8, show_cost=False,
+                     save_settings=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(3000):  # the rules' count in the header, the platform's in the title
+            if app.advisor.counted is not None and app.platform_note:
+                break
+            await pilot.pause(0.01)
+        app.sampler.stop()
+        await pilot.pause()
+    print("counted", app.advisor.counted is not None, repr(app.platform_note))
+    print(" ".join(n for n in NAMES if n in sys.modules) or "none")
+
+NAMES = %r
+asyncio.run(main())
+"""
+
+
+def test_the_count_and_the_platform_note_leave_the_kinds_and_the_host_view_unloaded() -> None:
+    """From the fifth sample the header counts the Advisor's findings and the NIC panel's
+    title names the platform's worst: both shown, and the setting kinds' modules, the Host
+    view's and the rest of the keys not pressed are still not loaded."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", AFTER_THE_COUNT % (AFTER_COUNT,)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr
+    shown, loaded = done.stdout.strip().splitlines()[-2:]
+    assert shown == "counted True '  host: risk cpu-governor (H)'"
+    assert loaded == "none"

@@ -6,11 +6,8 @@ governor name or a module parameter's value is another user's text.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from tuitune.core.advise import EMPTY, Context, Facts
-from tuitune.core.advise.model import SEVERITIES, Finding
 from tuitune.core.advise.thresholds import CSTATE_DEEP_US
 from tuitune.core.cpulist import format_cpulist
 from tuitune.core.host.cpupower import (
@@ -35,18 +32,6 @@ from tuitune.core.session.kinds.showform import PARTS_HERE, ShowSource, drop_mar
 from tuitune.core.session.kinds.table import host_rows, show_parts
 from tuitune.core.values import Unavailable
 from tuitune.core.watch.snapshot import HostState, NicState
-
-# The rules that judge the platform without a window (the screen's header names the worst).
-STATIC_RULES = (
-    "pcie-degraded",
-    "pcie-payload",
-    "msix-short",
-    "cpu-governor",
-    "cstates-deep",
-    "smt-shared-core",
-    "optics-rx-low",
-)
-
 
 _p, _state = shown, state_text
 
@@ -345,16 +330,6 @@ def boot_words(root: HostRoot, ifname: str) -> list[str]:
         driver=DriverPlatform(None, none, none),
     )
     return cmdline_suggestions(plat)
-
-
-def worst(host: HostState, nic: NicState | None, platform: Platform) -> Finding | None:
-    """The worst static platform finding (no window needed), for the NIC panel's header."""
-    from tuitune.core.advise import RULES
-
-    facts = replace(Facts(host, nic, EMPTY, Context()), platform=platform)
-    found = [out for rule in STATIC_RULES for out in RULES[rule](facts) if isinstance(out, Finding)]
-    found.sort(key=lambda f: SEVERITIES.index(f.severity))
-    return found[0] if found else None
 
 
 def platform_json(platform: Platform) -> dict[str, Any]:

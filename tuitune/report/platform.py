@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from tuitune.core.host.platform import Platform
-from tuitune.core.platformview import platform_rows, worst
+from tuitune.core.platformnote import worst
+from tuitune.core.platformview import platform_rows
 from tuitune.core.watch.snapshot import Snapshot
 
 

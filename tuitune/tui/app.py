@@ -492,6 +492,8 @@ class TuituneApp(Leaving):
         self.sample_drawn()  # counts it (tui/hostview.py)
         if self.samples_drawn == 3 and self.settle_gc:  # the first live rates: started
             self.call_after_refresh(gcpolicy.settle)
+        elif self.settle_gc and self.samples_drawn % gcpolicy.TRIM_EVERY == 0:
+            self.call_after_refresh(gcpolicy.trim)  # what later imports and caches freed
         # The next sample waits for this one to reach the screen.
         self.call_after_refresh(self.sampler.ack)
 

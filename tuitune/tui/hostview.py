@@ -54,11 +54,14 @@ class HostView(Frame):
         self.samples_drawn += 1
         if self.samples_drawn >= COUNT_FROM and self.ifname != self._platform_of:
             self._platform_of = self.ifname
-            self.action_host(open_view=False)
+            # Not the Host view's module: the note needs none of the kinds' (issue 38, goal 3).
+            from tuitune.tui.platform_note import read_note
 
-    def action_host(self, open_view: bool = True) -> None:
+            read_note(cast(Shell, self), self.reader, self._platform_note, self._platform_read)
+
+    def action_host(self) -> None:
         """Read the platform (off the UI thread); name its worst finding in the NIC panel's
-        title, and open the Host view unless `open_view` is False (at start, on a new NIC)."""
+        title, and open the Host view."""
         from tuitune.tui.screens.host import refresh_platform  # its module loads on first use
 
         shell = cast(Shell, self)
@@ -69,7 +72,6 @@ class HostView(Frame):
             shell,
             self.reader,
             self._platform_note,
-            open_view=open_view,
             apply=self._apply if editable else None,
             trial=self._smt_trial if editable else None,
             read=self._platform_read,

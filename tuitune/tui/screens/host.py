@@ -20,7 +20,8 @@ from textual.widgets.option_list import Option
 from tuitune.core.advise.model import Finding
 from tuitune.core.catalog.device import DEVICE_HELP
 from tuitune.core.host.platform import Platform, read_platform
-from tuitune.core.platformview import Row, platform_rows, worst
+from tuitune.core.platformnote import worst
+from tuitune.core.platformview import Row, platform_rows
 from tuitune.core.session import Key, Outcome
 from tuitune.core.session.kinds.table import PLATFORM_READS
 from tuitune.core.session.validate import one_line
@@ -37,6 +38,7 @@ from tuitune.tui.host_edit import (
     parse_host_edit,
 )
 from tuitune.tui.panels.sysctlpanel import device_help
+from tuitune.tui.platform_note import nic_note
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.shell import Shell
@@ -196,11 +198,6 @@ class HostScreen(BoxScreen[None]):
         self.apply(changes, done)
 
 
-def nic_note(found: Finding | None) -> str:
-    """The NIC panel title's tail, naming the platform's worst finding (H opens the view)."""
-    return "" if found is None else f"  host: {found.severity} {found.id} (H)"
-
-
 def cpu_context(platform: Platform, host: HostState, nic: NicState | None) -> CpuContext:
     cpu = platform.cpu
     idle = (
@@ -222,7 +219,6 @@ def refresh_platform(
     reader: HostReader,
     set_nic_title: Callable[[str], None],
     *,
-    open_view: bool,
     apply: Apply | None = None,
     notice: str = "",
     trial: Trial | None = None,
@@ -230,7 +226,7 @@ def refresh_platform(
 ) -> None:
     """Read the platform, the host and the NIC off the UI thread (`read(ifname)`: at mount
     the screen has no host state yet); then name the worst finding in the NIC panel's title,
-    and open the Host view when asked."""
+    and open the Host view (the note alone, without the view: tui/platform_note.py)."""
     ifname = shell.selection().ifname
 
     def done(got: tuple[Platform, HostState, NicState | None]) -> None:
@@ -239,25 +235,23 @@ def refresh_platform(
             read(ifname, platform)
         found = worst(host, nic, platform)
         set_nic_title(nic_note(found))
-        if open_view:
-            rows = platform_rows(platform, host, nic)
+        rows = platform_rows(platform, host, nic)
 
-            def reopen(said: str) -> None:
-                refresh_platform(
-                    shell,
-                    reader,
-                    set_nic_title,
-                    open_view=True,
-                    apply=apply,
-                    notice=said,
-                    trial=trial,
-                    read=read,
-                )
-
-            module = platform.driver.module
-            cpu = cpu_context(platform, host, nic)
-            shell.push_screen(
-                HostScreen(ifname, rows, found, module, apply, reopen, notice, trial, cpu)
+        def reopen(said: str) -> None:
+            refresh_platform(
+                shell,
+                reader,
+                set_nic_title,
+                apply=apply,
+                notice=said,
+                trial=trial,
+                read=read,
             )
+
+        module = platform.driver.module
+        cpu = cpu_context(platform, host, nic)
+        shell.push_screen(
+            HostScreen(ifname, rows, found, module, apply, reopen, notice, trial, cpu)
+        )
 
     shell.in_thread(lambda: _read(reader, ifname), done, group="platform")

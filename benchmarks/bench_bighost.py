@@ -1,5 +1,7 @@
 """The recorded 1152-CPU host (tests/support/fixture_big.py) in the real app at 200x60: what a
-tick costs the main thread, the Advisor's window, the keys, and the process's memory.
+tick costs the main thread, the Advisor's window, the keys, the process's memory, and the
+frame's cost per added CPU (the same pegged host at 32 to 1152 CPUs, `SLOPE_FACTORS`: the
+smallest this fixture scales to is 32; a 2-CPU host's frame is in bench_frame's tables).
 
 The app runs under Textual's App.run_test (the headless driver) on a ReplayReader of the
 tree, as `tuitune --root` reads one (the whole /proc/interrupts every tick). Once the sampler
@@ -37,6 +39,7 @@ if __package__ in (None, ""):
 
 from benchmarks._proc import loadavg
 from tests.support.fixture_big import host_1152cpu
+from tests.support.fixture_hosts import SHARED_FIXTURES, ReplayReader, igb_ethtool, pegged_tree
 from tuitune.core.advise.window import window_of
 from tuitune.core.watch.sampler import Sample
 from tuitune.tui.app import TuituneApp
@@ -148,6 +151,73 @@ async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
     return out
 
 
+# The slope: the same pegged host at 32 to 1152 CPUs (2 NUMA nodes each, so only the CPU
+# count grows), its frame in the NIC's-IRQs view (issue 38: "cost per added CPU").
+SLOPE_FACTORS = (1, 4, 9, 18, 36)
+
+
+async def frame_at(tmp: Path, factor: int, ticks: int) -> float:
+    """Median frame CPU seconds on the pegged host at 32 x `factor` CPUs, 200x60."""
+    n = 32 * factor
+    tree = pegged_tree(
+        tmp / f"host_{n}cpu",
+        factor,
+        {},
+        SAMPLES,
+        SHARED_FIXTURES,
+        bus="0000:02:00.0",
+        nodes={0: f"0-{n // 2 - 1}", 1: f"{n // 2}-{n - 1}"},
+        hostname=f"{n}cpu-2node",
+        notes=[f"the pegged 32-CPU host's columns repeated {factor} times (bench_bighost)"],
+    )
+    reader = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, "eth0"), 1.0)
+    app = TuituneApp(
+        reader, "eth0", interval=0.05, env=ENV, limit=SAMPLES, show_cost=False, save_settings=False
+    )
+    app.settle_gc = True
+    got: list[Sample] = []
+    take = app.view.take
+
+    def keep(s: Sample) -> None:
+        got.append(s)
+        take(s)
+
+    app.view.take = keep  # type: ignore[method-assign,assignment]
+    async with app.run_test(size=SIZE) as pilot:
+        t0 = time.monotonic()
+        while app.samples_drawn < SAMPLES and time.monotonic() - t0 < 300:
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        a, b = [s for s in got if s.rates is not None and s.counters is not None][-2:]
+        xs = []
+        for i in range(ticks + 2):
+            done = asyncio.Event()
+            c0 = time.process_time()
+            app.view.redraw(state=take((a, b)[i % 2]))
+            app.call_after_refresh(done.set)
+            await done.wait()
+            xs.append(time.process_time() - c0)
+        await pilot.press("q")
+    return statistics.median(xs[2:])
+
+
+def slope_lines(frames: dict[int, float]) -> list[str]:
+    """The frame at each CPU count and the least-squares line through them."""
+    cpus = list(frames)
+    fit = statistics.linear_regression(cpus, [frames[c] for c in cpus])
+    return [
+        "",
+        "Cost per added CPU: the frame (NIC's IRQs view, CPU ms, median) of the same pegged "
+        "host at each CPU count, 2 NUMA nodes each, and the least-squares line through them.",
+        "",
+        "| CPUs | " + " | ".join(str(c) for c in cpus) + " | µs per added CPU | at 0 CPUs ms |",
+        "|---|" + "--:|" * (len(cpus) + 2),
+        "| frame ms | "
+        + " | ".join(ms(frames[c]) for c in cpus)
+        + f" | {fit.slope * 1e6:.2f} | {ms(fit.intercept)} |",
+    ]
+
+
 def ms(x: float) -> str:
     return f"{1000 * x:.1f}"
 
@@ -162,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     for rows in (None, 1000):
         with tempfile.TemporaryDirectory(prefix="bench-bighost-") as tmp:
             results[rows] = asyncio.run(measure(Path(tmp), rows, ticks))
+    frames = {}
+    for factor in SLOPE_FACTORS:
+        with tempfile.TemporaryDirectory(prefix="bench-bighost-") as tmp:
+            frames[32 * factor] = asyncio.run(frame_at(Path(tmp), factor, ticks))
     after = loadavg()
     lines = [
         "## A 1152-CPU host at 200x60: frame, Advisor window, keys, memory",
@@ -216,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "RSS and USS are the benchmark process's (the app, the fixture's builder and the "
         "samples kept by the benchmark): an upper bound on tuitune's own.",
+        *slope_lines(frames),
         "",
         f"Load average (start / end): {before} / {after}.",
     ]

@@ -268,15 +268,22 @@ class Sampler:
 
     # -- the loop -------------------------------------------------------------------------
     def _run(self) -> None:
-        deadline = time.monotonic()
+        # None: paused, asleep until woken (a paused screen costs no wake-up a tick).
+        deadline: float | None = time.monotonic()
         while not self._stop:
-            self._acked.wait()
+            # Asleep until the next tick is due or someone wakes us. The screen's ack of the
+            # last sample lands while we sleep here and wakes nobody (issue 38: it was one of
+            # the thread's two wake-ups a tick); only a tick due before the screen has drawn
+            # the last sample waits for it.
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            woke = self._wake.wait(timeout)
+            if not self._acked.is_set():
+                self._acked.wait()
             if self._stop:
                 return
             if self.seq and not self._watch_started:  # the first frame is on screen
                 self._start_watch()
-            timeout = max(0.0, deadline - time.monotonic())
-            if self._wake.wait(timeout):
+            if woke:
                 self._wake.clear()
                 if self._stop:
                     return
@@ -299,10 +306,12 @@ class Sampler:
                     self._want_state or self._want_baseline is not None or self._conns_now
                 ):
                     if self._paused:
+                        deadline = None
+                    elif deadline is None:  # unpaused: the next tick an interval from now
                         deadline = time.monotonic() + self.interval
                     continue
             elif self._paused:
-                deadline = time.monotonic() + self.interval
+                deadline = None
                 continue
             self._acked.clear()
             sample = self._last_sample = self._take()

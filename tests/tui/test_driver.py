@@ -73,3 +73,27 @@ async def test_a_hung_up_terminal_stops_the_reads_and_delivers_the_hangup(
         os.close(slave)
     assert not thread.is_alive()
     assert len(reads) == 1, len(reads)  # the read that saw the hangup, none after it
+
+
+async def test_a_synchronized_frame_reaches_the_writer_thread_in_one_piece() -> None:
+    """Textual writes a frame as begin-sync, the frame, end-sync: three hand-offs to the
+    writer thread, each of which can wake it (issue 38). The driver hands over one, the
+    same bytes; writes outside a frame go at once."""
+    from textual._ansi_sequences import SYNC_END, SYNC_START
+
+    # Not constructed: the constructor takes SIGTSTP, which an earlier test's driver holds.
+    driver = QuietLinuxDriver.__new__(QuietLinuxDriver)
+    handed: list[str] = []
+
+    class Writer:
+        def write(self, text: str) -> None:
+            handed.append(text)
+
+    driver._writer_thread = Writer()  # type: ignore[assignment]
+    driver.write("\x1b[?25l")  # not in a frame: at once
+    assert handed == ["\x1b[?25l"]
+    driver.write(SYNC_START)
+    driver.write("\x1b[1;1Hframe")
+    assert len(handed) == 1  # held until the frame ends
+    driver.write(SYNC_END)
+    assert handed == ["\x1b[?25l", SYNC_START + "\x1b[1;1Hframe" + SYNC_END]

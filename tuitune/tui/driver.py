@@ -6,6 +6,11 @@ should stop and whether a lone Escape has waited long enough: ten wakeups a seco
 This driver blocks in select() until a key arrives, the parser's own Escape timeout is due,
 or the app stops (a byte on a private pipe wakes it). Behaviour is otherwise the stock
 driver's: the same parser, the same messages.
+
+Output: Textual hands each synchronized frame to the writer thread in three writes (begin
+sync, the frame, end sync), and each write can wake that thread (issue 38: up to three
+wake-ups a frame for one write to the terminal). The driver holds a frame's pieces and hands
+them over as one; the bytes are the same.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import threading
 from codecs import getincrementaldecoder
 from typing import Any
 
+from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual._time import get_time  # the clock the parser sets its timeout with
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
@@ -48,10 +54,24 @@ class _WakingEvent(threading.Event):
 
 
 class QuietLinuxDriver(LinuxDriver):
+    _frame: list[str] | None = None  # a synchronized frame's pieces, until its end
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._wake_r, self._wake_w = os.pipe()
         self.exit_event = _WakingEvent(self._wake_w)
+
+    def write(self, data: str) -> None:
+        if self._frame is not None:
+            self._frame.append(data)
+            if data == SYNC_END:
+                frame, self._frame = "".join(self._frame), None
+                super().write(frame)
+            return
+        if data == SYNC_START:
+            self._frame = [data]
+            return
+        super().write(data)
 
     def run_input_thread(self) -> None:
         selector = selectors.SelectSelector()

@@ -22,6 +22,7 @@ from tuitune.tui.compositor import TouchedCompositor
 from tuitune.tui.panels.cpugrid import CpuList, HeatMap
 from tuitune.tui.panels.rowview import Row, RowView
 from tuitune.tui.panels.tabs import Span, tab_at, tab_text
+from tuitune.tui.screen_update import ScreenUpdate
 
 PANELS = ("cpus", "irqs", "nic", "sysctls")
 TITLES = {"cpus": "CPUs", "irqs": "IRQs", "nic": "NIC", "sysctls": "sysctls"}
@@ -213,13 +214,21 @@ class Body(Container):
 class LiveScreen(Screen[object]):
     """The main screen. Blank for the same reason as Body: the header, the panels, the hint
     and the footer cover it, and its own lines were drawn on every tick under them. Its
-    compositor renders only the widgets a change touches (tui/compositor.py)."""
+    compositor renders only the widgets a change touches (tui/compositor.py), and it draws
+    without Textual's update timer, which woke once more after every frame (screen_update.py)."""
 
     BLANK = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._compositor = TouchedCompositor()
+        self._screen_update: ScreenUpdate | None = None
+
+    @property
+    def _update_timer(self) -> ScreenUpdate:  # type: ignore[override]
+        if self._screen_update is None:
+            self._screen_update = ScreenUpdate(self._on_timer_update, self.app._handle_exception)
+        return self._screen_update
 
 
 def make_panels() -> dict[str, Panel]:

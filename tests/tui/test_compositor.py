@@ -10,6 +10,7 @@ cells on the grid.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich.cells import cell_len
@@ -171,3 +172,34 @@ async def test_the_check_sees_a_widget_left_out(launch: Launch) -> None:
             await _settle(tui)
         assert term.partial and term.differences()
         assert not isinstance(Compositor(), TouchedCompositor)
+
+
+async def test_what_lies_under_a_changed_list_is_not_rendered(launch: Launch) -> None:
+    # Issue 38: at every tick the CPU and IRQ lists' figures change, and the panels, the
+    # body and the screen behind them were rendered over the same rows only to lose every
+    # piece to the lists in front. They are left out; what is sent still equals the screen.
+    async with launch(
+        host_32cpu, size=(200, 60), samples=40, limit=None, interval=0.2, wait=2
+    ) as tui:
+        term = Terminal(tui)
+        rendered: Counter[str] = Counter()
+        for widget in tui.app.screen.walk_children(with_self=True):
+            name = f"{type(widget).__name__}#{widget.id}"
+            original = widget.render_lines
+
+            def counting(crop: Any, name: str = name, original: Any = original) -> Any:
+                rendered[name] += 1
+                return original(crop)
+
+            widget.render_lines = counting  # type: ignore[method-assign]
+        # The first ticks may still lay the panels out (whole panels dirty).
+        await tui.drawn(tui.app.samples_drawn + 3)
+        await _settle(tui)
+        rendered.clear()
+        await tui.drawn(tui.app.samples_drawn + 3)
+        await _settle(tui)
+        seen = Counter(rendered)  # before the check's own full render of the screen
+        await _check(tui, term, "three ticks")
+        assert seen["IrqList#irq-list"] > 0  # the changed figures were drawn
+        behind = ["Panel#panel-cpus", "Panel#panel-irqs", "Body#body", "LiveScreen#_default"]
+        assert {name: seen[name] for name in behind} == dict.fromkeys(behind, 0)

@@ -10,10 +10,13 @@ Here a widget is rendered only where its visible part overlaps a changed region,
 those regions cover. The update sent is the same: `ChopsUpdate` writes only the pieces of line
 that lie inside a changed region, and each of those lies in a widget that overlaps that region,
 which is rendered as before (front to back, the first piece for a cut wins). A piece left
-unrendered (None) is skipped by `ChopsUpdate`. Only which widgets, over which rows, is ours:
-the chopping into pieces and full updates (resize, a new screen) are Textual's own. Private
-API: textual is pinned to the minor release this is tested with (pyproject.toml), and
-tests/tui/test_compositor.py holds the screen to Textual's own render.
+unrendered (None) is skipped by `ChopsUpdate`. A widget whose every touched part lies under
+one in front of it is not rendered at all (issue 38): its pieces would all lose to the front
+one's (the panels and the body behind the CPU and IRQ lists, at every tick). Only which
+widgets, over which rows, is ours: the chopping into pieces and full updates (resize, a new
+screen) are Textual's own. Private API: textual is pinned to the minor release this is tested
+with (pyproject.toml), and tests/tui/test_compositor.py holds the screen to Textual's own
+render.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ class TouchedCompositor(Compositor):
 
     def _touched_renders(self, changed: list[Region]) -> Iterable[tuple[Region, list[Strip]]]:
         """(the part of a widget rendered, on screen; its strips), front-most widget first."""
+        front: list[Region] = []  # the visible parts of the widgets rendered so far
         for widget, (region, clip) in self.visible_widgets.items():
             visible = region.intersection(clip)
             if not visible:
@@ -64,6 +68,9 @@ class TouchedCompositor(Compositor):
             hits = [h for h in (visible.intersection(r) for r in changed) if h]
             if not hits:
                 continue
+            if all(any(f.contains_region(h) for f in front) for h in hits):
+                continue  # hidden where it was touched: each of its pieces would lose
+            front.append(visible)
             top = min(h.y for h in hits)
             bottom = max(h.bottom for h in hits)
             shown = Region(visible.x, top, visible.width, bottom - top)

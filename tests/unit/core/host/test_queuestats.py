@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tuitune.core.host.queuestats import (
     Direction,
@@ -213,3 +215,31 @@ def test_mlx5_rings_and_its_hot_queue() -> None:
         zero, capture("mlx5_core_eth01_-S_grep_rxN_packets_63rings.txt"), 10.0, "mlx5_core"
     )
     assert rate_of(r, "rx", 0) == 22187007.2 and r.unknown == {}
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(
+                r"(rx|tx)_queue_[0-9]{1,3}_(packets|bytes|drops|xdp_drops)", fullmatch=True
+            ),
+            st.from_regex(r"queue_[0-9]{1,2}_(rx|tx)_(packets|bytes)", fullmatch=True),
+            st.text(max_size=30),
+        ),
+        max_size=20,
+    )
+)
+def test_classify_remembered_equals_classify_worked_out(names: list[str]) -> None:
+    # Issue 38: classify keeps its answers (a driver's names repeat at every tick); the
+    # answer kept is the one the schemes give, asked once or many times.
+    for name in names + names:
+        assert classify(name) == classify.__wrapped__(name)
+
+
+def test_a_ticks_names_are_matched_once() -> None:
+    stats = tuple((f"rx_queue_{q}_packets", q) for q in range(64))
+    per_queue(stats)
+    before = classify.cache_info()
+    per_queue(stats)  # the next tick: the same names
+    after = classify.cache_info()
+    assert after.misses == before.misses and after.hits == before.hits + 64

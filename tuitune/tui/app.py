@@ -105,6 +105,13 @@ class TuituneApp(Leaving):
             super().__init__()
             self.sample = sample
 
+    class Then(Message):
+        """A worker's result, to be used on the UI thread (in_thread)."""
+
+        def __init__(self, then: Callable[[], None]) -> None:
+            super().__init__()
+            self.then = then
+
     TITLE = "tuitune"
     ENABLE_COMMAND_PALETTE = False  # every action has its own key; ^p would only confuse
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -391,13 +398,22 @@ class TuituneApp(Leaving):
         def job() -> None:
             result = work()
             if then is not None:
-                self.call_from_thread(self._then, then, result)
+                # Posted, not waited for: call_from_thread held the worker until the UI thread
+                # had run `then`, one more wake-up of each (issue 38).
+                self.post_message(TuituneApp.Then(lambda: then(result)))
 
-        self.run_worker(job, thread=True, exit_on_error=False, group=group)
+        # Started once the screen has drawn what this message changed: the advisor's count,
+        # started in a sample's handler, ran beside that sample's frame, the two threads
+        # taking the GIL from each other every few milliseconds (issue 38).
+        self.call_after_refresh(self.run_worker, job, thread=True, exit_on_error=False, group=group)
 
-    def _then(self, then: Callable[[T], None], result: T) -> None:
-        if self.is_running:  # a result that arrives while the app shuts down
-            then(result)
+    def on_tuitune_app_then(self, message: TuituneApp.Then) -> None:
+        if not self.is_running:  # a result that arrives while the app shuts down
+            return
+        try:
+            message.then()
+        except Exception as exc:  # as before: a failing `then` failed its worker, not the app
+            self.log.error(f"in_thread: {exc!r}")
 
     def show_read_back(self, outs: Sequence[Outcome]) -> None:
         self.view.show_read_back(outs)

@@ -8,6 +8,7 @@ import asyncio
 import os
 import signal
 import threading
+from collections.abc import Iterator
 
 import pytest
 from textual._xterm_parser import XTermParser
@@ -35,6 +36,17 @@ def test_the_app_uses_the_quiet_driver_where_textual_would_use_linux() -> None:
     assert TuituneApp.get_driver_class(app) is QuietLinuxDriver
 
 
+@pytest.fixture
+def signals_kept() -> Iterator[None]:
+    """Textual's Linux driver installs SIGTSTP and SIGCONT handlers for the whole process when
+    it is made: put back what was there, so no later test runs with a dead driver's."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTSTP, signal.SIGCONT)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+@pytest.mark.usefixtures("signals_kept")
 async def test_a_hung_up_terminal_stops_the_reads_and_delivers_the_hangup(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -81,7 +93,7 @@ async def test_a_synchronized_frame_reaches_the_writer_thread_in_one_piece() -> 
     same bytes; writes outside a frame go at once."""
     from textual._ansi_sequences import SYNC_END, SYNC_START
 
-    # Not constructed: the constructor takes SIGTSTP, which an earlier test's driver holds.
+    # Not constructed: only its write path is under test.
     driver = QuietLinuxDriver.__new__(QuietLinuxDriver)
     handed: list[str] = []
 

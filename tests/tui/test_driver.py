@@ -4,6 +4,7 @@ tests/kernel/test_tui_tmux.py, which presses Escape in a real terminal)."""
 
 from __future__ import annotations
 
+import _signal
 import asyncio
 import os
 import signal
@@ -43,7 +44,17 @@ def signals_kept() -> Iterator[None]:
     saved = {s: signal.getsignal(s) for s in (signal.SIGTSTP, signal.SIGCONT)}
     yield
     for sig, handler in saved.items():
-        signal.signal(sig, handler)
+        # The C module's own: signal.signal turns the handler it replaces into an enum if it
+        # can, and that repr()s this test's half-made app, which raises. None: not set from
+        # Python, the default.
+        _signal.signal(
+            sig,
+            _signal.SIG_DFL
+            if handler is None
+            else int(handler)
+            if isinstance(handler, signal.Handlers)
+            else handler,
+        )
 
 
 @pytest.mark.usefixtures("signals_kept")

@@ -69,8 +69,10 @@ def memory(pid: int | str = "self") -> tuple[float, float]:
     return rss / 1024, uss / 1024
 
 
-async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
-    reader, ifname = host_1152cpu(tmp, samples=SAMPLES, rows=rows)
+def keeping_app(
+    reader: ReplayReader, ifname: str
+) -> tuple[TuituneApp, list[Sample], Callable[[Sample], Any]]:
+    """The app on `reader`, every sample it takes also kept in the list, and its own take."""
     app = TuituneApp(
         reader, ifname, interval=0.05, env=ENV, limit=SAMPLES, show_cost=False, save_settings=False
     )
@@ -85,6 +87,12 @@ async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
         take(s)
 
     app.view.take = keep  # type: ignore[method-assign,assignment]
+    return app, got, take
+
+
+async def measure(tmp: Path, rows: int | None, ticks: int) -> dict[str, Any]:
+    reader, ifname = host_1152cpu(tmp, samples=SAMPLES, rows=rows)
+    app, got, take = keeping_app(reader, ifname)
     out: dict[str, Any] = {}
     async with app.run_test(size=SIZE) as pilot:
         t0 = time.monotonic()
@@ -172,18 +180,7 @@ async def frame_at(tmp: Path, factor: int, ticks: int) -> float:
         notes=[f"the pegged 32-CPU host's columns repeated {factor} times (bench_bighost)"],
     )
     reader = ReplayReader(tree, igb_ethtool(SHARED_FIXTURES, "eth0"), 1.0)
-    app = TuituneApp(
-        reader, "eth0", interval=0.05, env=ENV, limit=SAMPLES, show_cost=False, save_settings=False
-    )
-    app.settle_gc = True
-    got: list[Sample] = []
-    take = app.view.take
-
-    def keep(s: Sample) -> None:
-        got.append(s)
-        take(s)
-
-    app.view.take = keep  # type: ignore[method-assign,assignment]
+    app, got, take = keeping_app(reader, "eth0")
     async with app.run_test(size=SIZE) as pilot:
         t0 = time.monotonic()
         while app.samples_drawn < SAMPLES and time.monotonic() - t0 < 300:

@@ -119,6 +119,9 @@ def child(mode: str, iface: str) -> dict[str, object]:
 
 
 SETTLE = 10.0  # seconds after the first frame: the Advisor and the platform note have loaded
+# ...and once it holds: Textual's caches and the garbage between two collections (its strips
+# cache themselves, reference cycles) grow the small host's RSS by ~2 MB over the first ~70 s.
+STEADY = 90.0
 
 
 def proc_memory(pid: int) -> dict[str, float]:
@@ -163,6 +166,8 @@ def terminal(iface: str) -> dict[str, object]:
         out["first_frame"] = proc_memory(pid)
         time.sleep(SETTLE)
         out[f"after_{SETTLE:.0f}s"] = proc_memory(pid)
+        time.sleep(STEADY - SETTLE)
+        out[f"after_{STEADY:.0f}s"] = proc_memory(pid)
         server.send_keys("tt", "q")
         server.wait_gone(pid)
         floor_env = {**env, "PYTHONPATH": str(REPO)}

@@ -1,6 +1,7 @@
 """Counts the kernel files a HostReader's counters() reads, tick by tick (issue 18's per-tick
-path): every read of a kernel or tree file goes through tuitune.core.host.root.read_text, or
-read_span for a part of one."""
+path): every read of a tree file goes through tuitune.core.host.root.read_text, or read_span
+for a part of one. Not the live host's tick files, kept open and read by keptroot.py: the
+tests that count reads read trees."""
 
 from __future__ import annotations
 

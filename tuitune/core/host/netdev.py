@@ -15,7 +15,14 @@ from typing import Any
 
 from tuitune.core.cpulist import CpuListError, parse_cpulist, parse_mask
 from tuitune.core.host.identity import nic_names
-from tuitune.core.host.root import BIG_FILE, HostRoot, read_int, read_parsed, read_value
+from tuitune.core.host.root import (
+    BIG_FILE,
+    HostRoot,
+    parse_int,
+    read_int,
+    read_parsed,
+    read_value,
+)
 from tuitune.core.names import ifname_problem
 from tuitune.core.values import Unavailable
 
@@ -254,8 +261,9 @@ def read_counters(
 def _with_missed(root: HostRoot, ifname: str, counters: LinkCounters) -> LinkCounters:
     """/proc/net/dev's counters with rx_missed_errors (the NIC ran out of rx descriptors: the
     ring-size signal) split out of its "drop" column, as netlink and sysfs count them."""
-    path = root.sys_path(f"class/net/{ifname}/statistics/rx_missed_errors")
-    missed = read_int(root, path, "rx_missed_errors")
+    # sys_text, not read_int's Path: a tick builds no path object (keptroot.py keeps the file).
+    text = root.sys_text(f"class/net/{ifname}/statistics/rx_missed_errors")
+    missed = text if isinstance(text, Unavailable) else parse_int(text.strip(), "rx_missed_errors")
     if not isinstance(missed, int) or missed < 0:
         return counters
     values = dict(counters.values)

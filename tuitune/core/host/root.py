@@ -110,13 +110,18 @@ def read_span(path: Path, what: str, offset: int, size: int, jail: str | None = 
         raise KernelFileError(Unavailable("error", f"{what}: no such span, not read"))
     fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
     try:
-        chunks: list[bytes] = []
-        total = 0
-        while total < size and (chunk := os.pread(fd, min(1 << 20, size - total), offset + total)):
-            chunks.append(chunk)
-            total += len(chunk)
+        return span_of_fd(fd, what, offset, size)
     finally:
         os.close(fd)
+
+
+def span_of_fd(fd: int, what: str, offset: int, size: int) -> str:
+    """read_span's read and checks, on an open file (kept open between ticks: keptroot.py)."""
+    chunks: list[bytes] = []
+    total = 0
+    while total < size and (chunk := os.pread(fd, min(1 << 20, size - total), offset + total)):
+        chunks.append(chunk)
+        total += len(chunk)
     try:
         text = b"".join(chunks).decode("ascii")  # a span may cut a UTF-8 character: kernel
     except UnicodeDecodeError:  # counters are ASCII, so anything else is not one
@@ -157,25 +162,47 @@ def _read_into(
     """The one bounded, link-safe read behind read_text and read_into (the tests' read log
     patches those two: each calls this, not the other). `buf` is grown while less than
     `room` bytes are free in it, up to the bound."""
-    fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
+    fd = open_bounded(path, what, limit, jail)
     try:
-        if os.fstat(fd).st_size > limit:  # a tree's file says so at once
-            raise _too_big(what, limit)
-        total = 0
-        # /proc files report size 0: read until EOF, one byte past the bound to know it is over.
-        while True:
-            # Doubled (at least 64 KiB more) while less than `room` is free, up to the bound.
-            if len(buf) - total < room and len(buf) <= limit:
-                buf.extend(bytes(min(max(len(buf), 1 << 16), limit + 1 - len(buf))))
-            with memoryview(buf) as view:
-                got = os.readv(fd, [view[total : limit + 1]])
-            if not got:
-                return total
-            total += got
-            if total > limit:
-                raise _too_big(what, limit)
+        return fill_from_fd(fd, what, buf, limit, room)
     finally:
         os.close(fd)
+
+
+def open_bounded(path: Path, what: str, limit: int, jail: str | None) -> int:
+    """open_in_tree for reading, refusing at once a file whose size says it is over `limit`
+    (a tree's file; /proc files say 0, sysfs attributes a page)."""
+    fd = open_in_tree(path, os.O_RDONLY | os.O_NOCTTY, jail, what)
+    try:
+        if os.fstat(fd).st_size > limit:
+            raise _too_big(what, limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def fill_from_fd(
+    fd: int, what: str, buf: bytearray, limit: int, room: int, pread: bool = False
+) -> int:
+    """The whole of an open file into `buf`, at most `limit` bytes: how many. `pread`: from
+    offset 0 whatever the file's position (an fd kept open between ticks: keptroot.py)."""
+    total = 0
+    # /proc files report size 0: read until EOF, one byte past the bound to know it is over.
+    while True:
+        # Doubled (at least 64 KiB more) while less than `room` is free, up to the bound.
+        if len(buf) - total < room and len(buf) <= limit:
+            buf.extend(bytes(min(max(len(buf), 1 << 16), limit + 1 - len(buf))))
+        with memoryview(buf) as view:  # the slice dies with the call: buf may grow again
+            if pread:
+                got = os.preadv(fd, [view[total : limit + 1]], total)
+            else:
+                got = os.readv(fd, [view[total : limit + 1]])
+        if not got:
+            return total
+        total += got
+        if total > limit:
+            raise _too_big(what, limit)
 
 
 def _too_big(what: str, limit: int) -> KernelFileError:
@@ -316,8 +343,11 @@ def read_parsed(
 
 def read_int(root: HostRoot, path: Path, what: str) -> int | Unavailable:
     text = read_value(root, path, what)
-    if isinstance(text, Unavailable):
-        return text
+    return text if isinstance(text, Unavailable) else parse_int(text, what)
+
+
+def parse_int(text: str, what: str) -> int | Unavailable:
+    """A one-value kernel file's stripped text as an int, or a state."""
     digits = text[1:] if text.startswith("-") else text
     # ASCII digits, and few: int() also takes other scripts' digits, and raises ValueError
     # past 4300 of them; neither is a kernel number.

@@ -32,6 +32,7 @@ from tuitune.core.host.irqbalance import read_irqbalance
 from tuitune.core.host.irqfiles import IrqFilesCache, read_irq_rows
 from tuitune.core.host.irqmap import nic_irqs
 from tuitune.core.host.irqs import IrqAffinity, has_irq_debugfs, read_irq_affinity
+from tuitune.core.host.keptroot import KeptRoot, keeps_files
 from tuitune.core.host.netdev import (
     interface_exists,
     list_interfaces,
@@ -127,6 +128,10 @@ class HostReader(Closing):
         self._softirqs = SoftirqsReader()  # reads only the NET_TX/NET_RX rows' lines
         self._irq_files = IrqFilesCache()  # last tick's per-IRQ counts: convert what moved
         self._topology = TopologyReader()  # each CPU's files again only after a hotplug
+        # The live host's tick files stay open between ticks (keptroot.py), for the tick's
+        # (interface, IRQs): another pair, or a whole tick, opens them afresh.
+        self._kept = KeptRoot(self.root) if keeps_files(self.root) else None
+        self._kept_for: tuple[str | None, frozenset[str]] | None = None
         if ethtool is None and self.root.jail is not None:
             # A capture's tree holds its interface's ethtool state (core/capture/device.py).
             from tuitune.core.capture.device import device_reader
@@ -145,6 +150,7 @@ class HostReader(Closing):
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
+        self._kt.call(self._forget_files)
         self._kt.call(self.handles.close)
         if self._qstats is not None:
             self._kt.call(self._qstats.close)
@@ -309,6 +315,7 @@ class HostReader(Closing):
         """Drop what is cached about an interface that went away (its device reader knows the
         old device's driver and features): a device that takes the name is read afresh."""
         self._kt.call(self.handles.forget, ifname)
+        self._kt.call(self._forget_files)
 
     def all_affinity(self, counters: Counters) -> dict[str, IrqAffinity]:
         """Every numbered IRQ's affinity, the rows of `counters`' interrupt table (the IRQ
@@ -350,7 +357,26 @@ class HostReader(Closing):
         return et
 
     def _counters(self, ifname: str | None, irqs: Collection[str] | None = None) -> Counters:
-        return self._read_counters(self.root, ifname, irqs, time.monotonic())
+        return self._read_counters(self._tick_root(ifname, irqs), ifname, irqs, time.monotonic())
+
+    def _tick_root(self, ifname: str | None, irqs: Collection[str] | None) -> HostRoot:
+        """The root a tick reads: the kept files' (keptroot.py) on the live host. A whole tick
+        (irqs None: every full_every ticks, and after a device event) drops them all, and so
+        does another interface or IRQ set: a device renamed or re-created is opened afresh."""
+        kept = self._kept
+        if kept is None:
+            return self.root
+        if irqs is None:
+            kept.forget()
+        elif (want := (ifname, frozenset(irqs))) != self._kept_for:
+            kept.forget()
+            self._kept_for = want
+        return kept
+
+    def _forget_files(self) -> None:
+        self._kept_for = None
+        if self._kept is not None:
+            self._kept.forget()
 
     def _read_counters(
         self, root: HostRoot, ifname: str | None, irqs: Collection[str] | None, now: float

@@ -225,8 +225,9 @@ class RowView(ScrollView, can_focus=True):
             # so the terminal gets a few changed cells, not the whole panel. One refresh for
             # them all: each refresh call posts a message and clears the widget's caches.
             # Rows scrolled out of sight are drawn afresh when a scroll brings them in.
-            width = max(self.virtual_size.width, self.size.width)
-            top, height = self.scroll_offset.y, self.size.height
+            size = self.size  # looked up in the compositor's map at each ask: once
+            width = max(self.virtual_size.width, size.width)
+            top, height = self.scroll_offset.y, size.height
             changed = [
                 Region(0, y, width, 1) for y in changed_lines(before, self.shown, top, height)
             ]

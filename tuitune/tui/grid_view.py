@@ -36,14 +36,17 @@ class GridView:
         kept = frozenset(self._kept)
         return GridData(shown_rates(s), topology, local, kept, rps_on, self.ticked)
 
-    def heat_mode(self, data: GridData) -> bool:
+    def heat_mode(self, data: GridData, height: int | None = None) -> bool:
+        """Whether the heat map shows; `height` the panel's, when the caller read it."""
         if self.scene.grid_mode != "auto":
             return self.scene.grid_mode == "heat"
         if data.rates is None:
             return False
         nodes = len(data.topology.nodes) if data.topology else 1
         rows_needed = len(data.rates.cpus) + 2 + (nodes if nodes > 1 else 0)
-        room = self.scene.panel("cpus").height - 4  # border, title line, help strip
+        if height is None:
+            height = self.scene.panel("cpus").height
+        room = height - 4  # border, title line, help strip
         return rows_needed > room
 
     def sort_of(self, heat: bool) -> str:
@@ -55,11 +58,12 @@ class GridView:
         s = self.scene
         panel = s.panel("cpus")
         data = self.data()
-        heat = self.heat_mode(data)
+        height = panel.height  # looked up in the compositor's map at each ask: once a tick
+        heat = self.heat_mode(data, height)
         sort = self.sort_of(heat)
         # At most half of the panel (border, help strip and margin aside): the list keeps
         # the other half, so every CPU stays reachable by scrolling it.
-        many = s.show_heat(data if heat else None, max(1, (panel.height - 5) // 2))
+        many = s.show_heat(data if heat else None, max(1, (height - 5) // 2))
         nic_irqs = [q.irq for q in s.nic.irqs] if s.nic else []
         # Each CPU's row of the last tick, kept where nothing in it changed (cpugrid.grid_rows).
         last = {r.key: r for r in panel.rows}

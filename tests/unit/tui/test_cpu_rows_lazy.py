@@ -255,3 +255,25 @@ def test_the_heat_maps_kept_cells_are_the_cells_made_afresh(
         if heat.repainted is not None and len(after) == len(before):
             moved = {y for y, (a, b) in enumerate(zip(before, after, strict=True)) if a != b}
             assert moved <= heat.repainted
+
+
+@settings(deadline=None)  # a loaded machine is slow, not wrong
+@given(grids().flatmap(lambda d: st.tuples(st.just(d), next_tick(d))), st.sampled_from(SORTS))
+def test_a_row_compares_equal_to_the_tick_befores_when_nothing_it_shows_moved(
+    ticks: tuple[GridData, GridData], sort: str
+) -> None:
+    # The list repaints the rows that compare unequal (rowview.changed_lines): a row drawn
+    # otherwise must compare unequal, and the "all" row, load bar included, equal when no
+    # CPU's rates moved (it was new at every tick).
+    before, now = ticks
+    _, old = grid_rows(before, UNICODE, P, sort=sort)
+    _, rows = grid_rows(now, UNICODE, P, sort=sort, last={r.key: r for r in old})
+    was = {r.key: r for r in old}
+    assert now.rates is not None and before.rates is not None
+    for r in rows:
+        if r.key not in was:
+            continue
+        if _seen([r]) != _seen([was[r.key]]):
+            assert r != was[r.key]
+        if r.key == ALL_KEY and now.rates.cpus == before.rates.cpus:
+            assert r == was[r.key]

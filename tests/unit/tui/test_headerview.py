@@ -4,12 +4,17 @@ text selection and `height: auto`) is the text shown (issue 18, goal 4)."""
 
 from __future__ import annotations
 
+import asyncio
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.strip import Strip
 from textual.visual import Visual, visualize
+from textual.widgets import Static
 
 from tests.support.recording import recorded
 from tuitune.tui.panels.headerview import HeaderView, draw_line
@@ -88,3 +93,58 @@ async def test_a_line_drawn_by_rich_is_textuals_to_the_cell_and_style() -> None:
                 header, visualize(header, line, markup=False), width, None, style
             )
             assert _cells(draw_line(header, line, width, style)) == _cells(textual), line.plain
+
+
+class _Both(App[None]):
+    """The header beside a plain Static, each at the same width: the Static draws each text
+    whole, as the header did before it kept its lines."""
+
+    CSS = "HeaderView, Static { width: 40; height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        yield HeaderView()
+        yield Static("", id="whole")
+
+
+_LINE = st.lists(
+    st.tuples(st.sampled_from(["rx ", "1 Gb/s ", "eth2", "x" * 30, "é"]), st.booleans()),
+    max_size=3,
+)
+
+
+def _text(lines: list[list[tuple[str, bool]]]) -> Text:
+    return Text("\n").join(
+        Text.assemble(*((t, "bold red") if bold else t for t, bold in line)) for line in lines
+    )
+
+
+def _rows(app: App[None], widget: Static, height: int) -> list[list[tuple[str, object]]]:
+    y = widget.region.y
+    strips = app.screen._compositor.render_strips()[y : y + height]
+    return [[(seg.text, seg.style.color if seg.style else None) for seg in s] for s in strips]
+
+
+def _chars(rows: list[list[tuple[str, object]]]) -> list[list[tuple[str, object]]]:
+    return [[(ch, color) for text, color in row for ch in text] for row in rows]
+
+
+@settings(deadline=None, max_examples=15)  # a loaded machine is slow, not wrong
+@given(st.lists(st.lists(_LINE, min_size=1, max_size=4), min_size=1, max_size=6))
+def test_each_header_shown_in_turn_is_drawn_as_the_whole_text_is(
+    texts: list[list[list[tuple[str, bool]]]],
+) -> None:
+    # The kept lines and the repaint from the first changed row (HeaderView.show) hold the
+    # screen equal to the same text drawn whole, after every text of a sequence.
+    async def run() -> None:
+        app = _Both()
+        async with app.run_test(size=(60, 30)) as pilot:
+            header, whole = app.query_one(HeaderView), app.query_one("#whole", Static)
+            for lines in texts:
+                header.show(_text(lines))
+                whole.update(_text(lines))
+                await pilot.pause()
+                height = whole.region.height
+                assert header.region.height >= height  # it never shrinks at one width
+                assert _chars(_rows(app, header, height)) == _chars(_rows(app, whole, height))
+
+    asyncio.run(run())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from typing import ClassVar, Protocol
 
 from rich.segment import Segment
@@ -157,6 +157,19 @@ def _bar(c: CpuRates, width: int, p: Palette) -> tuple[Span, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """The load column's cell, drawn at the width its column gets: equal when its rates and
+    palette are, so a row whose numbers did not move compares equal and is not repainted
+    (a `partial` compared by identity: the "all" row was new at every tick)."""
+
+    c: CpuRates
+    p: Palette
+
+    def __call__(self, width: int) -> tuple[Span, ...]:
+        return _bar(self.c, width, self.p)
+
+
 _PCTS = 10  # CpuRates' fields after `cpu`: ten percentages (averaged), then counts (summed)
 
 
@@ -193,7 +206,7 @@ def cpu_row(key: str, label: CellValue, c: CpuRates, cols: list[Column], p: Pale
             case "%idle":
                 cells.append(pct(c.idle))
             case "load":
-                cells.append(partial(_bar, c, p=p))
+                cells.append(Bar(c, p))
             case "intr/s":
                 cells.append(rate(c.intr))
             case "rx/s":

@@ -29,6 +29,7 @@ class HeaderView(Static):
         self._shown: Text | None = None
         self._height = -1
         self._lines: list[Text] = []
+        self._keys: list[LineKey] = []  # each line's, worked out once per new text
         self._strips: dict[LineKey, list[Strip]] = {}  # the lines shown now, drawn
         self._drawn_for: tuple[int, VisualStyle] | None = None  # (width, style) of _strips
         self._visual: tuple[Text | None, Visual] | None = None  # Static's, made when asked
@@ -53,7 +54,9 @@ class HeaderView(Static):
             return
         # A new layout costs more than the rest of a frame: ask for one only when the
         # header's height changes.
-        width = max(1, self.size.width - 2)
+        # The widget's size is looked up in the compositor's map at each ask: once here.
+        size = self.size
+        width = max(1, size.width - 2)
         height = sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
         if self._floor[0] != width:
             self._floor = (width, 0)
@@ -61,29 +64,29 @@ class HeaderView(Static):
             self._floor = (width, height)
             self.styles.min_height = height
         lines = list(text.split("\n", allow_blank=True))
-        first = self._first_changed_row(lines) if height == self._height else None
-        keep = {_key(line) for line in lines}
+        keys = [_key(line) for line in lines]
+        first = self._first_changed_row(keys, size.width) if height == self._height else None
+        keep = set(keys)
         self._strips = {k: v for k, v in self._strips.items() if k in keep}
-        self._lines = lines
+        self._lines, self._keys = lines, keys
         if first is None:
             self.update(text, layout=height != self._height)
         else:
             # The same height and the rows above `first` the same (a tick's new rates): repaint
             # from there down only, and leave the whole text's Content to `visual`.
-            self.refresh(Region(0, first, self.size.width, self.size.height - first))
+            self.refresh(Region(0, first, size.width, size.height - first))
         self._shown, self._height = text, height
 
-    def _first_changed_row(self, lines: list[Text]) -> int | None:
-        """The widget row where `lines` first differs from what is drawn; None when that is
-        not known (not drawn yet, resized, another number of lines)."""
-        if self._drawn_for is None or self._drawn_for[0] != self.size.width:
+    def _first_changed_row(self, keys: list[LineKey], width: int) -> int | None:
+        """The widget row where the lines of `keys` first differ from what is drawn; None
+        when that is not known (not drawn yet, resized, another number of lines)."""
+        if self._drawn_for is None or self._drawn_for[0] != width:
             return None
-        if len(lines) != len(self._lines):
+        if len(keys) != len(self._keys):
             return None
         row = 0
-        for old, new in zip(self._lines, lines, strict=True):
-            key = _key(old)
-            if key != _key(new):
+        for key, new in zip(self._keys, keys, strict=True):
+            if key != new:
                 return row
             strips = self._strips.get(key)
             if strips is None:
@@ -98,8 +101,7 @@ class HeaderView(Static):
         if self._drawn_for != (width, style):  # resized, or a new theme
             self._strips, self._drawn_for = {}, (width, style)
         at = 0
-        for line in self._lines:
-            key = _key(line)
+        for line, key in zip(self._lines, self._keys, strict=True):
             strips = self._strips.get(key)
             if strips is None:
                 strips = self._strips[key] = draw_line(self, line, width, style)

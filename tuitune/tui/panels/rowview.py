@@ -20,8 +20,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tuitune.core.text import escape_hidden
 from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
+from tuitune.tui.panels.rowline import cell_segments, row_strip
 
 Span = tuple[str, Style | None]
 # A callable cell is drawn at the width its column gets (bars scale to the space they have).
@@ -113,36 +113,6 @@ def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, Column
             share, extra = divmod(spare, len(flex))
             w += share + (1 if flex.index(i) < extra else 0)
         out.append((i, c, w))
-    return out
-
-
-def cell_segments(
-    cell: CellValue, width: int, right: bool, base: Style, clip: bool = False
-) -> list[Segment]:
-    """A cell cut or padded to exactly `width` characters."""
-    if callable(cell):
-        cell = cell(width)
-    spans: tuple[Span, ...] = ((cell, None),) if isinstance(cell, str) else cell
-    if not all(t.isprintable() for t, _ in spans):  # the last net for every panel's cells:
-        spans = tuple((escape_hidden(t), s) for t, s in spans)  # a tree's text, escaped
-    length = sum(len(t) for t, _ in spans)
-    out: list[Segment] = []
-    if length > width:
-        # Cut from the right and mark it, so a cut value never reads as a whole one.
-        room, cut = width - (0 if clip else 1), []
-        for text, style in spans:
-            if room <= 0:
-                break
-            cut.append((text[:room], style))
-            room -= len(cut[-1][0])
-        spans = (*cut, ("~", None)) if width > 0 and not clip else tuple(cut)
-        length = width
-    pad = Segment(" " * (width - length), base) if length < width else None
-    if pad and right:
-        out.append(pad)
-    out.extend(Segment(t, base + s if s else base) for t, s in spans if t)
-    if pad and not right:
-        out.append(pad)
     return out
 
 
@@ -255,8 +225,9 @@ class RowView(ScrollView, can_focus=True):
             # so the terminal gets a few changed cells, not the whole panel. One refresh for
             # them all: each refresh call posts a message and clears the widget's caches.
             # Rows scrolled out of sight are drawn afresh when a scroll brings them in.
-            width = max(self.virtual_size.width, self.size.width)
-            top, height = self.scroll_offset.y, self.size.height
+            size = self.size  # looked up in the compositor's map at each ask: once
+            width = max(self.virtual_size.width, size.width)
+            top, height = self.scroll_offset.y, size.height
             changed = [
                 Region(0, y, width, 1) for y in changed_lines(before, self.shown, top, height)
             ]
@@ -424,17 +395,7 @@ class RowView(ScrollView, can_focus=True):
             return Strip(segs, width)
         if row.wide:
             return Strip(cell_segments(cells[0], width, False, style), width)
-        segs = []
-        for n, (i, col, w) in enumerate(self.layout_for(width)):
-            if n:
-                segs.append(Segment(" ", style))
-            cell = cells[i] if i < len(cells) else ""
-            segs.extend(cell_segments(cell, w, col.right, style, col.clip))
-        # Neighbours of one style as one segment (a cell's padding, the space after it): every
-        # later step of a repaint (background, colour filter, crop, the compositor's cuts) is
-        # per segment, and a row of 12 cells was 30 of them.
-        segs = list(Segment.simplify(segs))
-        return Strip(segs).extend_cell_length(width, style).crop(0, width)
+        return row_strip(cells, self.layout_for(width), width, style)
 
 
 @dataclass

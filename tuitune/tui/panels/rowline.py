@@ -7,8 +7,8 @@ line's pieces of one style are joined as they come, not made into segments and m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
@@ -16,8 +16,19 @@ from textual.strip import Strip
 
 from tuitune.core.text import escape_hidden
 
-if TYPE_CHECKING:
-    from tuitune.tui.panels.rowview import CellValue, Column, Span
+Span = tuple[str, Style | None]
+# A callable cell is drawn at the width its column gets (bars scale to the space they have).
+CellValue = str | tuple[Span, ...] | Callable[[int], tuple[Span, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    title: str
+    width: int
+    right: bool = False  # numbers align right
+    flex: bool = False  # takes the width left over (several flex columns share it)
+    drop: int = 0  # when the panel is too narrow, columns with the highest `drop` go first
+    clip: bool = False  # cut long cells silently (bars), instead of marking the cut with "~"
 
 
 def cell_segments(

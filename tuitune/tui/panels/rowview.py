@@ -21,21 +21,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tuitune.tui.look.palette import DEFAULT_PALETTE, Palette
+
+# The cell types live with the line maker (rowline.py); the panels import them from here.
+from tuitune.tui.panels.rowline import CellValue as CellValue
+from tuitune.tui.panels.rowline import Column as Column
+from tuitune.tui.panels.rowline import Span as Span
 from tuitune.tui.panels.rowline import cell_segments, row_strip
-
-Span = tuple[str, Style | None]
-# A callable cell is drawn at the width its column gets (bars scale to the space they have).
-CellValue = str | tuple[Span, ...] | Callable[[int], tuple[Span, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    title: str
-    width: int
-    right: bool = False  # numbers align right
-    flex: bool = False  # takes the width left over (several flex columns share it)
-    drop: int = 0  # when the panel is too narrow, columns with the highest `drop` go first
-    clip: bool = False  # cut long cells silently (bars), instead of marking the cut with "~"
 
 
 class LazyCells(Protocol):

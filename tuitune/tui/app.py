@@ -43,6 +43,7 @@ from tuitune.tui.controllers.irqmove import IrqMover
 from tuitune.tui.controllers.procs import ProcsController
 from tuitune.tui.controllers.record_key import RecordKey
 from tuitune.tui.delegated import add_delegated_actions
+from tuitune.tui.jobs import Jobs
 from tuitune.tui.leaving import Leaving
 from tuitune.tui.panels.cpugrid import CpuList, CpuPicked
 from tuitune.tui.panels.footer import KeysFooter
@@ -191,6 +192,7 @@ class TuituneApp(Leaving):
         self.show_cost = show_cost
         self.lab, self.lab_down = lab, lab_down  # `tuitune lab`; lab_down: tests inject it
         self.farewell_lines: list[str] = []  # what quitting kept or reverted, for the shell
+        self._jobs = Jobs(lambda group, exc: self.log.error(f"in_thread {group}: {exc!r}"))
         cadence = cadence or Cadence()  # the live command's: in seconds (Cadence.in_time)
         self.sampler = Sampler(
             reader,
@@ -378,6 +380,7 @@ class TuituneApp(Leaving):
 
     def on_unmount(self) -> None:
         self.sampler.stop()
+        self._jobs.close()
         self.end_look()
 
     def _on_theme(self) -> None:
@@ -395,8 +398,7 @@ class TuituneApp(Leaving):
     def in_thread(
         self, work: Callable[[], T], then: Callable[[T], None] | None = None, *, group: str
     ) -> None:
-        def job() -> None:
-            result = work()
+        def back(result: T) -> None:
             if then is not None:
                 # Posted, not waited for: call_from_thread held the worker until the UI thread
                 # had run `then`, one more wake-up of each (issue 38).
@@ -404,8 +406,9 @@ class TuituneApp(Leaving):
 
         # Started once the screen has drawn what this message changed: the advisor's count,
         # started in a sample's handler, ran beside that sample's frame, the two threads
-        # taking the GIL from each other every few milliseconds (issue 38).
-        self.call_after_refresh(self.run_worker, job, thread=True, exit_on_error=False, group=group)
+        # taking the GIL from each other every few milliseconds (issue 38). On the pool's
+        # threads, not a Textual worker each (tui/jobs.py says what that cost).
+        self.call_after_refresh(self._jobs.submit, work, back, group)
 
     def on_tuitune_app_then(self, message: TuituneApp.Then) -> None:
         if not self.is_running:  # a result that arrives while the app shuts down

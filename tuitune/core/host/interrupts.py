@@ -41,10 +41,14 @@ dominant cost) for rows whose label is not wanted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from array import array
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from operator import eq
+from typing import TYPE_CHECKING
 
 __all__ = [
+    "Counts",
     "Interrupts",
     "InterruptsParser",
     "IrqRow",
@@ -61,15 +65,63 @@ _GLUED_HANDLERS = frozenset({"edge", "level", "fasteoi", "simple", "percpu", "XT
 _MAX_CPU_DIGITS = 9
 
 
+if TYPE_CHECKING:
+    _Array = array[int]
+else:
+    _Array = array  # array[int] is subscriptable at run time only from Python 3.12
+
+
+class Counts(_Array):
+    """A row's counts as the parser keeps them: 4 bytes a count (8 past 2**32-1), where a
+    tuple took an 8-byte slot and, past 256, a 32-byte int object. At 1000 rows x 1152 CPUs
+    that was most of what a parsed table held (issue 38's 80 MB goal).
+
+    Equal to a tuple (or another array) of the same numbers, as a tuple of them would be, and
+    hashed alike: rows built elsewhere (the per-IRQ files, tests) keep tuples."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, array):
+            return array.__eq__(self, other)  # a memcmp under the same typecode
+        if isinstance(other, tuple):
+            return len(self) == len(other) and all(map(eq, self, other))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:  # type: ignore[override]  # array is unhashable; rows are not
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+def _pack(counts: tuple[int, ...]) -> Sequence[int]:
+    """`counts` in the smallest Counts that holds them (the kernel's are 32-bit), or as they
+    are if none does (text with larger numbers than any kernel prints)."""
+    try:
+        return Counts("I", counts)
+    except OverflowError:
+        pass
+    try:
+        return Counts("Q", counts)
+    except OverflowError:
+        return counts
+
+
 @dataclass(frozen=True, slots=True)
 class IrqRow:
     """One line of /proc/interrupts."""
 
     irq: str
     """The label before the colon: ``"38"``, ``"NMI"``, ``"LOC"``, ``"IPI0"``, ``"ERR"``..."""
-    counts: tuple[int, ...]
+    counts: Sequence[int]
     """One per CPU column present on this row, in header order. ``ERR``/``MIS``/``Err`` have
-    a single total; a truncated row may have fewer than the number of CPUs."""
+    a single total; a truncated row may have fewer than the number of CPUs. The parser gives
+    a Counts (compact; equal to the tuple of the same numbers), other readers a tuple."""
     chip: str = ""
     """Interrupt chip, e.g. ``PCI-MSIX-0000:00:03.0``, ``IR-PCI-MSI``, ``IO-APIC``, ``GICv3``,
     or the old glued form ``PCI-MSI-edge``. Empty for named rows (``NMI``...)."""
@@ -514,7 +566,8 @@ def _leading_counts(rest: str, limit: int | None) -> tuple[list[int], str]:
     return counts, rest.split(None, k)[k].rstrip()
 
 
-def _make_row(label: str, counts: tuple[int, ...], tail: str) -> IrqRow:
+def _make_row(label: str, numbers: tuple[int, ...], tail: str) -> IrqRow:
+    counts = _pack(numbers)
     if not tail:
         return IrqRow(label, counts)
     if not (label.isascii() and label.isdigit()):

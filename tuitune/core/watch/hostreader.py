@@ -428,10 +428,11 @@ class HostReader(Closing):
         """The whole /proc/interrupts, read into a buffer and parsed there (issue 38: 13 MB at
         1000 IRQs x 1152 CPUs); text that is not plain ASCII is decoded as every other file is.
 
-        The buffer lives for this read only: kept between reads, it held 16 MB resident for
-        the one read in ten the per-IRQ files leave (issue 38's 80 MB goal). It is made at the
-        last read's size and the room read_into wants, so that it is not grown while read;
-        freed, glibc unmaps a block that big at once."""
+        The buffer lives for this read only, made at the last read's size and the room
+        read_into wants, so that it is not grown (doubled) while read: kept between reads and
+        grown, it left the process 16 MB larger (issue 38's 80 MB goal, 1152 CPUs). glibc
+        keeps the freed block for the next read; handing it back to the kernel each time
+        (malloc_trim) saved 12 MB more but cost 5-6 ms a read, its pages faulted in again."""
         buf = bytearray(self._irq_size)
         got = root.proc_into("interrupts", buf, BIG_FILE)
         if isinstance(got, int):

@@ -411,3 +411,13 @@ def test_parsed_counts_are_packed_and_equal_to_the_tuples_of_their_numbers() -> 
     assert small == IrqRow("38", (4294967295, 7), "PCI-MSI", "1-edge", "eth0")
     assert hash(small) == hash(IrqRow("38", (4294967295, 7), "PCI-MSI", "1-edge", "eth0"))
     assert small.total == 4294967302 and wide.counts[0] == 4294967296
+
+
+def test_a_parsed_row_is_written_to_json_with_its_counts_as_numbers() -> None:
+    """`show --json`'s walker (jsonable) gives the parser's packed counts as a list."""
+    import json
+
+    from tuitune.core.jsondoc import jsonable
+
+    row = parse_interrupts("       CPU0       CPU1\n 38:  5  7  PCI-MSI 1-edge  eth0\n").rows[0]
+    assert json.loads(json.dumps(jsonable(row)))["counts"] == [5, 7]

@@ -41,10 +41,14 @@ dominant cost) for rows whose label is not wanted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from array import array
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from operator import eq
+from typing import TYPE_CHECKING
 
 __all__ = [
+    "Counts",
     "Interrupts",
     "InterruptsParser",
     "IrqRow",
@@ -61,15 +65,63 @@ _GLUED_HANDLERS = frozenset({"edge", "level", "fasteoi", "simple", "percpu", "XT
 _MAX_CPU_DIGITS = 9
 
 
+if TYPE_CHECKING:
+    _Array = array[int]
+else:
+    _Array = array  # array[int] is subscriptable at run time only from Python 3.12
+
+
+class Counts(_Array):
+    """A row's counts as the parser keeps them: 4 bytes a count (8 past 2**32-1), where a
+    tuple took an 8-byte slot and, past 256, a 32-byte int object. At 1000 rows x 1152 CPUs
+    that was most of what a parsed table held (issue 38's 80 MB goal).
+
+    Equal to a tuple (or another array) of the same numbers, as a tuple of them would be, and
+    hashed alike: rows built elsewhere (the per-IRQ files, tests) keep tuples."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, array):
+            return array.__eq__(self, other)  # a memcmp under the same typecode
+        if isinstance(other, tuple):
+            return len(self) == len(other) and all(map(eq, self, other))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:  # type: ignore[override]  # array is unhashable; rows are not
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+def _pack(counts: tuple[int, ...]) -> Sequence[int]:
+    """`counts` in the smallest Counts that holds them (the kernel's are 32-bit), or as they
+    are if none does (text with larger numbers than any kernel prints)."""
+    try:
+        return Counts("I", counts)
+    except OverflowError:
+        pass
+    try:
+        return Counts("Q", counts)
+    except OverflowError:
+        return counts
+
+
 @dataclass(frozen=True, slots=True)
 class IrqRow:
     """One line of /proc/interrupts."""
 
     irq: str
     """The label before the colon: ``"38"``, ``"NMI"``, ``"LOC"``, ``"IPI0"``, ``"ERR"``..."""
-    counts: tuple[int, ...]
+    counts: Sequence[int]
     """One per CPU column present on this row, in header order. ``ERR``/``MIS``/``Err`` have
-    a single total; a truncated row may have fewer than the number of CPUs."""
+    a single total; a truncated row may have fewer than the number of CPUs. The parser gives
+    a Counts (compact; equal to the tuple of the same numbers), other readers a tuple."""
     chip: str = ""
     """Interrupt chip, e.g. ``PCI-MSIX-0000:00:03.0``, ``IR-PCI-MSI``, ``IO-APIC``, ``GICv3``,
     or the old glued form ``PCI-MSI-edge``. Empty for named rows (``NMI``...)."""
@@ -130,15 +182,34 @@ def parse_interrupts_selected(
     return _parse(text, labels.__contains__)
 
 
+# A row's line as last seen: its length and its digest (_digest), and the row parsed from it.
+_Seen = tuple[int, int, IrqRow]
+# The same in table order, with the row's label (parse_ascii's next tick looks there first).
+_Placed = tuple[int, int, str, IrqRow]
+
+
+def _digest(line: str | bytes) -> int:
+    """What stands for a row's line between two reads: its hash(), a 64-bit SipHash with this
+    process's random key (sys.hash_info). Kept instead of the line itself: at 1000 rows x
+    1152 CPUs the lines were 12.7 MB (issue 38), 1000 digests are 40 KB.
+
+    Two different lines of the same length and label hash alike with a chance of 2**-64 (the
+    key is secret, so no text can be made to); then that row keeps last read's counts until
+    its line changes again, which a moving counter soon does. A plain-ASCII str and its bytes
+    hash alike in CPython (both hash the same bytes), so the text and the buffer paths share
+    the digests; were they to differ, a row would only be converted once more."""
+    return hash(line)
+
+
 class InterruptsParser:
     """Parses successive samples of one host's /proc/interrupts, converting only the rows whose
     text changed since the previous sample.
 
     On a real host most IRQ rows do not move between two ticks (idle devices, other queues), and
     turning their counts into integers is most of the parsing cost (two million cells at 1024
-    CPUs x 2048 IRQs). A row whose line is character-for-character the same as last time, under
-    the same CPU header, has the same counts: its previous IrqRow object is reused. Comparing
-    two strings runs in C; the result is identical to :func:`parse_interrupts`.
+    CPUs x 2048 IRQs). A row whose line is the same as last time (the same length and digest,
+    see _digest), under the same CPU header, has the same counts: its previous IrqRow object
+    is reused. Hashing a line runs in C; the result is that of :func:`parse_interrupts`.
     """
 
     __slots__ = ("_bheader", "_cpus", "_header", "_order", "_rows")
@@ -147,11 +218,10 @@ class InterruptsParser:
         self._header: str | None = None
         self._cpus: tuple[int, ...] = ()  # the header's CPUs
         self._bheader: bytes | None = None  # the header, encoded (parse_ascii)
-        # label -> (its line, its row); the line is bytes when parse_ascii found it.
-        self._rows: dict[str, tuple[str | bytes, IrqRow]] = {}
-        # Last tick's rows in table order, each with its ASCII line and label (parse_ascii):
-        # the next tick tries the row at the same place first (one compare, no label found).
-        self._order: list[tuple[bytes, str, IrqRow]] = []
+        self._rows: dict[str, _Seen] = {}  # by label
+        # Last tick's rows in table order (parse_ascii): the next tick tries the row at the
+        # same place first (no newline searched, no label decoded).
+        self._order: list[_Placed] = []
 
     def parse(self, text: str) -> Interrupts:
         header = self._header
@@ -164,7 +234,7 @@ class InterruptsParser:
             # rows are found in place, an unchanged one compared where it lies and never copied
             # (a 1000-row table at 1152 CPUs is 13 MB: splitting it into lines cost more than
             # everything else the tick did with it). The header's CPUs are kept.
-            cache: dict[str, tuple[str | bytes, IrqRow]] = {}
+            cache: dict[str, _Seen] = {}
             rows = _scan_rows(text, len(header) + 1, self._cpus, self._rows, cache)
             self._rows, self._order = cache, []
             return Interrupts(cpus=self._cpus, rows=rows, has_header=True)
@@ -188,8 +258,8 @@ class InterruptsParser:
             return self._parse_lines(data.decode("ascii"))
         # Under the same header only the lines not found unchanged are checked (and decoded):
         # an unchanged one is last tick's, checked then (13 MB is ~2 ms a scan, issue 38).
-        cache: dict[str, tuple[str | bytes, IrqRow]] = {}
-        order: list[tuple[bytes, str, IrqRow]] = []
+        cache: dict[str, _Seen] = {}
+        order: list[_Placed] = []
         rows = _scan_ascii(
             buf, n, len(header) + 1, self._cpus, (self._rows, self._order), (cache, order)
         )
@@ -205,11 +275,11 @@ class InterruptsParser:
             self._header, self._rows, self._order = None, {}, []
             return _parse_headerless(lines, None)
         previous = self._rows if header == self._header else {}
-        cache: dict[str, tuple[str | bytes, IrqRow]] = {}
+        cache: dict[str, _Seen] = {}
         # Kept for the fast path only when the header is the first line (as the kernel prints).
         first = header is not None and text.startswith(header + "\n")
         plain = first and text.isascii() and "\r" not in text
-        order: list[tuple[bytes, str, IrqRow]] | None = [] if plain else None
+        order: list[_Placed] | None = [] if plain else None
         rows = _parse_rows(lines, cpus, None, previous, cache, order)
         self._header, self._cpus, self._rows = (header if first else None), cpus, cache
         self._order = order or []
@@ -245,11 +315,11 @@ def _parse_rows(
     lines: list[str],
     cpus: tuple[int, ...],
     wanted: Callable[[str], bool] | None,
-    previous: dict[str, tuple[str | bytes, IrqRow]] | None,
-    cache: dict[str, tuple[str | bytes, IrqRow]] | None,
-    order: list[tuple[bytes, str, IrqRow]] | None = None,
+    previous: dict[str, _Seen] | None,
+    cache: dict[str, _Seen] | None,
+    order: list[_Placed] | None = None,
 ) -> tuple[IrqRow, ...]:
-    """`order` (ASCII text only): gets each row with its line as bytes, for parse_ascii."""
+    """`order` (ASCII text only): gets each row in table order, for parse_ascii."""
     ncol = len(cpus)
     rows: list[IrqRow] = []
     append = rows.append
@@ -262,14 +332,15 @@ def _parse_rows(
             continue
         if wanted is not None and not wanted(label):
             continue
+        key = _digest(line) if cache is not None else 0
         if previous is not None:
             seen = previous.get(label)
-            if seen is not None and seen[0] == line:
-                append(seen[1])
+            if seen is not None and seen[0] == len(line) and seen[1] == key:
+                append(seen[2])
                 if cache is not None:
                     cache[label] = seen
                 if order is not None:
-                    order.append((line.encode("ascii"), label, seen[1]))
+                    order.append((len(line), key, label, seen[2]))
                 continue
         # The counts are sliced only here: an unchanged row never copies them.
         row = _row_of(label, line[colon + 1 :], ncol)
@@ -277,9 +348,9 @@ def _parse_rows(
             continue
         append(row)
         if cache is not None:
-            cache[label] = (line, row)
+            cache[label] = (len(line), key, row)
         if order is not None:
-            order.append((line.encode("ascii"), label, row))
+            order.append((len(line), key, label, row))
     return tuple(rows)
 
 
@@ -287,16 +358,16 @@ def _scan_rows(
     text: str,
     pos: int,
     cpus: tuple[int, ...],
-    previous: dict[str, tuple[str | bytes, IrqRow]],
-    cache: dict[str, tuple[str | bytes, IrqRow]],
+    previous: dict[str, _Seen],
+    cache: dict[str, _Seen],
 ) -> tuple[IrqRow, ...]:
     """What _parse_rows gives for text[pos:]'s lines, found by position instead of split: a
-    line equal to its label's last one (compared in place, in C) reuses that row."""
+    line like its label's last one (length and digest) reuses that row."""
     ncol = len(cpus)
     rows: list[IrqRow] = []
     append = rows.append
     size = len(text)
-    find, startswith = text.find, text.startswith
+    find = text.find
     while pos <= size:
         end = find("\n", pos)
         if end < 0:
@@ -308,20 +379,17 @@ def _scan_rows(
         label = text[start:colon].strip()
         if not label or not _is_label(label):
             continue
-        seen = previous.get(label)
-        if seen is not None:
-            was = seen[0]
-            # found by parse_ascii last tick (ASCII, by its check)
-            old = was.decode("ascii") if isinstance(was, bytes) else was
-            if len(old) == end - start and startswith(old, start):
-                append(seen[1])
-                cache[label] = seen
-                continue
         line = text[start:end]
+        key = _digest(line)
+        seen = previous.get(label)
+        if seen is not None and seen[0] == len(line) and seen[1] == key:
+            append(seen[2])
+            cache[label] = seen
+            continue
         row = _row_of(label, line[colon - start + 1 :], ncol)
         if row is not None:
             append(row)
-            cache[label] = (line, row)
+            cache[label] = (len(line), key, row)
     return tuple(rows)
 
 
@@ -330,67 +398,70 @@ def _scan_ascii(
     size: int,
     pos: int,
     cpus: tuple[int, ...],
-    last: tuple[dict[str, tuple[str | bytes, IrqRow]], list[tuple[bytes, str, IrqRow]]],
-    out: tuple[dict[str, tuple[str | bytes, IrqRow]], list[tuple[bytes, str, IrqRow]]],
+    last: tuple[dict[str, _Seen], list[_Placed]],
+    out: tuple[dict[str, _Seen], list[_Placed]],
 ) -> tuple[IrqRow, ...] | None:
     """_scan_rows on bytes buf[:size], or None where a line is not plain ASCII without CRs:
     only a label and a changed line are decoded.
 
     `last` is the previous tick's rows by label and in table order; `out` gets this tick's.
-    Rows rarely move, so each line is first compared with the row that came next last tick,
-    in place: equal bytes up to a newline are the same line, hence the same row, with no
-    newline or colon searched and no label decoded (1000 rows x 1152 CPUs, issue 38). Any
-    other line is found and looked up by its label, as before, and the order resumes after
-    that label's place."""
+    Rows rarely move, so each line is first taken as the row that came next last tick: a
+    newline where its line ended and the same digest are the same line, hence the same row,
+    with no newline or colon searched and no label decoded (1000 rows x 1152 CPUs, issue 38).
+    Any other line is looked up by its label, and the order resumes after that label's place.
+    """
     previous, order = last
     cache, new_order = out
     ncol = len(cpus)
     rows: list[IrqRow] = []
     append, keep = rows.append, new_order.append
-    find, startswith = buf.find, buf.startswith
+    find = buf.find
     k, nprev = 0, len(order)
     index: dict[str, int] | None = None
-    while pos <= size:
-        if k < nprev:
-            entry = order[k]
-            end = pos + len(entry[0])
-            if end <= size and (end == size or buf[end] == 10) and startswith(entry[0], pos):
-                append(entry[2])
+    with memoryview(buf) as view:  # a line is copied once (to hash it), never twice
+        while pos <= size:
+            end = -1
+            if k < nprev:
+                entry = order[k]
+                end = pos + entry[0]
+                if end > size or (end < size and buf[end] != 10):
+                    end = -1  # not where last tick's next line would end
+            if end < 0:
+                end = find(b"\n", pos, size)
+                if end < 0:
+                    end = size
+            start, pos = pos, end + 1
+            line = bytes(view[start:end])
+            key = _digest(line)
+            if k < nprev and entry[0] == len(line) and entry[1] == key:
+                append(entry[3])
                 keep(entry)
-                cache[entry[1]] = (entry[0], entry[2])
-                pos, k = end + 1, k + 1
+                cache[entry[2]] = (entry[0], key, entry[3])
+                k += 1
                 continue
-        end = find(b"\n", pos, size)
-        if end < 0:
-            end = size
-        start, pos = pos, end + 1
-        line = bytes(buf[start:end])
-        if not line.isascii() or b"\r" in line:
-            return None  # the caller decodes the text as read_text does
-        colon = line.find(b":")
-        if colon < 0:
-            continue
-        label = line[:colon].decode("ascii").strip()  # str.strip: the same as parse()
-        if not label or not _is_label(label):
-            continue
-        if nprev:
-            if index is None:
-                index = {lab: i for i, (_, lab, _) in enumerate(order)}
-            k = index.get(label, k - 1) + 1
-        seen = previous.get(label)
-        if seen is not None:
-            was = seen[0]
-            old = was.encode() if isinstance(was, str) else was  # parsed from text last tick
-            if old == line:
-                append(seen[1])
-                cache[label] = (old, seen[1])
-                keep((old, label, seen[1]))
+            if not line.isascii() or b"\r" in line:
+                return None  # the caller decodes the text as read_text does
+            colon = line.find(b":")
+            if colon < 0:
                 continue
-        row = _row_of(label, line[colon + 1 :].decode("ascii"), ncol)
-        if row is not None:
-            append(row)
-            cache[label] = (line, row)
-            keep((line, label, row))
+            label = line[:colon].decode("ascii").strip()  # str.strip: the same as parse()
+            if not label or not _is_label(label):
+                continue
+            if nprev:
+                if index is None:
+                    index = {placed[2]: i for i, placed in enumerate(order)}
+                k = index.get(label, k - 1) + 1
+            seen = previous.get(label)
+            if seen is not None and seen[0] == len(line) and seen[1] == key:
+                append(seen[2])
+                cache[label] = seen
+                keep((seen[0], key, label, seen[2]))
+                continue
+            row = _row_of(label, line[colon + 1 :].decode("ascii"), ncol)
+            if row is not None:
+                append(row)
+                cache[label] = (len(line), key, row)
+                keep((len(line), key, label, row))
     return tuple(rows)
 
 
@@ -495,7 +566,8 @@ def _leading_counts(rest: str, limit: int | None) -> tuple[list[int], str]:
     return counts, rest.split(None, k)[k].rstrip()
 
 
-def _make_row(label: str, counts: tuple[int, ...], tail: str) -> IrqRow:
+def _make_row(label: str, numbers: tuple[int, ...], tail: str) -> IrqRow:
+    counts = _pack(numbers)
     if not tail:
         return IrqRow(label, counts)
     if not (label.isascii() and label.isdigit()):

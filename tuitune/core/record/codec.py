@@ -1,8 +1,8 @@
 """Snapshots (Counters, NicState, HostState) to JSON values and back, driven by type hints.
 
 Encoding is mechanical: a dataclass becomes an object tagged with its class name ("_"), a
-tuple or frozenset a list, a dict a list of [key, value] pairs (keys may be CPU numbers),
-bytes a hex string.
+tuple, an array (an IRQ row's counts) or a frozenset a list, a dict a list of [key, value]
+pairs (keys may be CPU numbers), bytes a hex string.
 Decoding walks the same type hints and builds only the classes the hints name, each leaf
 checked by `untrusted.check_value` (bounded numbers and strings), each container bounded: a
 recording is a file another user may have made, so every value in it is hostile until typed.
@@ -14,7 +14,8 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from array import array
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tuitune.core.text import printable
@@ -51,13 +52,17 @@ def encode(value: object) -> Any:
         return sorted(encode(v) for v in value)
     if isinstance(value, tuple | list):
         return [encode(v) for v in value]
+    if isinstance(value, array):  # numbers only (the parser's Counts): leaves as they are
+        return value.tolist()
     raise TypeError(f"cannot record a {type(value).__name__}")  # a programming error
 
 
 def decode(data: object, hint: Any, where: str) -> Any:
     """`data` as type `hint`, or Refused naming `where` (and the class and field)."""
     origin, args = _shape(hint)
-    if args == (int, Ellipsis) and origin is tuple:  # the bulk of a sample: checked at C speed
+    # The bulk of a sample (IRQ rows' counts: Sequence[int], read back as a tuple): checked at
+    # C speed.
+    if (args == (int, Ellipsis) and origin is tuple) or (args == (int,) and origin is Sequence):
         items = _list(data, where)
         if all(type(v) is int for v in items) and (
             not items or (min(items) >= -INT_MAX and max(items) <= INT_MAX)

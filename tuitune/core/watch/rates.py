@@ -199,7 +199,7 @@ def _softnet_columns(
 
 
 def _row_deltas(
-    prev: tuple[int, ...], cur: tuple[int, ...], cpus_b: tuple[int, ...], a_col: dict[int, int]
+    prev: Sequence[int], cur: Sequence[int], cpus_b: tuple[int, ...], a_col: dict[int, int]
 ) -> dict[int, int]:
     """Exact per-CPU increases of one IRQ row, matching columns by CPU number."""
     out: dict[int, int] = {}
@@ -228,8 +228,8 @@ def _irq_rates(
     a_col: dict[int, int] = {}  # a's column of each CPU: built for the first exact row
     same_columns = a.cpus == cpus_b
     irq_rates: dict[str, IrqRate] = {}
-    prev_rows: list[tuple[int, ...]] = []  # matched per-CPU rows, for the column sums
-    cur_rows: list[tuple[int, ...]] = []
+    prev_rows: list[Sequence[int]] = []  # matched per-CPU rows, for the column sums
+    cur_rows: list[Sequence[int]] = []
     slow: dict[int, int] = {}  # per-CPU counts of rows that must be done cell by cell
     sparse: dict[int, int] = {}  # per-column counts of rows that moved on a few CPUs
     for row in b.rows:
@@ -295,8 +295,8 @@ def _irq_rates(
 
 
 def _column_rates(
-    prev_rows: list[tuple[int, ...]],
-    cur_rows: list[tuple[int, ...]],
+    prev_rows: list[Sequence[int]],
+    cur_rows: list[Sequence[int]],
     sparse: dict[int, int],
     cpus: tuple[int, ...],
     inv: float,

@@ -391,3 +391,33 @@ def _check_invariants(parsed: Interrupts) -> None:
         assert 1 <= len(row.counts) <= parsed.ncpus
         assert isinstance(row.chip, str) and isinstance(row.hwirq, str)
     parsed.by_irq()
+
+
+def test_parsed_counts_are_packed_and_equal_to_the_tuples_of_their_numbers() -> None:
+    """Issue 38: the parser keeps counts 4 bytes each (8 past 32 bits, a tuple past 64), and
+    they are what a tuple of the same numbers is: equal, and hashed alike inside a row."""
+    text = (
+        "       CPU0       CPU1\n"
+        " 38:  4294967295          7  PCI-MSI 1-edge  eth0\n"
+        " 39:  4294967296          7  PCI-MSI 2-edge  eth1\n"
+        "ERR:  " + "9" * 30 + "\n"
+    )
+    small, wide, huge = parse_interrupts(text).rows
+    assert (small.counts.itemsize, wide.counts.itemsize) == (4, 8)
+    assert huge.counts == (int("9" * 30),) and isinstance(huge.counts, tuple)
+    assert small.counts == (4294967295, 7)
+    assert small.counts in {(4294967295, 7)}  # hashed as the tuple, then the tuple's == asked
+    assert small.counts != (4294967295, 8) and small.counts != (4294967295,)
+    assert small == IrqRow("38", (4294967295, 7), "PCI-MSI", "1-edge", "eth0")
+    assert hash(small) == hash(IrqRow("38", (4294967295, 7), "PCI-MSI", "1-edge", "eth0"))
+    assert small.total == 4294967302 and wide.counts[0] == 4294967296
+
+
+def test_a_parsed_row_is_written_to_json_with_its_counts_as_numbers() -> None:
+    """`show --json`'s walker (jsonable) gives the parser's packed counts as a list."""
+    import json
+
+    from tuitune.core.jsondoc import jsonable
+
+    row = parse_interrupts("       CPU0       CPU1\n 38:  5  7  PCI-MSI 1-edge  eth0\n").rows[0]
+    assert json.loads(json.dumps(jsonable(row)))["counts"] == [5, 7]

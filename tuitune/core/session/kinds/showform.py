@@ -14,6 +14,7 @@ A leaf: imports no handler and not the kind table, so every handler module may i
 
 from __future__ import annotations
 
+import array as arrays
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -117,7 +118,8 @@ def drop_mark(frame: dict[str, Any]) -> None:
 
 
 def jsonable(obj: Any) -> Any:
-    """Dataclasses to dicts, CPU sets to sorted lists, refusals to {"unavailable": ...}."""
+    """Dataclasses to dicts, CPU sets to sorted lists, arrays of counts to lists, refusals to
+    {"unavailable": ...}."""
     if isinstance(obj, Unavailable):
         return {"unavailable": obj.kind, "reason": obj.reason}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
@@ -132,6 +134,8 @@ def jsonable(obj: Any) -> Any:
         if obj and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in obj):
             return {k: jsonable(v) for k, v in obj}  # (name, value) pairs: ethtool -S, -c
         return [jsonable(v) for v in obj]
+    if isinstance(obj, arrays.array):  # numbers only (an IRQ row's counts)
+        return obj.tolist()
     if isinstance(obj, float):
         return round(obj, 3)
     return obj

@@ -257,10 +257,10 @@ def goal_lines(
     ]
     if any(v > 80 for v in rss.values()):
         out.append(
-            "The measured cause: one parsed 1000-row /proc/interrupts takes 36.6 MB "
-            "(tracemalloc, InterruptsParser): its 1.15 million counts in tuples (9 MB of "
-            "slots) and each row's line, kept to tell which rows moved at the next read (12.7 "
-            "MB of text); the 13 MB read buffer is kept between reads as well."
+            "Where it was measured to go (tracemalloc, InterruptsParser, issue 38): one parsed "
+            "1000-row /proc/interrupts holds 5.3 MB of packed counts and row digests, and the "
+            "first whole read peaks at about 56 MB while the 13 MB text is decoded and split; "
+            "measure again with tracemalloc before naming another cause."
         )
     return out
 

@@ -27,6 +27,7 @@ from tuitune.tui.panels.rowview import Column, Row, plain_text
 from tuitune.tui.panels.sysctlpanel import COLUMNS as SYSCTL_COLUMNS
 from tuitune.tui.panels.sysctlpanel import help_summary, sysctl_rows
 from tuitune.tui.scene import Baseline, PanelUpdate, Scene, irq_affinity, shown_rates
+from tuitune.tui.steady import SteadyFigure
 
 
 class LiveView:
@@ -37,6 +38,8 @@ class LiveView:
         self.drag_text: str | None = None  # feedback while an IRQ row is dragged
         self._nic_drawn: tuple[object, ...] = ()  # what the NIC panel's rows were built from
         self._irq_memo: IrqMemo = {}  # the IRQ rows of the last tick, kept where unchanged
+        self._cost = SteadyFigure()  # the header's "read N ms", steady between real moves
+        self._cost_of: object = None  # the sample last fed to it (header() runs more often)
 
     def start(self) -> None:
         """What the panels say before the first sample."""
@@ -158,7 +161,7 @@ class LiveView:
             since_baseline=sample.since_baseline if sample else None,
             paused=s.paused,
             interval=s.interval,
-            cost_ms=sample.cost * 1000 if sample and s.show_cost else None,
+            cost_ms=self._cost_ms(),
             error=sample.error if sample else None,
             notice=s.notice,
             read_only=s.read_only,
@@ -169,6 +172,15 @@ class LiveView:
             recording=s.recording,
         )
         s.show_header(header_text(data, s.palette))
+
+    def _cost_ms(self) -> float | None:
+        sample = self.scene.sample
+        if sample is None or not self.scene.show_cost:
+            return None
+        if sample is not self._cost_of:
+            self._cost_of = sample
+            self._cost.feed(sample.cost * 1000)
+        return self._cost.shown
 
     def _trial_text(self) -> str | None:
         editor = self.scene.editor

@@ -115,3 +115,18 @@ async def test_the_all_view_says_every_rate_is_the_last_ticks(
         await h.wait(lambda: "irq 16" in h.shown(h.app.panels["irqs"].help_strip).lower())
         assert "average" not in h.shown(h.app.panels["irqs"].help_strip)
         assert "average" not in str(h.app.panels["irqs"].border_title)
+
+
+async def test_a_from_the_cpu_grid_lists_every_irq_as_the_hint_line_offers(tmp_path: Path) -> None:
+    """A recorded host's hint line says "a lists every IRQ" whatever has the focus: from the
+    CPU grid (the focus at start) too; a again gives back the NIC's IRQs."""
+    from tuitune.tui.panels.panels import CpuList
+
+    async with editing(tmp_path) as h:
+        await h.tui.press("1")
+        assert isinstance(h.app.focused, CpuList)
+        await h.tui.press("a")
+        await h.wait(lambda: "IRQs (all of the host" in h.screen())
+        assert isinstance(h.app.focused, CpuList)  # the focus stays where it was
+        await h.tui.press("a")
+        await h.wait(lambda: "IRQs (all of the host" not in h.screen())

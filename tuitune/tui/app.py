@@ -124,6 +124,8 @@ class TuituneApp(Leaving):
         Binding("p", "pause", "Pause", show=False),
         Binding("z", "zoom", "Zoom: the focused panel over the whole screen, or back", show=False),
         Binding("slash", "filter", "Filter", show=False),
+        # Also here, not only on the IRQ panel: the hint line offers it whatever has the focus.
+        Binding("a", "all_irqs", "Every IRQ in the IRQ panel, or the NIC's again", show=False),
         Binding("tab", "next_panel(1)", "Next panel", show=False, priority=True),
         Binding("shift+tab", "next_panel(-1)", "Previous panel", show=False, priority=True),
         Binding("1", "panel('cpus')", "CPU grid", show=False),

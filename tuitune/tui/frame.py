@@ -210,6 +210,9 @@ class Frame(Styled):
         box = self.query_one("#filter", Input)
         box.value = self._filter_target.filter
         box.display = True
+        # Both are docked at the bottom line: the footer (no keys while the box has the focus)
+        # drew over the box, and what was typed showed only in the panel's border.
+        self.query_one(KeysFooter).display = False
         box.focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -237,5 +240,6 @@ class Frame(Styled):
         if not keep:
             target.set_filter("")
         box.display = False
+        self.query_one(KeysFooter).display = True
         target.focus()
         self._refresh_subtitles()

@@ -10,7 +10,6 @@ with many queues) and is repainted only then.
 
 from __future__ import annotations
 
-import statistics
 from collections import deque
 
 WINDOW = 8  # ticks the median is taken over
@@ -26,7 +25,7 @@ class SteadyFigure:
     def feed(self, value: float) -> float:
         """Take one tick's value; the figure to show now."""
         self._recent.append(value)
-        median = statistics.median(self._recent)
+        median = _median(self._recent)
         shown = self.shown
         if shown is None or abs(median - shown) > self._band * shown:
             self.shown = shown = median
@@ -36,3 +35,11 @@ class SteadyFigure:
         """Forget the ticks so far (the next figure is the next tick's own)."""
         self._recent.clear()
         self.shown = None
+
+
+def _median(values: deque[float]) -> float:
+    # Not statistics.median: that module loads fractions, decimal and random, which the live
+    # screen does not otherwise need (tests/unit/test_live_imports.py).
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2

@@ -56,6 +56,9 @@ async def test_each_sample_is_drawn_by_the_screens_update(launch: Launch) -> Non
         assert isinstance(update, ScreenUpdate)
         before, seen = update.calls, tui.app.samples_drawn
         await tui.drawn(seen + 3)
-        assert update.calls >= 3 + before - 1  # a frame a sample (two may share one)
+        # Drawn through it: at least one frame for three samples. Not one a sample: a sample
+        # that changes no visible line draws nothing, and under load several samples handled
+        # before the next frame share it (cc31 saw 3 samples in one frame beside the guests).
+        assert update.calls > before
         # Drawn and idle: no call is left pending (nothing to wake the main thread for).
         await tui.wait(lambda: update._call is None, "the frame drawn")

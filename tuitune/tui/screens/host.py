@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from tuitune.core.advise.model import Finding
 from tuitune.core.catalog.device import DEVICE_HELP
-from tuitune.core.host.platform import Platform, read_platform
+from tuitune.core.host.platform import Platform
 from tuitune.core.platformnote import worst
 from tuitune.core.platformview import Row, platform_rows
 from tuitune.core.session import Key, Outcome
@@ -38,7 +38,7 @@ from tuitune.tui.host_edit import (
     parse_host_edit,
 )
 from tuitune.tui.panels.sysctlpanel import device_help
-from tuitune.tui.platform_note import nic_note
+from tuitune.tui.platform_note import nic_note, read_host
 from tuitune.tui.screens.box import BoxScreen
 from tuitune.tui.screens.dialogs import EditorScreen, TextScreen
 from tuitune.tui.shell import Shell
@@ -206,14 +206,6 @@ def cpu_context(platform: Platform, host: HostState, nic: NicState | None) -> Cp
     return CpuContext(cpu.policies, idle, nic_local(nic, host), cpu.boost_file)
 
 
-def _read(reader: HostReader, ifname: str | None) -> tuple[Platform, HostState, NicState | None]:
-    # On this worker thread, not the kernel thread: 1152 CPUs' CPU power took 3 s from a
-    # tree under load (6 s before the driver tables were read once).
-    platform = read_platform(reader.root, ifname, reader.call, PLATFORM_READS)
-    nic = reader.nic_state(ifname) if ifname else None
-    return platform, reader.host_state(), nic
-
-
 def refresh_platform(
     shell: Shell,
     reader: HostReader,
@@ -254,4 +246,4 @@ def refresh_platform(
             HostScreen(ifname, rows, found, module, apply, reopen, notice, trial, cpu)
         )
 
-    shell.in_thread(lambda: _read(reader, ifname), done, group="platform")
+    shell.in_thread(lambda: read_host(reader, ifname, PLATFORM_READS), done, group="platform")

@@ -167,10 +167,14 @@ async def test_the_check_sees_a_widget_left_out(launch: Launch) -> None:
         dropping.__dict__.update(screen._compositor.__dict__)
         screen._compositor = dropping
         term = Terminal(tui)
+        stale: list[str] = []
+        # Looked at after every frame, not only the last: a later frame that changes the
+        # dropped widget again behind another repaints it (cc33 saw the end clean under load).
         for _ in range(3):
             await tui.drawn(tui.app.samples_drawn + 1)
             await _settle(tui)
-        assert term.partial and term.differences()
+            stale += term.differences()
+        assert term.partial and stale
         assert not isinstance(Compositor(), TouchedCompositor)
 
 
